@@ -1,0 +1,181 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Which adapter serves users, chosen from the credentials present (PRODUCT §1). */
+export type RunMode = 'http' | 'socket' | 'console';
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+
+const optionalUrl = (protocols: readonly string[]) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ error: 'must be an absolute URL' })
+      .refine((value) => protocols.includes(new URL(value).protocol), {
+        error: `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+      })
+      .optional(),
+  );
+
+const libsqlUrl = z.string().refine(
+  (value) => {
+    if (value === ':memory:' || value.startsWith('file:')) return true;
+    try {
+      return ['libsql:', 'http:', 'https:', 'ws:', 'wss:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  },
+  { error: 'must be file:PATH, :memory:, libsql://, http:// or https://' },
+);
+
+const rawEnvSchema = z.object({
+  SLACK_BOT_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().startsWith('xoxb-', { error: 'must start with xoxb-' }).optional(),
+  ),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().startsWith('xapp-', { error: 'must start with xapp-' }).optional(),
+  ),
+  SLACK_API_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ error: 'must be an absolute URL' })
+      .default('https://slack.com/api/')
+      .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
+  ),
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  PLATFORM_API_URL: optionalUrl(['http:', 'https:']),
+  PLATFORM_API_KEY: optionalString,
+  PLATFORM_LOGGING_URL: optionalUrl(['http:', 'https:']),
+  PLATFORM_DATABASE_API_URL: optionalUrl(['http:', 'https:']),
+  SERVICE_DATABASE_URL: z.preprocess(emptyToUndefined, libsqlUrl.optional()),
+  SERVICE_DATABASE_AUTH_TOKEN: optionalString,
+  STATE_DATABASE_URL: z.preprocess(emptyToUndefined, libsqlUrl.default('file:data/edgeops.db')),
+  STATE_DATABASE_AUTH_TOKEN: optionalString,
+  EDGEOPS_POLICY: optionalString,
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
+});
+
+export interface Config {
+  mode: RunMode;
+  slack: {
+    botToken?: string;
+    signingSecret?: string;
+    appToken?: string;
+    apiUrl: string;
+  };
+  port: number;
+  /** Unset in console mode without PLATFORM_API_URL: the caller starts the built-in sandbox. */
+  platform?: {
+    apiUrl: string;
+    apiKey: string;
+    loggingUrl: string;
+    databaseApiUrl: string;
+  };
+  serviceDatabase?: { url: string; authToken?: string };
+  stateDatabase: { url: string; authToken?: string };
+  /** Path of the policy file, or undefined for the built-in policy. */
+  policyPath?: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** A start-up configuration problem: one line naming the variable, never its value. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * Parses the environment once. Throws ConfigError naming the first bad variable; the
+ * message never contains a value, since several of these variables are secrets.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  fileExists: (path: string) => boolean = existsSync,
+): Config {
+  const parsed = rawEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(String(issue.path[0] ?? 'environment'), issue.message);
+  }
+  const e = parsed.data;
+
+  let mode: RunMode;
+  if (e.SLACK_APP_TOKEN) {
+    if (!e.SLACK_BOT_TOKEN) throw new ConfigError('SLACK_BOT_TOKEN', 'is required with SLACK_APP_TOKEN');
+    mode = 'socket';
+  } else if (e.SLACK_BOT_TOKEN || e.SLACK_SIGNING_SECRET) {
+    if (!e.SLACK_BOT_TOKEN) throw new ConfigError('SLACK_BOT_TOKEN', 'is required with SLACK_SIGNING_SECRET');
+    if (!e.SLACK_SIGNING_SECRET)
+      throw new ConfigError('SLACK_SIGNING_SECRET', 'is required in HTTP mode (or set SLACK_APP_TOKEN)');
+    mode = 'http';
+  } else {
+    mode = 'console';
+  }
+
+  let platform: Config['platform'];
+  if (e.PLATFORM_API_URL) {
+    if (!e.PLATFORM_API_KEY) throw new ConfigError('PLATFORM_API_KEY', 'is required with PLATFORM_API_URL');
+    const apiUrl = withoutTrailingSlash(e.PLATFORM_API_URL);
+    if (!e.PLATFORM_LOGGING_URL && mode !== 'console')
+      throw new ConfigError('PLATFORM_LOGGING_URL', 'is required with PLATFORM_API_URL');
+    platform = {
+      apiUrl,
+      apiKey: e.PLATFORM_API_KEY,
+      loggingUrl: withoutTrailingSlash(e.PLATFORM_LOGGING_URL ?? `${apiUrl}/logging`),
+      databaseApiUrl: withoutTrailingSlash(e.PLATFORM_DATABASE_API_URL ?? `${apiUrl}/database`),
+    };
+  } else if (mode !== 'console') {
+    throw new ConfigError('PLATFORM_API_URL', 'is required when Slack credentials are set');
+  }
+
+  if (e.SERVICE_DATABASE_AUTH_TOKEN && !e.SERVICE_DATABASE_URL)
+    throw new ConfigError('SERVICE_DATABASE_URL', 'is required with SERVICE_DATABASE_AUTH_TOKEN');
+
+  const policyPath =
+    e.EDGEOPS_POLICY ?? (fileExists('edgeops.policy.yml') ? 'edgeops.policy.yml' : undefined);
+  if (e.EDGEOPS_POLICY && !fileExists(e.EDGEOPS_POLICY))
+    throw new ConfigError('EDGEOPS_POLICY', 'names a file that does not exist');
+
+  return {
+    mode,
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+    },
+    port: e.PORT,
+    platform,
+    serviceDatabase: e.SERVICE_DATABASE_URL
+      ? { url: e.SERVICE_DATABASE_URL, authToken: e.SERVICE_DATABASE_AUTH_TOKEN }
+      : undefined,
+    stateDatabase: { url: e.STATE_DATABASE_URL, authToken: e.STATE_DATABASE_AUTH_TOKEN },
+    policyPath,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** Every configured secret value, so loggers and tests can redact or look for them. */
+export function configSecrets(config: Config): string[] {
+  return [
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.slack.appToken,
+    config.platform?.apiKey,
+    config.serviceDatabase?.authToken,
+    config.stateDatabase.authToken,
+  ].filter((value): value is string => typeof value === 'string' && value.length > 0);
+}

@@ -1,0 +1,89 @@
+/**
+ * The bot's logger: one JSON line per event, with every known secret replaced before the
+ * line is written. Secrets are registered as they become known (configuration at start-up,
+ * tokens and keys as they are generated), so even a careless field cannot leak one.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every line. */
+  child(fields: LogFields): Logger;
+}
+
+/** Values that must never be written anywhere; shared by the logger and the audit log. */
+export class SecretRegistry {
+  private readonly secrets = new Set<string>();
+
+  add(...values: (string | undefined | null)[]): void {
+    // Very short values would redact ordinary words; no real secret here is under 8 characters.
+    for (const value of values) if (value && value.length >= 8) this.secrets.add(value);
+  }
+
+  /** Replaces every registered secret in `text` with a fingerprint of its last 4 characters. */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) {
+      if (out.includes(secret)) out = out.split(secret).join(`[redacted …${secret.slice(-4)}]`);
+    }
+    return out;
+  }
+
+  values(): string[] {
+    return [...this.secrets];
+  }
+}
+
+export interface LoggerOptions {
+  level: LogLevel;
+  secrets: SecretRegistry;
+  /** Where lines go; stderr by default so that console mode keeps stdout for the conversation. */
+  write?: (line: string) => void;
+  clock?: () => Date;
+}
+
+function serialise(value: unknown): unknown {
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+export function createLogger(options: LoggerOptions, base: LogFields = {}): Logger {
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const clock = options.clock ?? (() => new Date());
+  const threshold = LEVELS[options.level];
+
+  const emit = (level: LogLevel, message: string, fields?: LogFields) => {
+    if (LEVELS[level] < threshold) return;
+    const record = { time: clock().toISOString(), level, msg: message, ...base, ...fields };
+    const line = JSON.stringify(record, (_key, value) => serialise(value));
+    write(options.secrets.redact(line));
+  };
+
+  return {
+    debug: (message, fields) => emit('debug', message, fields),
+    info: (message, fields) => emit('info', message, fields),
+    warn: (message, fields) => emit('warn', message, fields),
+    error: (message, fields) => emit('error', message, fields),
+    child: (fields) => createLogger(options, { ...base, ...fields }),
+  };
+}
+
+/** Masks a secret for display: the first and last 4 characters (`abcd…wxyz`), or `…wxyz` when short. */
+export function maskSecret(value: string | null | undefined): string {
+  if (!value) return '(none)';
+  if (value.length <= 12) return `…${value.slice(-4)}`;
+  return `${value.slice(0, 4)}…${value.slice(-4)}`;
+}
+
+/** The fingerprint shown on cards and in audit rows: the last 4 characters only. */
+export function fingerprint(value: string): string {
+  return `…${value.slice(-4)}`;
+}

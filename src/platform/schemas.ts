@@ -1,0 +1,432 @@
+/**
+ * Wire formats of the platform API (shared/spec/platform-api.md), as zod schemas.
+ * Requests are strict (what we send must match the spec exactly); responses are loose
+ * (the real service sends more fields than the spec shows, and those must pass).
+ * The client and the built-in sandbox both use these, so they cannot drift apart.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------- shared pieces
+
+export const RESOLUTIONS = ['240p', '360p', '480p', '720p', '1080p', '1440p', '2160p'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+export const OUTPUT_CODECS = ['x264', 'vp9', 'hevc', 'av1'] as const;
+export type OutputCodec = (typeof OUTPUT_CODECS)[number];
+
+/** EncodingTier on the wire: 0 = Free, 1 = Premium. */
+export const EncodingTier = { Free: 0, Premium: 1 } as const;
+
+/** Comma-separated list whose every item is one of `allowed`; empty items are refused. */
+const commaList = (allowed: readonly string[], what: string, atLeastOne: boolean) =>
+  z.string().superRefine((value, ctx) => {
+    const items = value.split(',').map((item) => item.trim());
+    if (atLeastOne && (value.trim() === '' || items.length === 0)) {
+      ctx.addIssue({ code: 'custom', message: `at least one ${what} must be enabled` });
+      return;
+    }
+    for (const item of items) {
+      if (!allowed.includes(item)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(item)} is not a ${what}; use ${allowed.join(', ')}`,
+        });
+      }
+    }
+  });
+
+/** The paging query of list API keys and list DNS zones: page ≥ 1, perPage 5–1000. */
+export const PagingSchema = z.strictObject({
+  page: z.number().int().min(1).max(2147483647).default(1),
+  perPage: z.number().int().min(5).max(1000).default(20),
+});
+export type Paging = z.input<typeof PagingSchema>;
+
+/** The paged envelope of list API keys and list DNS zones. */
+export const pagedList = <T extends z.ZodType>(item: T) =>
+  z.looseObject({
+    Items: z
+      .array(item)
+      .nullish()
+      .transform((items) => items ?? []),
+    CurrentPage: z.number().int(),
+    TotalItems: z.number().int(),
+    HasMoreItems: z.boolean(),
+  });
+
+// ---------------------------------------------------------------- 1. video library
+
+export const VideoLibraryCreateSchema = z.strictObject({
+  Name: z.string().min(1, { error: 'Name must have at least 1 character' }),
+  ReplicationRegions: z.array(z.string()).nullish(),
+  PlayerVersion: z.number().int().min(-2147483648).max(2147483647).nullish(),
+  EncodingTier: z.union([z.literal(EncodingTier.Free), z.literal(EncodingTier.Premium)]).nullish(),
+  JitEncodingEnabled: z.boolean().nullish(),
+  OutputCodecs: commaList(OUTPUT_CODECS, 'codec', false).nullish(),
+  EnabledResolutions: commaList(RESOLUTIONS, 'resolution', true).nullish(),
+  BlockNoneReferrer: z.boolean().nullish(),
+  EnableMP4Fallback: z.boolean().nullish(),
+  KeepOriginalFiles: z.boolean().nullish(),
+  AllowDirectPlay: z.boolean().nullish(),
+  EnableMultiAudioTrackSupport: z.boolean().nullish(),
+  EnableTranscribing: z.boolean().nullish(),
+  TranscribingCaptionLanguages: z.array(z.string()).nullish(),
+  EnableTranscribingTitleGeneration: z.boolean().nullish(),
+  EnableTranscribingDescriptionGeneration: z.boolean().nullish(),
+  EnableTranscribingChaptersGeneration: z.boolean().nullish(),
+  EnableTranscribingMomentsGeneration: z.boolean().nullish(),
+  AllowEarlyPlay: z.boolean().nullish(),
+});
+export type VideoLibraryCreate = z.infer<typeof VideoLibraryCreateSchema>;
+
+export const VideoLibrarySchema = z.looseObject({
+  Id: z.number().int(),
+  Name: z.string().nullish(),
+  PullZoneId: z.number().int().optional(),
+  StorageZoneId: z.number().int().optional(),
+  ReplicationRegions: z.array(z.string()).nullish(),
+  ApiKey: z.string().nullish(),
+  ReadOnlyApiKey: z.string().nullish(),
+  EnabledResolutions: z.string().nullish(),
+  OutputCodecs: z.string().nullish(),
+  EncodingTier: z.number().int().optional(),
+  JitEncodingEnabled: z.boolean().optional(),
+  EnableTranscribing: z.boolean().optional(),
+  DateCreated: z.string().optional(),
+});
+export type VideoLibrary = z.infer<typeof VideoLibrarySchema>;
+
+// ---------------------------------------------------------------- 2. API keys
+
+export const ApiKeySchema = z.looseObject({
+  Id: z.number().int(),
+  Key: z.string().nullish(),
+  Roles: z
+    .array(z.string())
+    .nullish()
+    .transform((roles) => roles ?? []),
+});
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+export const ApiKeyListSchema = pagedList(ApiKeySchema);
+export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
+
+// ---------------------------------------------------------------- 3. database pipeline (Hrana over HTTP)
+
+export const HranaValueSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('null') }),
+  z.object({ type: z.literal('integer'), value: z.string().regex(/^-?\d+$/) }),
+  z.object({ type: z.literal('float'), value: z.number() }),
+  z.object({ type: z.literal('text'), value: z.string() }),
+  z.object({ type: z.literal('blob'), base64: z.string() }),
+]);
+export type HranaValue = z.infer<typeof HranaValueSchema>;
+
+// ---------------------------------------------------------------- 4. Shield bot detection
+
+/** 0 = Off, 1 = Low, 2 = Medium, 3 = High. */
+export const SENSITIVITY_NAMES = ['Off', 'Low', 'Medium', 'High'] as const;
+/** 0 = Unknown, 1 = Low, 2 = Medium, 3 = High, 4 = Custom. */
+export const AGGRESSION_NAMES = ['Unknown', 'Low', 'Medium', 'High', 'Custom'] as const;
+/** 0 = LogOnly, 1 = Challenge. */
+export const EXECUTION_MODE_NAMES = ['LogOnly', 'Challenge'] as const;
+
+const sensitivity = z.number().int().min(0).max(3);
+
+/**
+ * The spec shows requestIntegrity and ipAddress as empty objects ("not shown"); the vendor
+ * schema (reference 04) gives each a `sensitivity` 0–3 and adds `executionMode` and the
+ * fingerprint's `sensitivity` and `aggression`. We send that vendor shape, all fields present:
+ * whether omitted fields keep their value is not shown, so we never rely on omission.
+ */
+export const BotDetectionUpdateSchema = z.strictObject({
+  shieldZoneId: z.number().int().positive(),
+  executionMode: z.number().int().min(0).max(1),
+  requestIntegrity: z.strictObject({ sensitivity }),
+  ipAddress: z.strictObject({ sensitivity }),
+  browserFingerprint: z.strictObject({
+    sensitivity,
+    aggression: z.number().int().min(0).max(4),
+    complexEnabled: z.boolean(),
+  }),
+});
+export type BotDetectionUpdate = z.infer<typeof BotDetectionUpdateSchema>;
+
+export const BotDetectionConfigSchema = z.looseObject({
+  shieldZoneId: z.number().int().optional(),
+  executionMode: z.number().int().optional(),
+  requestIntegrity: z.looseObject({ sensitivity: z.number().int().optional() }).optional(),
+  ipAddress: z.looseObject({ sensitivity: z.number().int().optional() }).optional(),
+  browserFingerprint: z
+    .looseObject({
+      sensitivity: z.number().int().optional(),
+      aggression: z.number().int().optional(),
+      complexEnabled: z.boolean().nullish(),
+    })
+    .optional(),
+});
+export type BotDetectionConfig = z.infer<typeof BotDetectionConfigSchema>;
+
+export const ShieldEnvelopeErrorSchema = z.looseObject({
+  statusCode: z.number().int().optional(),
+  success: z.boolean(),
+  message: z.string().nullish(),
+  errorKey: z.string().nullish(),
+});
+
+export const shieldEnvelope = <T extends z.ZodType>(data: T) =>
+  z.looseObject({ error: ShieldEnvelopeErrorSchema.optional(), data: data.nullish() });
+
+// ---------------------------------------------------------------- 5. pull zone security key
+
+/** The vendor schema (reference 05) bounds SecurityKey at 8–36 characters. */
+export const ResetSecurityKeySchema = z.strictObject({
+  SecurityKey: z.string().min(8).max(36),
+});
+
+// ---------------------------------------------------------------- 6. origin error logs
+
+export const ORIGIN_ERROR_CODES = {
+  dns_lookup: 'origin DNS lookup failed',
+  http_timeout: 'origin timed out',
+  http_request_exception: 'request to origin failed',
+  http_request_failure: 'origin request failure',
+  http_invalid_range: 'invalid range request',
+  http_loop_detected: 'request loop detected',
+  http_invalid_compression: 'invalid compression from origin',
+  network_socket_exception: 'socket error to origin',
+  network_io_error: 'network I/O error to origin',
+  notfound_localdb: 'not found in local database',
+  error: 'other error',
+} as const;
+
+export const OriginLogEntrySchema = z.looseObject({
+  logId: z.string(),
+  timestamp: z.number(),
+  log: z.string(),
+  labels: z
+    .looseObject({
+      ErrorCode: z.string().optional(),
+      StatusCode: z.string().optional(),
+      ServerZone: z.string().optional(),
+    })
+    .default({}),
+});
+export type OriginLogEntry = z.infer<typeof OriginLogEntrySchema>;
+
+/** The JSON document inside an entry's `log` string. */
+export const OriginLogDetailSchema = z.looseObject({
+  RequestUrl: z.string().optional(),
+  PullZoneId: z.number().optional(),
+  Message: z.string().optional(),
+  ErrorCode: z.string().optional(),
+  StatusCode: z.number().optional(),
+});
+export type OriginLogDetail = z.infer<typeof OriginLogDetailSchema>;
+
+/** The origin-log path carries the date as MM-dd-yyyy. */
+export const ORIGIN_LOG_DATE_FORMAT = 'MM-dd-yyyy';
+
+// ---------------------------------------------------------------- 7. DNS zones
+
+/** DNS record type codes (reference 07: DnsRecordTypes). */
+export const DNS_RECORD_TYPES: Readonly<Record<number, string>> = {
+  0: 'A',
+  1: 'AAAA',
+  2: 'CNAME',
+  3: 'TXT',
+  4: 'MX',
+  5: 'Redirect',
+  6: 'Flatten',
+  7: 'PullZone',
+  8: 'SRV',
+  9: 'CAA',
+  10: 'PTR',
+  11: 'Script',
+  12: 'NS',
+  13: 'SVCB',
+  14: 'HTTPS',
+  15: 'TLSA',
+};
+
+export const dnsRecordTypeName = (code: number): string => DNS_RECORD_TYPES[code] ?? String(code);
+
+/** DnsViewType: 0 = Full, 1 = Lite. */
+export const DnsView = { Full: 0, Lite: 1 } as const;
+
+export const DnsZoneQuerySchema = PagingSchema.extend({
+  search: z.string().min(1).max(255).optional(),
+  view: z.union([z.literal(DnsView.Full), z.literal(DnsView.Lite)]).default(DnsView.Full),
+});
+export type DnsZoneQuery = z.input<typeof DnsZoneQuerySchema>;
+
+export const DnsRecordSchema = z.looseObject({
+  Id: z.number().int(),
+  Type: z.number().int(),
+  Ttl: z.number().int().optional(),
+  Value: z.string().nullish(),
+  Name: z.string().nullish(),
+  Weight: z.number().int().optional(),
+  Priority: z.number().int().optional(),
+  Port: z.number().int().optional(),
+  Disabled: z.boolean().optional(),
+  Comment: z.string().nullish(),
+});
+export type DnsRecord = z.infer<typeof DnsRecordSchema>;
+
+export const DnsZoneSchema = z.looseObject({
+  Id: z.number().int(),
+  Domain: z.string(),
+  Records: z
+    .array(DnsRecordSchema)
+    .nullish()
+    .transform((records) => records ?? []),
+  DateModified: z.string().optional(),
+  DateCreated: z.string().optional(),
+  NameserversDetected: z.boolean().optional(),
+  CustomNameserversEnabled: z.boolean().optional(),
+  Nameserver1: z.string().nullish(),
+  Nameserver2: z.string().nullish(),
+  LoggingEnabled: z.boolean().optional(),
+  DnsSecEnabled: z.boolean().optional(),
+});
+export type DnsZone = z.infer<typeof DnsZoneSchema>;
+export const DnsZoneListSchema = pagedList(DnsZoneSchema);
+export type DnsZoneList = z.infer<typeof DnsZoneListSchema>;
+
+// ---------------------------------------------------------------- 8. WAF enums
+
+/** recommendedOperator.operator codes (reference 08). */
+export const WAF_OPERATORS: Readonly<Record<number, string>> = {
+  0: 'BEGINSWITH',
+  1: 'ENDSWITH',
+  2: 'CONTAINS',
+  3: 'CONTAINSWORD',
+  4: 'STRMATCH',
+  5: 'EQ',
+  6: 'GE',
+  7: 'GT',
+  8: 'LE',
+  9: 'LT',
+  12: 'WITHIN',
+  14: 'RX',
+  15: 'STREQ',
+  17: 'DETECTSQLI',
+  18: 'DETECTXSS',
+};
+
+export const WafEnumValueSchema = z.looseObject({
+  optionalInput: z.boolean().nullish(),
+  isPremium: z.boolean().default(false),
+  name: z.string().nullish(),
+  value: z.number().int(),
+  supportedValues: z
+    .looseObject({ values: z.array(z.string()).nullish(), editable: z.boolean().optional() })
+    .nullish(),
+  recommendedOperator: z
+    .looseObject({ operator: z.number().int().optional(), values: z.array(z.string()).nullish() })
+    .nullish(),
+});
+export const WafEnumSchema = z.looseObject({
+  enumName: z.string().nullish(),
+  enumValues: z
+    .array(WafEnumValueSchema)
+    .nullish()
+    .transform((values) => values ?? []),
+});
+export type WafEnum = z.infer<typeof WafEnumSchema>;
+export const WafEnumsResponseSchema = z.looseObject({
+  data: z
+    .array(WafEnumSchema)
+    .nullish()
+    .transform((data) => data ?? []),
+});
+
+// ---------------------------------------------------------------- 9. Shield event-log export
+
+export const EXPORT_FILTER_FIELDS = [
+  'feature',
+  'ruleId',
+  'ip',
+  'ja4',
+  'ua',
+  'url',
+  'asn',
+  'country',
+  'action',
+] as const;
+export const EXPORT_FILTER_OPS = ['eq', 'in', 'contains', 'cidr', 'wildcard'] as const;
+/** The export window must end within this many hours of now. */
+export const EXPORT_WINDOW_HOURS = 72;
+
+export const ExportFilterSchema = z
+  .strictObject({
+    field: z.enum(EXPORT_FILTER_FIELDS),
+    op: z.enum(EXPORT_FILTER_OPS),
+    value: z.array(z.string()).min(1),
+  })
+  .refine((filter) => filter.op !== 'cidr' || filter.field === 'ip', {
+    error: 'the cidr operator applies to the ip field only',
+    path: ['op'],
+  });
+export type ExportFilter = z.infer<typeof ExportFilterSchema>;
+
+/** The export body, checked against `now` so that a stale window is refused before the call. */
+export const exportRequestSchema = (now: number) =>
+  z
+    .strictObject({
+      from: z.number().int().nonnegative(),
+      to: z.number().int().nonnegative(),
+      query: z.string().max(1000).optional(),
+      filters: z.array(ExportFilterSchema).optional(),
+    })
+    .superRefine((body, ctx) => {
+      if (body.to <= body.from)
+        ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from' });
+      const earliest = now - EXPORT_WINDOW_HOURS * 3_600_000;
+      if (body.from < earliest || body.to < earliest)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['from'],
+          message: `the window must lie within the last ${EXPORT_WINDOW_HOURS} hours`,
+        });
+      // A minute of slack for clock skew between the bot and the platform.
+      if (body.to > now + 60_000)
+        ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be in the future' });
+    });
+export type ExportRequest = z.infer<ReturnType<typeof exportRequestSchema>>;
+
+// ---------------------------------------------------------------- database tokens
+
+export const TokenAuthorization = ['full-access', 'read-only'] as const;
+
+export const GenerateTokenRequestSchema = z.strictObject({
+  authorization: z.enum(TokenAuthorization),
+  expires_at: z.iso.datetime({ offset: true }).nullish(),
+});
+export type GenerateTokenRequest = z.infer<typeof GenerateTokenRequestSchema>;
+
+export const GeneratedTokenSchema = z.looseObject({
+  token: z.string().min(1),
+  expires_at: z.string().nullish(),
+});
+export type GeneratedToken = z.infer<typeof GeneratedTokenSchema>;
+
+/** Database ids are `db_<ulid>` on the real service; the sandbox accepts any label of that alphabet. */
+export const DatabaseIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, { error: 'is not a database id' });
+
+// ---------------------------------------------------------------- error bodies
+
+export const ApiErrorDataSchema = z.looseObject({
+  ErrorKey: z.string().nullish(),
+  Field: z.string().nullish(),
+  Message: z.string().nullish(),
+});
+export const ProblemDocumentSchema = z.looseObject({
+  type: z.string().nullish(),
+  title: z.string().nullish(),
+  status: z.number().int().nullish(),
+  detail: z.string().nullish(),
+  instance: z.string().nullish(),
+});
+export const StatusObjectSchema = z.looseObject({ statusCode: z.number().int() });
+export const DatabaseApiErrorSchema = z.looseObject({ error: z.string(), details: z.unknown().optional() });

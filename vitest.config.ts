@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Two cores: run files in two forks so socket-heavy suites do not starve each other.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
