@@ -13,7 +13,7 @@ const optionalUrl = (protocols: readonly string[]) =>
     emptyToUndefined,
     z
       .url({ error: 'must be an absolute URL' })
-      .refine((value) => protocols.includes(new URL(value).protocol), {
+      .refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), {
         error: `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
       })
       .optional(),

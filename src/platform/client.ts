@@ -1,0 +1,64 @@
+/**
+ * The platform client: one typed function per operation of the spec, bound to one HTTP
+ * core. Everything else in the product calls the platform through this object.
+ */
+import type { Logger } from '../log.js';
+import { listApiKeys } from './api-keys.js';
+import type { PlatformContext } from './context.js';
+import { generateDatabaseToken, revokeDatabaseTokens } from './database-tokens.js';
+import { listDnsZones } from './dns-zones.js';
+import { type PlatformCallEvent, PlatformHttp, type PlatformHttpOptions } from './http.js';
+import { getOriginErrorLogs } from './origin-logs.js';
+import { resetPullZoneSecurityKey } from './pull-zones.js';
+import { exportShieldEventLogs, getWafEnums, updateBotDetection } from './shield.js';
+import { createVideoLibrary } from './video-libraries.js';
+
+export interface PlatformClientOptions extends Omit<PlatformHttpOptions, 'logger' | 'onCall'> {
+  apiUrl: string;
+  apiKey: string;
+  loggingUrl: string;
+  databaseApiUrl: string;
+  logger?: Logger;
+  onCall?: (event: PlatformCallEvent) => void;
+  now?: () => number;
+}
+
+type Bound<F> = F extends (ctx: PlatformContext, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+export interface PlatformClient {
+  createVideoLibrary: Bound<typeof createVideoLibrary>;
+  listApiKeys: Bound<typeof listApiKeys>;
+  resetPullZoneSecurityKey: Bound<typeof resetPullZoneSecurityKey>;
+  listDnsZones: Bound<typeof listDnsZones>;
+  updateBotDetection: Bound<typeof updateBotDetection>;
+  getWafEnums: Bound<typeof getWafEnums>;
+  exportShieldEventLogs: Bound<typeof exportShieldEventLogs>;
+  getOriginErrorLogs: Bound<typeof getOriginErrorLogs>;
+  generateDatabaseToken: Bound<typeof generateDatabaseToken>;
+  revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
+  close(): Promise<void>;
+}
+
+export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
+  const http = new PlatformHttp({ AccessKey: options.apiKey }, options);
+  const ctx: PlatformContext = {
+    http,
+    apiUrl: options.apiUrl,
+    loggingUrl: options.loggingUrl,
+    databaseApiUrl: options.databaseApiUrl,
+    now: options.now ?? Date.now,
+  };
+  return {
+    createVideoLibrary: (...args) => createVideoLibrary(ctx, ...args),
+    listApiKeys: (...args) => listApiKeys(ctx, ...args),
+    resetPullZoneSecurityKey: (...args) => resetPullZoneSecurityKey(ctx, ...args),
+    listDnsZones: (...args) => listDnsZones(ctx, ...args),
+    updateBotDetection: (...args) => updateBotDetection(ctx, ...args),
+    getWafEnums: () => getWafEnums(ctx),
+    exportShieldEventLogs: (...args) => exportShieldEventLogs(ctx, ...args),
+    getOriginErrorLogs: (...args) => getOriginErrorLogs(ctx, ...args),
+    generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
+    revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
+    close: () => http.close(),
+  };
+}

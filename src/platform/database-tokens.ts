@@ -1,0 +1,50 @@
+import { endpoint, type PlatformContext } from './context.js';
+import { invalidRequest } from './errors.js';
+import {
+  DatabaseIdSchema,
+  type GeneratedToken,
+  GeneratedTokenSchema,
+  type GenerateTokenRequest,
+  GenerateTokenRequestSchema,
+} from './schemas.js';
+
+/**
+ * PUT {database_api}/v2/databases/{db}/auth/generate → {token, expires_at} (reference 10).
+ * The token is a secret: callers deliver it once, privately, and never log it.
+ */
+export async function generateDatabaseToken(
+  ctx: PlatformContext,
+  databaseId: string,
+  input: GenerateTokenRequest,
+): Promise<GeneratedToken> {
+  const id = DatabaseIdSchema.safeParse(databaseId);
+  if (!id.success) throw invalidRequest('database.tokens.generate', id.error);
+  const body = GenerateTokenRequestSchema.safeParse(input);
+  if (!body.success) throw invalidRequest('database.tokens.generate', body.error);
+  return ctx.http.json(
+    {
+      operation: 'database.tokens.generate',
+      subject: `Database ${id.data}`,
+      method: 'PUT',
+      url: endpoint(ctx.databaseApiUrl, `/v2/databases/${encodeURIComponent(id.data)}/auth/generate`),
+      json: body.data,
+      read: false,
+      expect: [200, 201],
+    },
+    GeneratedTokenSchema,
+  );
+}
+
+/** POST {database_api}/v2/databases/{db}/auth/revoke → 204: every token of the database stops working. */
+export async function revokeDatabaseTokens(ctx: PlatformContext, databaseId: string): Promise<void> {
+  const id = DatabaseIdSchema.safeParse(databaseId);
+  if (!id.success) throw invalidRequest('database.tokens.revoke', id.error);
+  await ctx.http.empty({
+    operation: 'database.tokens.revoke',
+    subject: `Database ${id.data}`,
+    method: 'POST',
+    url: endpoint(ctx.databaseApiUrl, `/v2/databases/${encodeURIComponent(id.data)}/auth/revoke`),
+    read: false,
+    expect: [200, 204],
+  });
+}

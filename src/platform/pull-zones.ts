@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { endpoint, type PlatformContext } from './context.js';
+import { invalidRequest } from './errors.js';
+import { ResetSecurityKeySchema } from './schemas.js';
+
+const PullZoneIdSchema = z
+  .number()
+  .int()
+  .positive({ error: 'the pull zone id must be a positive whole number' });
+
+/**
+ * POST /pullzone/{id}/resetSecurityKey with {SecurityKey}. The spec does not show the
+ * success response; the vendor schema (reference 05) gives 204 with no body.
+ */
+export async function resetPullZoneSecurityKey(
+  ctx: PlatformContext,
+  pullZoneId: number,
+  securityKey: string,
+): Promise<void> {
+  const id = PullZoneIdSchema.safeParse(pullZoneId);
+  if (!id.success) throw invalidRequest('pullzone.resetSecurityKey', id.error);
+  const body = ResetSecurityKeySchema.safeParse({ SecurityKey: securityKey });
+  if (!body.success) throw invalidRequest('pullzone.resetSecurityKey', body.error);
+  await ctx.http.empty({
+    operation: 'pullzone.resetSecurityKey',
+    subject: `Pull zone ${id.data}`,
+    method: 'POST',
+    url: endpoint(ctx.apiUrl, `/pullzone/${id.data}/resetSecurityKey`),
+    json: body.data,
+    read: false,
+    expect: [200, 204],
+  });
+}

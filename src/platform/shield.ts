@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { endpoint, type PlatformContext } from './context.js';
+import { invalidRequest, PlatformError } from './errors.js';
+import type { PlatformStream } from './http.js';
+import {
+  type BotDetectionConfig,
+  BotDetectionConfigSchema,
+  type BotDetectionUpdate,
+  BotDetectionUpdateSchema,
+  type ExportRequest,
+  exportRequestSchema,
+  shieldEnvelope,
+  type WafEnum,
+  WafEnumsResponseSchema,
+} from './schemas.js';
+
+const ShieldZoneIdSchema = z
+  .number()
+  .int()
+  .positive({ error: 'the Shield zone id must be a positive whole number' });
+
+/**
+ * PATCH /shield/shield-zone/{id}/bot-detection. Status codes are not shown in the spec, so
+ * any 2xx counts as delivered and the envelope decides: error.success = false is a failure
+ * (the vendor answers plan problems with 202 and errorKey invalid_plan_type.bot_detection).
+ */
+export async function updateBotDetection(
+  ctx: PlatformContext,
+  input: BotDetectionUpdate,
+): Promise<BotDetectionConfig> {
+  const body = BotDetectionUpdateSchema.safeParse(input);
+  if (!body.success) throw invalidRequest('shield.botDetection', body.error);
+  const envelope = await ctx.http.json(
+    {
+      operation: 'shield.botDetection',
+      subject: `Shield zone ${body.data.shieldZoneId}`,
+      method: 'PATCH',
+      url: endpoint(ctx.apiUrl, `/shield/shield-zone/${body.data.shieldZoneId}/bot-detection`),
+      json: body.data,
+      read: false,
+      expect: [200, 201, 202, 204],
+    },
+    shieldEnvelope(BotDetectionConfigSchema),
+  );
+  if (envelope.error && envelope.error.success === false) {
+    const key = envelope.error.errorKey ?? undefined;
+    throw new PlatformError({
+      kind: 'shield-error',
+      operation: 'shield.botDetection',
+      status: envelope.error.statusCode,
+      errorKey: key,
+      userMessage: `${envelope.error.message ?? 'The Shield API refused the change.'}${key ? ` (${key})` : ''}`,
+    });
+  }
+  return envelope.data ?? body.data;
+}
+
+/** GET /shield/waf/enums: every WAF enumeration with its values. */
+export async function getWafEnums(ctx: PlatformContext): Promise<WafEnum[]> {
+  const response = await ctx.http.json(
+    {
+      operation: 'shield.wafEnums',
+      method: 'GET',
+      url: endpoint(ctx.apiUrl, '/shield/waf/enums'),
+      read: true,
+      expect: [200],
+    },
+    WafEnumsResponseSchema,
+  );
+  return response.data;
+}
+
+/**
+ * POST /shield/event-logs/{id}/export: the CSV body is returned as a stream, never read
+ * here, so a 1 GB export does not sit in memory. The POST changes nothing on the platform,
+ * so it is retried like a read.
+ */
+export async function exportShieldEventLogs(
+  ctx: PlatformContext,
+  shieldZoneId: number,
+  input: ExportRequest,
+  options: { signal?: AbortSignal } = {},
+): Promise<PlatformStream> {
+  const id = ShieldZoneIdSchema.safeParse(shieldZoneId);
+  if (!id.success) throw invalidRequest('shield.export', id.error);
+  const body = exportRequestSchema(ctx.now()).safeParse(input);
+  if (!body.success) throw invalidRequest('shield.export', body.error);
+  return ctx.http.stream({
+    operation: 'shield.export',
+    subject: `Shield zone ${id.data}`,
+    method: 'POST',
+    url: endpoint(ctx.apiUrl, `/shield/event-logs/${id.data}/export`),
+    headers: { accept: 'text/csv, application/json' },
+    json: body.data,
+    read: true,
+    expect: [200],
+    signal: options.signal,
+  });
+}
