@@ -1,0 +1,82 @@
+/**
+ * The engine's view of the policy: resolves the caller's user groups (cached, from Slack),
+ * then asks the pure authorize(). whoami's reply is built from the same decisions.
+ */
+
+import type { AccessDecision, Authorizer } from '../operations/engine.js';
+import { md, nest, trusted } from '../operations/markup.js';
+import { ephemeral, type Reply } from '../operations/reply.js';
+import type { Caller } from '../operations/types.js';
+import { authorize, type Decision, type Operation } from './authorize.js';
+import { explainAccess } from './explain.js';
+import { type GroupMembership, groupIdsIn } from './groups.js';
+import type { PolicyStore } from './store.js';
+
+export interface PolicyAuthorizer extends Authorizer {
+  /** The full decision, approval requirement included, for the approval flow. */
+  decision(operation: Operation, caller: Caller): Promise<Decision>;
+  /** Whether the user is in one of the given roles (approver checks). */
+  membership(userId: string): Promise<ReadonlySet<string>>;
+}
+
+export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembership): PolicyAuthorizer {
+  async function lookup(userId: string) {
+    return groups.lookup(userId, groupIdsIn(policies.current()));
+  }
+
+  async function decision(operation: Operation, caller: Caller): Promise<Decision> {
+    const found = await lookup(caller.userId);
+    return authorize(
+      policies.current(),
+      { operation, userId: caller.userId, channelId: caller.channelId },
+      found.groups,
+      { unresolvedGroups: found.unresolved },
+    );
+  }
+
+  return {
+    decision,
+    async membership(userId) {
+      return (await lookup(userId)).groups;
+    },
+    async decide(operation, caller): Promise<AccessDecision> {
+      const result = await decision(operation as Operation, caller);
+      return {
+        allowed: result.allowed,
+        reason: result.allowed ? result.reason : `Not allowed: ${result.reason}.`,
+      };
+    },
+    async explain(caller): Promise<Reply> {
+      const found = await lookup(caller.userId);
+      const explanation = explainAccess(policies.current(), caller.userId, caller.channelId, found.groups, {
+        unresolvedGroups: found.unresolved,
+      });
+      const lines = explanation.operations.map(({ operation, decision: d }) => {
+        const mark = d.allowed ? ':white_check_mark:' : ':no_entry_sign:';
+        const approval =
+          d.allowed && d.approval && 'required' in d.approval
+            ? md` — needs ${d.approval.required} approval(s) from ${d.approval.approvers.join(', ')}`
+            : trusted('');
+        return md`${trusted(mark)} \`${operation}\`${nest(approval)}${d.allowed ? '' : ` — ${d.reason}`}`;
+      });
+      const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
+      return ephemeral(`You are <@${caller.userId}>; roles: ${roles}`, [
+        { type: 'header', text: 'Who you are to edgeops' },
+        {
+          type: 'fields',
+          fields: [
+            { label: 'User', value: md`${caller.userId}` },
+            { label: 'Roles', value: md`${roles}` },
+            { label: 'Policy', value: md`${explanation.source}` },
+            {
+              label: 'This channel',
+              value: md`${caller.channelId}${explanation.channelAllowed ? '' : ' (not allowed)'}`,
+            },
+          ],
+        },
+        { type: 'text', text: trusted(lines.join('\n')) },
+        { type: 'context', text: trusted('`help` and `whoami` are always allowed.') },
+      ]);
+    },
+  };
+}

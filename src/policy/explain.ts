@@ -1,0 +1,47 @@
+/**
+ * What `/edge whoami` shows: the caller's roles and, for every operation, whether they may run
+ * it here and why (or why not). Built from authorize() so the two can never disagree.
+ */
+import { OPERATION_IDS, type OperationId } from '../operations/ids.js';
+import { type AuthorizeOptions, authorize, type Decision, rolesOf } from './authorize.js';
+import type { Policy, PolicyOrigin } from './schema.js';
+
+export interface OperationAccess {
+  operation: OperationId;
+  decision: Decision;
+}
+
+export interface AccessExplanation {
+  userId: string;
+  channelId: string;
+  /** Where the policy came from, for "according to …". */
+  source: string;
+  origin: PolicyOrigin;
+  /** Role names the user is in, in policy order. */
+  roles: string[];
+  /** False when the policy's channels leave this channel out; every operation is then denied. */
+  channelAllowed: boolean;
+  /** Every operation in the order of OPERATION_IDS. */
+  operations: OperationAccess[];
+}
+
+export function explainAccess(
+  policy: Policy,
+  userId: string,
+  channelId: string,
+  membership: ReadonlySet<string>,
+  options: AuthorizeOptions = {},
+): AccessExplanation {
+  return {
+    userId,
+    channelId,
+    source: policy.source,
+    origin: policy.origin,
+    roles: rolesOf(policy, userId, membership),
+    channelAllowed: !policy.channels || policy.channels.includes(channelId),
+    operations: OPERATION_IDS.map((operation) => ({
+      operation,
+      decision: authorize(policy, { operation, userId, channelId }, membership, options),
+    })),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Holds the policy in force. With a file, it is loaded at start-up (a bad file stops the start,
+ * with the YAML path of the fault) and re-read when it changes; a bad edit is logged and the
+ * last good policy stays in force, so a typo never opens or closes access by accident.
+ */
+import { readFileSync, type Stats, unwatchFile, watchFile } from 'node:fs';
+import type { Logger } from '../log.js';
+import { parsePolicy } from './load.js';
+import type { Policy } from './schema.js';
+
+export interface PolicyStoreOptions {
+  /** The policy file; without one, `fallback` is used for good. */
+  path?: string;
+  /** The built-in default or the console demo policy. */
+  fallback: Policy;
+  logger: Logger;
+  /** Re-read the file when it changes; on by default when there is a file. */
+  watch?: boolean;
+  /** How often the file's status is polled. */
+  intervalMs?: number;
+}
+
+export interface PolicyStore {
+  current(): Policy;
+  /** The file path, or the description of the built-in policy. */
+  readonly source: string;
+  /** Re-reads the file now (e.g. on SIGHUP); false when it is invalid and the last good one stays. */
+  reload(): boolean;
+  close(): void;
+}
+
+/** A policy file that cannot be used at start-up; the message names the file and the fault. */
+export class PolicyLoadError extends Error {
+  override name = 'PolicyLoadError';
+}
+
+const DEFAULT_INTERVAL_MS = 1_000;
+
+function readPolicy(path: string): { ok: true; policy: Policy; text: string } | { ok: false; error: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
+    return { ok: false, error: `${path}: cannot be read (${code})` };
+  }
+  const parsed = parsePolicy(text, path);
+  return parsed.ok ? { ...parsed, text } : parsed;
+}
+
+export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
+  const { path, logger } = options;
+  if (path === undefined) {
+    return {
+      current: () => options.fallback,
+      source: options.fallback.source,
+      reload: () => true,
+      close: () => {},
+    };
+  }
+
+  const first = readPolicy(path);
+  if (!first.ok) throw new PolicyLoadError(first.error);
+  let policy = first.policy;
+  let lastText = first.text;
+
+  const reload = (): boolean => {
+    const next = readPolicy(path);
+    if (!next.ok) {
+      logger.error('policy file is not valid; the last good policy stays in force', {
+        source: path,
+        error: next.error,
+      });
+      return false;
+    }
+    if (next.text !== lastText) {
+      policy = next.policy;
+      lastText = next.text;
+      logger.info('policy reloaded', { source: path });
+    }
+    return true;
+  };
+
+  // watchFile polls the path itself, so editors that save by writing a new file and renaming it
+  // over the old one are seen too (fs.watch on the file would keep watching the replaced inode).
+  const onChange = (current: Stats) => {
+    if (current.nlink === 0 && current.mtimeMs === 0) {
+      logger.error('policy file is gone; the last good policy stays in force', { source: path });
+      return;
+    }
+    reload();
+  };
+  const watching = options.watch ?? true;
+  if (watching) {
+    watchFile(path, { interval: options.intervalMs ?? DEFAULT_INTERVAL_MS, persistent: false }, onChange);
+  }
+
+  return {
+    current: () => policy,
+    source: path,
+    reload,
+    close: () => {
+      if (watching) unwatchFile(path, onChange);
+    },
+  };
+}

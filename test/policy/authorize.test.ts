@@ -1,0 +1,296 @@
+import { describe, expect, it } from 'vitest';
+import { OPERATION_IDS } from '../../src/operations/ids.js';
+import {
+  type AccessRequest,
+  approvalRuleFor,
+  authorize,
+  isApprover,
+  rolesOf,
+} from '../../src/policy/authorize.js';
+import { createDefaultPolicy, createDemoPolicy, GATED_BY_DEFAULT } from '../../src/policy/defaults.js';
+import { explainAccess } from '../../src/policy/explain.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import type { Policy } from '../../src/policy/schema.js';
+import { EXAMPLE_POLICY_YAML } from './example-policy.js';
+
+function policyFrom(yaml: string): Policy {
+  const result = parsePolicy(yaml, 'edgeops.policy.yml');
+  if (!result.ok) throw new Error(result.error);
+  return result.policy;
+}
+
+const example = policyFrom(EXAMPLE_POLICY_YAML);
+const none: ReadonlySet<string> = new Set();
+const inOncall: ReadonlySet<string> = new Set(['S0ONCALL']);
+
+const ask = (policy: Policy, request: AccessRequest, membership = none) =>
+  authorize(policy, request, membership);
+
+describe('authorize with the example policy', () => {
+  it.each([
+    ['help', 'C0RANDOM'],
+    ['whoami', 'C0RANDOM'],
+    ['help', 'D0DIRECT'],
+    ['whoami', 'C0OPS'],
+  ] as const)('always allows %s (in %s), whoever asks', (operation, channelId) => {
+    expect(ask(example, { operation, userId: 'U0NOBODY', channelId })).toMatchObject({
+      allowed: true,
+      rule: 'always',
+    });
+  });
+
+  it('denies every operation outside the policy channels and names where /edge works', () => {
+    const decision = ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0RANDOM' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS', 'C0INCIDENT'] });
+    expect(decision.reason).toBe('/edge works only in C0OPS, C0INCIDENT; ask there');
+  });
+
+  it.each([
+    [
+      '"*" lets anyone run dns.list',
+      'dns.list',
+      'U0STRANGER',
+      none,
+      'C0INCIDENT',
+      'granted to everyone by grants[0]',
+    ],
+    ['a user id in the role', 'apikey.list', 'U0ALICE', none, 'C0OPS', 'granted to oncall by grants[1]'],
+    [
+      'membership of a group in the role',
+      'apikey.list',
+      'U0DAVE',
+      inOncall,
+      'C0OPS',
+      'granted to oncall by grants[1]',
+    ],
+  ] as const)('allows by %s', (_why, operation, userId, membership, channelId, reason) => {
+    expect(ask(example, { operation, userId, channelId }, membership)).toEqual({
+      allowed: true,
+      rule: 'grant',
+      reason,
+    });
+  });
+
+  it('denies a user in no role of the covering grants, naming the role and who can help', () => {
+    const decision = ask(example, { operation: 'apikey.list', userId: 'U0DAVE', channelId: 'C0OPS' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'role', helpers: ['S0ONCALL', 'U0ALICE'] });
+    expect(decision.reason).toBe(
+      'apikey.list is granted to oncall, and you are not in it; ask S0ONCALL, U0ALICE for help',
+    );
+  });
+
+  it('says so when the group that would have granted access could not be read', () => {
+    const decision = authorize(
+      example,
+      { operation: 'apikey.list', userId: 'U0DAVE', channelId: 'C0OPS' },
+      none,
+      {
+        unresolvedGroups: new Set(['S0ONCALL']),
+      },
+    );
+    expect(decision.rule).toBe('role');
+    expect(decision.reason).toContain('Slack did not answer whether you are in S0ONCALL');
+  });
+
+  it('denies a granted operation outside the grant channels and names them', () => {
+    const decision = ask(example, { operation: 'apikey.list', userId: 'U0ALICE', channelId: 'C0INCIDENT' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS'] });
+    expect(decision.reason).toBe('you may run apikey.list only in C0OPS (grants[1])');
+  });
+
+  it('denies by default what no grant covers when there is a policy file', () => {
+    const policy = policyFrom(
+      'roles: { everyone: ["*"] }\ngrants:\n  - ops: [dns.list]\n    roles: [everyone]\n',
+    );
+    const decision = ask(policy, { operation: 'audit.list', userId: 'U0ALICE', channelId: 'C0OPS' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'grant', helpers: [] });
+    expect(decision.reason).toContain('no grant in edgeops.policy.yml allows audit.list');
+  });
+
+  it('attaches the approval rule to a granted operation that needs approval', () => {
+    expect(ask(example, { operation: 'pullzone.reset-key', userId: 'U0ALICE', channelId: 'C0OPS' })).toEqual({
+      allowed: true,
+      rule: 'grant',
+      reason: 'granted to oncall by grants[1]; it needs 1 approval from leads',
+      approval: {
+        required: 1,
+        approvers: ['leads'],
+        approverIds: ['U0BOB', 'U0CAROL'],
+        confirm: false,
+        ttlMs: 30 * 60_000,
+        channel: 'C0APPROVALS',
+      },
+    });
+  });
+
+  it('carries required and confirm from the rule', () => {
+    const decision = ask(example, {
+      operation: 'db.tokens.invalidate',
+      userId: 'U0ALICE',
+      channelId: 'C0OPS',
+    });
+    expect(decision.approval).toMatchObject({ required: 2, confirm: true });
+  });
+
+  it('attaches no approval to an operation without a rule', () => {
+    expect(
+      ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0OPS' }).approval,
+    ).toBeUndefined();
+  });
+
+  it('leaves out the approvals channel when the policy has none', () => {
+    const policy = policyFrom(EXAMPLE_POLICY_YAML.replace('  channel: C0APPROVALS\n', ''));
+    const decision = ask(policy, { operation: 'db.exec', userId: 'U0ALICE', channelId: 'C0OPS' });
+    expect(decision.approval).not.toHaveProperty('channel');
+  });
+});
+
+describe('approvals that could never be given', () => {
+  const withLeads = (leads: string, required: number) =>
+    policyFrom(
+      `roles: { everyone: ["*"], leads: ${leads} }\ngrants:\n  - ops: "*"\n    roles: [everyone]\napprovals:\n  rules:\n    - ops: [db.exec]\n      approvers: [leads]\n      required: ${required}\n`,
+    );
+
+  it('are refused when the approver role is empty', () => {
+    const decision = ask(withLeads('[]', 1), { operation: 'db.exec', userId: 'U0ALICE', channelId: 'C0OPS' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'role' });
+    expect(decision.approval).toEqual({ unavailable: expect.stringContaining('no one is in that role') });
+  });
+
+  it('are refused when fewer listed approvers than required remain besides the requester', () => {
+    const decision = ask(withLeads('[U0BOB]', 1), {
+      operation: 'db.exec',
+      userId: 'U0BOB',
+      channelId: 'C0OPS',
+    });
+    expect(decision.allowed).toBe(false);
+    expect(decision.reason).toContain('you cannot approve your own request');
+    expect(
+      ask(withLeads('[U0BOB, U0CAROL]', 2), { operation: 'db.exec', userId: 'U0DAVE', channelId: 'C0OPS' })
+        .allowed,
+    ).toBe(true);
+    expect(
+      ask(withLeads('[U0BOB, U0CAROL]', 3), { operation: 'db.exec', userId: 'U0DAVE', channelId: 'C0OPS' })
+        .allowed,
+    ).toBe(false);
+  });
+
+  it('are not refused when a group could supply the approvers', () => {
+    const decision = ask(withLeads('[S0LEADS]', 2), {
+      operation: 'db.exec',
+      userId: 'U0BOB',
+      channelId: 'C0OPS',
+    });
+    expect(decision).toMatchObject({ allowed: true, approval: { required: 2, approverIds: ['S0LEADS'] } });
+  });
+});
+
+describe('the built-in default policy', () => {
+  const policy = createDefaultPolicy();
+
+  it('lets everyone run every operation that needs no approval, in any channel', () => {
+    for (const operation of OPERATION_IDS.filter((op) => !GATED_BY_DEFAULT.includes(op))) {
+      expect(ask(policy, { operation, userId: 'U0ANYONE', channelId: 'D0DIRECT' })).toEqual({
+        allowed: true,
+        rule: 'default',
+        reason: 'the built-in policy lets everyone run every operation',
+      });
+    }
+  });
+
+  it.each(GATED_BY_DEFAULT)('refuses %s and explains how to configure approvers', (operation) => {
+    const decision = ask(policy, { operation, userId: 'U0ANYONE', channelId: 'C0OPS' });
+    expect(decision).toMatchObject({ allowed: false, rule: 'default' });
+    expect(decision.reason).toContain(
+      `${operation} needs approval, and the built-in policy has no approvers`,
+    );
+    expect(decision.reason).toContain('EDGEOPS_POLICY');
+    expect(decision.approval).toEqual({ unavailable: decision.reason });
+  });
+});
+
+describe('the console demo policy', () => {
+  const policy = createDemoPolicy();
+
+  it('lets U0YOU run everything, with the example approval rules', () => {
+    expect(ask(policy, { operation: 'dns.list', userId: 'U0YOU', channelId: 'C0CONSOLE' })).toMatchObject({
+      allowed: true,
+      rule: 'grant',
+    });
+    for (const operation of [
+      'pullzone.reset-key',
+      'db.exec',
+      'db.tokens.create',
+      'shield.bot-detection',
+    ] as const) {
+      expect(ask(policy, { operation, userId: 'U0YOU', channelId: 'C0CONSOLE' }).approval).toEqual({
+        required: 1,
+        approvers: ['leads'],
+        approverIds: ['U0LEAD', 'U0LEAD2'],
+        confirm: false,
+        ttlMs: 30 * 60_000,
+        channel: 'C0APPROVALS',
+      });
+    }
+    expect(
+      ask(policy, { operation: 'db.tokens.invalidate', userId: 'U0YOU', channelId: 'C0CONSOLE' }).approval,
+    ).toMatchObject({
+      required: 2,
+      confirm: true,
+    });
+  });
+
+  it('makes U0LEAD and U0LEAD2 approvers, and not U0YOU', () => {
+    const rule = approvalRuleFor(policy, 'db.exec')!;
+    expect(isApprover(policy, rule, 'U0LEAD', none)).toBe(true);
+    expect(isApprover(policy, rule, 'U0LEAD2', none)).toBe(true);
+    expect(isApprover(policy, rule, 'U0YOU', none)).toBe(false);
+  });
+});
+
+describe('approval helpers', () => {
+  it('finds the rule that covers an operation, or none', () => {
+    expect(approvalRuleFor(example, 'db.tokens.invalidate')).toMatchObject({ required: 2, confirm: true });
+    expect(approvalRuleFor(example, 'dns.list')).toBeUndefined();
+  });
+
+  it('counts group members as approvers', () => {
+    const policy = policyFrom(EXAMPLE_POLICY_YAML.replace('leads: [U0BOB, U0CAROL]', 'leads: [S0LEADS]'));
+    const rule = approvalRuleFor(policy, 'db.exec')!;
+    expect(isApprover(policy, rule, 'U0ERIN', new Set(['S0LEADS']))).toBe(true);
+    expect(isApprover(policy, rule, 'U0ERIN', inOncall)).toBe(false);
+  });
+
+  it('lists the roles a user is in', () => {
+    expect(rolesOf(example, 'U0ALICE', none)).toEqual(['everyone', 'oncall']);
+    expect(rolesOf(example, 'U0DAVE', inOncall)).toEqual(['everyone', 'oncall']);
+    expect(rolesOf(example, 'U0BOB', none)).toEqual(['everyone', 'leads']);
+  });
+});
+
+describe('explainAccess', () => {
+  it('lists the roles and a decision with its reason for every operation', () => {
+    const explanation = explainAccess(example, 'U0DAVE', 'C0OPS', none);
+    expect(explanation).toMatchObject({
+      userId: 'U0DAVE',
+      channelId: 'C0OPS',
+      source: 'edgeops.policy.yml',
+      origin: 'file',
+      roles: ['everyone'],
+      channelAllowed: true,
+    });
+    expect(explanation.operations.map((entry) => entry.operation)).toEqual([...OPERATION_IDS]);
+    const byOperation = new Map(explanation.operations.map((entry) => [entry.operation, entry.decision]));
+    expect(byOperation.get('dns.list')).toMatchObject({ allowed: true, rule: 'grant' });
+    expect(byOperation.get('db.exec')).toMatchObject({ allowed: false, rule: 'role' });
+    for (const { operation, decision } of explanation.operations) {
+      expect(decision).toEqual(authorize(example, { operation, userId: 'U0DAVE', channelId: 'C0OPS' }, none));
+    }
+  });
+
+  it('says when the channel itself is outside the policy', () => {
+    const explanation = explainAccess(example, 'U0ALICE', 'C0RANDOM', none);
+    expect(explanation.channelAllowed).toBe(false);
+    expect(explanation.operations.every((entry) => entry.decision.rule === 'channel')).toBe(true);
+  });
+});
