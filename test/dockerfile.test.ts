@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** Dockerfile instructions with continuation lines joined and comments dropped. */
+function parseDockerfile(text: string): Instruction[] {
+  const logical: string[] = [];
+  let pending = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('#') || (line === '' && pending === '')) continue;
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
+    }
+    logical.push(pending + line);
+    pending = '';
+  }
+  if (pending) logical.push(pending);
+  return logical
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [keyword = '', ...rest] = line.trim().split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+/** Instructions grouped by stage, each starting with its FROM. */
+function stagesOf(instructions: Instruction[]): Instruction[][] {
+  const stages: Instruction[][] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === 'FROM') stages.push([]);
+    stages.at(-1)?.push(instruction);
+  }
+  return stages;
+}
+
+/** Variable names an ENV or ARG instruction defines (`A=1 B=2`, `A 1`, `NAME`). */
+function definedNames(instruction: Instruction): string[] {
+  if (instruction.args.includes('='))
+    return [...instruction.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!);
+  return [instruction.args.split(/\s+/)[0] ?? ''];
+}
+
+const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+const instructions = parseDockerfile(dockerfile);
+const stages = stagesOf(instructions);
+const finalStage = stages.at(-1) ?? [];
+const inFinal = (keyword: string) => finalStage.filter((i) => i.keyword === keyword);
+
+describe('the Dockerfile', () => {
+  it('has a build stage and a runtime stage, all on node:20 slim', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const stage of stages) {
+      const image = stage[0]!.args.split(/\s+/)[0];
+      expect(image).toMatch(/^node:20(\.\d+){0,2}-bookworm-slim$/);
+    }
+  });
+
+  it('builds dist/ with the dev dependencies in an earlier stage', () => {
+    const build = stages.slice(0, -1).flat();
+    expect(
+      build.some((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args) && !i.args.includes('--omit=dev')),
+    ).toBe(true);
+    expect(build.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).toBe(true);
+  });
+
+  it('installs production dependencies only in the final stage and copies just dist/ from the build', () => {
+    const installs = inFinal('RUN').filter((i) => /\bnpm (ci|install)\b/.test(i.args));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const install of installs) expect(install.args).toContain('--omit=dev');
+    const copies = inFinal('COPY');
+    expect(copies.some((i) => /--from=\S+\s+\/app\/dist\s+\.\/dist/.test(i.args))).toBe(true);
+    expect(copies.some((i) => /(^|\s)(\.\/)?src(\/|\s|$)/.test(i.args))).toBe(false);
+  });
+
+  it('runs as a non-root user in production mode', () => {
+    const users = inFinal('USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)!.args).not.toMatch(/^(root|0)(:|$)/);
+    expect(inFinal('ENV').some((i) => /\bNODE_ENV=production\b/.test(i.args))).toBe(true);
+  });
+
+  it('keeps the state database on a volume under its working directory', () => {
+    expect(inFinal('WORKDIR').at(-1)?.args).toBe('/app');
+    const volumes = inFinal('VOLUME').flatMap((i) => i.args.replace(/[[\]",]/g, ' ').split(/\s+/));
+    expect(volumes).toContain('/app/data');
+  });
+
+  it('exposes port 3000 and probes /healthz with node, since the slim image has no curl', () => {
+    expect(inFinal('EXPOSE').flatMap((i) => i.args.split(/\s+/))).toContain('3000');
+    const [healthcheck] = inFinal('HEALTHCHECK');
+    expect(healthcheck?.args).toMatch(/CMD\s+\[\s*"node"/);
+    expect(healthcheck?.args).toContain('http://127.0.0.1:');
+    expect(healthcheck?.args).toContain('/healthz');
+    expect(healthcheck?.args).not.toMatch(/\b(curl|wget)\b/);
+  });
+
+  it('starts the compiled entry point directly, without tsx or npm', () => {
+    const cmd = inFinal('CMD').at(-1);
+    expect(JSON.parse(cmd?.args ?? 'null')).toEqual(['node', 'dist/main.js']);
+    expect(inFinal('ENTRYPOINT')).toEqual([]);
+  });
+
+  it('bakes in no secret', () => {
+    const defined = instructions
+      .filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG')
+      .flatMap(definedNames);
+    expect(defined.length).toBeGreaterThan(0);
+    for (const name of defined) expect(name).not.toMatch(/TOKEN|SECRET|KEY|PASSWORD/i);
+    expect(dockerfile).not.toMatch(/xox[abp]-|xapp-/);
+  });
+});
+
+describe('the .dockerignore', () => {
+  const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+
+  it('keeps local dependencies, builds, databases and environment files out of the context', () => {
+    for (const entry of ['node_modules', 'dist', 'data', '.git', '.env', '*.db'])
+      expect(ignored).toContain(entry);
+  });
+
+  it('does not exclude what the build copies', () => {
+    for (const needed of [
+      'src',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ]) {
+      expect(ignored).not.toContain(needed);
+    }
+  });
+});
+
+describe('the Dockerfile parser', () => {
+  it('joins continuation lines and splits stages at FROM', () => {
+    const parsed = parseDockerfile('FROM a AS b\n# note\nRUN one \\\n  two\n\nFROM c\nENV A=1 B=2\nARG C');
+    expect(parsed).toEqual([
+      { keyword: 'FROM', args: 'a AS b' },
+      { keyword: 'RUN', args: 'one two' },
+      { keyword: 'FROM', args: 'c' },
+      { keyword: 'ENV', args: 'A=1 B=2' },
+      { keyword: 'ARG', args: 'C' },
+    ]);
+    expect(stagesOf(parsed).map((stage) => stage.length)).toEqual([2, 3]);
+    expect(definedNames(parsed[3]!)).toEqual(['A', 'B']);
+    expect(definedNames(parsed[4]!)).toEqual(['C']);
+  });
+});

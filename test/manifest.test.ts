@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import ajvFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { readSlackSchema, repoRoot, schemasAvailable } from './support/block-kit.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export sits on `.default`.
+const addFormats = ajvFormats.default;
+
+const manifestText = readFileSync(path.join(repoRoot, 'manifest.yml'), 'utf8');
+const manifest: unknown = YAML.parse(manifestText);
+
+// Only what these tests read; the schemas below check the rest.
+const manifestShape = z.object({
+  _metadata: z.object({ major_version: z.number() }),
+  display_information: z.object({
+    name: z.string(),
+    description: z.string(),
+    long_description: z.string().optional(),
+  }),
+  features: z.object({
+    bot_user: z.object({ display_name: z.string(), always_online: z.boolean() }),
+    slash_commands: z.array(
+      z.object({
+        command: z.string(),
+        description: z.string(),
+        usage_hint: z.string(),
+        url: z.string(),
+        should_escape: z.boolean(),
+      }),
+    ),
+  }),
+  oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
+  settings: z.object({
+    interactivity: z.object({ is_enabled: z.boolean(), request_url: z.string() }),
+    socket_mode_enabled: z.boolean(),
+    org_deploy_enabled: z.boolean(),
+    token_rotation_enabled: z.boolean(),
+  }),
+});
+
+function schemaErrors(schemaFile: string): string[] {
+  const ajv = new Ajv({ allErrors: true, strict: false }); // the v1 schema uses a non-standard "regex" keyword
+  addFormats(ajv);
+  const validate = ajv.compile(readSlackSchema(schemaFile));
+  if (validate(manifest)) return [];
+  return (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+}
+
+function allUrls(value: unknown): string[] {
+  if (typeof value === 'string') return /^https?:\/\//.test(value) ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap(allUrls);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(allUrls);
+  return [];
+}
+
+describe('the Slack app manifest', () => {
+  const parsed = manifestShape.parse(manifest);
+
+  it.skipIf(!schemasAvailable)("validates against Slack's v1 manifest schema", () => {
+    expect(schemaErrors('slack-app-manifest.v1.schema.json')).toEqual([]);
+  });
+
+  it.skipIf(!schemasAvailable)("validates against SchemaStore's manifest schema", () => {
+    expect(schemaErrors('schemastore.slack-app-manifest.schema.json')).toEqual([]);
+  });
+
+  it('asks for exactly the bot scopes edgeops uses', () => {
+    expect([...parsed.oauth_config.scopes.bot].sort()).toEqual(
+      ['chat:write', 'commands', 'files:write', 'im:write', 'usergroups:read', 'users:read'].sort(),
+    );
+    expect(new Set(parsed.oauth_config.scopes.bot).size).toBe(parsed.oauth_config.scopes.bot.length);
+  });
+
+  it('declares /edge with a usage hint, unescaped, on the events URL', () => {
+    expect(parsed.features.slash_commands).toHaveLength(1);
+    const [edge] = parsed.features.slash_commands;
+    expect(edge).toMatchObject({ command: '/edge', should_escape: false });
+    expect(edge?.usage_hint).toMatch(/^help \| dns \[SEARCH\] \| logs PULLZONE_ID \[DATE\]/);
+  });
+
+  it('points every URL at /slack/events over https', () => {
+    const urls = allUrls(manifest);
+    expect(urls.length).toBeGreaterThanOrEqual(2);
+    for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
+  });
+
+  it('runs in Socket Mode with interactivity on and no org deploy or token rotation', () => {
+    expect(parsed._metadata.major_version).toBe(1);
+    expect(parsed.settings).toMatchObject({
+      socket_mode_enabled: true,
+      org_deploy_enabled: false,
+      token_rotation_enabled: false,
+      interactivity: { is_enabled: true },
+    });
+  });
+
+  it('names the app edgeops with a lowercase, hyphenated bot name', () => {
+    expect(parsed.display_information.name).toBe('edgeops');
+    expect(parsed.features.bot_user.display_name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(parsed.features.bot_user.always_online).toBe(true);
+    const long = parsed.display_information.long_description;
+    if (long !== undefined) expect(long.length).toBeGreaterThanOrEqual(175);
+  });
+});
