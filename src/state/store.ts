@@ -1,0 +1,173 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type Client, createClient } from '@libsql/client';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+import { retryBusy } from './busy.js';
+import { busySafeClient } from './busy-safe-client.js';
+import { applyMigrations, type Migration } from './migrations.js';
+
+export const DEFAULT_STATE_DATABASE_URL = 'file:data/edgeops.db';
+
+/** `file` is shared by processes on one host; `remote` is a libSQL server over Hrana. */
+export type StateDatabaseKind = 'file' | 'memory' | 'remote';
+
+export interface StateStoreOptions {
+  /** STATE_DATABASE_URL: `file:PATH`, `:memory:`, `libsql://`, `http(s)://` or `ws(s)://`. */
+  url?: string;
+  authToken?: string;
+  logger: Logger;
+  now?: () => Date;
+  /** How long SQLite waits for another process's lock before answering SQLITE_BUSY (file databases). */
+  busyTimeoutMs?: number;
+  /** How long ping() waits for its query. */
+  pingTimeoutMs?: number;
+  /** False opens without touching the schema (tools that only read, tests of an unreachable server). */
+  migrate?: boolean;
+  migrations?: readonly Migration[];
+}
+
+export interface StateStore {
+  /**
+   * The libSQL client, for the other state tables. Write with `batch(…, 'write')` or one
+   * conditional statement: on `file:` databases the driver is synchronous, so a transaction
+   * held open across an await makes this process's next write wait out the busy timeout.
+   */
+  readonly client: Client;
+  readonly kind: StateDatabaseKind;
+  readonly now: () => Date;
+  /** For /readyz: true when a trivial query succeeds within the ping timeout. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+  /**
+   * True for exactly one caller per key until `ttlMs` has passed, across every replica sharing
+   * the database: the guard against Slack retries and double clicks.
+   */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/** The state database could not be opened or prepared; the message never carries the URL. */
+export class StateStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StateStoreError';
+  }
+}
+
+export function stateDatabaseKind(url: string): StateDatabaseKind {
+  if (url === ':memory:' || url.startsWith('file::memory:')) return 'memory';
+  if (url.startsWith('file:')) return 'file';
+  return 'remote';
+}
+
+/** The filesystem path of a `file:` URL (`file:data/x.db`, `file:/abs/x.db`, `file:///abs/x.db`). */
+export function filePathOf(url: string): string {
+  let rest = url.slice('file:'.length);
+  if (rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    rest = slash === -1 ? '' : rest.slice(slash);
+  }
+  const query = rest.search(/[?#]/);
+  if (query !== -1) rest = rest.slice(0, query);
+  return decodeURIComponent(rest);
+}
+
+const ClaimedRowSchema = z.object({ key: z.string() });
+const JournalModeRowSchema = z.object({ journal_mode: z.string() });
+
+export async function openStateStore(options: StateStoreOptions): Promise<StateStore> {
+  const url = options.url ?? DEFAULT_STATE_DATABASE_URL;
+  const kind = stateDatabaseKind(url);
+  const now = options.now ?? (() => new Date());
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const pingTimeoutMs = options.pingTimeoutMs ?? 1000;
+  const logger = options.logger.child({ component: 'state' });
+
+  let client: Client;
+  try {
+    if (kind === 'file') {
+      const path = filePathOf(url);
+      if (dirname(path) !== '.') mkdirSync(dirname(path), { recursive: true });
+    }
+    // `timeout` is the driver's busy_timeout, set on every pooled connection (a PRAGMA reaches only one).
+    const raw = createClient({
+      url,
+      authToken: options.authToken,
+      intMode: 'number',
+      timeout: busyTimeoutMs,
+    });
+    client = kind === 'file' ? busySafeClient(raw) : raw;
+  } catch (error) {
+    throw new StateStoreError('could not open the state database (check STATE_DATABASE_URL)', {
+      cause: error,
+    });
+  }
+
+  try {
+    if (kind === 'file') {
+      // WAL lets readers run beside the one writer; the mode is stored in the file, so once is enough.
+      const result = await retryBusy(() => client.execute('PRAGMA journal_mode=WAL'));
+      const mode = JournalModeRowSchema.safeParse(result.rows[0]);
+      if (!mode.success || mode.data.journal_mode.toLowerCase() !== 'wal')
+        logger.warn('state database is not in WAL mode; concurrent replicas will wait on each other');
+    }
+    if (options.migrate ?? true)
+      await applyMigrations(client, { logger, now, migrations: options.migrations });
+  } catch (error) {
+    client.close();
+    if (error instanceof StateStoreError) throw error;
+    throw new StateStoreError('could not prepare the state database', { cause: error });
+  }
+  logger.info('state database open', kind === 'file' ? { kind, path: filePathOf(url) } : { kind });
+
+  return {
+    client,
+    kind,
+    now,
+
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), pingTimeoutMs);
+      });
+      const answered = (async () => {
+        try {
+          await client.execute('SELECT 1');
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      try {
+        return await Promise.race([answered, timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    async close() {
+      client.close();
+    },
+
+    async claimOnce(key, ttlMs) {
+      if (key.length === 0) throw new TypeError('claim key must not be empty');
+      if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('claim ttlMs must be positive');
+      const at = now().getTime();
+      const [, inserted] = await retryBusy(() =>
+        client.batch(
+          [
+            // Purging every expired claim here keeps the table small and frees this key if it expired.
+            { sql: 'DELETE FROM claims WHERE expires_at <= ?', args: [at] },
+            {
+              sql: `INSERT INTO claims (key, claimed_at, expires_at) VALUES (?, ?, ?)
+                    ON CONFLICT (key) DO NOTHING RETURNING key`,
+              args: [key, at, at + Math.ceil(ttlMs)],
+            },
+          ],
+          'write',
+        ),
+      );
+      return (inserted?.rows ?? []).some((row) => ClaimedRowSchema.safeParse(row).success);
+    },
+  };
+}
