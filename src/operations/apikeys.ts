@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import { maskSecret } from '../log.js';
+import { UserFacingError } from './engine.js';
+import { md, trusted } from './markup.js';
+import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import { ephemeral, type Reply } from './reply.js';
+import { defineOperation, parseWith, type RunContext } from './types.js';
+
+type Paging = z.infer<typeof PagingArgsSchema>;
+
+async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
+  const list = await ctx.services.platform.listApiKeys(paging);
+  const lines = list.Items.map(
+    (key) =>
+      md`• \`${maskSecret(key.Key)}\`  id ${key.Id}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
+  );
+  const pages = Math.max(1, Math.ceil(list.TotalItems / paging.perPage));
+  return {
+    ...ephemeral(`${list.TotalItems} API keys`, [
+      { type: 'header', text: `API keys (${list.TotalItems})` },
+      {
+        type: 'text',
+        text: lines.length > 0 ? trusted(lines.join('\n')) : trusted('_No API keys on this page._'),
+      },
+      {
+        type: 'context',
+        text: md`Page ${paging.page} of ${pages}. Keys are masked; the full value is never shown here.`,
+      },
+      { type: 'actions', buttons: pagingButtons('apikeys:page', paging, list.HasMoreItems) },
+    ]),
+  };
+}
+
+/** `/edge apikeys [--page N] [--per-page N]`: the account's API keys, masked, with their roles. */
+export const apikeys = defineOperation({
+  id: 'apikey.list',
+  words: ['apikeys'],
+  usage: '/edge apikeys [--page N] [--per-page N]',
+  summary: 'list the account’s API keys (masked) and their roles',
+  example: '/edge apikeys --per-page 20',
+  flags: pagingFlags,
+  parse(positionals, flags) {
+    if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
+    return parseWith(PagingArgsSchema, { page: flags.page, perPage: flags['per-page'] });
+  },
+  run: (ctx, args) => page(ctx, args),
+  actions: {
+    async page(ctx, value) {
+      const paging = readPagingState(PagingArgsSchema, value);
+      if (!paging) throw new UserFacingError('That page button is out of date; run /edge apikeys again.');
+      return { ...(await page(ctx, paging)), replaceOriginal: true };
+    },
+  },
+});

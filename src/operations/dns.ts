@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js';
+import { UserFacingError } from './engine.js';
+import { md, trusted } from './markup.js';
+import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import { ephemeral, type Reply, type ReplyButton } from './reply.js';
+import { formatTable } from './table.js';
+import { defineOperation, parseWith, type RunContext } from './types.js';
+
+const DnsArgsSchema = PagingArgsSchema.extend({
+  search: z
+    .string()
+    .min(1)
+    .max(255, { error: 'the search text is too long (255 characters at most)' })
+    .optional(),
+  lite: z.boolean().default(false),
+});
+type DnsArgs = z.infer<typeof DnsArgsSchema>;
+
+const RecordsStateSchema = z.object({ id: z.number().int().positive(), domain: z.string().min(1).max(255) });
+
+const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
+
+function zoneLine(zone: DnsZone, lite: boolean) {
+  const records = lite ? '' : md` · ${zone.Records.length} records`;
+  return md`• *${zone.Domain}* (id ${zone.Id})${trusted(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
+}
+
+async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
+  const list = await ctx.services.platform.listDnsZones({
+    page: args.page,
+    perPage: args.perPage,
+    search: args.search,
+    view: args.lite ? DnsView.Lite : DnsView.Full,
+  });
+  const pages = Math.max(1, Math.ceil(list.TotalItems / args.perPage));
+  const recordButtons: ReplyButton[] = list.Items.slice(0, 20).map((zone) => ({
+    text: `Records · ${zone.Domain}`,
+    actionId: `dns:records#${zone.Id}`,
+    value: JSON.stringify({ id: zone.Id, domain: zone.Domain.slice(0, 255) }),
+  }));
+  const searched = args.search ? md` matching "${args.search}"` : trusted('');
+  return ephemeral(`${list.TotalItems} DNS zones`, [
+    { type: 'header', text: `DNS zones (${list.TotalItems})` },
+    {
+      type: 'text',
+      text:
+        list.Items.length > 0
+          ? trusted(list.Items.map((zone) => zoneLine(zone, args.lite)).join('\n'))
+          : md`_No DNS zones${trusted(searched)}._`,
+    },
+    { type: 'context', text: md`Page ${args.page} of ${pages}${trusted(searched)}.` },
+    ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
+    { type: 'actions', buttons: pagingButtons('dns:page', args, list.HasMoreItems) },
+  ]);
+}
+
+async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>): Promise<Reply> {
+  // The spec has no "get zone" operation: search by domain and pick the zone by id.
+  const list = await ctx.services.platform.listDnsZones({
+    search: state.domain,
+    perPage: 1000,
+    view: DnsView.Full,
+  });
+  const zone = list.Items.find((item) => item.Id === state.id);
+  if (!zone) throw new UserFacingError(`DNS zone ${state.domain} (id ${state.id}) was not found any more.`);
+  const rows = zone.Records.map((record) => [
+    dnsRecordTypeName(record.Type),
+    record.Name || '@',
+    record.Value ?? '',
+    String(record.Ttl ?? ''),
+    record.Disabled ? 'disabled' : '',
+  ]);
+  const table = formatTable(['TYPE', 'NAME', 'VALUE', 'TTL', ''], rows, { maxColumnWidth: 48 });
+  return ephemeral(`${zone.Records.length} records in ${zone.Domain}`, [
+    { type: 'header', text: `Records of ${zone.Domain}` },
+    rows.length > 0
+      ? { type: 'code', text: table }
+      : { type: 'text', text: trusted('_This zone has no records._') },
+    { type: 'context', text: md`${zone.Records.length} records · zone id ${zone.Id}` },
+  ]);
+}
+
+/** `/edge dns [SEARCH] [--page N] [--per-page N] [--lite]`: DNS zones, one line each. */
+export const dns = defineOperation({
+  id: 'dns.list',
+  words: ['dns'],
+  usage: '/edge dns [SEARCH] [--page N] [--per-page N] [--lite]',
+  summary: 'list DNS zones, with a Records button for each',
+  example: '/edge dns example.com',
+  flags: { ...pagingFlags, lite: { kind: 'boolean' } },
+  parse: (positionals, flags) =>
+    positionals.length > 1
+      ? { ok: false, error: 'give at most one search text (quote it if it has spaces)' }
+      : parseWith(DnsArgsSchema, {
+          search: positionals[0],
+          page: flags.page,
+          perPage: flags['per-page'],
+          lite: flags.lite,
+        }),
+  target: (args) => args.search,
+  run: (ctx, args) => listPage(ctx, args),
+  actions: {
+    async page(ctx, value) {
+      const args = readPagingState(DnsArgsSchema, value);
+      if (!args) throw new UserFacingError('That page button is out of date; run /edge dns again.');
+      return { ...(await listPage(ctx, args)), replaceOriginal: true };
+    },
+    async records(ctx, value) {
+      const state = readPagingState(RecordsStateSchema, value);
+      if (!state) throw new UserFacingError('That button is out of date; run /edge dns again.');
+      return records(ctx, state);
+    },
+  },
+});

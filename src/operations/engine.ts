@@ -1,0 +1,356 @@
+/**
+ * Runs a command line, a button click or a form submission through the same steps whatever
+ * the adapter: split, find the operation, check arguments, check access, audit, run, and
+ * turn any failure into a reply that says what to do (with a correlation id when unknown).
+ */
+import { randomBytes } from 'node:crypto';
+import { PlatformError } from '../platform/errors.js';
+import { closestName } from '../policy/suggest.js';
+import { md, trusted } from './markup.js';
+import type { ModalValues } from './modal.js';
+import { ephemeral, type Reply } from './reply.js';
+import { parseArgs, tokenize } from './tokenize.js';
+import {
+  type AccessView,
+  type AnyOperation,
+  type Caller,
+  operationKey,
+  type RunContext,
+  type Services,
+  type SubmissionOutcome,
+  type Surface,
+} from './types.js';
+
+/** The access decision for one operation, with the reason a denial shows. */
+export interface AccessDecision {
+  allowed: boolean;
+  reason: string;
+}
+
+/** The policy as the engine needs it; implemented over src/policy. */
+export interface Authorizer {
+  decide(operation: string, caller: Caller): Promise<AccessDecision>;
+  explain(caller: Caller, operations: readonly AnyOperation[]): Promise<Reply>;
+}
+
+export interface CommandInput extends Caller {
+  text: string;
+  surface: Surface;
+}
+
+export interface ActionInput extends Caller {
+  actionId: string;
+  value: string;
+  surface: Surface;
+}
+
+export interface SubmissionInput extends Caller {
+  callbackId: string;
+  privateMetadata: string;
+  values: ModalValues;
+  surface: Surface;
+}
+
+export interface Engine {
+  command(input: CommandInput): Promise<void>;
+  action(input: ActionInput): Promise<void>;
+  /**
+   * Validates a form. Errors come back for the fields at fault; otherwise `proceed` runs the
+   * operation and is to be called after the adapter has acknowledged the submission.
+   */
+  submit(
+    input: SubmissionInput,
+  ): Promise<{ errors: Record<string, string> } | { proceed: () => Promise<void> }>;
+  operations: readonly AnyOperation[];
+  /** The operation a command line selects, for adapters that must act before running it. */
+  find(text: string): AnyOperation | undefined;
+}
+
+export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
+
+/** Thrown by operations for a refusal that is the user's to fix; shown as is. */
+export class UserFacingError extends Error {
+  override name = 'UserFacingError';
+}
+
+/** The state database could not be written: nothing runs without its audit row. */
+export class StateUnavailableError extends Error {
+  override name = 'StateUnavailableError';
+}
+
+export function createEngine(options: {
+  operations: readonly AnyOperation[];
+  services: Services;
+  authorizer: Authorizer;
+  /** Called once per handled command, click or form with its outcome (metrics). */
+  onOutcome?: (operation: string, outcome: string) => void;
+}): Engine {
+  const { operations, services, authorizer } = options;
+  const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
+  const byKey = new Map(operations.map((op) => [operationKey(op), op]));
+  const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
+
+  /** The operation whose words are the longest prefix of `tokens`. */
+  function match(tokens: string[]): { op: AnyOperation; rest: string[] } | undefined {
+    let best: AnyOperation | undefined;
+    for (const op of operations) {
+      if (op.words.length > tokens.length) continue;
+      if (op.words.every((word, i) => tokens[i]?.toLowerCase() === word)) {
+        if (!best || op.words.length > best.words.length) best = op;
+      }
+    }
+    return best ? { op: best, rest: tokens.slice(best.words.length) } : undefined;
+  }
+
+  function accessView(caller: Caller): AccessView {
+    return {
+      operations: () => operations,
+      allowed: async () => {
+        const allowed = new Set<string>();
+        for (const op of operations) if ((await authorizer.decide(op.id, caller)).allowed) allowed.add(op.id);
+        return allowed;
+      },
+      explain: () => authorizer.explain(caller, operations),
+    };
+  }
+
+  function context(caller: Caller, surface: Surface, correlationId: string, operation: string): RunContext {
+    return {
+      ...caller,
+      services,
+      surface,
+      correlationId,
+      logger: services.logger.child({
+        correlationId,
+        operation,
+        user: caller.userId,
+        channel: caller.channelId,
+      }),
+      access: accessView(caller),
+    };
+  }
+
+  const usageReply = (op: AnyOperation | undefined, error: string): Reply =>
+    ephemeral(`${error}`, [
+      { type: 'text', text: md`:warning: ${error}` },
+      ...(op
+        ? [{ type: 'context' as const, text: md`Usage: \`${op.usage}\` — for example \`${op.example}\`` }]
+        : [
+            { type: 'context' as const, text: trusted('Type `/edge help` to see the commands you can run.') },
+          ]),
+    ]);
+
+  async function audit(
+    ctx: RunContext,
+    operation: string,
+    outcome: string,
+    fields: { target?: string; params?: Record<string, unknown>; detail?: string },
+  ): Promise<void> {
+    try {
+      await services.audit.append({
+        userId: ctx.userId,
+        channelId: ctx.channelId,
+        operation,
+        target: fields.target ?? null,
+        params: fields.params ?? {},
+        outcome,
+        approvalId: null,
+        correlationId: ctx.correlationId,
+        detail: fields.detail ?? null,
+      });
+    } catch (error) {
+      ctx.logger.error('audit row could not be written', { error });
+      throw new StateUnavailableError('the audit log could not be written');
+    }
+  }
+
+  /** The reply for a failure, and the outcome word for the audit row. */
+  function failureReply(ctx: RunContext, error: unknown): { reply: Reply; outcome: string; detail: string } {
+    if (error instanceof UserFacingError)
+      return {
+        reply: ephemeral(error.message, [{ type: 'text', text: md`:warning: ${error.message}` }]),
+        outcome: 'refused',
+        detail: error.message,
+      };
+    if (error instanceof StateUnavailableError) {
+      const text = `The bot's state store is unavailable, so nothing was run. Try again in a minute (correlation id ${ctx.correlationId}).`;
+      return {
+        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
+        outcome: 'error',
+        detail: 'state unavailable',
+      };
+    }
+    if (error instanceof PlatformError) {
+      ctx.logger.warn('platform call failed', {
+        kind: error.kind,
+        status: error.status,
+        platformOperation: error.operation,
+        attempts: error.attempts,
+        message: error.userMessage,
+      });
+      const suffix = error.unexpected ? ` (correlation id ${ctx.correlationId})` : '';
+      const text = `${error.userMessage}${suffix}`;
+      return {
+        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
+        outcome: 'failed',
+        detail: `${error.kind}${error.status ? ` ${error.status}` : ''}: ${error.userMessage}`,
+      };
+    }
+    ctx.logger.error('unexpected failure', { error });
+    const text = `Something went wrong on our side. Please report correlation id ${ctx.correlationId}.`;
+    return {
+      reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
+      outcome: 'error',
+      detail: 'unexpected error',
+    };
+  }
+
+  async function safeRespond(ctx: RunContext, reply: Reply): Promise<void> {
+    try {
+      await ctx.surface.respond(reply);
+    } catch (error) {
+      ctx.logger.error('reply could not be delivered', { error });
+    }
+  }
+
+  /** Runs `work` for an operation with access check, audit and error handling around it. */
+  async function perform(
+    ctx: RunContext,
+    op: AnyOperation,
+    fields: { target?: string; params?: Record<string, unknown> },
+    work: () => Promise<Reply | undefined>,
+  ): Promise<void> {
+    try {
+      const decision = await authorizer.decide(op.id, ctx);
+      if (!decision.allowed) {
+        outcome(op.id, 'denied');
+        await audit(ctx, op.id, 'denied', { ...fields, detail: decision.reason });
+        await safeRespond(
+          ctx,
+          ephemeral(decision.reason, [{ type: 'text', text: md`:no_entry: ${decision.reason}` }]),
+        );
+        return;
+      }
+      const reply = await work();
+      if (reply) await ctx.surface.respond(reply);
+      outcome(op.id, 'succeeded');
+      if (op.id !== 'help' && op.id !== 'whoami') await audit(ctx, op.id, 'succeeded', fields);
+    } catch (error) {
+      const failure = failureReply(ctx, error);
+      outcome(op.id, failure.outcome);
+      await safeRespond(ctx, failure.reply);
+      if (!(error instanceof StateUnavailableError))
+        await audit(ctx, op.id, failure.outcome, { ...fields, detail: failure.detail }).catch(
+          () => undefined,
+        );
+    }
+  }
+
+  return {
+    operations,
+
+    find(text) {
+      const tokens = tokenize(text);
+      return tokens.ok ? match(tokens.tokens)?.op : undefined;
+    },
+
+    async command(input) {
+      const correlationId = newCorrelationId();
+      const caller = { userId: input.userId, channelId: input.channelId };
+      const tokens = tokenize(input.text);
+      const base = context(caller, input.surface, correlationId, 'command');
+      if (!tokens.ok) {
+        outcome('unknown', 'usage');
+        await safeRespond(base, usageReply(undefined, tokens.error));
+        return;
+      }
+      const words = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const found = match(words);
+      if (!found) {
+        const first = words[0] ?? '';
+        const suggestion = closestName(first.toLowerCase(), firstWords);
+        const error = firstWords.includes(first.toLowerCase())
+          ? `"${words.slice(0, 2).join(' ')}" is not a command.`
+          : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
+        outcome('unknown', 'usage');
+        await safeRespond(base, usageReply(undefined, error));
+        return;
+      }
+      const { op, rest } = found;
+      const ctx = context(caller, input.surface, correlationId, op.id);
+      const flags = parseArgs(rest, op.flags);
+      if (!flags.ok) {
+        outcome(op.id, 'usage');
+        await safeRespond(ctx, usageReply(op, flags.error));
+        return;
+      }
+      const parsed = op.parse(flags.positionals, flags.flags);
+      if (!parsed.ok) {
+        outcome(op.id, 'usage');
+        await safeRespond(ctx, usageReply(op, parsed.error));
+        return;
+      }
+      const args = parsed.args;
+      await perform(
+        ctx,
+        op,
+        {
+          target: op.target?.(args),
+          params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
+        },
+        () => op.run(ctx, args),
+      );
+    },
+
+    async action(input) {
+      const correlationId = newCorrelationId();
+      const caller = { userId: input.userId, channelId: input.channelId };
+      // `#…` after the name only keeps ids unique within a block (Slack requires it).
+      const actionId = input.actionId.split('#')[0]!;
+      const separator = actionId.lastIndexOf(':');
+      const op = byKey.get(actionId.slice(0, separator));
+      const handler = op?.actions?.[actionId.slice(separator + 1)];
+      const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
+      if (!op || !handler) {
+        ctx.logger.warn('unknown action', { actionId: input.actionId });
+        await safeRespond(ctx, usageReply(undefined, 'That button is no longer supported.'));
+        return;
+      }
+      await perform(ctx, op, { params: { action: input.actionId, value: input.value } }, () =>
+        handler(ctx, input.value),
+      );
+    },
+
+    async submit(input) {
+      const correlationId = newCorrelationId();
+      const caller = { userId: input.userId, channelId: input.channelId };
+      const separator = input.callbackId.lastIndexOf(':');
+      const op = byKey.get(input.callbackId.slice(0, separator));
+      const handler = op?.submissions?.[input.callbackId.slice(separator + 1)];
+      const ctx = context(caller, input.surface, correlationId, op?.id ?? 'submission');
+      if (!op || !handler) {
+        ctx.logger.warn('unknown form', { callbackId: input.callbackId });
+        return {
+          proceed: () => safeRespond(ctx, usageReply(undefined, 'That form is no longer supported.')),
+        };
+      }
+      let checked: SubmissionOutcome;
+      try {
+        checked = await handler(ctx, input.values, input.privateMetadata);
+      } catch (error) {
+        const failure = failureReply(ctx, error);
+        return { proceed: () => safeRespond(ctx, failure.reply) };
+      }
+      if ('errors' in checked) return { errors: checked.errors };
+      return {
+        proceed: () =>
+          perform(
+            ctx,
+            op,
+            { target: checked.target, params: checked.params ?? { form: input.callbackId } },
+            checked.run,
+          ),
+      };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { md, nest, trusted } from './markup.js';
+import { ephemeral } from './reply.js';
+import { type AnyOperation, defineOperation } from './types.js';
+
+const line = (op: AnyOperation) => md`\`${op.usage}\` — ${op.summary}`;
+
+/** `/edge`, `/edge help` and `/edge help SUB`: only what the caller may run. */
+export const help = defineOperation({
+  id: 'help',
+  words: ['help'],
+  usage: '/edge help [SUBCOMMAND]',
+  summary: 'list the commands you can run, or explain one',
+  example: '/edge help dns',
+  flags: {},
+  parse: (positionals) => ({ ok: true, args: { topic: positionals.map((word) => word.toLowerCase()) } }),
+  async run(ctx, { topic }) {
+    const allowed = await ctx.access.allowed();
+    const visible = ctx.access
+      .operations()
+      .filter((op) => op.id === 'help' || op.id === 'whoami' || allowed.has(op.id));
+    if (topic.length > 0) {
+      const matching = visible.filter((op) => topic.every((word, i) => op.words[i] === word));
+      if (matching.length === 0) {
+        const text = `There is no command "${topic.join(' ')}" that you can run here. Type /edge help for the list.`;
+        return ephemeral(text, [{ type: 'text', text: md`${text}` }]);
+      }
+      return ephemeral(`Help for ${topic.join(' ')}`, [
+        ...matching.flatMap((op) => [
+          { type: 'text' as const, text: md`*${op.usage}*\n${op.summary}` },
+          { type: 'context' as const, text: md`Example: \`${op.example}\`` },
+        ]),
+      ]);
+    }
+    return ephemeral('edgeops commands you can run', [
+      { type: 'header', text: 'edgeops: what you can run here' },
+      { type: 'text', text: md`${nest(trusted(visible.map(line).join('\n')))}` },
+      {
+        type: 'context',
+        text: trusted(
+          '`/edge help SUBCOMMAND` explains one; `/edge whoami` says why the others are not listed.',
+        ),
+      },
+    ]);
+  },
+});
+
+/** `/edge whoami`: the caller's roles and, for each operation, whether they may run it and why. */
+export const whoami = defineOperation({
+  id: 'whoami',
+  words: ['whoami'],
+  usage: '/edge whoami',
+  summary: 'your roles, and what you may run here and why',
+  example: '/edge whoami',
+  flags: {},
+  parse: (positionals) =>
+    positionals.length > 0 ? { ok: false, error: 'whoami takes no arguments' } : { ok: true, args: {} },
+  run: (ctx) => ctx.access.explain(),
+});

@@ -1,0 +1,103 @@
+/**
+ * Builds everything an adapter needs from the configuration: state store, audit, policy,
+ * platform client, metrics and the engine. main.ts, tests and benchmarks all start here, so
+ * Slack and the console run exactly the same product.
+ */
+import type { Config } from './config.js';
+import { configSecrets } from './config.js';
+import { createLogger, type Logger, SecretRegistry } from './log.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createTtlCache } from './operations/cache.js';
+import { createEngine, type Engine } from './operations/engine.js';
+import { operations } from './operations/registry.js';
+import type { Services } from './operations/types.js';
+import { createPlatformClient } from './platform/client.js';
+import { createPolicyAuthorizer, type PolicyAuthorizer } from './policy/authorizer.js';
+import { createDefaultPolicy } from './policy/defaults.js';
+import { createGroupMembership } from './policy/groups.js';
+import type { Policy } from './policy/schema.js';
+import { createPolicyStore, type PolicyStore } from './policy/store.js';
+import { createAuditLog } from './state/audit.js';
+import { openStateStore } from './state/store.js';
+
+export interface RuntimeOptions {
+  config: Config;
+  /** Required: the composition root fills it from the sandbox in console mode. */
+  platform: NonNullable<Config['platform']>;
+  secrets?: SecretRegistry;
+  logger?: Logger;
+  /** Members of a Slack user group; the console has none. */
+  fetchGroupMembers?: (groupId: string) => Promise<readonly string[]>;
+  /** The policy when no file is configured: the built-in default, or the console demo. */
+  fallbackPolicy?: Policy;
+  /** Poll interval for policy file changes (tests shorten it). */
+  policyIntervalMs?: number;
+  now?: () => number;
+}
+
+export interface Runtime {
+  engine: Engine;
+  services: Services;
+  metrics: Metrics;
+  policies: PolicyStore;
+  authorizer: PolicyAuthorizer;
+  secrets: SecretRegistry;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config } = options;
+  const now = options.now ?? Date.now;
+  const secrets = options.secrets ?? new SecretRegistry();
+  secrets.add(...configSecrets(config), options.platform.apiKey);
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
+
+  const policies = createPolicyStore({
+    path: config.policyPath,
+    fallback: options.fallbackPolicy ?? createDefaultPolicy(),
+    logger,
+    intervalMs: options.policyIntervalMs,
+  });
+  const state = await openStateStore({
+    url: config.stateDatabase.url,
+    authToken: config.stateDatabase.authToken,
+    logger,
+  });
+  const metrics = createMetrics({ defaultMetrics: true });
+  const platform = createPlatformClient({
+    ...options.platform,
+    logger,
+    onCall: (event) => metrics.platformCall(event),
+    now,
+  });
+  const audit = createAuditLog({ store: state, secrets, now: () => new Date(now()) });
+  const groups = createGroupMembership({
+    fetchMembers: options.fetchGroupMembers ?? (async () => []),
+    now,
+    logger,
+  });
+  const authorizer = createPolicyAuthorizer(policies, groups);
+  const services: Services = { platform, audit, state, logger, secrets, cache: createTtlCache(now), now };
+  const engine = createEngine({
+    operations,
+    services,
+    authorizer,
+    onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
+  });
+
+  return {
+    engine,
+    services,
+    metrics,
+    policies,
+    authorizer,
+    secrets,
+    logger,
+    async close() {
+      policies.close();
+      await platform.close();
+      await state.close();
+    },
+  };
+}

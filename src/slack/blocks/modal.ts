@@ -1,0 +1,135 @@
+/**
+ * ModalSpec → a Block Kit modal view, and the submitted view state → ModalValues.
+ * Each field is one input block whose block_id and action_id are the field id.
+ */
+import type { types } from '@slack/bolt';
+import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../../operations/modal.js';
+import { truncate } from '../escape.js';
+import {
+  CHECKBOX_MAX_OPTIONS,
+  INPUT_HINT_MAX,
+  INPUT_LABEL_MAX,
+  MODAL_MAX_BLOCKS,
+  MODAL_SUBMIT_MAX,
+  MODAL_TITLE_MAX,
+  OPTION_TEXT_MAX,
+  OPTION_VALUE_MAX,
+  PRIVATE_METADATA_MAX,
+  SECTION_TEXT_MAX,
+  STATIC_SELECT_MAX_OPTIONS,
+} from '../limits.js';
+
+const plain = (text: string, max: number) => ({
+  type: 'plain_text' as const,
+  text: truncate(text, max),
+  emoji: true,
+});
+
+const option = (o: ModalOption) => ({
+  text: plain(o.label, OPTION_TEXT_MAX),
+  value: o.value.slice(0, OPTION_VALUE_MAX),
+});
+
+function element(field: ModalField): Record<string, unknown> {
+  const action_id = field.id;
+  switch (field.kind) {
+    case 'text':
+      return {
+        type: 'plain_text_input',
+        action_id,
+        multiline: field.multiline ?? false,
+        ...(field.initial !== undefined && field.initial !== '' ? { initial_value: field.initial } : {}),
+      };
+    case 'number':
+      return {
+        type: 'number_input',
+        action_id,
+        is_decimal_allowed: false,
+        ...(field.initial !== undefined ? { initial_value: String(field.initial) } : {}),
+        ...(field.min !== undefined ? { min_value: String(field.min) } : {}),
+        ...(field.max !== undefined ? { max_value: String(field.max) } : {}),
+      };
+    case 'select': {
+      const options = field.options.slice(0, STATIC_SELECT_MAX_OPTIONS).map(option);
+      const initial = options.find((o) => o.value === field.initial);
+      return { type: 'static_select', action_id, options, ...(initial ? { initial_option: initial } : {}) };
+    }
+    case 'multiselect': {
+      const options = field.options.slice(0, STATIC_SELECT_MAX_OPTIONS).map(option);
+      const initial = options.filter((o) => field.initial?.includes(o.value));
+      return {
+        type: 'multi_static_select',
+        action_id,
+        options,
+        ...(initial.length > 0 ? { initial_options: initial } : {}),
+      };
+    }
+    case 'checkboxes': {
+      const options = field.options.slice(0, CHECKBOX_MAX_OPTIONS).map(option);
+      const initial = options.filter((o) => field.initial?.includes(o.value));
+      return {
+        type: 'checkboxes',
+        action_id,
+        options,
+        ...(initial.length > 0 ? { initial_options: initial } : {}),
+      };
+    }
+    case 'datetime':
+      return {
+        type: 'datetimepicker',
+        action_id,
+        ...(field.initial !== undefined ? { initial_date_time: Math.floor(field.initial / 1000) } : {}),
+      };
+  }
+}
+
+export function renderModal(modal: ModalSpec): types.ModalView {
+  const blocks: Record<string, unknown>[] = [];
+  if (modal.intro)
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(modal.intro, SECTION_TEXT_MAX) } });
+  for (const field of modal.fields) {
+    blocks.push({
+      type: 'input',
+      block_id: field.id,
+      label: plain(field.label, INPUT_LABEL_MAX),
+      optional: field.optional ?? false,
+      element: element(field),
+      ...(field.hint ? { hint: plain(field.hint, INPUT_HINT_MAX) } : {}),
+    });
+  }
+  return {
+    type: 'modal',
+    callback_id: modal.callbackId,
+    title: plain(modal.title, MODAL_TITLE_MAX),
+    submit: plain(modal.submit, MODAL_SUBMIT_MAX),
+    close: plain('Cancel', MODAL_SUBMIT_MAX),
+    private_metadata: modal.privateMetadata.slice(0, PRIVATE_METADATA_MAX),
+    blocks: blocks.slice(0, MODAL_MAX_BLOCKS) as unknown as types.ModalView['blocks'],
+  };
+}
+
+interface ViewStateValue {
+  type?: string;
+  value?: string | null;
+  selected_option?: { value: string } | null;
+  selected_options?: { value: string }[];
+  selected_date_time?: number | null;
+}
+
+/** Reads `view.state.values` back into field id → value(s). */
+export function readViewValues(
+  state: Record<string, Record<string, ViewStateValue>> | undefined,
+): ModalValues {
+  const values: ModalValues = {};
+  for (const [blockId, actions] of Object.entries(state ?? {})) {
+    const entry = actions[blockId] ?? Object.values(actions)[0];
+    if (!entry) continue;
+    if (entry.selected_options) values[blockId] = entry.selected_options.map((o) => o.value);
+    else if (entry.selected_option !== undefined) values[blockId] = entry.selected_option?.value ?? undefined;
+    else if (entry.selected_date_time !== undefined)
+      values[blockId] =
+        entry.selected_date_time === null ? undefined : String(entry.selected_date_time * 1000);
+    else values[blockId] = entry.value ?? undefined;
+  }
+  return values;
+}

@@ -1,0 +1,37 @@
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { SlackAppOptions } from '../app.js';
+import { createSlackSurface } from '../surface.js';
+
+const RETRY_WINDOW_MS = 10 * 60_000;
+
+/** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
+export function registerActions(app: App, options: SlackAppOptions): void {
+  app.action<BlockAction<ButtonAction>>(
+    /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
+    async ({ ack, body, action, respond, client }) => {
+      const received = performance.now();
+      await ack();
+      options.metrics.ackObserved((performance.now() - received) / 1000);
+      const fresh = await options.services.state
+        .claimOnce(`action:${action.action_ts}:${body.user.id}:${action.action_id}`, RETRY_WINDOW_MS)
+        .catch(() => true);
+      if (!fresh) return;
+      const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
+      const surface = createSlackSurface({
+        client,
+        respond,
+        userId: body.user.id,
+        channelId,
+        triggerId: body.trigger_id,
+        logger: options.logger,
+      });
+      await options.engine.action({
+        actionId: action.action_id,
+        value: action.value ?? '',
+        userId: body.user.id,
+        channelId,
+        surface,
+      });
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import type { App } from '@slack/bolt';
+import type { SlackAppOptions } from '../app.js';
+import { unwrapMetadata } from '../blocks/metadata.js';
+import { readViewValues } from '../blocks/modal.js';
+import { createSlackSurface } from '../surface.js';
+
+/**
+ * Form submissions: validation answers inside the acknowledgement (errors on the fields);
+ * the operation itself runs after it.
+ */
+export function registerViews(app: App, options: SlackAppOptions): void {
+  app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client }) => {
+    const { channelId, metadata } = unwrapMetadata(view.private_metadata);
+    const surface = createSlackSurface({ client, userId: body.user.id, channelId, logger: options.logger });
+    const result = await options.engine.submit({
+      callbackId: view.callback_id,
+      privateMetadata: metadata,
+      values: readViewValues(view.state.values),
+      userId: body.user.id,
+      channelId,
+      surface,
+    });
+    if ('errors' in result) {
+      await ack({ response_action: 'errors', errors: result.errors });
+      return;
+    }
+    await ack();
+    await result.proceed();
+  });
+}

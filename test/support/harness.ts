@@ -1,0 +1,191 @@
+/**
+ * The whole bot as it runs in production, HTTP mode: the real Bolt app and runtime, pointed
+ * at the fake Slack Web API and the sandbox platform over real HTTP on 127.0.0.1. Tests send
+ * correctly signed requests and read what the fake Slack received.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createLogger, SecretRegistry } from '../../src/log.js';
+import type { Policy } from '../../src/policy/schema.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
+import { type FakeSlack, startFakeSlack } from './fake-slack.js';
+import { findLeaks } from './leak-check.js';
+import { blockActions, DEFAULT_CHANNEL_ID, DEFAULT_USER_ID, slashCommand } from './payloads.js';
+import { postSigned, type SignedResponse } from './signer.js';
+
+export const SIGNING_SECRET = 'test-signing-secret-0f3c9a7e5b';
+export const BOT_TOKEN = 'xoxb-test-0000-bot-token-9d2e';
+
+/** Every log line every harness wrote in this test file, for the leak check. */
+export const logLines: string[] = [];
+
+export interface HarnessOptions {
+  /** Policy YAML written to a temporary file; without it the built-in default applies. */
+  policyYaml?: string;
+  fallbackPolicy?: Policy;
+  env?: Record<string, string>;
+  sandbox?: Sandbox;
+  now?: () => number;
+}
+
+export interface Harness {
+  fake: FakeSlack;
+  sandbox: Sandbox;
+  runtime: Runtime;
+  slack: RunningSlackApp;
+  config: Config;
+  eventsUrl: string;
+  baseUrl: string;
+  logs: string[];
+  policyPath?: string;
+  /** Sends a signed `/edge …` and waits for the HTTP acknowledgement. */
+  command(
+    text: string,
+    options?: { userId?: string; channelId?: string; retryNum?: number; triggerId?: string },
+  ): Promise<{ ack: SignedResponse; responseUrl: string; triggerId: string }>;
+  /** Clicks a button with a signed block_actions payload. */
+  click(
+    actionId: string,
+    value: string,
+    options?: { userId?: string; channelId?: string; responseUrl?: string },
+  ): Promise<SignedResponse>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-test-'));
+  const fake = await startFakeSlack();
+  const sandbox = options.sandbox ?? (await startSandbox());
+  let policyPath: string | undefined;
+  if (options.policyYaml !== undefined) {
+    policyPath = join(dir, 'policy.yml');
+    writeFileSync(policyPath, options.policyYaml);
+  }
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    PORT: '0',
+    PLATFORM_API_URL: sandbox.apiUrl,
+    PLATFORM_API_KEY: sandbox.apiKey,
+    PLATFORM_LOGGING_URL: sandbox.loggingUrl,
+    PLATFORM_DATABASE_API_URL: sandbox.databaseApiUrl,
+    STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+    ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const secrets = new SecretRegistry();
+  const logger = createLogger({
+    level: 'debug',
+    secrets,
+    write: (line) => {
+      logs.push(line);
+      logLines.push(line);
+    },
+  });
+  const webClient = { slackApiUrl: fake.apiUrl };
+  const runtime = await createRuntime({
+    config,
+    platform: config.platform!,
+    secrets,
+    logger,
+    fallbackPolicy: options.fallbackPolicy,
+    policyIntervalMs: 50,
+    now: options.now,
+    fetchGroupMembers: async (groupId) => {
+      const response = await fetch(`${webClient.slackApiUrl}usergroups.users.list`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${BOT_TOKEN}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ usergroup: groupId }).toString(),
+      });
+      const body = (await response.json()) as { ok: boolean; users?: string[]; error?: string };
+      if (!body.ok) throw new Error(`usergroups.users.list: ${body.error}`);
+      return body.users ?? [];
+    },
+  });
+  const slack = await startSlackApp({
+    mode: 'http',
+    botToken: BOT_TOKEN,
+    signingSecret: SIGNING_SECRET,
+    apiUrl: fake.apiUrl,
+    port: 0,
+    engine: runtime.engine,
+    services: runtime.services,
+    metrics: runtime.metrics,
+    logger,
+    clientRetries: { retries: 2, minTimeout: 0, maxTimeout: 1 },
+  });
+  const baseUrl = `http://127.0.0.1:${slack.port}`;
+  const eventsUrl = `${baseUrl}/slack/events`;
+
+  return {
+    fake,
+    sandbox,
+    runtime,
+    slack,
+    config,
+    eventsUrl,
+    baseUrl,
+    logs,
+    policyPath,
+    async command(text, commandOptions = {}) {
+      const responseUrl = fake.responseUrl();
+      const request = slashCommand({
+        text,
+        userId: commandOptions.userId ?? DEFAULT_USER_ID,
+        channelId: commandOptions.channelId ?? DEFAULT_CHANNEL_ID,
+        responseUrl,
+        triggerId: commandOptions.triggerId,
+      });
+      const ack = await postSigned(eventsUrl, request, {
+        signingSecret: SIGNING_SECRET,
+        retryNum: commandOptions.retryNum,
+      });
+      return { ack, responseUrl, triggerId: request.payload.trigger_id };
+    },
+    click(actionId, value, clickOptions = {}) {
+      return postSigned(
+        eventsUrl,
+        blockActions({
+          actionId,
+          value,
+          userId: clickOptions.userId ?? DEFAULT_USER_ID,
+          channelId: clickOptions.channelId ?? DEFAULT_CHANNEL_ID,
+          responseUrl: clickOptions.responseUrl ?? fake.responseUrl(),
+        }),
+        { signingSecret: SIGNING_SECRET },
+      );
+    },
+    async close() {
+      // The suite-wide leak guard: nothing this harness saw may carry a secret.
+      const keys = await runtime.services.platform.listApiKeys({ perPage: 1000 }).catch(() => undefined);
+      const never = [
+        BOT_TOKEN,
+        SIGNING_SECRET,
+        sandbox.apiKey,
+        sandbox.databaseTokens.fullAccess,
+        sandbox.databaseTokens.readOnly,
+        ...(keys?.Items.map((key) => key.Key ?? '') ?? []),
+      ].filter((secret) => secret.length >= 8);
+      const dmOnly = runtime.secrets.values().filter((secret) => !never.includes(secret));
+      const leaks = findLeaks(fake, logs, { never, dmOnly });
+      await slack.stop();
+      await runtime.close();
+      if (!options.sandbox) await sandbox.close();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (leaks.length > 0)
+        throw new Error(
+          `secrets leaked: ${leaks.map((leak) => `${leak.secret} in ${leak.where}`).join('; ')}`,
+        );
+    },
+  };
+}
