@@ -220,6 +220,16 @@ export function createEngine(options: {
     fields: { target?: string; params?: Record<string, unknown> },
     work: () => Promise<Reply | undefined>,
   ): Promise<void> {
+    const audited = op.id !== 'help' && op.id !== 'whoami';
+    const fail = async (error: unknown) => {
+      const failure = failureReply(ctx, error);
+      outcome(op.id, failure.outcome);
+      await safeRespond(ctx, failure.reply);
+      if (audited && !(error instanceof StateUnavailableError))
+        await audit(ctx, op.id, failure.outcome, { ...fields, detail: failure.detail }).catch(
+          () => undefined,
+        );
+    };
     try {
       const decision = await authorizer.decide(op.id, ctx);
       if (!decision.allowed) {
@@ -231,19 +241,21 @@ export function createEngine(options: {
         );
         return;
       }
+      // Written before anything runs: without a working state store, nothing runs at all.
+      if (audited) await audit(ctx, op.id, 'started', fields);
+    } catch (error) {
+      await fail(error);
+      return;
+    }
+    try {
       const reply = await work();
       if (reply) await ctx.surface.respond(reply);
-      outcome(op.id, 'succeeded');
-      if (op.id !== 'help' && op.id !== 'whoami') await audit(ctx, op.id, 'succeeded', fields);
     } catch (error) {
-      const failure = failureReply(ctx, error);
-      outcome(op.id, failure.outcome);
-      await safeRespond(ctx, failure.reply);
-      if (!(error instanceof StateUnavailableError))
-        await audit(ctx, op.id, failure.outcome, { ...fields, detail: failure.detail }).catch(
-          () => undefined,
-        );
+      await fail(error);
+      return;
     }
+    outcome(op.id, 'succeeded');
+    if (audited) await audit(ctx, op.id, 'succeeded', fields).catch(() => undefined);
   }
 
   return {

@@ -12,6 +12,7 @@ import type { Policy } from '../../src/policy/schema.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
+import { createSlackGroupFetcher } from '../../src/slack/groups.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
 import { blockActions, DEFAULT_CHANNEL_ID, DEFAULT_USER_ID, slashCommand } from './payloads.js';
@@ -88,7 +89,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logLines.push(line);
     },
   });
-  const webClient = { slackApiUrl: fake.apiUrl };
   const runtime = await createRuntime({
     config,
     platform: config.platform!,
@@ -97,19 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     fallbackPolicy: options.fallbackPolicy,
     policyIntervalMs: 50,
     now: options.now,
-    fetchGroupMembers: async (groupId) => {
-      const response = await fetch(`${webClient.slackApiUrl}usergroups.users.list`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${BOT_TOKEN}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: new URLSearchParams({ usergroup: groupId }).toString(),
-      });
-      const body = (await response.json()) as { ok: boolean; users?: string[]; error?: string };
-      if (!body.ok) throw new Error(`usergroups.users.list: ${body.error}`);
-      return body.users ?? [];
-    },
+    fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
   });
   const slack = await startSlackApp({
     mode: 'http',

@@ -1,0 +1,86 @@
+/**
+ * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
+ */
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createLogger, SecretRegistry } from './log.js';
+import { PolicyLoadError } from './policy/store.js';
+import { createRuntime } from './runtime.js';
+import { startSlackApp } from './slack/app.js';
+import { createSlackGroupFetcher } from './slack/groups.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`edgeops: configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const secrets = new SecretRegistry();
+  const logger = createLogger({ level: config.logLevel, secrets });
+
+  if (config.mode === 'console') {
+    const { runConsole } = await import('./console/run.js');
+    await runConsole({ config, secrets, logger });
+    return;
+  }
+
+  logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP' : 'Socket Mode'} mode`, {
+    mode: config.mode,
+    port: config.port,
+  });
+  const fetchGroupMembers = createSlackGroupFetcher({
+    token: config.slack.botToken!,
+    apiUrl: config.slack.apiUrl,
+  });
+  const runtime = await createRuntime({
+    config,
+    platform: config.platform!,
+    secrets,
+    logger,
+    fetchGroupMembers,
+  });
+  const slack = await startSlackApp({
+    mode: config.mode,
+    botToken: config.slack.botToken!,
+    signingSecret: config.slack.signingSecret,
+    appToken: config.slack.appToken,
+    apiUrl: config.slack.apiUrl,
+    port: config.port,
+    engine: runtime.engine,
+    services: runtime.services,
+    metrics: runtime.metrics,
+    logger,
+  });
+  logger.info('edgeops is ready', { port: slack.port });
+
+  const shutdown = async (signal: string) => {
+    logger.info('shutting down', { signal });
+    await slack.stop().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => runtime.policies.reload());
+}
+
+// A last guard: nothing crashes the process; the failure is logged (redacted) instead.
+const fallbackSecrets = new SecretRegistry();
+const fallbackLogger = createLogger({ level: 'error', secrets: fallbackSecrets });
+process.on('unhandledRejection', (reason) => fallbackLogger.error('unhandled rejection', { error: reason }));
+process.on('uncaughtException', (error) => fallbackLogger.error('uncaught exception', { error }));
+
+main().catch((error: unknown) => {
+  if (error instanceof PolicyLoadError) {
+    process.stderr.write(`edgeops: policy error: ${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(
+    `edgeops: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger, SecretRegistry } from '../../src/log.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { slashCommand, socketEnvelope } from '../support/payloads.js';
+
+const APP_TOKEN = 'xapp-1-A0EDGEOPS-test-socket-token';
+const BOT_TOKEN = 'xoxb-socket-test-bot-token';
+
+let fake: FakeSlack;
+let sandbox: Sandbox;
+let runtime: Runtime;
+let slack: RunningSlackApp;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'edgeops-socket-'));
+  fake = await startFakeSlack();
+  sandbox = await startSandbox();
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_APP_TOKEN: APP_TOKEN,
+    SLACK_API_URL: fake.apiUrl,
+    PLATFORM_API_URL: sandbox.apiUrl,
+    PLATFORM_API_KEY: sandbox.apiKey,
+    PLATFORM_LOGGING_URL: sandbox.loggingUrl,
+    STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+  });
+  expect(config.mode).toBe('socket');
+  const secrets = new SecretRegistry();
+  const logger = createLogger({ level: 'warn', secrets, write: () => undefined });
+  runtime = await createRuntime({ config, platform: config.platform!, secrets, logger });
+  slack = await startSlackApp({
+    mode: 'socket',
+    botToken: BOT_TOKEN,
+    appToken: APP_TOKEN,
+    apiUrl: fake.apiUrl,
+    port: 0,
+    engine: runtime.engine,
+    services: runtime.services,
+    metrics: runtime.metrics,
+    logger,
+    clientRetries: { retries: 1, minTimeout: 0, maxTimeout: 1 },
+  });
+});
+
+afterAll(async () => {
+  await slack?.stop();
+  await runtime?.close();
+  await sandbox?.close();
+  await fake?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Socket Mode', () => {
+  it('connects through apps.connections.open, acknowledges an envelope and answers the command', async () => {
+    await fake.socket.waitForConnection(5_000);
+    expect(fake.callsTo('apps.connections.open')[0]?.token).toBe(APP_TOKEN);
+    const responseUrl = fake.responseUrl();
+    const envelope = socketEnvelope(slashCommand({ text: 'dns', responseUrl }));
+    const ack = await fake.socket.send(envelope, 5_000);
+    expect(ack.envelope_id).toBe(envelope.envelope_id);
+    const reply = await fake.waitForResponse((post) => responseUrl.endsWith(post.id), 5_000);
+    expect(JSON.stringify(reply.body)).toContain('DNS zones');
+  });
+
+  it('still serves /healthz for the container health check', async () => {
+    expect((await fetch(`http://127.0.0.1:${slack.port}/healthz`)).status).toBe(200);
+  });
+});
