@@ -1,0 +1,397 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPlatformClient, type PlatformClient } from '../../src/platform/client.js';
+import { PlatformError } from '../../src/platform/errors.js';
+import { JsonArraySplitter } from '../../src/platform/json-entries.js';
+import type { RouteId } from '../../src/sandbox/router.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+
+let sandbox: Sandbox;
+let client: PlatformClient;
+const sleeps: number[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  client = createPlatformClient({
+    apiUrl: sandbox.apiUrl,
+    apiKey: sandbox.apiKey,
+    loggingUrl: sandbox.loggingUrl,
+    databaseApiUrl: sandbox.databaseApiUrl,
+    headersTimeoutMs: 1_000,
+    // Record the backoff instead of waiting it out.
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+});
+afterAll(async () => {
+  await client?.close();
+  await sandbox?.close();
+});
+afterEach(() => {
+  sandbox.faults.clear();
+  sleeps.length = 0;
+});
+
+async function failure(promise: Promise<unknown>): Promise<PlatformError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof PlatformError) return error;
+    throw error;
+  }
+  throw new Error('expected a PlatformError');
+}
+
+const recentWindow = () => ({ from: Date.now() - 3_600_000, to: Date.now() - 60_000 });
+
+async function drain(stream: AsyncIterable<unknown>): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of stream) bytes += (chunk as Buffer).length;
+  return bytes;
+}
+
+describe('platform client against the sandbox', () => {
+  describe('success', () => {
+    it('creates a video library (201) with its keys', async () => {
+      const library = await client.createVideoLibrary({
+        Name: 'launch videos',
+        EnabledResolutions: '720p,1080p',
+      });
+      expect(library.Id).toBeGreaterThan(0);
+      expect(library.Name).toBe('launch videos');
+      expect(library.ApiKey).toBeTruthy();
+      expect(library.PullZoneId).toBeGreaterThan(0);
+    });
+
+    it('lists API keys with the page and perPage query names', async () => {
+      const list = await client.listApiKeys({ page: 2, perPage: 5 });
+      expect(list.CurrentPage).toBe(2);
+      expect(list.Items.length).toBeLessThanOrEqual(5);
+      expect(sandbox.requests.last('apikey.list')?.query).toEqual({ page: '2', perPage: '5' });
+    });
+
+    it('resets a pull zone security key (204)', async () => {
+      await client.resetPullZoneSecurityKey(sandbox.ids.pullZone, 'k'.repeat(32));
+      expect(sandbox.pullZoneSecurityKey(sandbox.ids.pullZone)).toBe('k'.repeat(32));
+    });
+
+    it('lists DNS zones with search and the Lite view', async () => {
+      const full = await client.listDnsZones({ perPage: 100 });
+      expect(full.Items.some((zone) => zone.Records.length > 0)).toBe(true);
+      await client.listDnsZones({ search: 'example', view: 1 });
+      expect(sandbox.requests.last('dnszone.list')?.query).toMatchObject({ search: 'example', view: '1' });
+    });
+
+    it('updates bot detection and returns the configuration from the envelope', async () => {
+      const config = await client.updateBotDetection({
+        shieldZoneId: sandbox.ids.shieldZone,
+        executionMode: 1,
+        requestIntegrity: { sensitivity: 2 },
+        ipAddress: { sensitivity: 1 },
+        browserFingerprint: { sensitivity: 3, aggression: 2, complexEnabled: true },
+      });
+      expect(config.browserFingerprint?.sensitivity).toBe(3);
+      expect(sandbox.botDetection(sandbox.ids.shieldZone)?.executionMode).toBe(1);
+    });
+
+    it('reads the WAF enums', async () => {
+      const enums = await client.getWafEnums();
+      expect(enums.length).toBeGreaterThan(1);
+      expect(enums[0]?.enumValues.length).toBeGreaterThan(0);
+    });
+
+    it('streams an event-log export as CSV', async () => {
+      const result = await client.exportShieldEventLogs(sandbox.ids.shieldZone, recentWindow());
+      expect(result.contentType).toContain('text/csv');
+      let text = '';
+      for await (const chunk of result.body) text += (chunk as Buffer).toString('utf8');
+      expect(text.split('\n')[0]).toContain('timestamp');
+    });
+
+    it('streams an origin-log day, entry by entry', async () => {
+      const result = await client.getOriginErrorLogs(sandbox.ids.pullZone, new Date());
+      const splitter = new JsonArraySplitter('logs');
+      let entries = 0;
+      for await (const chunk of result.body) entries += splitter.push(chunk as Buffer).length;
+      splitter.end();
+      expect(entries).toBeGreaterThan(0);
+      expect(sandbox.requests.last('logs.origin')?.path).toMatch(/\/308006\/\d{2}-\d{2}-\d{4}$/);
+    });
+
+    it('formats the origin-log date as MM-dd-yyyy of the UTC day', async () => {
+      const result = await client.getOriginErrorLogs(
+        sandbox.ids.quietPullZone,
+        new Date(Date.UTC(2026, 10, 21, 23, 59)),
+      );
+      await drain(result.body);
+      expect(sandbox.requests.last('logs.origin')?.path.endsWith('/11-21-2026')).toBe(true);
+    });
+
+    it('generates and revokes database tokens', async () => {
+      const token = await client.generateDatabaseToken(sandbox.databaseId, { authorization: 'read-only' });
+      expect(token.token.length).toBeGreaterThan(10);
+      await client.revokeDatabaseTokens(sandbox.databaseId);
+      expect(sandbox.requests.last('database.tokens.revoke')?.status).toBe(204);
+    });
+  });
+
+  describe('requests refused before anything is sent', () => {
+    const cases: [string, RouteId, () => Promise<unknown>][] = [
+      [
+        'an extra library field',
+        'videolibrary.create',
+        () => client.createVideoLibrary({ Name: 'x', Bogus: 1 } as never),
+      ],
+      ['an empty library name', 'videolibrary.create', () => client.createVideoLibrary({ Name: '' })],
+      [
+        'an unknown resolution',
+        'videolibrary.create',
+        () => client.createVideoLibrary({ Name: 'x', EnabledResolutions: '720p,4k' }),
+      ],
+      ['page 0', 'apikey.list', () => client.listApiKeys({ page: 0 })],
+      ['perPage 4', 'dnszone.list', () => client.listDnsZones({ perPage: 4 })],
+      ['perPage 1001', 'apikey.list', () => client.listApiKeys({ perPage: 1001 })],
+      ['view 2', 'dnszone.list', () => client.listDnsZones({ view: 2 as never })],
+      [
+        'a short security key',
+        'pullzone.resetSecurityKey',
+        () => client.resetPullZoneSecurityKey(1, 'short'),
+      ],
+      [
+        'sensitivity 4',
+        'shield.botDetection',
+        () =>
+          client.updateBotDetection({
+            shieldZoneId: 1,
+            executionMode: 0,
+            requestIntegrity: { sensitivity: 4 },
+            ipAddress: { sensitivity: 0 },
+            browserFingerprint: { sensitivity: 0, aggression: 0, complexEnabled: false },
+          }),
+      ],
+      [
+        'to before from',
+        'shield.export',
+        () => client.exportShieldEventLogs(1, { from: Date.now() - 1000, to: Date.now() - 2000 }),
+      ],
+      [
+        'a window older than 72 hours',
+        'shield.export',
+        () =>
+          client.exportShieldEventLogs(1, {
+            from: Date.now() - 80 * 3_600_000,
+            to: Date.now() - 75 * 3_600_000,
+          }),
+      ],
+      [
+        'cidr on a field other than ip',
+        'shield.export',
+        () =>
+          client.exportShieldEventLogs(1, {
+            ...recentWindow(),
+            filters: [{ field: 'url', op: 'cidr', value: ['10.0.0.0/8'] }],
+          }),
+      ],
+      ['an invalid date', 'logs.origin', () => client.getOriginErrorLogs(1, new Date('nope'))],
+      [
+        'a bad token mode',
+        'database.tokens.generate',
+        () => client.generateDatabaseToken('db_1', { authorization: 'admin' as never }),
+      ],
+    ];
+    it.each(cases)('%s', async (_name, route, call) => {
+      const before = sandbox.requests.count(route);
+      const error = await failure(call());
+      expect(error.kind).toBe('invalid-request');
+      expect(error.userMessage.length).toBeGreaterThan(5);
+      expect(sandbox.requests.count(route)).toBe(before);
+    });
+  });
+
+  describe('error shapes become typed errors with a message a user can act on', () => {
+    it('ApiErrorData 400 carries Message, Field and ErrorKey', async () => {
+      const error = await failure(
+        client.createVideoLibrary({ Name: 'x', OutputCodecs: 'vp9', EncodingTier: 0 }),
+      );
+      expect(error.kind).toBe('bad-request');
+      expect(error.status).toBe(400);
+      expect(error.field).toBeTruthy();
+      expect(error.userMessage).toContain('Field:');
+    });
+
+    it('401 points at PLATFORM_API_KEY', async () => {
+      const wrong = createPlatformClient({
+        apiUrl: sandbox.apiUrl,
+        apiKey: 'not-the-key-at-all',
+        loggingUrl: sandbox.loggingUrl,
+        databaseApiUrl: sandbox.databaseApiUrl,
+      });
+      try {
+        const error = await failure(wrong.listDnsZones());
+        expect(error.kind).toBe('unauthorized');
+        expect(error.userMessage).toContain('PLATFORM_API_KEY');
+        expect(error.attempts).toBe(1);
+        expect((await failure(wrong.getWafEnums())).kind).toBe('unauthorized');
+      } finally {
+        await wrong.close();
+      }
+    });
+
+    it('404 names the missing object', async () => {
+      const error = await failure(client.resetPullZoneSecurityKey(999_999, 'k'.repeat(32)));
+      expect(error.kind).toBe('not-found');
+      expect(error.userMessage).toContain('Pull zone 999999');
+    });
+
+    it('a Shield envelope with success=false is a failure with its errorKey', async () => {
+      const error = await failure(
+        client.updateBotDetection({
+          shieldZoneId: sandbox.ids.basicShieldZone,
+          executionMode: 0,
+          requestIntegrity: { sensitivity: 1 },
+          ipAddress: { sensitivity: 1 },
+          browserFingerprint: { sensitivity: 1, aggression: 1, complexEnabled: false },
+        }),
+      );
+      expect(error.kind).toBe('shield-error');
+      expect(error.errorKey).toBe('invalid_plan_type.bot_detection');
+    });
+
+    it('a problem document shows its detail', async () => {
+      sandbox.faults.set('shield.export', {
+        status: 400,
+        body: {
+          type: 'about:blank',
+          title: 'Bad Request',
+          status: 400,
+          detail: 'The window is too wide',
+          instance: '/x',
+        },
+        times: 1,
+      });
+      const error = await failure(client.exportShieldEventLogs(sandbox.ids.shieldZone, recentWindow()));
+      expect(error.kind).toBe('problem');
+      expect(error.userMessage).toBe('The window is too wide');
+    });
+
+    it('a status object from the WAF enums maps by its statusCode', async () => {
+      sandbox.faults.set('shield.wafEnums', { status: 403, body: { statusCode: 403 }, times: 1 });
+      expect((await failure(client.getWafEnums())).kind).toBe('forbidden');
+    });
+
+    it('a database API error shows its text', async () => {
+      const error = await failure(client.generateDatabaseToken('db_unknown', { authorization: 'read-only' }));
+      expect(error.kind).toBe('not-found');
+    });
+
+    it('malformed JSON is an invalid response, not retried', async () => {
+      sandbox.faults.set('apikey.list', { malformedJson: true, times: 1 });
+      const before = sandbox.requests.count('apikey.list');
+      const error = await failure(client.listApiKeys());
+      expect(error.kind).toBe('invalid-response');
+      expect(sandbox.requests.count('apikey.list') - before).toBe(1);
+    });
+  });
+
+  describe('retries', () => {
+    it('a read that fails with 500 twice and then succeeds returns the result', async () => {
+      sandbox.faults.set('dnszone.list', { status: 500, times: 2 });
+      const before = sandbox.requests.count('dnszone.list');
+      const list = await client.listDnsZones();
+      expect(list.Items.length).toBeGreaterThan(0);
+      expect(sandbox.requests.count('dnszone.list') - before).toBe(3);
+      expect(sleeps).toHaveLength(2);
+    });
+
+    it('a read gives up after 3 tries and says so', async () => {
+      sandbox.faults.set('apikey.list', { status: 503 });
+      const before = sandbox.requests.count('apikey.list');
+      const error = await failure(client.listApiKeys());
+      expect(error.kind).toBe('server');
+      expect(error.attempts).toBe(3);
+      expect(sandbox.requests.count('apikey.list') - before).toBe(3);
+    });
+
+    it('429 waits as long as Retry-After says', async () => {
+      sandbox.faults.set('shield.wafEnums', { retryAfter: 7, times: 1 });
+      await client.getWafEnums();
+      expect(sleeps).toEqual([7_000]);
+    });
+
+    it('backs off with jitter between tries', async () => {
+      sandbox.faults.set('dnszone.list', { status: 502, times: 2 });
+      await client.listDnsZones();
+      expect(sleeps[0]).toBeGreaterThanOrEqual(125);
+      expect(sleeps[0]).toBeLessThanOrEqual(250);
+      expect(sleeps[1]).toBeGreaterThanOrEqual(250);
+      expect(sleeps[1]).toBeLessThanOrEqual(500);
+    });
+
+    it('a dropped connection on a read is retried', async () => {
+      sandbox.faults.set('apikey.list', { drop: true, times: 1 });
+      await expect(client.listApiKeys()).resolves.toBeDefined();
+    });
+
+    it('a body cut short on a read is retried', async () => {
+      sandbox.faults.set('dnszone.list', { truncate: true, times: 1 });
+      await expect(client.listDnsZones()).resolves.toBeDefined();
+    });
+
+    it('a timeout on a read is retried and then reported as a network failure', async () => {
+      sandbox.faults.set('apikey.list', { delayMs: 1_500 });
+      const error = await failure(client.listApiKeys());
+      expect(error.kind).toBe('network');
+      expect(error.attempts).toBe(3);
+    });
+
+    it.each([
+      ['videolibrary.create', () => client.createVideoLibrary({ Name: 'never twice' })],
+      [
+        'pullzone.resetSecurityKey',
+        () => client.resetPullZoneSecurityKey(sandbox.ids.pullZone, 'z'.repeat(32)),
+      ],
+      ['database.tokens.revoke', () => client.revokeDatabaseTokens(sandbox.databaseId)],
+    ] as [RouteId, () => Promise<unknown>][])('a write (%s) is never retried on 500', async (route, call) => {
+      sandbox.faults.set(route, { status: 500 });
+      const before = sandbox.requests.count(route);
+      const error = await failure(call());
+      expect(error.kind).toBe('server');
+      expect(sandbox.requests.count(route) - before).toBe(1);
+      expect(sleeps).toHaveLength(0);
+    });
+
+    it('a write is not retried on 429 either', async () => {
+      sandbox.faults.set('videolibrary.create', { retryAfter: 1 });
+      const before = sandbox.requests.count('videolibrary.create');
+      expect((await failure(client.createVideoLibrary({ Name: 'x' }))).kind).toBe('rate-limited');
+      expect(sandbox.requests.count('videolibrary.create') - before).toBe(1);
+    });
+  });
+
+  describe('streaming', () => {
+    it('consumes a 200,000-entry origin-log day entry by entry without holding the body', async () => {
+      sandbox.knobs.setLogDay(sandbox.ids.apiPullZone, 200_000);
+      try {
+        global.gc?.();
+        const heapBefore = process.memoryUsage().heapUsed;
+        let peak = heapBefore;
+        const result = await client.getOriginErrorLogs(sandbox.ids.apiPullZone, new Date());
+        const splitter = new JsonArraySplitter('logs');
+        let entries = 0;
+        let bytes = 0;
+        for await (const chunk of result.body) {
+          bytes += (chunk as Buffer).length;
+          entries += splitter.push(chunk as Buffer).length;
+          if (entries % 20_000 < 200) peak = Math.max(peak, process.memoryUsage().heapUsed);
+        }
+        splitter.end();
+        expect(entries).toBe(200_000);
+        expect(bytes).toBeGreaterThan(40_000_000);
+        // The sandbox runs in this process too, so allow for both sides' buffers.
+        expect(peak - heapBefore).toBeLessThan(bytes / 2);
+      } finally {
+        sandbox.knobs.clear();
+      }
+    }, 60_000);
+  });
+});
