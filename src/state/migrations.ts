@@ -1,5 +1,6 @@
 import type { Client } from '@libsql/client';
 import { z } from 'zod';
+import { approvalsMigration } from '../approvals/migration.js';
 import type { Logger } from '../log.js';
 import { retryBusy } from './busy.js';
 
@@ -47,6 +48,8 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX claims_expires_at ON claims (expires_at)',
     ],
   },
+  // Version 2: approval requests; the schema lives beside the approval service.
+  approvalsMigration,
 ];
 
 export interface ApplyMigrationsOptions {

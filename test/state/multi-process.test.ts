@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../../src/log.js';
 import { createAuditLog } from '../../src/state/audit.js';
+import { migrations } from '../../src/state/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
 
@@ -97,7 +98,7 @@ describe('two processes sharing one state file', () => {
 
   it('both migrate the new file, and version 1 is recorded once', async () => {
     const versions = await store.client.execute('SELECT version FROM schema_migrations');
-    expect(versions.rows.map((row) => row.version)).toEqual([1]);
+    expect(versions.rows.map((row) => row.version)).toEqual(migrations.map((migration) => migration.version));
   });
 
   it('their appends form one valid chain holding every row of both', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBusyError } from '../../src/state/busy.js';
+import { migrations } from '../../src/state/migrations.js';
 import { filePathOf, openStateStore, type StateStore, stateDatabaseKind } from '../../src/state/store.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
 
@@ -57,7 +58,7 @@ describe('state store on a file', () => {
     expect(await a.ping()).toBe(true);
     expect(await b.ping()).toBe(true);
     const versions = await a.client.execute('SELECT version FROM schema_migrations');
-    expect(versions.rows.map((row) => row.version)).toEqual([1]);
+    expect(versions.rows.map((row) => row.version)).toEqual(migrations.map((migration) => migration.version));
   });
 
   it('waits for another writer to release its lock instead of failing', async () => {

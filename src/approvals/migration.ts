@@ -1,0 +1,57 @@
+import type { Migration } from '../state/migrations.js';
+
+/**
+ * The approvals table. Written out in full rather than generated from machine.ts: an applied
+ * migration never runs again, so its text must not drift with later code (a test keeps the
+ * trigger and TRANSITIONS in step). Times are Unix milliseconds so expiry compares as integers.
+ */
+export const approvalsMigration: Migration = {
+  version: 2,
+  name: 'approvals',
+  statements: [
+    `CREATE TABLE approvals (
+      id TEXT PRIMARY KEY,
+      operation TEXT NOT NULL,
+      target TEXT NOT NULL CHECK (target <> ''),
+      params_json TEXT NOT NULL,
+      params_digest TEXT NOT NULL,
+      requester TEXT NOT NULL,
+      channel_id TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN
+        ('pending', 'approved', 'executing', 'succeeded', 'failed', 'rejected', 'expired', 'cancelled', 'unknown')),
+      created_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL,
+      required INTEGER NOT NULL CHECK (required >= 1),
+      approver_roles_json TEXT NOT NULL,
+      approver_ids_json TEXT NOT NULL,
+      confirm INTEGER NOT NULL CHECK (confirm IN (0, 1)),
+      approvals_json TEXT NOT NULL DEFAULT '[]',
+      decided_by TEXT,
+      decided_at INTEGER,
+      started_at INTEGER,
+      finished_at INTEGER,
+      executor TEXT,
+      result_json TEXT,
+      card_channel TEXT,
+      card_ts TEXT,
+      version INTEGER NOT NULL DEFAULT 0
+    )`,
+    // The lock: at most one open request per operation and target, across every replica.
+    `CREATE UNIQUE INDEX approvals_open_target ON approvals (operation, target)
+     WHERE state IN ('pending', 'approved', 'executing')`,
+    'CREATE INDEX approvals_state_expires ON approvals (state, expires_at)',
+    'CREATE INDEX approvals_created ON approvals (created_at)',
+    // A second guard behind the conditional updates: no code path can move a request backwards.
+    `CREATE TRIGGER approvals_transition BEFORE UPDATE OF state ON approvals
+     WHEN OLD.state IS NOT NEW.state AND OLD.state || '>' || NEW.state NOT IN (
+       'pending>approved', 'pending>rejected', 'pending>expired', 'pending>cancelled',
+       'approved>executing', 'executing>succeeded', 'executing>failed', 'executing>unknown')
+     BEGIN SELECT RAISE(ABORT, 'approvals: state transition not allowed'); END`,
+    // What was asked (and approved) is fixed once asked: it runs only with those parameters.
+    `CREATE TRIGGER approvals_request_fixed BEFORE UPDATE OF id, operation, target, params_json,
+       params_digest, requester, channel_id, reason, created_at, expires_at, required,
+       approver_roles_json, approver_ids_json, confirm ON approvals
+     BEGIN SELECT RAISE(ABORT, 'approvals: a request cannot be changed once made'); END`,
+  ],
+};
