@@ -1,0 +1,72 @@
+/**
+ * GET {logging_url}/{pullZoneId}/{MM-dd-yyyy}: origin errors of one UTC day, streamed entry by entry.
+ * Seeded zones have errors on today and the seven days before it (relative to the sandbox clock);
+ * other dates are empty. A bad date answers 400 with ApiErrorData: the logging service's error body
+ * is undocumented, and the core API's shape is the one clients already know how to show.
+ */
+import { pipeline } from 'node:stream';
+import { hasAccountKey, sendApiError, sendEmpty } from '../http.js';
+import { originLogDayStream, seededDayCount } from '../origin-logs.js';
+import type { Route } from '../router.js';
+import { ORIGIN_ERRORS_PER_DAY } from '../seed.js';
+import type { SandboxState } from '../state.js';
+
+const DAY_MS = 86_400_000;
+const SEEDED_DAYS = 7;
+
+/** UTC midnight of an MM-dd-yyyy date, or undefined when the text is not a real date. */
+export function parseLogDate(text: string): number | undefined {
+  const match = /^(\d{2})-(\d{2})-(\d{4})$/.exec(text);
+  if (!match) return undefined;
+  const [month, day, year] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const start = Date.UTC(year, month - 1, day);
+  const check = new Date(start);
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
+    return undefined;
+  }
+  return start;
+}
+
+export function originLogRoutes(state: SandboxState): Route[] {
+  const entriesFor = (pullZoneId: number, dayStart: number): { count: number; notAfter?: number } => {
+    const knob = state.knobs.logDayEntries(pullZoneId);
+    if (knob !== undefined) return { count: knob };
+    const perDay = ORIGIN_ERRORS_PER_DAY[pullZoneId] ?? 0;
+    const now = state.now();
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    if (dayStart > today || dayStart < today - SEEDED_DAYS * DAY_MS) return { count: 0 };
+    return { count: seededDayCount(state.seed, pullZoneId, dayStart, perDay), notAfter: now };
+  };
+
+  return [
+    {
+      id: 'logs.origin',
+      listener: 'api',
+      method: 'GET',
+      path: /^\/logging\/(?<pullZoneId>[^/]+)\/(?<date>[^/]+)$/,
+      handle({ req, res, params }) {
+        if (!hasAccountKey(req, state.apiKey)) return sendEmpty(res, 401);
+        const dayStart = parseLogDate(params.date ?? '');
+        if (dayStart === undefined) {
+          return sendApiError(
+            res,
+            'dateTime.invalid',
+            'dateTime',
+            'The date must be a real date written MM-dd-yyyy',
+          );
+        }
+        const id = /^\d+$/.test(params.pullZoneId ?? '') ? Number(params.pullZoneId) : undefined;
+        const known =
+          id !== undefined && (state.pullZones.has(id) || state.knobs.logDayEntries(id) !== undefined);
+        if (id === undefined || !known) return sendEmpty(res, 404);
+        const { count, notAfter } = entriesFor(id, dayStart);
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        pipeline(
+          originLogDayStream({ seed: state.seed, pullZoneId: id, dayStart, count, notAfter }),
+          res,
+          () => undefined,
+        );
+      },
+    },
+  ];
+}

@@ -1,0 +1,220 @@
+/**
+ * The built-in sandbox platform: the whole platform API on 127.0.0.1, with seeded data, injectable
+ * faults and a request log. Two listeners: the management API (logging and database management
+ * live under it) and the database's Hrana endpoint, which clients address at its URL root.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BotDetectionUpdate } from '../platform/schemas.js';
+import { openSandboxDatabase } from './database.js';
+import { applyFault, createFaults, type Faults } from './faults.js';
+import { createHranaService } from './hrana.js';
+import { BodyTooLargeError, parseJson, readBody, sendEmpty } from './http.js';
+import { createKnobs, type Knobs } from './knobs.js';
+import { createRequestLog, type RequestLog, redactBody, redactHeaders } from './request-log.js';
+import { type Listener, matchRoute, type Route, type RouteId } from './router.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { handleControl } from './routes/control.js';
+import { databasePipelineRoutes } from './routes/database-pipeline.js';
+import { databaseTokenRoutes } from './routes/database-tokens.js';
+import { dnsZoneRoutes } from './routes/dns-zones.js';
+import { originLogRoutes } from './routes/origin-logs.js';
+import { pullZoneRoutes } from './routes/pull-zones.js';
+import { shieldRoutes } from './routes/shield.js';
+import { videoLibraryRoutes } from './routes/video-library.js';
+import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
+import { createState } from './state.js';
+import { createDatabaseTokens } from './tokens.js';
+
+/** The account key of every sandbox unless `apiKey` is given; not a secret anywhere else. */
+export const SANDBOX_API_KEY = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
+export const SANDBOX_DATABASE_ID = 'db_01SANDBOX0000000000000000';
+export const DEFAULT_SEED = 1;
+
+export interface SandboxOptions {
+  /** Interface to listen on; 127.0.0.1 by default. */
+  host?: string;
+  /** Management API port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Database (Hrana) port; 0 (the default) picks a free one. */
+  databasePort?: number;
+  /** The account key expected in the AccessKey header; SANDBOX_API_KEY by default. */
+  apiKey?: string;
+  /** `file:` URL or path of the database; a temporary file, removed on close, by default. */
+  databasePath?: string;
+  /** The platform's clock (Unix milliseconds); Date.now by default. */
+  now?: () => number;
+  /** Seed of all generated data; DEFAULT_SEED by default. */
+  seed?: number;
+  /** Idle time before a database stream's baton expires; 10 s by default. */
+  streamIdleMs?: number;
+  /** Called with handler failures (answered 500); they go to stderr by default. */
+  onError?: (error: unknown, routeId: RouteId) => void;
+}
+
+export interface Sandbox {
+  /** Management API base ({base_url}), e.g. http://127.0.0.1:4010 — no trailing slash. */
+  apiUrl: string;
+  /** Origin error log base ({logging_url}): `${apiUrl}/logging`. */
+  loggingUrl: string;
+  /** Database management base: `${apiUrl}/database`. */
+  databaseApiUrl: string;
+  /** Hrana endpoint of the database, on its own port: `http://127.0.0.1:P2`. */
+  databaseUrl: string;
+  databaseId: string;
+  apiKey: string;
+  /** Tokens valid at start (until revoked). */
+  databaseTokens: { fullAccess: string; readOnly: string };
+  /** Named seeded ids (see SEEDED_IDS). */
+  ids: typeof SEEDED_IDS;
+  pullZoneIds: readonly number[];
+  shieldZoneIds: readonly number[];
+  dnsZoneIds: readonly number[];
+  apiKeyIds: readonly number[];
+  faults: Faults;
+  requests: RequestLog;
+  knobs: Knobs;
+  /** The current token-authentication key of a pull zone, to check a reset. */
+  pullZoneSecurityKey(pullZoneId: number): string | undefined;
+  /** The stored bot-detection configuration of a Shield zone. */
+  botDetection(shieldZoneId: number): BotDetectionUpdate | undefined;
+  close(): Promise<void>;
+}
+
+const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const apiKey = options.apiKey ?? SANDBOX_API_KEY;
+  const now = options.now ?? Date.now;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const onError =
+    options.onError ??
+    ((error: unknown, routeId: RouteId) => {
+      process.stderr.write(
+        `sandbox: ${routeId} failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+      );
+    });
+
+  const database = await openSandboxDatabase({ path: options.databasePath, seed });
+  const tokens = createDatabaseTokens(SANDBOX_DATABASE_ID, now);
+  const hrana = createHranaService({ database, now, streamIdleMs: options.streamIdleMs });
+  const knobs = createKnobs({
+    logDays: new Map([[SEEDED_IDS.bigPullZone, BIG_LOG_DAY_ENTRIES]]),
+    exportBytes: new Map([[SEEDED_IDS.bigShieldZone, BIG_EXPORT_BYTES]]),
+  });
+  const data = createSeedData(seed, apiKey);
+  const state = createState({
+    apiKey,
+    seed,
+    now,
+    data,
+    knobs,
+    databaseId: SANDBOX_DATABASE_ID,
+    tokens,
+    hrana,
+  });
+  const faults = createFaults();
+  const requests = createRequestLog();
+  const routes: Route[] = [
+    ...videoLibraryRoutes(state),
+    ...apiKeyRoutes(state),
+    ...pullZoneRoutes(state),
+    ...dnsZoneRoutes(state),
+    ...shieldRoutes(state),
+    ...originLogRoutes(state),
+    ...databaseTokenRoutes(state),
+    ...databasePipelineRoutes(state),
+  ];
+
+  const serve = (listener: Listener) => async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const method = req.method ?? 'GET';
+    const match = matchRoute(routes, listener, method, url.pathname);
+    const routeId = match.kind === 'found' ? match.route.id : 'unmatched';
+    try {
+      const body =
+        method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT_BYTES);
+      const json = parseJson(body);
+      if (listener === 'api' && url.pathname.startsWith('/_sandbox/')) {
+        return handleControl({ faults, requests, knobs }, req, res, url, json);
+      }
+      const recorded = requests.record({
+        time: now(),
+        routeId,
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: redactHeaders(req.headers),
+        body: json.ok ? redactBody(json.value) : json.empty ? undefined : body.toString('utf8'),
+      });
+      res.on('finish', () => {
+        recorded.status = res.statusCode;
+      });
+      if (match.kind !== 'found') return sendEmpty(res, match.kind === 'wrong-method' ? 405 : 404);
+      const fault = faults.take(match.route.id);
+      if (fault && (await applyFault(fault, req, res))) return;
+      await match.route.handle({ req, res, url, params: match.params, body, json });
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        if (!res.headersSent) sendEmpty(res, 413);
+        return;
+      }
+      if (routeId !== 'unmatched') onError(error, routeId);
+      if (!res.headersSent) sendEmpty(res, 500);
+      else res.destroy();
+    }
+  };
+
+  const apiServer = createServer({ keepAlive: true }, serve('api'));
+  const databaseServer = createServer({ keepAlive: true }, serve('database'));
+  const apiPort = await listen(apiServer, host, options.port ?? 0);
+  const databasePort = await listen(databaseServer, host, options.databasePort ?? 0);
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  const apiUrl = `http://${hostPart}:${apiPort}`;
+
+  return {
+    apiUrl,
+    loggingUrl: `${apiUrl}/logging`,
+    databaseApiUrl: `${apiUrl}/database`,
+    databaseUrl: `http://${hostPart}:${databasePort}`,
+    databaseId: SANDBOX_DATABASE_ID,
+    apiKey,
+    databaseTokens: {
+      fullAccess: tokens.generate('full-access').token,
+      readOnly: tokens.generate('read-only').token,
+    },
+    ids: SEEDED_IDS,
+    pullZoneIds: data.pullZones.map((zone) => zone.id),
+    shieldZoneIds: data.shieldZones.map((zone) => zone.id),
+    dnsZoneIds: data.dnsZones.map((zone) => zone.Id),
+    apiKeyIds: data.apiKeys.map((key) => key.Id),
+    faults,
+    requests,
+    knobs,
+    pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
+    botDetection: (id) => state.botDetection.get(id),
+    async close() {
+      await Promise.all([closeServer(apiServer), closeServer(databaseServer)]);
+      await hrana.close();
+      await database.close();
+    },
+  };
+}
