@@ -7,6 +7,7 @@ import { PolicyLoadError } from './policy/store.js';
 import { createRuntime } from './runtime.js';
 import { startSlackApp } from './slack/app.js';
 import { createSlackGroupFetcher } from './slack/groups.js';
+import { createSlackSurface } from './slack/surface.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
     metrics: runtime.metrics,
     logger,
   });
+  await runtime.startBackground(
+    createSlackSurface({ client: slack.client, userId: '', channelId: '', logger }),
+  );
   logger.info('edgeops is ready', { port: slack.port });
 
   const shutdown = async (signal: string) => {

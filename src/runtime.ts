@@ -3,14 +3,17 @@
  * platform client, metrics and the engine. main.ts, tests and benchmarks all start here, so
  * Slack and the console run exactly the same product.
  */
+import { randomBytes } from 'node:crypto';
+import { createApprovalFlow } from './approvals/flow.js';
+import { createApprovalService } from './approvals/service.js';
 import type { Config } from './config.js';
 import { configSecrets } from './config.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
-import { operations } from './operations/registry.js';
-import type { Services } from './operations/types.js';
+import { gatedOperations, operations } from './operations/registry.js';
+import type { Services, Surface } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from './policy/authorizer.js';
 import { createDefaultPolicy } from './policy/defaults.js';
@@ -32,6 +35,10 @@ export interface RuntimeOptions {
   fallbackPolicy?: Policy;
   /** Poll interval for policy file changes (tests shorten it). */
   policyIntervalMs?: number;
+  /** How often stale approvals are expired and crashed executions recovered. */
+  sweepIntervalMs?: number;
+  /** An execution running longer than this is taken as interrupted by a crash. */
+  staleExecutionMs?: number;
   now?: () => number;
 }
 
@@ -43,6 +50,11 @@ export interface Runtime {
   authorizer: PolicyAuthorizer;
   secrets: SecretRegistry;
   logger: Logger;
+  /**
+   * Starts the approval sweep (expiry, crash recovery) with a surface that can update cards
+   * and send DMs outside any request; runs one sweep at once.
+   */
+  startBackground(surface: Surface): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -78,13 +90,43 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
   });
   const authorizer = createPolicyAuthorizer(policies, groups);
-  const services: Services = { platform, audit, state, logger, secrets, cache: createTtlCache(now), now };
+  const approvalService = createApprovalService({
+    store: state,
+    audit,
+    logger,
+    now: () => new Date(now()),
+    secrets,
+    instanceId: `edgeops-${process.pid}-${randomBytes(3).toString('hex')}`,
+  });
+  const approvals = createApprovalFlow({
+    service: approvalService,
+    authorizer,
+    groups,
+    logger,
+    now,
+    staleExecutionMs: options.staleExecutionMs,
+  });
+  for (const gate of gatedOperations) approvals.register(gate);
+  const services: Services = {
+    platform,
+    audit,
+    state,
+    logger,
+    secrets,
+    cache: createTtlCache(now),
+    approvals,
+    now,
+  };
   const engine = createEngine({
     operations,
     services,
     authorizer,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
   });
+
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = (surface: Surface) =>
+    approvals.sweep(surface).catch((error: unknown) => logger.warn('approval sweep failed', { error }));
 
   return {
     engine,
@@ -94,7 +136,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     authorizer,
     secrets,
     logger,
+    async startBackground(surface) {
+      await sweep(surface);
+      sweeper = setInterval(() => void sweep(surface), options.sweepIntervalMs ?? 30_000);
+      sweeper.unref();
+    },
     async close() {
+      if (sweeper) clearInterval(sweeper);
       policies.close();
       await platform.close();
       await state.close();

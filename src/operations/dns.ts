@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js';
 import { UserFacingError } from './engine.js';
-import { md, trusted } from './markup.js';
+import { md, nest, trusted } from './markup.js';
 import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { ephemeral, type Reply, type ReplyButton } from './reply.js';
 import { formatTable } from './table.js';
@@ -22,8 +22,8 @@ const RecordsStateSchema = z.object({ id: z.number().int().positive(), domain: z
 const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
 
 function zoneLine(zone: DnsZone, lite: boolean) {
-  const records = lite ? '' : md` · ${zone.Records.length} records`;
-  return md`• *${zone.Domain}* (id ${zone.Id})${trusted(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
+  const records = lite ? trusted('') : md` · ${zone.Records.length} records`;
+  return md`• *${zone.Domain}* (id ${zone.Id})${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
 }
 
 async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
@@ -47,9 +47,9 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
       text:
         list.Items.length > 0
           ? trusted(list.Items.map((zone) => zoneLine(zone, args.lite)).join('\n'))
-          : md`_No DNS zones${trusted(searched)}._`,
+          : md`_No DNS zones${nest(searched)}._`,
     },
-    { type: 'context', text: md`Page ${args.page} of ${pages}${trusted(searched)}.` },
+    { type: 'context', text: md`Page ${args.page} of ${pages}${nest(searched)}.` },
     ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
     { type: 'actions', buttons: pagingButtons('dns:page', args, list.HasMoreItems) },
   ]);

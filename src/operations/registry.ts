@@ -1,9 +1,25 @@
-/** Every subcommand the bot knows, in the order help lists them. */
+/** Every subcommand the bot knows, in the order help lists them, and the changes that can be gated. */
+import type { GatedOperation } from '../approvals/flow.js';
 import { apikeys } from './apikeys.js';
+import { approvals } from './approvals.js';
 import { audit } from './audit.js';
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
+import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
+import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
 import type { AnyOperation } from './types.js';
 
-export const operations: readonly AnyOperation[] = [help, whoami, dns, apikeys, shieldEnums, audit];
+export const operations: readonly AnyOperation[] = [
+  help,
+  whoami,
+  dns,
+  apikeys,
+  shieldEnums,
+  shieldBotDetection,
+  pullzoneResetKey,
+  approvals,
+  audit,
+];
+
+export const gatedOperations: readonly GatedOperation[] = [resetKeyGate, botDetectionGate];

@@ -4,6 +4,7 @@
  * was asked from Slack, the console or a test.
  */
 import type { z } from 'zod';
+import type { ApprovalFlow } from '../approvals/flow.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { AuditLog } from '../state/audit.js';
@@ -47,6 +48,7 @@ export interface Services {
   logger: Logger;
   secrets: SecretRegistry;
   cache: TtlCache;
+  approvals: ApprovalFlow;
   now: () => number;
 }
 
@@ -89,6 +91,11 @@ export interface Operation<S extends FlagSpecs, A> {
   /** One example, shown by help. */
   example: string;
   flags: S;
+  /**
+   * True when the operation's buttons and forms check access themselves (approval cards:
+   * the request's approvers may click, whatever the grants say).
+   */
+  ownAccessForInteractions?: boolean;
   /** Checks positionals and flags into typed arguments (zod inside). */
   parse(positionals: string[], flags: FlagValues<S>): ParseResult<A>;
   /** The object the command is about, for audit rows and approval locks. */

@@ -6,16 +6,25 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ViewStateValue } from '@slack/bolt';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger, SecretRegistry } from '../../src/log.js';
+import type { Surface } from '../../src/operations/types.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { createSlackGroupFetcher } from '../../src/slack/groups.js';
+import { createSlackSurface } from '../../src/slack/surface.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
-import { blockActions, DEFAULT_CHANNEL_ID, DEFAULT_USER_ID, slashCommand } from './payloads.js';
+import {
+  blockActions,
+  DEFAULT_CHANNEL_ID,
+  DEFAULT_USER_ID,
+  slashCommand,
+  viewSubmission,
+} from './payloads.js';
 import { postSigned, type SignedResponse } from './signer.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0f3c9a7e5b';
@@ -43,6 +52,8 @@ export interface Harness {
   baseUrl: string;
   logs: string[];
   policyPath?: string;
+  /** The surface background work (approval sweeps) uses: no user, no response_url. */
+  systemSurface: Surface;
   /** Sends a signed `/edge …` and waits for the HTTP acknowledgement. */
   command(
     text: string,
@@ -54,6 +65,13 @@ export interface Harness {
     value: string,
     options?: { userId?: string; channelId?: string; responseUrl?: string },
   ): Promise<SignedResponse>;
+  /** Submits a form; `values` maps field ids to Slack state values. Returns the parsed ack body. */
+  submitView(
+    callbackId: string,
+    privateMetadata: string,
+    values: Record<string, ViewStateValue>,
+    options?: { userId?: string },
+  ): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -111,6 +129,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     clientRetries: { retries: 2, minTimeout: 0, maxTimeout: 1 },
   });
+  const systemSurface = createSlackSurface({ client: slack.client, userId: '', channelId: '', logger });
+  await runtime.startBackground(systemSurface);
   const baseUrl = `http://127.0.0.1:${slack.port}`;
   const eventsUrl = `${baseUrl}/slack/events`;
 
@@ -124,6 +144,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     baseUrl,
     logs,
     policyPath,
+    systemSurface,
+    async submitView(callbackId, privateMetadata, values, viewOptions = {}) {
+      const state = Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: value }]));
+      const response = await postSigned(
+        eventsUrl,
+        viewSubmission({
+          callbackId,
+          privateMetadata,
+          values: state,
+          userId: viewOptions.userId ?? DEFAULT_USER_ID,
+        }),
+        { signingSecret: SIGNING_SECRET },
+      );
+      return { status: response.status, body: response.body ? JSON.parse(response.body) : undefined };
+    },
     async command(text, commandOptions = {}) {
       const responseUrl = fake.responseUrl();
       const request = slashCommand({

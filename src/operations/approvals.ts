@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { UserFacingError } from './engine.js';
+import { defineOperation, parseWith } from './types.js';
+
+const RequestIdSchema = z.string().regex(/^ap_[0-9a-f]{16}$/);
+
+function requestId(value: string): string {
+  const parsed = RequestIdSchema.safeParse(value);
+  if (!parsed.success) throw new UserFacingError('That button does not name an approval request.');
+  return parsed.data;
+}
+
+/**
+ * `/edge approvals [--all]`, and the Approve / Reject / Cancel buttons of every card. Clicks
+ * are checked by the approval flow against the request's own approvers, not by grants.
+ */
+export const approvals = defineOperation({
+  id: 'approvals.list',
+  words: ['approvals'],
+  usage: '/edge approvals [--all]',
+  summary: 'list requests waiting for approval (with --all, the last 50 of any state)',
+  example: '/edge approvals --all',
+  flags: { all: { kind: 'boolean' } },
+  ownAccessForInteractions: true,
+  parse: (positionals, flags) =>
+    positionals.length > 0
+      ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
+      : parseWith(z.object({ all: z.boolean() }), { all: flags.all }),
+  run: (ctx, args) => ctx.services.approvals.list(ctx, args.all),
+  actions: {
+    approve: (ctx, value) =>
+      ctx.services.approvals.click(ctx, { action: 'approve', requestId: requestId(value) }),
+    reject: (ctx, value) =>
+      ctx.services.approvals.click(ctx, { action: 'reject', requestId: requestId(value) }),
+    cancel: (ctx, value) =>
+      ctx.services.approvals.click(ctx, { action: 'cancel', requestId: requestId(value) }),
+  },
+  submissions: {
+    async confirm(ctx, values, privateMetadata) {
+      const typed = typeof values.confirmation === 'string' ? values.confirmation.trim() : '';
+      const id = requestId(privateMetadata);
+      const request = await ctx.services.approvals.peek(id);
+      if (request && typed !== request.target)
+        return { errors: { confirmation: `Type the target id exactly: ${request.target}` } };
+      return {
+        target: request?.target,
+        params: { approval: id },
+        run: () =>
+          ctx.services.approvals.click(ctx, { action: 'approve', requestId: id, confirmation: typed }),
+      };
+    },
+  },
+});

@@ -1,0 +1,328 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RecordedCall } from '../support/fake-slack.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { checkboxes, staticSelect, textInput } from '../support/payloads.js';
+
+const POLICY = `
+roles:
+  everyone: ["*"]
+  leads: [U0LEAD, U0LEAD2, S0LEADS]
+  shield: [U0SHA, U0SHB, U0SHC]
+grants:
+  - ops: "*"
+    roles: [everyone]
+approvals:
+  channel: C0APPROVALS
+  ttl: 30m
+  rules:
+    - ops: [pullzone.reset-key]
+      approvers: [leads]
+      required: 1
+    - ops: [shield.bot-detection]
+      approvers: [shield]
+      required: 2
+      confirm: true
+`;
+
+let h: Harness;
+let clock = Date.now();
+
+beforeAll(async () => {
+  h = await startHarness({ policyYaml: POLICY, now: () => clock });
+  h.fake.setUserGroup('S0LEADS', ['U0GROUPLEAD']);
+});
+afterAll(async () => {
+  await h?.close();
+});
+beforeEach(() => {
+  clock = Date.now();
+  h.sandbox.faults.clear();
+});
+
+const ZONES = [410112, 410113, 410114];
+let nextZone = 0;
+/** Each test asks about its own pull zone: one open request per operation and target. */
+const freshZone = () => ZONES[nextZone++ % ZONES.length]! + 1_000_000 * Math.floor(nextZone / ZONES.length);
+
+async function ephemeralReply(text: string, userId = 'U0YOU') {
+  const { responseUrl } = await h.command(text, { userId });
+  return JSON.stringify((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
+}
+
+/** The newest card in the approvals channel that mentions `target`. */
+async function cardFor(target: string): Promise<RecordedCall> {
+  const matches = (call: RecordedCall) =>
+    call.method === 'chat.postMessage' &&
+    call.args.channel === 'C0APPROVALS' &&
+    JSON.stringify(call.args.blocks).includes(target);
+  await h.fake.waitFor('chat.postMessage', matches, 5_000);
+  return h.fake.calls.filter(matches).at(-1)!;
+}
+
+function requestIdOf(call: RecordedCall): string {
+  const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(call.args.blocks))?.[0];
+  if (!id) throw new Error('no request id on the card');
+  return id;
+}
+
+async function click(action: 'approve' | 'reject' | 'cancel', id: string, userId: string) {
+  const responseUrl = h.fake.responseUrl();
+  await h.click(`approvals:${action}`, id, { userId, responseUrl, channelId: 'C0APPROVALS' });
+  return responseUrl;
+}
+
+async function clickAndRead(action: 'approve' | 'reject' | 'cancel', id: string, userId: string) {
+  const responseUrl = await click(action, id, userId);
+  return JSON.stringify((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
+}
+
+async function stateOf(id: string) {
+  return (await h.runtime.services.approvals.peek(id))?.state;
+}
+
+async function requestReset(zone: number, userId = 'U0YOU') {
+  const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated after an incident`, userId);
+  expect(reply).toContain('Approval requested');
+  expect(reply).toContain('approvals:cancel');
+  return requestIdOf(await cardFor(String(zone)));
+}
+
+const resets = () => h.sandbox.requests.count('pullzone.resetSecurityKey');
+
+describe('the approval gate through Slack', () => {
+  it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
+    const zone = freshZone();
+    await requestReset(zone);
+    const card = await cardFor(String(zone));
+    const text = JSON.stringify(card.args.blocks);
+    expect(text).toContain(`Reset the token-authentication key of pull zone ${zone}`);
+    expect(text).toContain('<@U0YOU>');
+    expect(text).toContain('rotated after an incident');
+    expect(text).toContain('in 30 minutes');
+    expect(text).toContain('0 of 1');
+    expect(text).toContain('"action_id":"approvals:approve"');
+    expect(text).toContain('"style":"danger"');
+  });
+
+  it('refuses the requester approving their own request, and runs nothing', async () => {
+    const id = await requestReset(freshZone());
+    const before = resets();
+    expect(await clickAndRead('approve', id, 'U0YOU')).toContain('You requested this');
+    expect(await stateOf(id)).toBe('pending');
+    expect(resets()).toBe(before);
+  });
+
+  it('refuses someone who is not an approver', async () => {
+    const id = await requestReset(freshZone());
+    const before = resets();
+    expect(await clickAndRead('approve', id, 'U0RANDOM')).toContain('Only members of leads can approve');
+    expect(await stateOf(id)).toBe('pending');
+    expect(resets()).toBe(before);
+  });
+
+  it('refuses a click after expiry, and the sweep closes the request and updates its card', async () => {
+    const id = await requestReset(freshZone());
+    clock += 31 * 60_000;
+    const before = resets();
+    expect(await clickAndRead('approve', id, 'U0LEAD')).toMatch(/expired/i);
+    expect(resets()).toBe(before);
+    await h.runtime.services.approvals.sweep(h.systemSurface);
+    expect(await stateOf(id)).toBe('expired');
+    const updates = h.fake
+      .callsTo('chat.update')
+      .filter((call) => JSON.stringify(call.args.blocks).includes(id));
+    expect(JSON.stringify(updates.at(-1)?.args.blocks)).toContain('Expired');
+  });
+
+  it('a Reject closes the request, and a later Approve is told who decided', async () => {
+    const id = await requestReset(freshZone());
+    await clickAndRead('reject', id, 'U0LEAD');
+    expect(await stateOf(id)).toBe('rejected');
+    const before = resets();
+    const late = await clickAndRead('approve', id, 'U0LEAD2');
+    expect(late).toContain('rejected by <@U0LEAD>');
+    expect(resets()).toBe(before);
+  });
+
+  it('an approval runs the reset once; the key goes only to the requester by DM', async () => {
+    const zone = 308006;
+    const id = await requestReset(zone);
+    const before = resets();
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    expect(resets() - before).toBe(1);
+    const key = h.sandbox.pullZoneSecurityKey(zone)!;
+    expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+    const dm = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) => JSON.stringify(call.args).includes(key),
+      5_000,
+    );
+    expect(String(dm.args.channel)).toBe(h.fake.dmChannelFor('U0YOU'));
+    // The card, the channel and the audit log show only its fingerprint.
+    const elsewhere = h.fake.calls.filter((call) => call !== dm && JSON.stringify(call.args).includes(key));
+    expect(elsewhere).toEqual([]);
+    const rows = await h.runtime.services.audit.list({ limit: 200 });
+    expect(JSON.stringify(rows)).not.toContain(key);
+    expect(rows.some((row) => row.approvalId === id && row.outcome === 'succeeded')).toBe(true);
+  });
+
+  it('counts an approver in a Slack user group', async () => {
+    const id = await requestReset(freshZone());
+    await click('approve', id, 'U0GROUPLEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
+  });
+
+  it('50 concurrent Approve clicks on one request make exactly one platform call', async () => {
+    const id = await requestReset(freshZone());
+    const before = resets();
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => click('approve', id, i % 2 ? 'U0LEAD' : 'U0LEAD2')),
+    );
+    await expect.poll(() => stateOf(id), { timeout: 10_000 }).toMatch(/succeeded|failed/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(resets() - before).toBe(1);
+  });
+
+  it('refuses a second request for the same pull zone, pointing at the first', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const second = await ephemeralReply(`pullzone reset-key ${zone} again`, 'U0OTHER');
+    expect(second).toContain(id);
+    expect(second).toContain('<@U0YOU>');
+  });
+
+  it('lets the requester cancel with the button on their note', async () => {
+    const id = await requestReset(freshZone());
+    expect(await clickAndRead('cancel', id, 'U0LEAD')).toMatch(/requester/);
+    await clickAndRead('cancel', id, 'U0YOU');
+    expect(await stateOf(id)).toBe('cancelled');
+  });
+
+  it('reports a failed execution (platform 500) on the card and to the requester, without retrying', async () => {
+    const id = await requestReset(freshZone());
+    h.sandbox.faults.set('pullzone.resetSecurityKey', { status: 500 });
+    const before = resets();
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
+    expect(resets() - before).toBe(1);
+    const dm = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) => String(call.args.channel).startsWith('D') && JSON.stringify(call.args).includes('failed'),
+      5_000,
+    );
+    expect(JSON.stringify(dm.args)).toContain('not retried');
+    const update = h.fake
+      .callsTo('chat.update')
+      .filter((call) => JSON.stringify(call.args.blocks).includes(id))
+      .at(-1);
+    expect(JSON.stringify(update?.args.blocks)).toContain('Failed');
+  });
+
+  it('lists pending requests with buttons for approvers only', async () => {
+    const id = await requestReset(freshZone());
+    const forLead = await ephemeralReply('approvals', 'U0LEAD');
+    expect(forLead).toContain(id);
+    expect(forLead).toContain(`approvals:approve#${id}`);
+    const forOthers = await ephemeralReply('approvals', 'U0NOBODY');
+    expect(forOthers).toContain(id);
+    expect(forOthers).not.toContain(`approvals:approve#${id}`);
+  });
+});
+
+describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
+  const form = {
+    executionMode: staticSelect('1'),
+    requestIntegrity: staticSelect('2'),
+    ipAddress: staticSelect('1'),
+    fingerprint: staticSelect('3'),
+    aggression: staticSelect('2'),
+    complex: checkboxes(['on']),
+  };
+
+  it('opens the form, then needs two distinct approvers who each type the zone id', async () => {
+    const zone = 5101;
+    await h.command(`shield bot-detection ${zone}`);
+    const opened = await h.fake.waitFor(
+      'views.open',
+      (call) => JSON.stringify(call.args).includes('shield.bot-detection:submit'),
+      5_000,
+    );
+    const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
+    const ack = await h.submitView('shield.bot-detection:submit', metadata, form);
+    expect(ack.status).toBe(200);
+    const id = requestIdOf(await cardFor('Update bot detection of Shield zone 5101'));
+
+    // Approve opens the confirmation form; a wrong id is refused on the field.
+    await click('approve', id, 'U0SHA');
+    await h.fake.waitFor(
+      'views.open',
+      (call) => JSON.stringify(call.args).includes('approvals:confirm'),
+      5_000,
+    );
+    const wrong = await h.submitView(
+      'approvals:confirm',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { confirmation: textInput('5102') },
+      { userId: 'U0SHA' },
+    );
+    expect(JSON.stringify(wrong.body)).toContain('"response_action":"errors"');
+    expect(await stateOf(id)).toBe('pending');
+
+    await h.submitView(
+      'approvals:confirm',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { confirmation: textInput('5101') },
+      { userId: 'U0SHA' },
+    );
+    await expect
+      .poll(async () => (await h.runtime.services.approvals.peek(id))?.approvals.length, { timeout: 5_000 })
+      .toBe(1);
+    expect(await stateOf(id)).toBe('pending');
+
+    // The same approver again does not count twice.
+    await h.submitView(
+      'approvals:confirm',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { confirmation: textInput('5101') },
+      { userId: 'U0SHA' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stateOf(id)).toBe('pending');
+
+    await h.submitView(
+      'approvals:confirm',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { confirmation: textInput('5101') },
+      { userId: 'U0SHB' },
+    );
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    expect(h.sandbox.botDetection(zone)).toMatchObject({
+      executionMode: 1,
+      browserFingerprint: { sensitivity: 3, complexEnabled: true },
+    });
+  });
+
+  it('shows the platform’s envelope error (success=false, errorKey) as a failure', async () => {
+    await h.command('shield bot-detection 5102');
+    const opened = await h.fake.waitFor(
+      'views.open',
+      (call) =>
+        JSON.stringify(call.args).includes('"private_metadata":"{\\"c\\":\\"C0OPS\\",\\"m\\":\\"5102\\"}"'),
+      5_000,
+    );
+    const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
+    await h.submitView('shield.bot-detection:submit', metadata, form);
+    const id = requestIdOf(await cardFor('Shield zone 5102'));
+    for (const user of ['U0SHA', 'U0SHC'])
+      await h.submitView(
+        'approvals:confirm',
+        JSON.stringify({ c: 'C0APPROVALS', m: id }),
+        { confirmation: textInput('5102') },
+        { userId: user },
+      );
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
+    const request = await h.runtime.services.approvals.peek(id);
+    expect(request?.result?.detail).toContain('invalid_plan_type.bot_detection');
+  });
+});

@@ -1,0 +1,268 @@
+import type { ViewStateValue } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createEngine } from '../../src/operations/engine.js';
+import { LIBRARY_FIELDS as F, libraryCreate } from '../../src/operations/library.js';
+import { operations } from '../../src/operations/registry.js';
+import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
+import type { RecordedCall } from '../support/fake-slack.js';
+import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
+import {
+  checkboxes,
+  DEFAULT_CHANNEL_ID,
+  DEFAULT_USER_ID,
+  numberInput,
+  staticSelect,
+  textInput,
+  viewSubmission,
+} from '../support/payloads.js';
+import { postSigned } from '../support/signer.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+  // Until the registry lists `library create`, the harness's engine is replaced by one that has it
+  // (the Bolt listeners call through the same engine object).
+  const engine = createEngine({
+    operations: [...operations, libraryCreate],
+    services: h.runtime.services,
+    authorizer: h.runtime.authorizer,
+  });
+  Object.assign(h.runtime.engine, engine);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const ViewSchema = z.looseObject({
+  callback_id: z.string(),
+  private_metadata: z.string(),
+  blocks: z.array(z.looseObject({ block_id: z.string().optional(), element: z.looseObject({}).optional() })),
+});
+const OpenSchema = z.looseObject({ trigger_id: z.string(), view: ViewSchema });
+type OpenedView = z.infer<typeof ViewSchema>;
+
+/** Sends `/edge library create …` and returns the view it opened and how long that took. */
+async function openForm(text: string): Promise<{ view: OpenedView; elapsedMs: number; triggerId: string }> {
+  const seen = new Set(h.fake.callsTo('views.open'));
+  const started = performance.now();
+  const { triggerId } = await h.command(text);
+  const call = await h.fake.waitFor('views.open', (c) => !seen.has(c), 5_000);
+  const elapsedMs = performance.now() - started;
+  const opened = OpenSchema.parse(call.args);
+  return { view: opened.view, elapsedMs, triggerId: opened.trigger_id === triggerId ? triggerId : '' };
+}
+
+const multiSelect = (values: string[]): ViewStateValue => ({
+  type: 'multi_static_select',
+  selected_options: values.map((value) => ({
+    text: { type: 'plain_text', text: value, emoji: true },
+    value,
+  })),
+});
+
+/** The form as a user leaves it after typing a name: the initial values. */
+const defaults = (name: string): Record<string, ViewStateValue> => ({
+  [F.name]: textInput(name),
+  [F.regions]: multiSelect([]),
+  [F.playerVersion]: numberInput(null),
+  [F.tier]: staticSelect('free', 'Free'),
+  [F.jit]: checkboxes([]),
+  [F.codecs]: checkboxes(['x264']),
+  [F.resolutions]: checkboxes(['720p', '1080p']),
+  [F.playback]: checkboxes(['keep-originals', 'direct-play']),
+  [F.transcribing]: checkboxes([]),
+  [F.captionLanguages]: multiSelect([]),
+  [F.smart]: checkboxes([]),
+});
+
+/** Submits the opened view with `values` (field id → state), signed as Slack sends it. */
+async function submit(view: OpenedView, values: Record<string, ViewStateValue>) {
+  const state = Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: value }]));
+  const response = await postSigned(
+    h.eventsUrl,
+    viewSubmission({ callbackId: view.callback_id, privateMetadata: view.private_metadata, values: state }),
+    { signingSecret: SIGNING_SECRET },
+  );
+  expect(response.status).toBe(200);
+  return response.body === '' ? undefined : (JSON.parse(response.body) as unknown);
+}
+
+const initialOf = (view: OpenedView, id: string) =>
+  view.blocks.find((block) => block.block_id === id)?.element;
+
+const textOfCall = (call: RecordedCall) => JSON.stringify(call.args);
+
+describe('/edge library create', () => {
+  it('opens the New video library modal within the trigger window, with the name filled in', async () => {
+    const { view, elapsedMs, triggerId } = await openForm('library create "Product demos"');
+    expect(triggerId).not.toBe('');
+    expect(elapsedMs).toBeLessThan(3_000);
+    expect(formatSchemaErrors(validateModal(view))).toBe('');
+    expect(checkViewLimits(view)).toEqual([]);
+    expect(view.callback_id).toBe('library.create:form');
+    expect(initialOf(view, F.name)).toMatchObject({ initial_value: 'Product demos' });
+    const ids = view.blocks.map((block) => block.block_id).filter(Boolean);
+    expect(ids).toEqual(Object.values(F));
+  });
+
+  it('shows each rule’s problem on its own field and calls nothing', async () => {
+    const { view } = await openForm('library create');
+    const before = h.sandbox.requests.count('videolibrary.create');
+    const ack = await submit(view, {
+      ...defaults(''),
+      [F.resolutions]: checkboxes([]),
+      [F.codecs]: checkboxes(['x264', 'hevc']),
+      [F.jit]: checkboxes(['on']),
+    });
+    expect(ack).toEqual({
+      response_action: 'errors',
+      errors: {
+        [F.name]: 'Give the library a name (at least 1 character).',
+        [F.resolutions]: 'Enable at least one resolution.',
+        [F.codecs]: 'vp9, hevc and av1 need the Premium encoding tier: choose Premium, or keep only x264.',
+        [F.jit]: 'JIT encoding needs the Premium encoding tier.',
+      },
+    });
+    const premium = await submit(view, {
+      ...defaults(''),
+      [F.tier]: staticSelect('premium'),
+      [F.codecs]: checkboxes(['x264', 'hevc']),
+      [F.jit]: checkboxes(['on']),
+    });
+    expect(premium).toEqual({ response_action: 'errors', errors: { [F.name]: expect.any(String) } });
+    expect(h.sandbox.requests.count('videolibrary.create')).toBe(before);
+  });
+
+  it('creates the library: the channel sees it, and its keys reach only the requester’s DM', async () => {
+    const { view } = await openForm('library create Launch');
+    const channelPosts = new Set(h.fake.callsTo('chat.postMessage'));
+    const ack = await submit(view, {
+      ...defaults('Launch videos'),
+      [F.regions]: multiSelect(['DE', 'NY']),
+      [F.tier]: staticSelect('premium'),
+      [F.jit]: checkboxes(['on']),
+      [F.codecs]: checkboxes(['x264', 'vp9']),
+      [F.resolutions]: checkboxes(['480p', '1080p']),
+      [F.smart]: checkboxes(['titles']),
+    });
+    expect(ack).toBeUndefined();
+    const dmChannel = h.fake.dmChannelFor(DEFAULT_USER_ID);
+    const dm = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => !channelPosts.has(c) && c.args.channel === dmChannel,
+      5_000,
+    );
+    const posted = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => !channelPosts.has(c) && c.args.channel === DEFAULT_CHANNEL_ID,
+      5_000,
+    );
+
+    const sent = z
+      .looseObject({ Name: z.string() })
+      .parse(h.sandbox.requests.last('videolibrary.create')?.body);
+    expect(sent).toMatchObject({
+      Name: 'Launch videos',
+      ReplicationRegions: ['DE', 'NY'],
+      EncodingTier: 1,
+      JitEncodingEnabled: true,
+      OutputCodecs: 'x264,vp9',
+      EnabledResolutions: '480p,1080p',
+      EnableTranscribing: true,
+      EnableTranscribingTitleGeneration: true,
+    });
+
+    const keys = [...textOfCall(dm).matchAll(/`([0-9a-f-]{36,})`/g)].map((match) => match[1]!);
+    expect(keys).toHaveLength(2);
+    const channelText = textOfCall(posted);
+    expect(channelText).toContain('Video library created');
+    for (const shown of ['Launch videos', 'Premium', '480p, 1080p', 'x264, vp9', 'DE, NY'])
+      expect(channelText).toContain(shown);
+    expect(channelText).toMatch(/Pull zone id\*\\n\d+/);
+    expect(channelText).toMatch(/Storage zone id\*\\n\d+/);
+    expect(channelText).toContain('Transcribing was turned on because smart generation needs transcripts.');
+    for (const key of keys) {
+      expect(channelText).toContain(`…${key.slice(-4)}`);
+      // Every payload Slack received and every log line: the key is in the DM and nowhere else.
+      const holders = h.fake.calls.filter((call) => textOfCall(call).includes(key));
+      expect(holders).toEqual([dm]);
+      expect(h.fake.responses.some((post) => JSON.stringify(post.body).includes(key))).toBe(false);
+      expect(h.fake.uploads.some((file) => file.bytes.toString('utf8').includes(key))).toBe(false);
+      expect(h.logs.some((line) => line.includes(key))).toBe(false);
+      expect(h.runtime.secrets.values()).toContain(key);
+    }
+    // The audit row follows the channel message.
+    const succeeded = async () =>
+      (await h.runtime.services.audit.list({ limit: 20 })).find(
+        (r) => r.operation === 'library.create' && r.outcome === 'succeeded' && r.target === 'Launch videos',
+      );
+    await expect.poll(succeeded, { timeout: 5_000 }).toBeDefined();
+    expect(JSON.stringify(await h.runtime.services.audit.list({ limit: 50 }))).not.toContain(keys[0]);
+  });
+
+  it('reports a platform refusal with its field and reopens the form with the values entered', async () => {
+    const { view } = await openForm('library create');
+    h.sandbox.faults.set('videolibrary.create', {
+      status: 400,
+      body: {
+        ErrorKey: 'videoLibrary.name_taken',
+        Field: 'Name',
+        Message: 'A video library with this name already exists',
+      },
+      times: 1,
+    });
+    const ephemerals = new Set(h.fake.callsTo('chat.postEphemeral'));
+    const ack = await submit(view, {
+      ...defaults('Existing library'),
+      [F.regions]: multiSelect(['SG']),
+      [F.playerVersion]: numberInput('2'),
+      [F.resolutions]: checkboxes(['360p']),
+    });
+    expect(ack).toBeUndefined();
+    const withButton = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (c) => !ephemerals.has(c) && textOfCall(c).includes('library.create:reopen'),
+      5_000,
+    );
+    const error = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (c) => !ephemerals.has(c) && textOfCall(c).includes('already exists'),
+      5_000,
+    );
+    expect(textOfCall(error)).toContain('Field: Name');
+    expect(textOfCall(withButton)).toContain('Fix *Name*');
+    expect(withButton.args).toMatchObject({ channel: DEFAULT_CHANNEL_ID, user: DEFAULT_USER_ID });
+
+    const button = z
+      .array(
+        z.looseObject({
+          elements: z.array(z.looseObject({ action_id: z.string(), value: z.string() })).optional(),
+        }),
+      )
+      .parse(withButton.args.blocks)
+      .flatMap((block) => block.elements ?? [])
+      .find((element) => element.action_id === 'library.create:reopen');
+    expect(button?.value.length).toBeLessThanOrEqual(2000);
+    const opened = new Set(h.fake.callsTo('views.open'));
+    await h.click('library.create:reopen', button!.value);
+    const reopened = OpenSchema.parse(
+      (await h.fake.waitFor('views.open', (c) => !opened.has(c), 5_000)).args,
+    ).view;
+    expect(formatSchemaErrors(validateModal(reopened))).toBe('');
+    expect(initialOf(reopened, F.name)).toMatchObject({ initial_value: 'Existing library' });
+    expect(initialOf(reopened, F.playerVersion)).toMatchObject({ initial_value: '2' });
+    expect(JSON.stringify(initialOf(reopened, F.regions))).toMatch(
+      /"initial_options":\[\{[^\]]*"value":"SG"\}\]/,
+    );
+    expect(JSON.stringify(initialOf(reopened, F.resolutions))).toMatch(
+      /"initial_options":\[\{[^\]]*"value":"360p"\}\]/,
+    );
+    const failed = async () =>
+      (await h.runtime.services.audit.list({ limit: 20 })).some(
+        (r) => r.operation === 'library.create' && r.outcome === 'failed',
+      );
+    await expect.poll(failed, { timeout: 5_000 }).toBe(true);
+  });
+});
