@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { parseDuration } from './operations/duration.js';
 
 /** Which adapter serves users, chosen from the credentials present (PRODUCT §1). */
 export type RunMode = 'http' | 'socket' | 'console';
@@ -59,6 +60,18 @@ const rawEnvSchema = z.object({
   STATE_DATABASE_AUTH_TOKEN: optionalString,
   EDGEOPS_POLICY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
+  EDGEOPS_EXECUTION_TIMEOUT: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default('2m')
+      .transform((value, ctx) => {
+        const parsed = parseDuration(value);
+        if (parsed.ok) return parsed.ms;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }),
+  ),
 });
 
 export interface Config {
@@ -82,6 +95,8 @@ export interface Config {
   /** Path of the policy file, or undefined for the built-in policy. */
   policyPath?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** An approved change still running after this long is taken as interrupted by a crash. */
+  executionTimeoutMs: number;
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -165,6 +180,7 @@ export function loadConfig(
     stateDatabase: { url: e.STATE_DATABASE_URL, authToken: e.STATE_DATABASE_AUTH_TOKEN },
     policyPath,
     logLevel: e.LOG_LEVEL,
+    executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,
   };
 }
 

@@ -104,7 +104,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     groups,
     logger,
     now,
-    staleExecutionMs: options.staleExecutionMs,
+    staleExecutionMs: options.staleExecutionMs ?? config.executionTimeoutMs,
   });
   for (const gate of gatedOperations) approvals.register(gate);
   const services: Services = {

@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@libsql/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type AppProcess, startAppProcess } from '../support/app-process.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { blockActions, slashCommand } from '../support/payloads.js';
+import { postSigned } from '../support/signer.js';
+
+const SIGNING_SECRET = 'replica-signing-secret-5e1d';
+const POLICY = `
+roles:
+  everyone: ["*"]
+  leads: [U0LEAD, U0LEAD2, U0LEAD3, U0LEAD4]
+grants:
+  - ops: "*"
+    roles: [everyone]
+approvals:
+  channel: C0APPROVALS
+  rules:
+    - ops: [pullzone.reset-key]
+      approvers: [leads]
+`;
+
+let dir: string;
+let fake: FakeSlack;
+let sandbox: Sandbox;
+const processes: AppProcess[] = [];
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: 'xoxb-replica-test-token-77',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    PLATFORM_API_URL: sandbox.apiUrl,
+    PLATFORM_API_KEY: sandbox.apiKey,
+    PLATFORM_LOGGING_URL: sandbox.loggingUrl,
+    STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+    EDGEOPS_POLICY: join(dir, 'policy.yml'),
+    ...extra,
+  };
+}
+
+async function start(extra: Record<string, string> = {}): Promise<AppProcess> {
+  const app = await startAppProcess(env(extra));
+  processes.push(app);
+  return app;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'edgeops-replicas-'));
+  writeFileSync(join(dir, 'policy.yml'), POLICY);
+  fake = await startFakeSlack();
+  sandbox = await startSandbox();
+});
+afterAll(async () => {
+  for (const app of processes) await app.stop().catch(() => undefined);
+  await sandbox?.close();
+  await fake?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function requestReset(app: AppProcess, zone: number): Promise<string> {
+  await postSigned(
+    app.eventsUrl,
+    slashCommand({ text: `pullzone reset-key ${zone} replica test`, responseUrl: fake.responseUrl() }),
+    { signingSecret: SIGNING_SECRET },
+  );
+  const card = await fake.waitFor(
+    'chat.postMessage',
+    (call) =>
+      call.args.channel === 'C0APPROVALS' && JSON.stringify(call.args.blocks).includes(`pull zone ${zone}*`),
+    10_000,
+  );
+  return /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0];
+}
+
+function approve(app: AppProcess, id: string, userId: string) {
+  return postSigned(
+    app.eventsUrl,
+    blockActions({
+      actionId: 'approvals:approve',
+      value: id,
+      userId,
+      channelId: 'C0APPROVALS',
+      responseUrl: fake.responseUrl(),
+    }),
+    { signingSecret: SIGNING_SECRET },
+  );
+}
+
+async function states(ids: string[]): Promise<Record<string, string>> {
+  const client = createClient({ url: `file:${join(dir, 'state.db')}` });
+  try {
+    const rows = await client.execute('SELECT id, state FROM approvals');
+    const all = Object.fromEntries(rows.rows.map((row) => [String(row.id), String(row.state)]));
+    return Object.fromEntries(ids.map((id) => [id, all[id] ?? 'missing']));
+  } finally {
+    client.close();
+  }
+}
+
+describe('several replicas sharing one state database', () => {
+  it('200 concurrent clicks spread over two processes and 50 requests execute exactly 50 times', async () => {
+    const [a, b] = [await start(), await start()];
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push(await requestReset(i % 2 ? a! : b!, 600_000 + i));
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    const approvers = ['U0LEAD', 'U0LEAD2', 'U0LEAD3', 'U0LEAD4'];
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        approve(i % 2 ? a! : b!, ids[i % 50]!, approvers[Math.floor(i / 50)]!),
+      ),
+    );
+    await expect
+      .poll(
+        async () =>
+          Object.values(await states(ids)).filter(
+            (state) => state === 'pending' || state === 'approved' || state === 'executing',
+          ).length,
+        {
+          timeout: 30_000,
+          interval: 250,
+        },
+      )
+      .toBe(0);
+    expect(sandbox.requests.count('pullzone.resetSecurityKey') - before).toBe(50);
+    await a!.stop();
+    await b!.stop();
+  }, 120_000);
+});
+
+describe('restarts', () => {
+  it('a pending request survives a restart and can still be approved', async () => {
+    const first = await start();
+    const id = await requestReset(first, 308006);
+    await first.stop();
+    const second = await start();
+    expect((await states([id]))[id]).toBe('pending');
+    await approve(second, id, 'U0LEAD');
+    await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('succeeded');
+    await second.stop();
+  }, 60_000);
+
+  it('killing the process during execution leaves the request unknown after restart, never re-run', async () => {
+    const first = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    const id = await requestReset(first, 410112);
+    sandbox.faults.set('pullzone.resetSecurityKey', { delayMs: 30_000, times: 1 });
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    await approve(first, id, 'U0LEAD');
+    await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('executing');
+    await first.kill();
+    sandbox.faults.clear();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const second = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('unknown');
+    const card = fake
+      .callsTo('chat.update')
+      .filter((call) => JSON.stringify(call.args.blocks).includes(id))
+      .at(-1);
+    expect(JSON.stringify(card?.args.blocks)).toContain('Check the platform');
+    await approve(second, id, 'U0LEAD2');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sandbox.requests.count('pullzone.resetSecurityKey') - before).toBe(1);
+    expect((await states([id]))[id]).toBe('unknown');
+    await second.stop();
+  }, 60_000);
+});

@@ -1,0 +1,82 @@
+/**
+ * The bot as a separate process (`node --import tsx src/main.ts`), for replica and restart
+ * tests: several instances sharing one state database, or one killed mid-execution.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { repoRoot } from './block-kit.js';
+
+export interface AppProcess {
+  port: number;
+  eventsUrl: string;
+  child: ChildProcess;
+  output: () => string;
+  /** SIGKILL: no shutdown hooks, as in a crash. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+export async function startAppProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<AppProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'src/main.ts')], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...env,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  await new Promise<void>((ready, fail) => {
+    const timer = setTimeout(() => fail(new Error(`app did not start in time:\n${output}`)), timeoutMs);
+    const check = () => {
+      if (output.includes('edgeops is ready')) {
+        clearTimeout(timer);
+        ready();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`app exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+  return {
+    port,
+    eventsUrl: `http://127.0.0.1:${port}/slack/events`,
+    child,
+    output: () => output,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
