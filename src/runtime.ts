@@ -8,6 +8,7 @@ import { createApprovalFlow } from './approvals/flow.js';
 import { createApprovalService } from './approvals/service.js';
 import type { Config } from './config.js';
 import { configSecrets } from './config.js';
+import { createCustomerDatabase } from './database/customer-database.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createTtlCache } from './operations/cache.js';
@@ -107,6 +108,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     staleExecutionMs: options.staleExecutionMs ?? config.executionTimeoutMs,
   });
   for (const gate of gatedOperations) approvals.register(gate);
+  const database = config.serviceDatabase ? createCustomerDatabase({ ...config.serviceDatabase, secrets }) : undefined;
   const services: Services = {
     platform,
     audit,
@@ -115,6 +117,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     secrets,
     cache: createTtlCache(now),
     approvals,
+    database,
     now,
   };
   const engine = createEngine({
@@ -144,6 +147,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (sweeper) clearInterval(sweeper);
       policies.close();
+      await database?.close();
       await platform.close();
       await state.close();
     },

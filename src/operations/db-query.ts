@@ -136,7 +136,12 @@ export const dbQuery = defineOperation({
   summary: 'run one read-only SQL statement on the customer database',
   example: '/edge db query SELECT id, status, total FROM orders ORDER BY id LIMIT 10',
   flags: {},
-  parse: (positionals) => parseWith(DbQueryArgsSchema, { sql: positionals.join(' ') }),
+  rawArgument: true,
+  // Slack clients may turn typed quotes into curly ones; SQL needs the straight kind.
+  parse: (positionals) =>
+    parseWith(DbQueryArgsSchema, {
+      sql: positionals.join(' ').replace(/[“”]/g, '"').replace(/[‘’]/g, "'"),
+    }),
   auditParams: (args: DbQueryArgs) => ({ sql: args.sql }),
   async run(ctx, args) {
     const database = customerDatabaseOf(ctx.services);

@@ -9,7 +9,7 @@ import { closestName } from '../policy/suggest.js';
 import { md, trusted } from './markup.js';
 import type { ModalValues } from './modal.js';
 import { ephemeral, type Reply } from './reply.js';
-import { parseArgs, tokenize } from './tokenize.js';
+import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
   type AnyOperation,
@@ -100,6 +100,21 @@ export function createEngine(options: {
       }
     }
     return best ? { op: best, rest: tokens.slice(best.words.length) } : undefined;
+  }
+
+  const rawOperations = operations.filter((op) => op.rawArgument);
+
+  /** An operation that takes the rest of the line verbatim (SQL), matched on its leading words. */
+  function rawOperation(text: string): { op: AnyOperation; rest: string } | undefined {
+    for (const op of rawOperations) {
+      const head = splitCommandHead(text, op.words.length);
+      if (
+        head.words.length === op.words.length &&
+        head.words.every((word, i) => word.toLowerCase() === op.words[i])
+      )
+        return { op, rest: head.rest };
+    }
+    return undefined;
   }
 
   function accessView(caller: Caller): AccessView {
@@ -270,6 +285,27 @@ export function createEngine(options: {
     async command(input) {
       const correlationId = newCorrelationId();
       const caller = { userId: input.userId, channelId: input.channelId };
+      const raw = rawOperation(input.text);
+      if (raw) {
+        const ctx = context(caller, input.surface, correlationId, raw.op.id);
+        const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {});
+        if (!parsed.ok) {
+          outcome(raw.op.id, 'usage');
+          await safeRespond(ctx, usageReply(raw.op, parsed.error));
+          return;
+        }
+        const args = parsed.args;
+        await perform(
+          ctx,
+          raw.op,
+          {
+            target: raw.op.target?.(args),
+            params: raw.op.auditParams ? raw.op.auditParams(args) : (args as Record<string, unknown>),
+          },
+          () => raw.op.run(ctx, args),
+        );
+        return;
+      }
       const tokens = tokenize(input.text);
       const base = context(caller, input.surface, correlationId, 'command');
       if (!tokens.ok) {

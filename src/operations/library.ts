@@ -97,6 +97,7 @@ const SMART = [
   { value: 'moments', label: 'Moments', field: 'EnableTranscribingMomentsGeneration' },
 ] as const;
 
+/** The option values as the non-empty tuple z.enum wants; every list above is a non-empty constant. */
 const values = <T extends readonly { value: string }[]>(list: T) =>
   list.map((item) => item.value) as [T[number]['value'], ...T[number]['value'][]];
 

@@ -3,8 +3,10 @@ import type { GatedOperation } from '../approvals/flow.js';
 import { apikeys } from './apikeys.js';
 import { approvals } from './approvals.js';
 import { audit } from './audit.js';
+import { dbQuery } from './db-query.js';
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
+import { libraryCreate } from './library.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
@@ -15,9 +17,11 @@ export const operations: readonly AnyOperation[] = [
   whoami,
   dns,
   apikeys,
+  libraryCreate,
   shieldEnums,
   shieldBotDetection,
   pullzoneResetKey,
+  dbQuery,
   approvals,
   audit,
 ];

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { ApprovalFlow } from '../approvals/flow.js';
+import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { AuditLog } from '../state/audit.js';
@@ -49,6 +50,8 @@ export interface Services {
   secrets: SecretRegistry;
   cache: TtlCache;
   approvals: ApprovalFlow;
+  /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
+  database?: CustomerDatabase;
   now: () => number;
 }
 
@@ -96,6 +99,11 @@ export interface Operation<S extends FlagSpecs, A> {
    * the request's approvers may click, whatever the grants say).
    */
   ownAccessForInteractions?: boolean;
+  /**
+   * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
+   * quotes, and `--` inside it is not a flag.
+   */
+  rawArgument?: boolean;
   /** Checks positionals and flags into typed arguments (zod inside). */
   parse(positionals: string[], flags: FlagValues<S>): ParseResult<A>;
   /** The object the command is about, for audit rows and approval locks. */

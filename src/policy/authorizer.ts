@@ -57,7 +57,7 @@ export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembe
           d.allowed && d.approval && 'required' in d.approval
             ? md` — needs ${d.approval.required} approval(s) from ${d.approval.approvers.join(', ')}`
             : trusted('');
-        return md`${trusted(mark)} \`${operation}\`${nest(approval)}${d.allowed ? '' : ` — ${d.reason}`}`;
+        return md`${nest(trusted(mark))} \`${operation}\`${nest(approval)}${d.allowed ? '' : ` — ${d.reason}`}`;
       });
       const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
       return ephemeral(`You are <@${caller.userId}>; roles: ${roles}`, [

@@ -2,9 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
-import { dbQuery } from '../../src/operations/db-query.js';
-import { createEngine } from '../../src/operations/engine.js';
-import { operations } from '../../src/operations/registry.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { checkMessageLimits, schemasAvailable, validateBlocks } from '../support/block-kit.js';
 import type { RecordedCall } from '../support/fake-slack.js';
@@ -15,19 +12,9 @@ let sandbox: Sandbox;
 let h: Harness;
 let database: CustomerDatabase;
 
-/**
- * The harness runs the registry's operations with the Services type of today; until `db query`
- * is registered and Services carries the customer database, its engine is replaced by one with
- * both (the Bolt listeners call through the same engine object).
- */
+/** Swaps the customer database the running bot uses (a bad token, none at all, a short deadline). */
 function useDatabase(customer: CustomerDatabase | undefined): void {
-  const services = Object.assign({}, h.runtime.services, { database: customer });
-  const engine = createEngine({
-    operations: [...operations, dbQuery],
-    services,
-    authorizer: h.runtime.authorizer,
-  });
-  Object.assign(h.runtime.engine, engine);
+  h.runtime.services.database = customer;
 }
 
 beforeAll(async () => {
@@ -101,6 +88,13 @@ describe('/edge db query', () => {
     const [, , first, second] = answer.table.split('\n');
     expect(first).toMatch(/^1 +&lt;blob 4 bytes&gt; +9007199254740993$/);
     expect(second).toMatch(/^2 +NULL +9007199254740993$/);
+  });
+
+  it('keeps the SQL as typed: quotes, curly quotes and -- are not shell syntax', async () => {
+    const answer = await channelAnswer(`SELECT name, country FROM customers WHERE name = 'Ada Lovelace' -- a comment`);
+    expect(answer.table).toMatch(/Ada Lovelace +GB/);
+    const curly = await channelAnswer('SELECT count(*) AS n FROM customers WHERE name = ‘Ada Lovelace’');
+    expect(curly.table).toMatch(/^n\n-\n1$/);
   });
 
   it('escapes text from the database so that nobody is pinged', async () => {

@@ -1,12 +1,10 @@
 import type { ViewStateValue } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEngine } from '../../src/operations/engine.js';
 import { LIBRARY_FIELDS as F, libraryCreate } from '../../src/operations/library.js';
-import { operations } from '../../src/operations/registry.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
 import type { RecordedCall } from '../support/fake-slack.js';
-import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 import {
   checkboxes,
   DEFAULT_CHANNEL_ID,
@@ -14,22 +12,12 @@ import {
   numberInput,
   staticSelect,
   textInput,
-  viewSubmission,
 } from '../support/payloads.js';
-import { postSigned } from '../support/signer.js';
 
 let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness();
-  // Until the registry lists `library create`, the harness's engine is replaced by one that has it
-  // (the Bolt listeners call through the same engine object).
-  const engine = createEngine({
-    operations: [...operations, libraryCreate],
-    services: h.runtime.services,
-    authorizer: h.runtime.authorizer,
-  });
-  Object.assign(h.runtime.engine, engine);
 });
 afterAll(async () => {
   await h?.close();
@@ -77,16 +65,11 @@ const defaults = (name: string): Record<string, ViewStateValue> => ({
   [F.smart]: checkboxes([]),
 });
 
-/** Submits the opened view with `values` (field id → state), signed as Slack sends it. */
+/** Submits the opened view with `values` (field id → state) and returns the acknowledgement body. */
 async function submit(view: OpenedView, values: Record<string, ViewStateValue>) {
-  const state = Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: value }]));
-  const response = await postSigned(
-    h.eventsUrl,
-    viewSubmission({ callbackId: view.callback_id, privateMetadata: view.private_metadata, values: state }),
-    { signingSecret: SIGNING_SECRET },
-  );
-  expect(response.status).toBe(200);
-  return response.body === '' ? undefined : (JSON.parse(response.body) as unknown);
+  const ack = await h.submitView(view.callback_id, view.private_metadata, values);
+  expect(ack.status).toBe(200);
+  return ack.body;
 }
 
 const initialOf = (view: OpenedView, id: string) =>
@@ -200,6 +183,22 @@ describe('/edge library create', () => {
       );
     await expect.poll(succeeded, { timeout: 5_000 }).toBeDefined();
     expect(JSON.stringify(await h.runtime.services.audit.list({ limit: 50 }))).not.toContain(keys[0]);
+  });
+
+  it('says so in the channel when the keys cannot be sent by DM, and shows them nowhere else', async () => {
+    const { view } = await openForm('library create');
+    const posts = new Set(h.fake.callsTo('chat.postMessage'));
+    h.fake.fail('conversations.open', { error: 'user_disabled', times: 1 });
+    await submit(view, defaults('Undeliverable'));
+    const posted = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => !posts.has(c) && c.args.channel === DEFAULT_CHANNEL_ID,
+      5_000,
+    );
+    expect(textOfCall(posted)).toContain('could not be sent to <@U0YOU> by direct message');
+    const fingerprints = [...textOfCall(posted).matchAll(/…([0-9a-f]{4})/g)].map((match) => match[1]);
+    expect(fingerprints).toHaveLength(2);
+    expect(h.fake.callsTo('chat.postMessage').filter((c) => !posts.has(c))).toEqual([posted]);
   });
 
   it('reports a platform refusal with its field and reopens the form with the values entered', async () => {

@@ -1,0 +1,248 @@
+/**
+ * A form (ModalSpec) asked field by field on the terminal. Enter keeps the default, `-` clears
+ * an optional field, `:cancel` leaves the form. Values come back exactly as the Slack adapter
+ * reads them from a view: strings, string lists, numbers and times as strings (times in ms).
+ */
+import { parseDuration } from '../operations/duration.js';
+import { markupToPlain } from '../operations/markup.js';
+import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../operations/modal.js';
+import { type Style, safeForTerminal } from './style.js';
+
+export interface FormIO {
+  read(prompt: string): Promise<string | undefined>;
+  print(text: string): void;
+}
+
+export type FormAnswer = { kind: 'filled'; values: ModalValues } | { kind: 'cancelled' } | { kind: 'ended' };
+
+export interface AskFormOptions {
+  style: Style;
+  now: () => number;
+  /** Answers so far (a second round after validation errors); they become the defaults. */
+  values?: ModalValues;
+  /** Ask only these fields; the others keep `values`. */
+  only?: ReadonlySet<string>;
+  /** Validation errors to show at their fields. */
+  errors?: Record<string, string>;
+}
+
+type Parsed = { ok: true; value: string | string[] } | { ok: false; error: string };
+
+const CANCEL = ':cancel';
+const CLEAR = '-';
+const MULTILINE_END = '.';
+
+const isMulti = (
+  field: ModalField,
+): field is Extract<ModalField, { options: ModalOption[]; initial?: string[] }> =>
+  field.kind === 'multiselect' || field.kind === 'checkboxes';
+
+function initialValue(field: ModalField): string | string[] | undefined {
+  switch (field.kind) {
+    case 'text':
+      return field.initial ? field.initial : undefined;
+    case 'number':
+    case 'datetime':
+      return field.initial === undefined ? undefined : String(field.initial);
+    case 'select':
+      return field.initial;
+    case 'multiselect':
+    case 'checkboxes':
+      return field.initial && field.initial.length > 0 ? field.initial : undefined;
+  }
+}
+
+function describe(field: ModalField): string {
+  switch (field.kind) {
+    case 'text':
+      return field.multiline
+        ? `text, several lines ending with a line holding only "${MULTILINE_END}"`
+        : 'text';
+    case 'number': {
+      const range =
+        field.min !== undefined && field.max !== undefined
+          ? `, ${field.min}–${field.max}`
+          : field.min !== undefined
+            ? `, at least ${field.min}`
+            : field.max !== undefined
+              ? `, at most ${field.max}`
+              : '';
+      return `whole number${range}`;
+    }
+    case 'select':
+      return 'choose one: its number or value';
+    case 'multiselect':
+    case 'checkboxes':
+      return 'choose any: numbers or values, separated by commas';
+    case 'datetime':
+      return 'date and time: ISO 8601 (UTC unless a zone is given), Unix ms, "now" or "-3h"';
+  }
+}
+
+const optionLabel = (field: ModalField, value: string) =>
+  'options' in field ? (field.options.find((o) => o.value === value)?.label ?? value) : value;
+
+function shownValue(field: ModalField, value: string | string[]): string {
+  if (Array.isArray(value)) return value.map((v) => optionLabel(field, v)).join(', ');
+  if (field.kind === 'datetime') return new Date(Number(value)).toISOString();
+  return optionLabel(field, value);
+}
+
+function pickOption(options: ModalOption[], answer: string): ModalOption | undefined {
+  if (/^\d+$/.test(answer)) {
+    const byNumber = options[Number(answer) - 1];
+    if (byNumber) return byNumber;
+  }
+  const lower = answer.toLowerCase();
+  return (
+    options.find((o) => o.value === answer) ??
+    options.find((o) => o.value.toLowerCase() === lower || o.label.toLowerCase() === lower)
+  );
+}
+
+/** Times as the command line takes them (PRODUCT §4); whole seconds, as Slack's picker sends. */
+export function parseFormTime(
+  answer: string,
+  now: () => number,
+): { ok: true; ms: number } | { ok: false; error: string } {
+  let ms: number;
+  if (answer.toLowerCase() === 'now') ms = now();
+  else if (answer.startsWith('-')) {
+    const duration = parseDuration(answer.slice(1));
+    if (!duration.ok) return { ok: false, error: `"${answer}" is not a time before now (e.g. -3h, -90m)` };
+    ms = now() - duration.ms;
+  } else if (/^\d+$/.test(answer)) ms = Number(answer);
+  else {
+    const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(answer);
+    const iso =
+      /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(answer) && !hasZone ? `${answer.replace(' ', 'T')}Z` : answer;
+    ms = /^\d{4}-\d{2}-\d{2}/.test(answer) ? Date.parse(iso) : Number.NaN;
+  }
+  if (!Number.isFinite(ms) || ms < 0) return { ok: false, error: `"${answer}" is not a time I can read` };
+  return { ok: true, ms: Math.floor(ms / 1000) * 1000 };
+}
+
+function parseAnswer(field: ModalField, answer: string, now: () => number): Parsed {
+  switch (field.kind) {
+    case 'text':
+      return { ok: true, value: answer };
+    case 'number': {
+      if (!/^-?\d+$/.test(answer)) return { ok: false, error: 'give a whole number' };
+      const value = Number(answer);
+      if (field.min !== undefined && value < field.min)
+        return { ok: false, error: `the least is ${field.min}` };
+      if (field.max !== undefined && value > field.max)
+        return { ok: false, error: `the most is ${field.max}` };
+      return { ok: true, value: String(value) };
+    }
+    case 'select': {
+      const option = pickOption(field.options, answer);
+      return option
+        ? { ok: true, value: option.value }
+        : { ok: false, error: `choose 1–${field.options.length} or one of the values` };
+    }
+    case 'multiselect':
+    case 'checkboxes': {
+      const chosen: string[] = [];
+      for (const part of answer
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
+        const option = pickOption(field.options, part);
+        if (!option) return { ok: false, error: `"${part}" is not one of the choices` };
+        if (!chosen.includes(option.value)) chosen.push(option.value);
+      }
+      return { ok: true, value: chosen };
+    }
+    case 'datetime': {
+      const time = parseFormTime(answer, now);
+      return time.ok ? { ok: true, value: String(time.ms) } : time;
+    }
+  }
+}
+
+/** Asks one field; undefined in `value` means left empty. */
+async function askField(
+  field: ModalField,
+  io: FormIO,
+  options: AskFormOptions,
+  fallback: string | string[] | undefined,
+): Promise<
+  { kind: 'value'; value: string | string[] | undefined } | { kind: 'cancelled' } | { kind: 'ended' }
+> {
+  const { style } = options;
+  const optional = field.optional ?? false;
+  const error = options.errors?.[field.id];
+  const lines: string[] = [];
+  if (error) lines.push(style.red(`  ✗ ${safeForTerminal(error)}`));
+  const shownDefault = fallback === undefined ? '' : ` [${safeForTerminal(shownValue(field, fallback))}]`;
+  lines.push(
+    `${style.bold(safeForTerminal(field.label))} ${style.dim(`(${describe(field)}${optional ? ', optional' : ''})`)}${shownDefault}`,
+  );
+  if (field.hint) lines.push(style.dim(`  ${safeForTerminal(field.hint)}`));
+  if ('options' in field)
+    field.options.forEach((o, i) => {
+      // The value is worth showing only when the label does not already say it.
+      const said = o.label.toLowerCase() === o.value.toLowerCase() || o.label.endsWith(`(${o.value})`);
+      const value = said ? '' : style.dim(` (${safeForTerminal(o.value)})`);
+      lines.push(`  ${i + 1}) ${safeForTerminal(o.label)}${value}`);
+    });
+  io.print(lines.join('\n'));
+
+  for (;;) {
+    let answer = await io.read('  > ');
+    if (answer === undefined) return { kind: 'ended' };
+    if (answer.trim() === CANCEL) return { kind: 'cancelled' };
+    if (field.kind === 'text' && field.multiline && answer.trim() !== '') {
+      const more: string[] = [answer];
+      for (;;) {
+        const next = await io.read('  … ');
+        if (next === undefined) return { kind: 'ended' };
+        if (next.trim() === CANCEL) return { kind: 'cancelled' };
+        if (next === MULTILINE_END) break;
+        more.push(next);
+      }
+      answer = more.join('\n');
+    }
+    if (answer.trim() === '') {
+      if (fallback !== undefined) return { kind: 'value', value: fallback };
+      if (optional) return { kind: 'value', value: isMulti(field) ? [] : undefined };
+      io.print(style.red(`  This field is required (or type ${CANCEL} to leave the form).`));
+      continue;
+    }
+    if (answer.trim() === CLEAR && optional) return { kind: 'value', value: isMulti(field) ? [] : undefined };
+    // Text keeps its spaces; every other kind is read trimmed.
+    const parsed = parseAnswer(field, field.kind === 'text' ? answer : answer.trim(), options.now);
+    if (!parsed.ok) {
+      io.print(style.red(`  ✗ ${parsed.error}`));
+      continue;
+    }
+    if (Array.isArray(parsed.value) && parsed.value.length === 0 && !optional) {
+      io.print(style.red('  Choose at least one.'));
+      continue;
+    }
+    return { kind: 'value', value: parsed.value };
+  }
+}
+
+export async function askForm(modal: ModalSpec, io: FormIO, options: AskFormOptions): Promise<FormAnswer> {
+  const { style } = options;
+  const values: ModalValues = { ...(options.values ?? {}) };
+  if (!options.only) {
+    const intro = modal.intro ? `\n${safeForTerminal(markupToPlain(modal.intro))}` : '';
+    io.print(
+      `\n${style.cyan(`── form: ${safeForTerminal(modal.title)} ──`)}${intro}\n${style.dim(
+        `Enter keeps the [default]; "${CLEAR}" clears an optional field; ${CANCEL} leaves the form.`,
+      )}`,
+    );
+  }
+  for (const field of modal.fields) {
+    if (options.only && !options.only.has(field.id)) continue;
+    const previous = field.id in values ? values[field.id] : initialValue(field);
+    const fallback = Array.isArray(previous) && previous.length === 0 ? undefined : previous;
+    const asked = await askField(field, io, options, fallback);
+    if (asked.kind !== 'value') return asked;
+    values[field.id] = asked.value;
+  }
+  return { kind: 'filled', values };
+}

@@ -1,0 +1,171 @@
+/**
+ * The console implementation of Surface: every message is printed with a heading that says
+ * who sees it and where it went, buttons get numbers for `:click`, files land in the out
+ * folder, and forms wait for the session to ask them field by field after the command.
+ */
+import type { Logger } from '../log.js';
+import type { ModalSpec } from '../operations/modal.js';
+import type { Reply, ReplyFile } from '../operations/reply.js';
+import type { MessageRef, Surface } from '../operations/types.js';
+import type { MessageBook, ShownMessage } from './book.js';
+import type { OutFiles } from './out-files.js';
+import { renderReplyForTerminal } from './render.js';
+import { type Style, safeForTerminal } from './style.js';
+import type { Terminal } from './terminal.js';
+
+/** A form an operation opened; the session fills it once the current command is done. */
+export interface PendingForm {
+  modal: ModalSpec;
+  userId: string;
+  channelId: string;
+}
+
+/** What every console surface of one session shares. */
+export interface ConsoleScreen {
+  terminal: Terminal;
+  style: Style;
+  book: MessageBook;
+  files: OutFiles;
+  logger: Logger;
+  forms: PendingForm[];
+}
+
+export interface ConsoleCaller {
+  userId: string;
+  channelId: string;
+  /** The message whose button was clicked: a reply with replaceOriginal replaces it. */
+  origin?: ShownMessage;
+}
+
+/** The console's id for a user's direct-message channel. */
+export const directChannelId = (userId: string): string => `D${userId}`;
+
+interface Placement {
+  where: string;
+  channelId: string;
+  visibleTo?: string;
+  posted: boolean;
+  /** An existing message shown again with new content (update). */
+  again?: ShownMessage;
+  /** A ref from an earlier session, for an update of a message this screen never showed. */
+  ref?: MessageRef;
+  note?: string;
+}
+
+const fileSize = (bytes: number) =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1048576).toFixed(1)} MB`;
+
+export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCaller): Surface {
+  const { terminal, style, book, files, logger } = screen;
+
+  async function saveFiles(list: ReplyFile[]): Promise<string[]> {
+    const lines: string[] = [];
+    for (const file of list) {
+      try {
+        const saved = await files.save(file);
+        const comment = file.comment ? ` — ${safeForTerminal(file.comment)}` : '';
+        lines.push(
+          style.yellow(`📎 ${saved.shown}`) +
+            ` (${safeForTerminal(file.title)}, ${fileSize(saved.bytes)})${comment}`,
+        );
+      } catch (error) {
+        logger.error('a reply file could not be written', { error, filename: file.filename });
+        lines.push(
+          style.red(`✗ The file ${safeForTerminal(file.filename)} could not be written to ${files.dir}.`),
+        );
+      }
+    }
+    return lines;
+  }
+
+  async function show(reply: Reply, placement: Placement): Promise<ShownMessage> {
+    let message: ShownMessage;
+    if (placement.again) {
+      message = placement.again;
+      book.retire(message);
+    } else
+      message = book.add({
+        where: placement.where,
+        channelId: placement.channelId,
+        visibleTo: placement.visibleTo,
+        posted: placement.posted,
+        ref: placement.ref,
+      });
+    const rendered = renderReplyForTerminal(reply, {
+      style,
+      width: terminal.width,
+      numberButton: (button) => book.number(message, button),
+    });
+    const attached: ReplyFile[] = [...(reply.files ?? [])];
+    if (rendered.overflow)
+      attached.unshift({ filename: 'full-reply.txt', title: 'Full reply', content: rendered.overflow });
+    const fileLines = await saveFiles(attached);
+    const title = placement.again ? `updated message #${message.id}` : `#${message.id}`;
+    const heading = `── ${title} · ${placement.note ? `${placement.note} · ` : ''}${placement.where} ──`;
+    terminal.print(['', style.cyan(heading), ...rendered.lines, ...fileLines].join('\n'));
+    return message;
+  }
+
+  const placeReply = (reply: Reply): Placement => {
+    const replaces = reply.replaceOriginal ? caller.origin : undefined;
+    if (replaces) book.retire(replaces);
+    const note = replaces ? `replaces #${replaces.id}` : undefined;
+    switch (reply.visibility) {
+      case 'ephemeral':
+        return {
+          where: `only you (${caller.userId}) see this`,
+          channelId: caller.channelId,
+          visibleTo: caller.userId,
+          posted: false,
+          note,
+        };
+      case 'channel':
+        return { where: `posted in #${caller.channelId}`, channelId: caller.channelId, posted: true, note };
+      case 'dm':
+        return {
+          where: `DM to ${caller.userId}`,
+          channelId: directChannelId(caller.userId),
+          visibleTo: caller.userId,
+          posted: true,
+          note,
+        };
+    }
+  };
+
+  return {
+    async respond(reply) {
+      return (await show(reply, placeReply(reply))).ref;
+    },
+    async postToChannel(channelId, reply) {
+      return (await show(reply, { where: `posted in #${channelId}`, channelId, posted: true })).ref;
+    },
+    async update(ref, reply) {
+      const known = book.byRef(ref);
+      if (known)
+        await show(reply, { where: known.where, channelId: known.channelId, posted: true, again: known });
+      else
+        await show(reply, {
+          where: `in #${ref.channelId}`,
+          channelId: ref.channelId,
+          posted: true,
+          ref,
+          note: 'updated a message from an earlier session',
+        });
+    },
+    async sendDirect(userId, reply) {
+      await show(reply, {
+        where: `DM to ${userId}`,
+        channelId: directChannelId(userId),
+        visibleTo: userId,
+        posted: true,
+      });
+    },
+    async openModal(modal) {
+      screen.forms.push({ modal, userId: caller.userId, channelId: caller.channelId });
+    },
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Drives a console session the way a person would, over in-memory streams: lines go in,
+ * the conversation comes out as text. `startConsole` is the whole product in process (the
+ * sandbox and a temporary state database); `startSession` runs the console's loop over the
+ * real runtime with extra operations, for behaviour no shipped operation shows yet.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { loadConfig } from '../../src/config.js';
+import { createMessageBook } from '../../src/console/book.js';
+import { createOutFiles } from '../../src/console/out-files.js';
+import { CONSOLE_CHANNEL_ID, runConsole } from '../../src/console/run.js';
+import { createConsoleSession } from '../../src/console/session.js';
+import { createStyle } from '../../src/console/style.js';
+import { createTerminal } from '../../src/console/terminal.js';
+import { createLogger, SecretRegistry } from '../../src/log.js';
+import { createEngine } from '../../src/operations/engine.js';
+import { operations as shipped } from '../../src/operations/registry.js';
+import type { AnyOperation } from '../../src/operations/types.js';
+import { createDemoPolicy } from '../../src/policy/defaults.js';
+import { createRuntime, type Runtime } from '../../src/runtime.js';
+
+/** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`. */
+const PROMPT_AT_END = /edge(\([A-Z0-9]+\))?> $/;
+
+export interface ConsoleDriver {
+  dir: string;
+  outDir: string;
+  /** Everything printed so far. */
+  text(): string;
+  /** Types lines and returns what was printed (their echoes and answers) until the next prompt. */
+  type(...lines: string[]): Promise<string>;
+  /** Types a line without waiting for an answer. */
+  send(line: string): void;
+  /** Waits until the output after `from` matches; resolves with that output. */
+  waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
+  /** Closes the input (Ctrl-D) and waits for the session to end. */
+  end(): Promise<void>;
+  /** Resolves when the session returns. */
+  done: Promise<void>;
+  remove(): void;
+}
+
+function drive(dir: string, input: PassThrough, output: PassThrough, run: () => Promise<void>) {
+  let printed = '';
+  const watchers = new Set<() => void>();
+  output.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+    for (const watcher of watchers) watcher();
+  });
+  const done = run();
+
+  function waitFor(pattern: RegExp, from = 0, timeoutMs = 10_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const seen = printed.slice(from);
+        if (!pattern.test(seen)) return false;
+        watchers.delete(watcher);
+        clearTimeout(timer);
+        resolve(seen);
+        return true;
+      };
+      const watcher = () => void check();
+      const timer = setTimeout(() => {
+        watchers.delete(watcher);
+        reject(new Error(`timed out waiting for ${pattern}; output so far:\n${printed.slice(from)}`));
+      }, timeoutMs);
+      if (!check()) watchers.add(watcher);
+    });
+  }
+
+  const driver: ConsoleDriver = {
+    dir,
+    outDir: join(dir, 'out'),
+    text: () => printed,
+    type(...lines) {
+      const from = printed.length;
+      // Lines written together are queued together, so the next prompt at the end of the
+      // output comes only after the last of them has been answered.
+      input.write(lines.map((line) => `${line}\n`).join(''));
+      return waitFor(PROMPT_AT_END, from);
+    },
+    send: (line) => input.write(`${line}\n`),
+    waitFor,
+    async end() {
+      input.end();
+      await done;
+    },
+    done,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  return driver;
+}
+
+export type WholeConsoleDriver = ConsoleDriver & { logFile: string; secrets: SecretRegistry };
+
+export async function startConsole(
+  options: { env?: Record<string, string> } = {},
+): Promise<WholeConsoleDriver> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-'));
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const secrets = new SecretRegistry();
+  // A policy file in the working directory of the test run must not count; EDGEOPS_POLICY does.
+  const config = loadConfig(
+    { STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`, ...options.env },
+    (path) => path !== 'edgeops.policy.yml' && existsSync(path),
+  );
+  const logFile = join(dir, 'edgeops-console.log');
+  const driver = drive(dir, input, output, () =>
+    runConsole({
+      config,
+      secrets,
+      logger: createLogger({ level: 'error', secrets, write: () => {} }),
+      input,
+      output,
+      outDir: join(dir, 'out'),
+      logFile,
+      cwd: dir,
+      env: {},
+    }),
+  );
+  await driver.waitFor(PROMPT_AT_END);
+  return { ...driver, logFile, secrets };
+}
+
+/**
+ * The console loop over the real runtime (demo policy, state, audit) with the shipped
+ * operations and `extra` ones. Nothing here calls the platform.
+ */
+export async function startSession(
+  extra: AnyOperation[],
+  options: { interactive?: boolean } = {},
+): Promise<ConsoleDriver & { runtime: Runtime }> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-'));
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const secrets = new SecretRegistry();
+  const logger = createLogger({ level: 'error', secrets, write: () => {} });
+  const config = loadConfig({ STATE_DATABASE_URL: `file:${join(dir, 'state.db')}` }, () => false);
+  const runtime = await createRuntime({
+    config,
+    platform: {
+      apiUrl: 'http://127.0.0.1:9',
+      apiKey: 'no-platform-in-these-tests',
+      loggingUrl: 'http://127.0.0.1:9/logging',
+      databaseApiUrl: 'http://127.0.0.1:9/database',
+    },
+    secrets,
+    logger,
+    fallbackPolicy: createDemoPolicy(),
+  });
+  const engine = createEngine({
+    operations: [...shipped, ...extra],
+    services: runtime.services,
+    authorizer: runtime.authorizer,
+  });
+  const terminal = createTerminal({ input, output, interactive: options.interactive });
+  const session = createConsoleSession({
+    engine,
+    terminal,
+    screen: {
+      terminal,
+      style: createStyle(false),
+      book: createMessageBook({ now: Date.now }),
+      files: createOutFiles({ dir: 'out', cwd: dir }),
+      logger,
+      forms: [],
+    },
+    now: () => Date.UTC(2026, 10, 21, 14, 0, 0),
+    userId: 'U0YOU',
+    channelId: CONSOLE_CHANNEL_ID,
+  });
+  const driver = drive(dir, input, output, async () => {
+    try {
+      await session.run();
+    } finally {
+      terminal.close();
+      await runtime.close();
+    }
+  });
+  // An interactive prompt ends in cursor movements rather than the prompt text.
+  await driver.waitFor(options.interactive ? /edge> / : PROMPT_AT_END);
+  return { ...driver, runtime };
+}

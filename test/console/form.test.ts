@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { askForm, type FormIO, parseFormTime } from '../../src/console/form.js';
+import { createStyle } from '../../src/console/style.js';
+import type { ModalSpec } from '../../src/operations/modal.js';
+
+const NOW = Date.UTC(2026, 10, 21, 14, 0, 0);
+const now = () => NOW;
+
+/** Answers from a script; the end of the script is the end of input. */
+function scripted(answers: string[]): FormIO & { printed: string[] } {
+  const printed: string[] = [];
+  return {
+    printed,
+    read: async () => answers.shift(),
+    print: (text) => printed.push(text),
+  };
+}
+
+const spec = (fields: ModalSpec['fields']): ModalSpec => ({
+  callbackId: 'x:form',
+  title: 'Form',
+  submit: 'Go',
+  privateMetadata: '',
+  fields,
+});
+
+const style = createStyle(false);
+
+describe('asking a form on the terminal', () => {
+  it('returns values in the shapes the Slack adapter reads from a view', async () => {
+    const io = scripted(['7', '2', '1, vp9', '', '2026-11-21T13:30', '', '']);
+    const answer = await askForm(
+      spec([
+        { id: 'count', label: 'Count', kind: 'number', min: 1 },
+        {
+          id: 'mode',
+          label: 'Mode',
+          kind: 'select',
+          options: [
+            { value: '0', label: 'Log' },
+            { value: '1', label: 'Block' },
+          ],
+        },
+        {
+          id: 'codecs',
+          label: 'Codecs',
+          kind: 'multiselect',
+          options: [
+            { value: 'x264', label: 'x264' },
+            { value: 'vp9', label: 'VP9' },
+            { value: 'av1', label: 'AV1' },
+          ],
+        },
+        {
+          id: 'flags',
+          label: 'Flags',
+          kind: 'checkboxes',
+          options: [{ value: 'jit', label: 'JIT' }],
+          initial: ['jit'],
+        },
+        { id: 'from', label: 'From', kind: 'datetime' },
+        { id: 'to', label: 'To', kind: 'datetime', initial: NOW },
+        { id: 'note', label: 'Note', kind: 'text', optional: true },
+      ]),
+      io,
+      { style, now },
+    );
+    expect(answer).toEqual({
+      kind: 'filled',
+      values: {
+        count: '7',
+        mode: '1',
+        codecs: ['x264', 'vp9'],
+        flags: ['jit'],
+        from: String(Date.UTC(2026, 10, 21, 13, 30)),
+        to: String(NOW),
+        note: undefined,
+      },
+    });
+    expect(io.printed.join('\n')).toContain('To (date and time');
+    expect(io.printed.join('\n')).toContain('[2026-11-21T14:00:00.000Z]');
+  });
+
+  it('clears an optional field with "-" and leaves an optional multi-select empty', async () => {
+    const answer = await askForm(
+      spec([
+        { id: 'query', label: 'Query', kind: 'text', optional: true, initial: 'old' },
+        {
+          id: 'tags',
+          label: 'Tags',
+          kind: 'multiselect',
+          optional: true,
+          options: [{ value: 'a', label: 'A' }],
+        },
+      ]),
+      scripted(['-', '']),
+      { style, now },
+    );
+    expect(answer).toEqual({ kind: 'filled', values: { query: undefined, tags: [] } });
+  });
+
+  it('reads several lines for a multi-line field, up to a line holding only "."', async () => {
+    const answer = await askForm(
+      spec([{ id: 'sql', label: 'SQL', kind: 'text', multiline: true }]),
+      scripted(['SELECT *', '  FROM orders', '.']),
+      { style, now },
+    );
+    expect(answer).toEqual({ kind: 'filled', values: { sql: 'SELECT *\n  FROM orders' } });
+  });
+
+  it('asks only the fields named, keeping the other answers and showing the error', async () => {
+    const io = scripted(['fixed']);
+    const answer = await askForm(
+      spec([
+        { id: 'a', label: 'A', kind: 'text' },
+        { id: 'b', label: 'B', kind: 'text' },
+      ]),
+      io,
+      { style, now, values: { a: 'kept', b: 'bad' }, only: new Set(['b']), errors: { b: 'B is wrong' } },
+    );
+    expect(answer).toEqual({ kind: 'filled', values: { a: 'kept', b: 'fixed' } });
+    expect(io.printed.join('\n')).toContain('✗ B is wrong');
+    expect(io.printed.join('\n')).not.toContain('A (text)');
+  });
+
+  it('ends without values at :cancel or at the end of input', async () => {
+    const fields: ModalSpec['fields'] = [{ id: 'a', label: 'A', kind: 'text' }];
+    expect(await askForm(spec(fields), scripted([':cancel']), { style, now })).toEqual({ kind: 'cancelled' });
+    expect(await askForm(spec(fields), scripted([]), { style, now })).toEqual({ kind: 'ended' });
+  });
+});
+
+describe('times in forms', () => {
+  it('reads ISO 8601 (UTC without a zone), Unix milliseconds, now and relative times', () => {
+    expect(parseFormTime('2026-11-21T14:00:00Z', now)).toEqual({ ok: true, ms: NOW });
+    expect(parseFormTime('2026-11-21 15:00', now)).toEqual({ ok: true, ms: NOW + 3_600_000 });
+    expect(parseFormTime('2026-11-21T16:00:00+02:00', now)).toEqual({ ok: true, ms: NOW });
+    expect(parseFormTime(String(NOW + 999), now)).toEqual({ ok: true, ms: NOW });
+    expect(parseFormTime('now', now)).toEqual({ ok: true, ms: NOW });
+    expect(parseFormTime('-3h', now)).toEqual({ ok: true, ms: NOW - 3 * 3_600_000 });
+    expect(parseFormTime('yesterday-ish', now).ok).toBe(false);
+    expect(parseFormTime('-3x', now).ok).toBe(false);
+  });
+});

@@ -1,0 +1,207 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { startConsole, type WholeConsoleDriver } from './driver.js';
+
+/** The number in front of the first button whose label matches. */
+function buttonNumber(text: string, label: RegExp): string {
+  for (const match of text.matchAll(/\[(\d+)\] ([^[\n]+)/g)) if (label.test(match[2]!)) return match[1]!;
+  throw new Error(`no button ${label} in:\n${text}`);
+}
+
+describe('the console against the in-process sandbox', () => {
+  let c: WholeConsoleDriver;
+  beforeAll(async () => {
+    c = await startConsole();
+  });
+  afterAll(async () => {
+    await c?.end();
+    c?.remove();
+  });
+
+  it('says in its banner that it uses the built-in sandbox, its database and the demo policy', () => {
+    const banner = c.text();
+    expect(banner).toMatch(
+      /No PLATFORM_API_URL: using the built-in sandbox platform at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(banner).toMatch(/service database is the sandbox's, at http:\/\/127\.0\.0\.1:\d+ \(id db_/);
+    expect(banner).toContain('You are U0YOU in #C0CONSOLE');
+    expect(banner).toContain('console demo policy');
+    expect(banner).toContain(`Log lines go to the file ${c.logFile}`);
+  });
+
+  it('prints the DNS listing with zone names, marked as seen only by you', async () => {
+    const out = await c.type('/edge dns');
+    expect(out).toContain('only you (U0YOU) see this');
+    expect(out).toContain('DNS zones (10)');
+    expect(out).toMatch(/• edgeops\.dev \(id \d+\) · \d+ records/);
+    expect(out).toContain('shop-example.com');
+  });
+
+  it('accepts a subcommand without the /edge prefix', async () => {
+    const out = await c.type('dns shop');
+    expect(out).toContain('shop-example.com');
+    expect(out).not.toContain('edgeops.dev');
+  });
+
+  it('shows page 2 when the Next button is clicked, replacing page 1', async () => {
+    const first = await c.type('/edge dns --per-page 5');
+    expect(first).toContain('Page 1 of 2');
+    const next = buttonNumber(first, /^Next/);
+    const second = await c.type(`:click ${next}`);
+    expect(second).toContain('Page 2 of 2');
+    expect(second).toMatch(/replaces #\d+/);
+    expect(second).toContain('blog-example.dev');
+    const stale = await c.type(`:click ${next}`);
+    expect(stale).toMatch(/has since been replaced or updated/);
+  });
+
+  it('shows a zone’s records when its Records button is clicked', async () => {
+    const list = await c.type('/edge dns edgeops.dev');
+    const out = await c.type(`:click ${buttonNumber(list, /^Records · edgeops\.dev/)}`);
+    expect(out).toContain('Records of edgeops.dev');
+    expect(out).toMatch(/\n {4}TYPE +NAME +VALUE/);
+  });
+
+  it('answers an unknown subcommand with the usage error', async () => {
+    const out = await c.type('/edge dnz');
+    expect(out).toContain('"dnz" is not a command (did you mean "dns"?)');
+    expect(out).toContain('Type /edge help to see the commands you can run.');
+  });
+
+  it('answers a bad flag with the usage line of that subcommand', async () => {
+    const out = await c.type('/edge dns --per-page 2');
+    expect(out).toContain('--per-page must be between 5 and 1000');
+    expect(out).toContain('Usage: /edge dns [SEARCH]');
+  });
+
+  it('refuses unknown console commands and other slash commands clearly', async () => {
+    expect(await c.type(':clikc 3')).toContain('Unknown console command ":clikc" (did you mean ":click"?)');
+    expect(await c.type('/deploy now')).toContain('Only /edge is known here, not /deploy.');
+    expect(await c.type(':click 9999')).toContain('There is no button [9999].');
+    expect(await c.type(':click')).toContain('Usage: :click N');
+  });
+
+  it('acts as another user after :as, and shows who in the prompt', async () => {
+    const out = await c.type(':as U0LEAD');
+    expect(out).toMatch(/edge\(U0LEAD\)> $/);
+    const listing = await c.type('/edge dns --per-page 5');
+    expect(listing).toContain('only you (U0LEAD) see this');
+    const back = await c.type(':as U0YOU');
+    expect(back).toMatch(/\nedge> $/);
+  });
+
+  it('does not let another user click a button on a message only you see', async () => {
+    const list = await c.type('/edge dns --per-page 5');
+    const next = buttonNumber(list, /^Next/);
+    await c.type(':as U0LEAD2');
+    expect(await c.type(`:click ${next}`)).toContain('only U0YOU sees; switch with :as U0YOU');
+    await c.type(':as U0YOU');
+  });
+
+  it('writes what does not fit in a message to a file in the out folder and prints its path', async () => {
+    // Enough audit rows that the table is longer than one Slack section.
+    await c.type(...Array.from({ length: 50 }, () => 'apikeys --per-page 5'));
+    const out = await c.type('/edge audit --limit 200');
+    expect(out).toContain('The rest did not fit in a message');
+    const saved = /📎 (\S+)/.exec(out)?.[1];
+    expect(saved).toBe(join('out', 'full-reply.txt'));
+    expect(readdirSync(c.outDir)).toEqual(['full-reply.txt']);
+    const file = readFileSync(join(c.outDir, 'full-reply.txt'), 'utf8');
+    expect(file.split('\n').filter((line) => line.includes('apikey.list')).length).toBeGreaterThanOrEqual(50);
+  });
+
+  it('keeps log lines out of the conversation and secrets out of both', () => {
+    const log = readFileSync(c.logFile, 'utf8');
+    expect(log).toContain('edgeops starting in console mode');
+    expect(c.text()).not.toContain('"level"');
+    for (const secret of c.secrets.values()) {
+      expect(log).not.toContain(secret);
+      expect(c.text()).not.toContain(secret);
+    }
+  });
+});
+
+describe('the console with a configured platform and policy', () => {
+  it('uses PLATFORM_API_URL and the EDGEOPS_POLICY file instead of the sandbox and the demo policy', async () => {
+    const sandbox = await startSandbox();
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-policy-'));
+    const policyPath = join(dir, 'policy.yml');
+    writeFileSync(
+      policyPath,
+      'channels: [C0OPS]\nroles:\n  everyone: ["*"]\ngrants:\n  - ops: [dns.list]\n    roles: [everyone]\n',
+    );
+    const c = await startConsole({
+      env: { PLATFORM_API_URL: sandbox.apiUrl, PLATFORM_API_KEY: sandbox.apiKey, EDGEOPS_POLICY: policyPath },
+    });
+    try {
+      const banner = c.text();
+      expect(banner).toContain(`Platform: ${sandbox.apiUrl} (PLATFORM_API_URL)`);
+      expect(banner).not.toContain('built-in sandbox');
+      expect(banner).toContain('Service database: not configured');
+      expect(banner).toContain(`Policy: ${policyPath}.`);
+      // The file allows /edge only in C0OPS, so the console channel gets the denial.
+      const out = await c.type('/edge dns');
+      expect(out).toContain('C0OPS');
+      expect(out).not.toContain('DNS zones');
+      expect(sandbox.requests.count('dnszone.list')).toBe(0);
+    } finally {
+      await c.end();
+      c.remove();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('approvals in the console', () => {
+  it('lets an approver, switched to with :as, approve a request; the secret goes to the requester by DM', async () => {
+    const c = await startConsole();
+    try {
+      const asked = await c.type('/edge pullzone reset-key 308006 rotate after a leak');
+      const card = /── #(\d+) · posted in #C0APPROVALS ──/.exec(asked)?.[1];
+      expect(card).toBeDefined();
+      const approve = buttonNumber(asked, /^Approve/);
+      expect(await c.type(`:click ${approve}`)).toMatch(/cannot approve/);
+      await c.type(':as U0LEAD');
+      const approved = await c.type(`:click ${approve}`);
+      expect(approved).toContain(`── updated message #${card} · posted in #C0APPROVALS ──`);
+      const dm = /── #\d+ · DM to U0YOU ──\n([\s\S]*?)\n\n/.exec(approved)?.[1] ?? '';
+      const key = c.secrets.values().find((secret) => dm.includes(secret));
+      expect(key).toBeDefined();
+      // Shown once, in the DM only; the card and the channel show a fingerprint.
+      expect(approved.split(key!).length).toBe(2);
+      expect(approved).toContain(`…${key!.slice(-4)}`);
+    } finally {
+      await c.end();
+      c.remove();
+    }
+  });
+});
+
+describe('leaving the console', () => {
+  it('ends on :quit, and the session returns', async () => {
+    const c = await startConsole();
+    try {
+      c.send(':quit');
+      await c.done;
+      expect(c.text()).toMatch(/edge> :quit\nBye\.\n$/);
+    } finally {
+      c.remove();
+    }
+  });
+
+  it('finishes the last command before ending at the end of input', async () => {
+    const c = await startConsole();
+    try {
+      const from = c.text().length;
+      c.send('/edge dns');
+      await c.end();
+      expect(c.text().slice(from)).toMatch(/^\/edge dns\n[\s\S]*DNS zones \(10\)[\s\S]*\nBye\.\n$/);
+    } finally {
+      c.remove();
+    }
+  });
+});

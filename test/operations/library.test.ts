@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LIBRARY_FORM,
+  LIBRARY_FIELDS as F,
+  type LibraryForm,
+  libraryModal,
+  libraryRequest,
+  readLibraryForm,
+  reopenValue,
+} from '../../src/operations/library.js';
+import type { ModalValues } from '../../src/operations/modal.js';
+import { VideoLibraryCreateSchema } from '../../src/platform/schemas.js';
+import { renderModal } from '../../src/slack/blocks/modal.js';
+import { BUTTON_VALUE_MAX } from '../../src/slack/limits.js';
+import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
+
+/** What a user who only typed a name submits: the form's initial values. */
+const submitted = (changes: ModalValues = {}): ModalValues => ({
+  [F.name]: 'Product demos',
+  [F.regions]: [],
+  [F.playerVersion]: undefined,
+  [F.tier]: 'free',
+  [F.jit]: [],
+  [F.codecs]: ['x264'],
+  [F.resolutions]: ['720p', '1080p'],
+  [F.playback]: ['keep-originals', 'direct-play'],
+  [F.transcribing]: [],
+  [F.captionLanguages]: [],
+  [F.smart]: [],
+  ...changes,
+});
+
+const errorsOf = (values: ModalValues) => {
+  const reading = readLibraryForm(values);
+  return reading.ok ? {} : reading.errors;
+};
+
+describe('the New video library form', () => {
+  it('renders as a modal Slack accepts, with the name filled in and the defaults checked', () => {
+    const view = renderModal(libraryModal({ ...DEFAULT_LIBRARY_FORM, name: 'Product demos' }));
+    expect(formatSchemaErrors(validateModal(view))).toBe('');
+    expect(checkViewLimits(view)).toEqual([]);
+    expect(view.title.text).toBe('New video library');
+    const json = JSON.stringify(view.blocks);
+    expect(json).toContain('"initial_value":"Product demos"');
+    const codecs = view.blocks.find((block) => block.block_id === F.codecs);
+    expect(JSON.stringify(codecs)).toContain('"initial_options":[{"text":{"type":"plain_text","text":"x264"');
+    const resolutions = JSON.stringify(view.blocks.find((block) => block.block_id === F.resolutions));
+    expect(resolutions.match(/"initial_options":\[(.*?)\]\}/)?.[1]).toMatch(/720p.*1080p/);
+  });
+
+  it('accepts a name alone and sends the defaults, every switch explicit', () => {
+    const reading = readLibraryForm(submitted());
+    expect(reading.ok).toBe(true);
+    if (!reading.ok) return;
+    const { body, transcribingTurnedOn } = libraryRequest(reading.form);
+    expect(VideoLibraryCreateSchema.parse(body)).toEqual(body);
+    expect(body).toEqual({
+      Name: 'Product demos',
+      EncodingTier: 0,
+      JitEncodingEnabled: false,
+      OutputCodecs: 'x264',
+      EnabledResolutions: '720p,1080p',
+      EnableTranscribing: false,
+      BlockNoneReferrer: false,
+      EnableMP4Fallback: false,
+      KeepOriginalFiles: true,
+      AllowDirectPlay: true,
+      EnableMultiAudioTrackSupport: false,
+      AllowEarlyPlay: false,
+      EnableTranscribingTitleGeneration: false,
+      EnableTranscribingDescriptionGeneration: false,
+      EnableTranscribingChaptersGeneration: false,
+      EnableTranscribingMomentsGeneration: false,
+    });
+    expect(transcribingTurnedOn).toBe(false);
+  });
+
+  it('needs a name of at least one character', () => {
+    expect(errorsOf(submitted({ [F.name]: '' }))).toHaveProperty(F.name);
+    expect(errorsOf(submitted({ [F.name]: '   ' }))).toHaveProperty(F.name);
+    expect(errorsOf(submitted({ [F.name]: 'x' }))).toEqual({});
+  });
+
+  it('needs at least one resolution', () => {
+    expect(errorsOf(submitted({ [F.resolutions]: [] }))).toEqual({
+      [F.resolutions]: 'Enable at least one resolution.',
+    });
+  });
+
+  it('allows codecs other than x264 only with Premium', () => {
+    expect(errorsOf(submitted({ [F.codecs]: ['x264', 'av1'] }))[F.codecs]).toContain('Premium');
+    expect(errorsOf(submitted({ [F.codecs]: ['x264', 'av1'], [F.tier]: 'premium' }))).toEqual({});
+  });
+
+  it('allows JIT encoding only with Premium', () => {
+    expect(errorsOf(submitted({ [F.jit]: ['on'] }))).toEqual({
+      [F.jit]: 'JIT encoding needs the Premium encoding tier.',
+    });
+    expect(errorsOf(submitted({ [F.jit]: ['on'], [F.tier]: 'premium' }))).toEqual({});
+  });
+
+  it('shows every problem at once, each on its own field', () => {
+    const errors = errorsOf(
+      submitted({ [F.name]: '', [F.resolutions]: [], [F.codecs]: ['vp9'], [F.jit]: ['on'] }),
+    );
+    expect(Object.keys(errors).sort()).toEqual([F.codecs, F.jit, F.name, F.resolutions].sort());
+  });
+
+  it('refuses a player version that is not a whole number in range', () => {
+    expect(errorsOf(submitted({ [F.playerVersion]: '1.5' }))).toHaveProperty(F.playerVersion);
+    expect(errorsOf(submitted({ [F.playerVersion]: '0' }))).toHaveProperty(F.playerVersion);
+    expect(errorsOf(submitted({ [F.playerVersion]: '2147483648' }))).toHaveProperty(F.playerVersion);
+    const reading = readLibraryForm(submitted({ [F.playerVersion]: '2' }));
+    expect(reading.ok && libraryRequest(reading.form).body.PlayerVersion).toBe(2);
+  });
+
+  it('refuses choices that are not in the form', () => {
+    expect(errorsOf(submitted({ [F.regions]: ['MARS'] }))).toHaveProperty(F.regions);
+    expect(errorsOf(submitted({ [F.codecs]: ['h266'] }))).toHaveProperty(F.codecs);
+    expect(errorsOf(submitted({ [F.tier]: 'gold' }))).toHaveProperty(F.tier);
+  });
+
+  it('turns transcribing on when a smart generation feature is chosen, and says it did', () => {
+    const reading = readLibraryForm(submitted({ [F.smart]: ['chapters', 'titles'] }));
+    if (!reading.ok) throw new Error('expected a valid form');
+    const { body, transcribingTurnedOn } = libraryRequest(reading.form);
+    expect(body.EnableTranscribing).toBe(true);
+    expect(body.EnableTranscribingTitleGeneration).toBe(true);
+    expect(body.EnableTranscribingChaptersGeneration).toBe(true);
+    expect(body.EnableTranscribingMomentsGeneration).toBe(false);
+    expect(transcribingTurnedOn).toBe(true);
+    const chosen = readLibraryForm(submitted({ [F.smart]: ['titles'], [F.transcribing]: ['on'] }));
+    expect(chosen.ok && libraryRequest(chosen.form).transcribingTurnedOn).toBe(false);
+  });
+
+  it('sends regions, caption languages and resolutions in the platform’s words', () => {
+    const reading = readLibraryForm(
+      submitted({
+        [F.regions]: ['SG', 'DE'],
+        [F.captionLanguages]: ['de', 'en'],
+        [F.transcribing]: ['on'],
+        [F.resolutions]: ['2160p', '240p'],
+      }),
+    );
+    if (!reading.ok) throw new Error('expected a valid form');
+    const { body } = libraryRequest(reading.form);
+    expect(body.ReplicationRegions).toEqual(['DE', 'SG']);
+    expect(body.TranscribingCaptionLanguages).toEqual(['en', 'de']);
+    expect(body.EnabledResolutions).toBe('240p,2160p');
+  });
+
+  it('carries the form in a button value within Slack’s limit, however long the name', () => {
+    const form: LibraryForm = {
+      ...DEFAULT_LIBRARY_FORM,
+      name: 'x'.repeat(5000),
+      regions: ['DE', 'UK', 'SE', 'CZ', 'ES', 'NY', 'LA', 'WA', 'MI', 'SG', 'SYD', 'HK', 'JP', 'BR', 'JH'],
+      captionLanguages: ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'pl', 'sv', 'da', 'no', 'fi', 'cs'],
+    };
+    const value = reopenValue(form);
+    expect(value.length).toBeLessThanOrEqual(BUTTON_VALUE_MAX);
+    expect(JSON.parse(value)).toMatchObject({
+      regions: form.regions,
+      captionLanguages: form.captionLanguages,
+    });
+    const short = { ...form, name: 'Product demos' };
+    expect(JSON.parse(reopenValue(short))).toEqual(short);
+  });
+});
