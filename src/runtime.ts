@@ -108,7 +108,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     staleExecutionMs: options.staleExecutionMs ?? config.executionTimeoutMs,
   });
   for (const gate of gatedOperations) approvals.register(gate);
-  const database = config.serviceDatabase ? createCustomerDatabase({ ...config.serviceDatabase, secrets }) : undefined;
+  const database = config.serviceDatabase
+    ? createCustomerDatabase({ ...config.serviceDatabase, secrets })
+    : undefined;
   const services: Services = {
     platform,
     audit,

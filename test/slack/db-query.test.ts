@@ -91,7 +91,9 @@ describe('/edge db query', () => {
   });
 
   it('keeps the SQL as typed: quotes, curly quotes and -- are not shell syntax', async () => {
-    const answer = await channelAnswer(`SELECT name, country FROM customers WHERE name = 'Ada Lovelace' -- a comment`);
+    const answer = await channelAnswer(
+      `SELECT name, country FROM customers WHERE name = 'Ada Lovelace' -- a comment`,
+    );
     expect(answer.table).toMatch(/Ada Lovelace +GB/);
     const curly = await channelAnswer('SELECT count(*) AS n FROM customers WHERE name = ‘Ada Lovelace’');
     expect(curly.table).toMatch(/^n\n-\n1$/);

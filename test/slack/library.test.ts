@@ -1,7 +1,7 @@
 import type { ViewStateValue } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LIBRARY_FIELDS as F, libraryCreate } from '../../src/operations/library.js';
+import { LIBRARY_FIELDS as F } from '../../src/operations/library.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
