@@ -90,7 +90,8 @@ export interface Config {
     loggingUrl: string;
     databaseApiUrl: string;
   };
-  serviceDatabase?: { url: string; authToken?: string };
+  /** `id` is set when the URL's first host label is not the database id (the sandbox's IP URL). */
+  serviceDatabase?: { url: string; authToken?: string; id?: string };
   stateDatabase: { url: string; authToken?: string };
   /** Path of the policy file, or undefined for the built-in policy. */
   policyPath?: string;

@@ -109,7 +109,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   for (const gate of gatedOperations) approvals.register(gate);
   const database = config.serviceDatabase
-    ? createCustomerDatabase({ ...config.serviceDatabase, secrets })
+    ? createCustomerDatabase({
+        url: config.serviceDatabase.url,
+        authToken: config.serviceDatabase.authToken,
+        databaseId: config.serviceDatabase.id,
+        secrets,
+      })
     : undefined;
   const services: Services = {
     platform,

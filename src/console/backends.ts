@@ -76,7 +76,11 @@ export async function prepareConsoleBackends(options: {
     config: {
       ...config,
       platform,
-      serviceDatabase: { url: serviceDatabase.url, authToken: serviceDatabase.authToken },
+      serviceDatabase: {
+        url: serviceDatabase.url,
+        authToken: serviceDatabase.authToken,
+        id: serviceDatabase.databaseId,
+      },
     },
     platform,
     serviceDatabase,

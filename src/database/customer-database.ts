@@ -27,7 +27,17 @@ export interface CustomerDatabase {
   readonly databaseId: string;
   /** Runs one statement that the server confirms is read-only; throws DatabaseError otherwise. */
   runReadOnlyQuery(sql: string): Promise<QueryResult>;
+  /** Runs one statement in a write transaction (approved `db exec` only). */
+  runWrite(sql: string): Promise<WriteResult>;
+  /** Switches the bot's own queries to a new token (after `db tokens invalidate --regenerate`). */
+  useToken(token: string): void;
   close(): Promise<void>;
+}
+
+export interface WriteResult {
+  rowsAffected: number;
+  /** As a decimal string: rowids can exceed 2^53. */
+  lastInsertRowid?: string;
 }
 
 export interface CustomerDatabaseOptions {
@@ -39,6 +49,8 @@ export interface CustomerDatabaseOptions {
   timeoutMs?: number;
   /** The HTTP transport; the global fetch by default. */
   fetch?: typeof fetch;
+  /** The database id for token management, when the URL's first host label is not it. */
+  databaseId?: string;
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
@@ -52,7 +64,7 @@ function abandoned(signal: AbortSignal): Promise<never> {
 
 export function createCustomerDatabase(options: CustomerDatabaseOptions): CustomerDatabase {
   const endpoint = parseDatabaseUrl(options.url);
-  const authToken = options.authToken ?? endpoint.authTokenFromUrl;
+  let authToken = options.authToken ?? endpoint.authTokenFromUrl;
   options.secrets.add(authToken, endpoint.authTokenFromUrl);
   const scrub: Scrub = createScrub((text) => options.secrets.redact(text));
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
@@ -93,8 +105,58 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
     }
   }
 
+  /** Exactly one statement, under the deadline, with errors scrubbed. */
+  async function single<T>(
+    sql: string,
+    work: (signal: AbortSignal) => Promise<T>,
+    command: string,
+  ): Promise<T> {
+    const statements = countStatements(sql);
+    if (statements !== 1)
+      throw new DatabaseError(
+        'refused',
+        statements === 0 ? 'SQL_NO_STATEMENT' : 'SQL_MANY_STATEMENTS',
+        statements === 0
+          ? 'There is no SQL statement to run (code SQL_NO_STATEMENT).'
+          : `The text holds more than one statement; ${command} runs exactly one (code SQL_MANY_STATEMENTS).`,
+      );
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(timeoutError(timeoutMs)), timeoutMs);
+    try {
+      return await Promise.race([work(controller.signal), abandoned(controller.signal)]);
+    } catch (error) {
+      if (controller.signal.aborted) throw timeoutError(timeoutMs);
+      throw toDatabaseError(error, scrub);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function write(sql: string, signal: AbortSignal): Promise<WriteResult> {
+    const client = createClient({
+      url: endpoint.httpUrl,
+      authToken,
+      intMode: 'bigint',
+      fetch: (request: Request) => fetchFn(request, { signal }),
+    });
+    try {
+      const [result] = await client.batch([sql], 'write');
+      return {
+        rowsAffected: result?.rowsAffected ?? 0,
+        lastInsertRowid: result?.lastInsertRowid === undefined ? undefined : String(result.lastInsertRowid),
+      };
+    } finally {
+      client.close();
+    }
+  }
+
   return {
-    databaseId: endpoint.databaseId,
+    databaseId: options.databaseId ?? endpoint.databaseId,
+    runWrite: (sql) => single(sql, (signal) => write(sql, signal), '/edge db exec'),
+    useToken(token) {
+      options.secrets.add(token);
+      authToken = token;
+    },
     async runReadOnlyQuery(sql) {
       const statements = countStatements(sql);
       if (statements === 0)

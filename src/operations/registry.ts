@@ -3,7 +3,9 @@ import type { GatedOperation } from '../approvals/flow.js';
 import { apikeys } from './apikeys.js';
 import { approvals } from './approvals.js';
 import { audit } from './audit.js';
+import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
+import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
 import { libraryCreate } from './library.js';
@@ -22,8 +24,17 @@ export const operations: readonly AnyOperation[] = [
   shieldBotDetection,
   pullzoneResetKey,
   dbQuery,
+  dbExec,
+  dbTokensCreate,
+  dbTokensInvalidate,
   approvals,
   audit,
 ];
 
-export const gatedOperations: readonly GatedOperation[] = [resetKeyGate, botDetectionGate];
+export const gatedOperations: readonly GatedOperation[] = [
+  resetKeyGate,
+  botDetectionGate,
+  dbExecGate,
+  tokenCreateGate,
+  tokenInvalidateGate,
+];

@@ -40,6 +40,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   sandbox?: Sandbox;
   now?: () => number;
+  /** The customer database's id when its URL (the sandbox's 127.0.0.1) does not name it. */
+  serviceDatabaseId?: string;
 }
 
 export interface Harness {
@@ -97,6 +99,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
     ...options.env,
   });
+  if (config.serviceDatabase && options.serviceDatabaseId) config.serviceDatabase.id = options.serviceDatabaseId;
   const logs: string[] = [];
   const secrets = new SecretRegistry();
   const logger = createLogger({

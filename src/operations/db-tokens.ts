@@ -1,0 +1,188 @@
+import { addMilliseconds } from 'date-fns';
+import { z } from 'zod';
+import type { GatedOperation } from '../approvals/flow.js';
+import { fingerprint } from '../log.js';
+import { PlatformError } from '../platform/errors.js';
+import { DatabaseIdSchema } from '../platform/schemas.js';
+import { parseDuration } from './duration.js';
+import { UserFacingError } from './engine.js';
+import { defineOperation, parseWith, type RunContext } from './types.js';
+
+const CreateParams = z.object({
+  database: z.string(),
+  readOnly: z.boolean(),
+  expiresAt: z.string().nullable(),
+});
+const InvalidateParams = z.object({
+  database: z.string(),
+  regenerate: z.boolean(),
+  ownDatabase: z.boolean(),
+});
+
+/** The database id: --db, else the first host label of SERVICE_DATABASE_URL (PRODUCT §4). */
+function databaseId(ctx: RunContext, flag: string | undefined): string {
+  const id = flag ?? ctx.services.database?.databaseId;
+  if (!id)
+    throw new UserFacingError(
+      'Say which database: add --db ID, or set SERVICE_DATABASE_URL so its first host label names it.',
+    );
+  const parsed = DatabaseIdSchema.safeParse(id);
+  if (!parsed.success)
+    throw new UserFacingError(`"${id.slice(0, 40)}" is not a database id (letters, digits, _ and -).`);
+  return parsed.data;
+}
+
+const platformFailure = (error: unknown) => {
+  if (error instanceof PlatformError) return { ok: false, detail: error.userMessage };
+  throw error;
+};
+
+export const tokenCreateGate: GatedOperation = {
+  id: 'db.tokens.create',
+  describe: (params) =>
+    `Create a ${params.readOnly ? 'read-only' : 'full-access'} token for database ${String(params.database)}`,
+  fields: (params) => [
+    { label: 'Access', value: params.readOnly ? 'read only' : 'full access' },
+    {
+      label: 'Expires',
+      value: params.expiresAt ? String(params.expiresAt) : 'never (until tokens are invalidated)',
+    },
+  ],
+  async execute(params, ctx) {
+    const { database, readOnly, expiresAt } = CreateParams.parse(params);
+    try {
+      const generated = await ctx.services.platform.generateDatabaseToken(database, {
+        authorization: readOnly ? 'read-only' : 'full-access',
+        expires_at: expiresAt,
+      });
+      ctx.services.secrets.add(generated.token);
+      return {
+        ok: true,
+        detail: `Token ${fingerprint(generated.token)} created${generated.expires_at ? `, expiring ${generated.expires_at}` : ''}; it was sent to the requester by DM.`,
+        secrets: [
+          {
+            label: `${readOnly ? 'Read-only' : 'Full-access'} token for ${database}`,
+            value: generated.token,
+            note: generated.expires_at ? `expires ${generated.expires_at}` : 'no expiry',
+          },
+        ],
+      };
+    } catch (error) {
+      return platformFailure(error);
+    }
+  },
+};
+
+export const tokenInvalidateGate: GatedOperation = {
+  id: 'db.tokens.invalidate',
+  describe: (params) =>
+    `Invalidate every token of database ${String(params.database)}${params.regenerate ? ' and issue a new full-access one' : ''}`,
+  fields: (params) => [
+    { label: 'Replacement token', value: params.regenerate ? 'yes, to the requester by DM' : 'no' },
+  ],
+  warning: (params) =>
+    params.ownDatabase
+      ? params.regenerate
+        ? 'The bot’s own SERVICE_DATABASE_AUTH_TOKEN stops working; the bot switches its queries to the new token, but replace SERVICE_DATABASE_AUTH_TOKEN before the next restart.'
+        : 'The bot’s own SERVICE_DATABASE_AUTH_TOKEN will stop working: /edge db query and db exec fail until it is replaced. Add --regenerate to have the bot switch to a new token.'
+      : undefined,
+  async execute(params, ctx) {
+    const { database, regenerate, ownDatabase } = InvalidateParams.parse(params);
+    try {
+      await ctx.services.platform.revokeDatabaseTokens(database);
+    } catch (error) {
+      return platformFailure(error);
+    }
+    if (!regenerate)
+      return {
+        ok: true,
+        detail: `Every token of ${database} is invalid now.${ownDatabase ? ' The bot’s own token too: set a new SERVICE_DATABASE_AUTH_TOKEN.' : ''}`,
+      };
+    try {
+      const generated = await ctx.services.platform.generateDatabaseToken(database, {
+        authorization: 'full-access',
+      });
+      ctx.services.secrets.add(generated.token);
+      if (ownDatabase) ctx.services.database?.useToken(generated.token);
+      return {
+        ok: true,
+        detail: `Every token of ${database} is invalid now; the replacement ${fingerprint(generated.token)} went to the requester by DM${ownDatabase ? ', and the bot uses it for its own queries until restarted' : ''}.`,
+        secrets: [{ label: `New full-access token for ${database}`, value: generated.token }],
+      };
+    } catch (error) {
+      const failed = platformFailure(error);
+      return {
+        ok: false,
+        detail: `Tokens were invalidated, but a replacement could not be created: ${failed.detail}`,
+      };
+    }
+  },
+};
+
+const CreateArgs = z.object({
+  db: z.string().optional(),
+  readOnly: z.boolean(),
+  expires: z.string().optional(),
+});
+
+/** `/edge db tokens create [--read-only] [--expires 30d] [--db ID]`: after approval, a new token by DM. */
+export const dbTokensCreate = defineOperation({
+  id: 'db.tokens.create',
+  words: ['db', 'tokens', 'create'],
+  usage: '/edge db tokens create [--read-only] [--expires 30d] [--db ID]',
+  summary: 'create a database access token (needs approval); it comes to you by DM, once',
+  example: '/edge db tokens create --read-only --expires 30d',
+  flags: { 'read-only': { kind: 'boolean' }, expires: { kind: 'string' }, db: { kind: 'string' } },
+  parse(positionals, flags) {
+    if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
+    if (flags.expires !== undefined) {
+      const duration = parseDuration(flags.expires);
+      if (!duration.ok) return { ok: false, error: `--expires: ${duration.error}` };
+    }
+    return parseWith(CreateArgs, { db: flags.db, readOnly: flags['read-only'], expires: flags.expires });
+  },
+  target: (args) => args.db,
+  async run(ctx, args) {
+    const database = databaseId(ctx, args.db);
+    const duration = args.expires ? parseDuration(args.expires) : undefined;
+    const expiresAt =
+      duration?.ok === true ? addMilliseconds(new Date(ctx.services.now()), duration.ms).toISOString() : null;
+    return ctx.services.approvals.submit(ctx, {
+      operation: 'db.tokens.create',
+      target: database,
+      params: { database, readOnly: args.readOnly, expiresAt },
+      reason: '',
+    });
+  },
+});
+
+/** `/edge db tokens invalidate [--regenerate] [--db ID]`: after approval, every token stops working. */
+export const dbTokensInvalidate = defineOperation({
+  id: 'db.tokens.invalidate',
+  words: ['db', 'tokens', 'invalidate'],
+  usage: '/edge db tokens invalidate [--regenerate] [--db ID]',
+  summary: 'invalidate every token of a database (needs approval); --regenerate issues a replacement',
+  example: '/edge db tokens invalidate --regenerate',
+  flags: { regenerate: { kind: 'boolean' }, db: { kind: 'string' } },
+  parse: (positionals, flags) =>
+    positionals.length > 0
+      ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
+      : parseWith(z.object({ db: z.string().optional(), regenerate: z.boolean() }), {
+          db: flags.db,
+          regenerate: flags.regenerate,
+        }),
+  target: (args) => args.db,
+  async run(ctx, args) {
+    const database = databaseId(ctx, args.db);
+    return ctx.services.approvals.submit(ctx, {
+      operation: 'db.tokens.invalidate',
+      target: database,
+      params: {
+        database,
+        regenerate: args.regenerate,
+        ownDatabase: database === ctx.services.database?.databaseId,
+      },
+      reason: '',
+    });
+  },
+});
