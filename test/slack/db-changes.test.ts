@@ -2,7 +2,7 @@ import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import type { RecordedCall } from '../support/fake-slack.js';
-import { startHarness, type Harness } from '../support/harness.js';
+import { type Harness, startHarness } from '../support/harness.js';
 import { textInput } from '../support/payloads.js';
 
 const POLICY = `
@@ -33,7 +33,10 @@ beforeAll(async () => {
     sandbox,
     policyYaml: POLICY,
     serviceDatabaseId: sandbox.databaseId,
-    env: { SERVICE_DATABASE_URL: sandbox.databaseUrl, SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess },
+    env: {
+      SERVICE_DATABASE_URL: sandbox.databaseUrl,
+      SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
+    },
   });
 });
 afterAll(async () => {
@@ -46,21 +49,31 @@ async function newCard(text: string): Promise<{ id: string; card: RecordedCall }
   const { responseUrl } = await h.command(text);
   const note = JSON.stringify((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
   expect(note).toContain('Approval requested');
-  const card = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c) && c.args.channel === 'C0APPROVALS', 5_000);
+  const card = await h.fake.waitFor(
+    'chat.postMessage',
+    (c) => !seen.has(c) && c.args.channel === 'C0APPROVALS',
+    5_000,
+  );
   return { id: /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0], card };
 }
 
 const stateOf = async (id: string) => (await h.runtime.services.approvals.peek(id))?.state;
 
 async function approve(id: string, userId = 'U0LEAD') {
-  await h.click('approvals:approve', id, { userId, channelId: 'C0APPROVALS', responseUrl: h.fake.responseUrl() });
+  await h.click('approvals:approve', id, {
+    userId,
+    channelId: 'C0APPROVALS',
+    responseUrl: h.fake.responseUrl(),
+  });
 }
 
 describe('database changes through approval', () => {
   it('db exec shows the statement on the card and reports the rows affected after approval', async () => {
     const sql = "UPDATE orders SET status = 'refunded' WHERE id IN (3, 4)";
     const { id, card } = await newCard(`db exec ${sql}`);
-    expect(JSON.stringify(card.args.blocks)).toContain("UPDATE orders SET status = 'refunded' WHERE id IN (3, 4)");
+    expect(JSON.stringify(card.args.blocks)).toContain(
+      "UPDATE orders SET status = 'refunded' WHERE id IN (3, 4)",
+    );
     await approve(id);
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
     const result = await h.fake.waitFor(
@@ -69,7 +82,9 @@ describe('database changes through approval', () => {
       5_000,
     );
     expect(result).toBeDefined();
-    const rows = await h.runtime.services.database!.runReadOnlyQuery("SELECT count(*) FROM orders WHERE status = 'refunded' AND id IN (3, 4)");
+    const rows = await h.runtime.services.database!.runReadOnlyQuery(
+      "SELECT count(*) FROM orders WHERE status = 'refunded' AND id IN (3, 4)",
+    );
     expect(String(rows.rows[0]?.[0])).toBe('2');
   });
 
@@ -77,7 +92,11 @@ describe('database changes through approval', () => {
     const { id } = await newCard('db tokens create --read-only --expires 30d');
     await approve(id);
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
-    const dm = await h.fake.waitFor('chat.postMessage', (c) => String(c.args.channel).startsWith('D') && JSON.stringify(c.args).includes('Read-only token'), 5_000);
+    const dm = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => String(c.args.channel).startsWith('D') && JSON.stringify(c.args).includes('Read-only token'),
+      5_000,
+    );
     const token = /`([^`]{20,})`/.exec(JSON.stringify(dm.args.blocks))?.[1];
     expect(token).toBeDefined();
     const client = createClient({ url: sandbox.databaseUrl, authToken: token });
@@ -87,14 +106,23 @@ describe('database changes through approval', () => {
     } finally {
       client.close();
     }
-    expect(h.fake.calls.filter((c) => !String(c.args.channel ?? '').startsWith('D') && JSON.stringify(c.args).includes(token!))).toEqual([]);
+    expect(
+      h.fake.calls.filter(
+        (c) => !String(c.args.channel ?? '').startsWith('D') && JSON.stringify(c.args).includes(token!),
+      ),
+    ).toEqual([]);
   });
 
   it('db tokens invalidate warns that the bot’s own token stops working, needs two typed confirmations, and with --regenerate the bot keeps working', async () => {
     const { id, card } = await newCard('db tokens invalidate --regenerate');
     expect(JSON.stringify(card.args.blocks)).toContain('SERVICE_DATABASE_AUTH_TOKEN stops working');
     for (const user of ['U0LEAD', 'U0LEAD2'])
-      await h.submitView('approvals:confirm', JSON.stringify({ c: 'C0APPROVALS', m: id }), { confirmation: textInput(sandbox.databaseId) }, { userId: user });
+      await h.submitView(
+        'approvals:confirm',
+        JSON.stringify({ c: 'C0APPROVALS', m: id }),
+        { confirmation: textInput(sandbox.databaseId) },
+        { userId: user },
+      );
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
     const old = createClient({ url: sandbox.databaseUrl, authToken: sandbox.databaseTokens.fullAccess });
     try {

@@ -99,7 +99,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
     ...options.env,
   });
-  if (config.serviceDatabase && options.serviceDatabaseId) config.serviceDatabase.id = options.serviceDatabaseId;
+  if (config.serviceDatabase && options.serviceDatabaseId)
+    config.serviceDatabase.id = options.serviceDatabaseId;
   const logs: string[] = [];
   const secrets = new SecretRegistry();
   const logger = createLogger({
