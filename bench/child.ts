@@ -1,0 +1,44 @@
+/**
+ * Each side of a benchmark runs in a fresh Node process, so its peak RSS (getrusage maxrss)
+ * is its own and not what the other side, or the bench itself, left on the heap.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ChildMeasurement } from './types.js';
+
+/** Runs `script` with `args` (a .ts file under tsx, a .js file as is); resolves with what it printed last. */
+export function measureInChild(script: string, args: string[]): Promise<ChildMeasurement> {
+  const loader = script.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...loader, script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      out += text;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${script} ${args.join(' ')} exited with ${code}`));
+      const last = out.trim().split('\n').at(-1) ?? '';
+      try {
+        resolve(JSON.parse(last) as ChildMeasurement);
+      } catch {
+        reject(new Error(`${script} ${args.join(' ')} printed no measurement: ${last.slice(0, 200)}`));
+      }
+    });
+  });
+}
+
+/** The last line a measuring child prints. */
+export function reportMeasurement(measurement: Omit<ChildMeasurement, 'peakRssBytes'>): void {
+  const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(`${JSON.stringify({ ...measurement, peakRssBytes })}\n`);
+}
+
+/** True when `moduleUrl` is the script Node was started with (`npx tsx bench/x.ts`). */
+export function isMain(moduleUrl: string): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && fileURLToPath(moduleUrl) === entry;
+}

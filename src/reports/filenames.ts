@@ -1,0 +1,19 @@
+/** File names of the reports posted in chat, all in UTC so every reader sees the same name. */
+import { UTCDate } from '@date-fns/utc';
+import { format } from 'date-fns';
+
+/** `origin-errors-ID-yyyy-MM-dd.csv` for the UTC calendar day of `day`. */
+export function originErrorsFilename(pullZoneId: number, day: Date | number): string {
+  return `origin-errors-${pullZoneId}-${format(new UTCDate(new Date(day).getTime()), 'yyyy-MM-dd')}.csv`;
+}
+
+/** Minutes are enough for a window bound; seconds appear only when the bound has them. */
+function compactUtc(ms: number): string {
+  const date = new UTCDate(ms);
+  return format(date, date.getUTCSeconds() === 0 ? "yyyyMMdd'T'HHmm'Z'" : "yyyyMMdd'T'HHmmss'Z'");
+}
+
+/** `shield-events-ZONE-FROM-TO.csv` with compact UTC bounds, e.g. `20261121T1400Z`. */
+export function shieldExportFilename(zoneId: number, fromMs: number, toMs: number): string {
+  return `shield-events-${zoneId}-${compactUtc(fromMs)}-${compactUtc(toMs)}.csv`;
+}

@@ -1,0 +1,50 @@
+/**
+ * Runs in a report worker thread: the origin-log body arrives in batches, is split into
+ * entries, counted, and written to the CSV, so none of it blocks the event loop.
+ */
+import { JsonArraySplitter, JsonStreamError } from '../platform/json-entries.js';
+import { CsvFileWriter } from './csv-file.js';
+import { csvRecord } from './csv-safety.js';
+import { CSV_HEADER, OriginTally } from './origin-tally.js';
+import { failureOf, OriginTaskSchema, type OriginWorkerResult } from './tasks.js';
+import { ChunkReceiver, StreamCancelledError } from './worker-channel.js';
+
+export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
+  const task = OriginTaskSchema.parse(input);
+  const receiver = new ChunkReceiver(task.port);
+  const tally = new OriginTally(task.filters);
+  const splitter = new JsonArraySplitter('logs');
+  const csv = new CsvFileWriter(task.csvPath);
+  try {
+    await csv.write(csvRecord(CSV_HEADER));
+    for await (const chunk of receiver) {
+      let text = '';
+      for (const element of splitter.push(chunk)) {
+        const row = tally.add(element);
+        if (row) text += csvRecord(row);
+      }
+      receiver.items = tally.scannedCount + splitter.skipped;
+      // One write per batch of the body: the fs stream queues it while the next batch is parsed.
+      if (text.length > 0) await csv.write(text, receiver.signal);
+    }
+    splitter.end();
+    await csv.close();
+    const counts = tally.counts();
+    return {
+      ok: true,
+      counts: {
+        ...counts,
+        scanned: counts.scanned + splitter.skipped,
+        skipped: counts.skipped + splitter.skipped,
+      },
+      bodyBytes: splitter.bytes,
+      csvBytes: csv.bytesWritten,
+    };
+  } catch (error) {
+    await csv.discard();
+    const cancelled = error instanceof StreamCancelledError || receiver.signal.aborted;
+    return failureOf(error, cancelled, error instanceof JsonStreamError);
+  } finally {
+    receiver.close();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Counting in bounded memory for a million-entry day, whatever the attacker puts in a URL.
+ *
+ * `SpaceSavingCounter` is the Space-Saving algorithm (Metwally et al.): at most `capacity`
+ * keys are tracked; a new key replaces the least counted one and inherits its count as an
+ * over-estimate. Any key seen more than total/capacity times is guaranteed to be tracked, and
+ * each reported count is exact when its `overcount` is 0. A min-heap finds the victim.
+ */
+
+interface Slot {
+  key: string;
+  count: number;
+  /** How much of `count` may belong to keys evicted before this one took the slot. */
+  overcount: number;
+  index: number;
+}
+
+export interface CountedKey {
+  key: string;
+  count: number;
+  overcount: number;
+}
+
+export class SpaceSavingCounter {
+  private readonly slots = new Map<string, Slot>();
+  private readonly heap: Slot[] = [];
+  /** True once a key was evicted: counts may then be over-estimates. */
+  evicted = false;
+
+  constructor(
+    private readonly capacity: number,
+    /** Keys longer than this are cut, so one huge URL cannot take the memory bound with it. */
+    private readonly maxKeyLength = 1024,
+  ) {}
+
+  add(rawKey: string): void {
+    const key = rawKey.length > this.maxKeyLength ? rawKey.slice(0, this.maxKeyLength) : rawKey;
+    const slot = this.slots.get(key);
+    if (slot) {
+      slot.count++;
+      this.siftDown(slot.index);
+      return;
+    }
+    if (this.heap.length < this.capacity) {
+      const fresh: Slot = { key, count: 1, overcount: 0, index: this.heap.length };
+      this.heap.push(fresh);
+      this.slots.set(key, fresh);
+      this.siftUp(fresh.index);
+      return;
+    }
+    const victim = this.heap[0];
+    if (!victim) return;
+    this.evicted = true;
+    this.slots.delete(victim.key);
+    victim.overcount = victim.count;
+    victim.count++;
+    victim.key = key;
+    this.slots.set(key, victim);
+    this.siftDown(0);
+  }
+
+  /** The `n` most counted keys, most first (ties by key, so output is stable). */
+  top(n: number): CountedKey[] {
+    return [...this.heap]
+      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, n)
+      .map(({ key, count, overcount }) => ({ key, count, overcount }));
+  }
+
+  private swap(i: number, j: number): void {
+    const a = this.heap[i]!;
+    const b = this.heap[j]!;
+    this.heap[i] = b;
+    this.heap[j] = a;
+    a.index = j;
+    b.index = i;
+  }
+
+  private siftUp(start: number): void {
+    let i = start;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.heap[parent]!.count <= this.heap[i]!.count) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private siftDown(start: number): void {
+    let i = start;
+    const length = this.heap.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= length) return;
+      const right = left + 1;
+      const child = right < length && this.heap[right]!.count < this.heap[left]!.count ? right : left;
+      if (this.heap[i]!.count <= this.heap[child]!.count) return;
+      this.swap(i, child);
+      i = child;
+    }
+  }
+}
+
+/**
+ * Exact counts for label values (status, error code, server zone), which the platform keeps to
+ * a handful; past `capacity` distinct values the rest are summed under `overflowKey`.
+ */
+export class BoundedTally {
+  readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly overflowKey = '(other)',
+  ) {}
+
+  add(key: string): void {
+    const current = this.counts.get(key);
+    if (current !== undefined) this.counts.set(key, current + 1);
+    else if (this.counts.size < this.capacity) this.counts.set(key, 1);
+    else this.counts.set(this.overflowKey, (this.counts.get(this.overflowKey) ?? 0) + 1);
+  }
+
+  /** Most counted first, ties by key. */
+  sorted(): { key: string; count: number }[] {
+    return [...this.counts]
+      .map(([key, count]) => ({ key, count }))
+      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+}

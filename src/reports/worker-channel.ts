@@ -1,0 +1,239 @@
+/**
+ * A response body streamed from the event loop into a report worker over a MessagePort, with
+ * credit-based backpressure: the worker grants WINDOW batches up front and one more each time
+ * it has finished one, so at most WINDOW × BATCH_BYTES sit in its port whatever the body size,
+ * and a slow disk slows the HTTP read instead of filling memory.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { z } from 'zod';
+import type { ReportPool, ReportWorkerName } from './pool.js';
+
+/** Small chunks from the socket are gathered into batches: fewer messages, same bytes. */
+export const BATCH_BYTES = 256 * 1024;
+export const WINDOW = 4;
+/** How long a worker has to stop after a cancel before its thread is terminated. */
+const CANCEL_GRACE_MS = 2_000;
+
+const ToWorkerSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('chunk'), data: z.instanceof(Uint8Array) }),
+  z.strictObject({ type: z.literal('end') }),
+  z.strictObject({ type: z.literal('cancel') }),
+]);
+
+const CreditSchema = z.strictObject({
+  type: z.literal('credit'),
+  count: z.number().int().positive(),
+  /** Entries or rows the worker has handled so far. */
+  items: z.number().int().nonnegative(),
+});
+
+export interface StreamProgress {
+  /** Body bytes handed to the worker so far. */
+  bytes: number;
+  /** Entries or rows the worker has handled so far. */
+  items: number;
+}
+
+/** Thrown inside the worker when the event loop cancels the task. */
+export class StreamCancelledError extends Error {
+  override name = 'StreamCancelledError';
+}
+
+/** Worker side: the body as an async iterable of Buffers; pulling the next one grants a credit. */
+export class ChunkReceiver implements AsyncIterable<Buffer> {
+  private readonly queue: Uint8Array[] = [];
+  private ended = false;
+  private readonly cancel = new AbortController();
+  private wake: (() => void) | undefined;
+  /** Set by the task so that credits carry its progress. */
+  items = 0;
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (raw: unknown) => {
+      const message = ToWorkerSchema.safeParse(raw);
+      if (!message.success) return;
+      if (message.data.type === 'chunk') this.queue.push(message.data.data);
+      else if (message.data.type === 'end') this.ended = true;
+      else this.cancel.abort(new StreamCancelledError('cancelled'));
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+    });
+  }
+
+  /** Aborted when the event loop cancels: work between chunks should stop on it too. */
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  private grant(count: number): void {
+    this.port.postMessage({ type: 'credit', count, items: this.items });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
+    this.grant(WINDOW);
+    for (;;) {
+      this.signal.throwIfAborted();
+      const data = this.queue.shift();
+      if (data) {
+        yield Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+        this.grant(1);
+        continue;
+      }
+      if (this.ended) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  close(): void {
+    this.port.close();
+  }
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export interface StreamToWorkerOptions {
+  pool: ReportPool;
+  worker: ReportWorkerName;
+  /** The task's own fields; `port` is added. Must be structured-cloneable. */
+  task: Record<string, unknown>;
+  source: AsyncIterable<Uint8Array>;
+  signal?: AbortSignal;
+  onProgress?: (progress: StreamProgress) => void;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** Resolves with the next chunk, or rejects as soon as the signal aborts. */
+function nextOrAbort<T>(next: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return next;
+  if (signal.aborted) {
+    next.catch(() => undefined);
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      next.catch(() => undefined);
+      reject(abortReason(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    next.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The worker ended the task before the body did (it failed, or it stopped reading). */
+class WorkerSettledError extends Error {}
+
+/**
+ * Event-loop side: runs `worker` on the pool and forwards `source` to it. Returns the worker's
+ * result; on abort or a failing source, cancels the worker, waits for it to stop (terminating
+ * the thread past a grace period) and rethrows. A result the worker returned early wins over
+ * the body's remaining bytes.
+ */
+export async function streamToWorker(options: StreamToWorkerOptions): Promise<unknown> {
+  const { pool, signal, onProgress } = options;
+  const { port1, port2 } = new MessageChannel();
+  const terminate = new AbortController();
+  let credits = 0;
+  let bytes = 0;
+  let settled = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resolve = wake;
+    wake = undefined;
+    resolve?.();
+  };
+
+  port1.on('message', (raw: unknown) => {
+    const credit = CreditSchema.safeParse(raw);
+    if (!credit.success) return;
+    credits += credit.data.count;
+    onProgress?.({ bytes, items: credit.data.items });
+    notify();
+  });
+  signal?.addEventListener('abort', notify);
+
+  const outcome: Promise<Outcome> = pool
+    .run(
+      { ...options.task, port: port2 },
+      { worker: options.worker, transferList: [port2], signal: terminate.signal },
+    )
+    .then(
+      (value): Outcome => ({ ok: true, value }),
+      (error: unknown): Outcome => ({ ok: false, error }),
+    )
+    .finally(() => {
+      settled = true;
+      notify();
+    });
+
+  const send = async (batch: Uint8Array[], size: number) => {
+    while (credits === 0 && !settled && !signal?.aborted)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    signal?.throwIfAborted();
+    if (settled) throw new WorkerSettledError();
+    credits--;
+    // A copy into a fresh ArrayBuffer we own: the client's chunks may be views over its own buffers.
+    const data = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of batch) {
+      data.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    port1.postMessage({ type: 'chunk', data }, [data.buffer]);
+    bytes += size;
+  };
+
+  const iterator = options.source[Symbol.asyncIterator]();
+  try {
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const next = await nextOrAbort(iterator.next(), signal);
+      if (next.done) break;
+      batch.push(next.value);
+      size += next.value.byteLength;
+      if (size >= BATCH_BYTES) {
+        await send(batch, size);
+        batch = [];
+        size = 0;
+      }
+    }
+    if (size > 0) await send(batch, size);
+    if (!settled) port1.postMessage({ type: 'end' });
+  } catch (error) {
+    // Stop the HTTP read (destroying the response) without waiting for it.
+    iterator.return?.().catch(() => undefined);
+    if (!settled) {
+      port1.postMessage({ type: 'cancel' });
+      const timer = setTimeout(() => terminate.abort(), CANCEL_GRACE_MS);
+      await outcome;
+      clearTimeout(timer);
+    }
+    if (!(error instanceof WorkerSettledError)) {
+      port1.close();
+      throw error;
+    }
+  } finally {
+    signal?.removeEventListener('abort', notify);
+  }
+  const result = await outcome;
+  port1.close();
+  if (!result.ok) throw result.error;
+  return result.value;
+}

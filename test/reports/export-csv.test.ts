@@ -1,0 +1,173 @@
+import { once } from 'node:events';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeShieldExportCsv } from '../../src/reports/export-csv.js';
+import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
+
+const HEADER = ['timestamp', 'ruleId', 'action', 'ip', 'url', 'userAgent'];
+const ROWS = [
+  ['2026-11-21T14:00:01.000Z', '941100', 'Block', '203.0.113.9', '/search?q=a,b', 'Mozilla/5.0 "quoted"'],
+  ['2026-11-21T14:00:02.000Z', '942100', 'Log', '198.51.100.7', '/two\r\nlines', 'curl/8.4'],
+  ['2026-11-21T14:00:03.000Z', '=HYPERLINK("http://evil.example","x")', '+1', '-2', '@x', '\tx'],
+  ['2026-11-21T14:00:04.000Z', 'rl-1042', '\rx', '192.0.2.1', '', 'ünïcødé 🚀'],
+];
+
+/** The platform's CSV: raw cells, formulas included, cut into small pieces. */
+async function* platformCsv(rows: string[][], pieceBytes = 13): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(
+    stringify([HEADER, ...rows], { record_delimiter: '\r\n', quote_record_delimiter: true }),
+  );
+  for (let i = 0; i < bytes.length; i += pieceBytes) yield bytes.subarray(i, i + pieceBytes);
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+let pool: ReportPool;
+let dir: string;
+let files = 0;
+const csvPath = () => join(dir, `export-${++files}.csv`);
+
+beforeAll(async () => {
+  pool = createReportPool({ maxThreads: 1 });
+  dir = await mkdtemp(join(tmpdir(), 'edgeops-export-'));
+});
+
+afterAll(async () => {
+  await pool.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('passing the Shield export through to a file', () => {
+  it('keeps every row and cell, quotes, commas and line breaks included, and neutralises formulas', async () => {
+    const path = csvPath();
+    const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool });
+    const text = await readFile(path, 'utf8');
+    expect(result).toEqual({ rows: 4, bytes: Buffer.byteLength(text) });
+    const back = parse(text) as string[][];
+    expect(back[0]).toEqual(HEADER);
+    expect(back[1]).toEqual(ROWS[0]);
+    expect(back[2]).toEqual(ROWS[1]);
+    expect(back[3]).toEqual([
+      '2026-11-21T14:00:03.000Z',
+      `'=HYPERLINK("http://evil.example","x")`,
+      "'+1",
+      "'-2",
+      "'@x",
+      "'\tx",
+    ]);
+    expect(back[4]).toEqual(['2026-11-21T14:00:04.000Z', 'rl-1042', "'\rx", '192.0.2.1', '', 'ünïcødé 🚀']);
+    expect(text.split('\r\n').slice(0, 1)).toEqual([HEADER.join(',')]);
+  });
+
+  it('drops a byte-order mark and passes ragged rows through', async () => {
+    const path = csvPath();
+    const source = Readable.from([Buffer.from('\uFEFFa,b\r\n1,2,3\r\n4\r\n')]);
+    expect(await writeShieldExportCsv({ source, path, pool })).toMatchObject({ rows: 2 });
+    expect(await readFile(path, 'utf8')).toBe('a,b\r\n1,2,3\r\n4\r\n');
+  });
+
+  it('writes an empty file for an empty export', async () => {
+    const path = csvPath();
+    expect(await writeShieldExportCsv({ source: Readable.from([]), path, pool })).toEqual({
+      rows: 0,
+      bytes: 0,
+    });
+  });
+
+  it('refuses a body that is not CSV and leaves no file behind', async () => {
+    const path = csvPath();
+    const source = Readable.from([Buffer.from('a,b\r\n"never closed,2\r\n')]);
+    await expect(writeShieldExportCsv({ source, path, pool })).rejects.toMatchObject({
+      kind: 'invalid-response',
+      operation: 'shield.export',
+    });
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('reports progress in body bytes and rows', async () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => [
+      `2026-11-21T14:00:00.000Z`,
+      `r${i}`,
+      'Block',
+      '1.2.3.4',
+      `/p/${i}`,
+      'ua',
+    ]);
+    const seen: { bytes: number; rows: number }[] = [];
+    const result = await writeShieldExportCsv({
+      source: platformCsv(many, 64 * 1024),
+      path: csvPath(),
+      pool,
+      onProgress: (progress) => seen.push(progress),
+    });
+    expect(result.rows).toBe(20_000);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.at(-1)!.rows).toBeGreaterThan(0);
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]!.bytes).toBeGreaterThanOrEqual(seen[i - 1]!.bytes);
+      expect(seen[i]!.rows).toBeGreaterThanOrEqual(seen[i - 1]!.rows);
+    }
+  });
+});
+
+describe('cancelling an export', () => {
+  let server: Server;
+  let url: string;
+  let closedEarly = 0;
+
+  beforeAll(async () => {
+    server = createServer((_, res) => {
+      res.on('close', () => {
+        if (!res.writableFinished) closedEarly++;
+      });
+      const row = `${stringify([ROWS[0]!, ROWS[2]!], { record_delimiter: '\r\n' })}`;
+      let sent = 0;
+      // About 40 MB, written as fast as the client reads.
+      Readable.from(
+        (function* () {
+          yield `${HEADER.join(',')}\r\n`;
+          while (sent++ < 200_000) yield row;
+        })(),
+      ).pipe(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/shield/event-logs/42/export`;
+  });
+
+  afterAll(() => {
+    server.close();
+  });
+
+  it('stops the download and the worker, and deletes the partial file', async () => {
+    const path = csvPath();
+    const controller = new AbortController();
+    const response = await request(url, { method: 'POST', signal: controller.signal });
+    const copy = writeShieldExportCsv({
+      source: response.body,
+      path,
+      pool,
+      signal: controller.signal,
+      onProgress: ({ bytes }) => {
+        if (bytes > 2 * 1024 * 1024) controller.abort();
+      },
+    });
+    await expect(copy).rejects.toMatchObject({ kind: 'aborted', operation: 'shield.export' });
+    expect(await exists(path)).toBe(false);
+    await expect.poll(() => closedEarly).toBe(1);
+    const next = await writeShieldExportCsv({ source: platformCsv(ROWS), path: csvPath(), pool });
+    expect(next.rows).toBe(4);
+  });
+});

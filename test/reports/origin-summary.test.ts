@@ -1,0 +1,368 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { originDayStream } from '../../bench/origin-day.js';
+import { type OriginFilters, summariseOriginErrors } from '../../src/reports/origin-summary.js';
+import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
+
+const DAY = Date.UTC(2026, 10, 21);
+const at = (hour: number, minute: number, second = 0, ms = 0) =>
+  DAY + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+const detail = (fields: Record<string, unknown>) => JSON.stringify({ PullZoneId: 308006, ...fields });
+const QUOTED_URL = '/b, "quoted"\nline';
+const HYPERLINK = '=HYPERLINK("http://evil.example","x")';
+
+/** Eight entries (one with a `log` that is not JSON, one without labels) and two elements that are not entries. */
+const FIXTURE: unknown[] = [
+  {
+    logId: 'l1',
+    timestamp: at(0, 10),
+    log: detail({
+      RequestUrl: '/a',
+      Message: 'Origin DNS lookup failed',
+      ErrorCode: 'dns_lookup',
+      StatusCode: 502,
+    }),
+    labels: { ErrorCode: 'dns_lookup', StatusCode: '502', ServerZone: 'CA' },
+  },
+  {
+    logId: 'l2',
+    timestamp: at(0, 20),
+    log: detail({
+      RequestUrl: '/a',
+      Message: 'Origin timed out',
+      ErrorCode: 'http_timeout',
+      StatusCode: 504,
+    }),
+    labels: { ErrorCode: 'http_timeout', StatusCode: '504', ServerZone: 'DE' },
+  },
+  {
+    logId: 'l3',
+    timestamp: at(1, 0),
+    log: '{"RequestUrl":"/b","Mess',
+    labels: { ErrorCode: 'dns_lookup', StatusCode: '502', ServerZone: 'DE' },
+  },
+  {
+    logId: '=cmd|calc',
+    timestamp: at(13, 5),
+    log: detail({ RequestUrl: HYPERLINK, Message: '+1', ErrorCode: 'http_invalid_range', StatusCode: 416 }),
+    labels: { ErrorCode: 'http_invalid_range', StatusCode: '416', ServerZone: 'UK' },
+  },
+  {
+    logId: 'l5',
+    timestamp: at(13, 30),
+    log: detail({ RequestUrl: '@x', Message: '-2', ErrorCode: 'error', StatusCode: 500 }),
+  },
+  {
+    logId: 'l6',
+    timestamp: at(14, 0),
+    log: detail({ RequestUrl: '/a', Message: '\tx', ErrorCode: 'network_io_error', StatusCode: 502 }),
+    labels: { ErrorCode: 'network_io_error', StatusCode: '502', ServerZone: 'CA' },
+  },
+  {
+    logId: 'l7',
+    timestamp: at(14, 45),
+    log: detail({ RequestUrl: QUOTED_URL, Message: '\rx', ErrorCode: 'http_loop_detected', StatusCode: 508 }),
+    labels: { ErrorCode: 'http_loop_detected', StatusCode: '508', ServerZone: 'SG' },
+  },
+  {
+    logId: 'l8',
+    timestamp: at(23, 59, 59, 999),
+    log: detail({ RequestUrl: QUOTED_URL, Message: 'new', ErrorCode: 'brand_new_code', StatusCode: 400 }),
+    labels: { ErrorCode: 'brand_new_code', StatusCode: '400', ServerZone: 'CA' },
+  },
+  ['an', 'array'],
+  { logId: 'no-timestamp', log: '{}' },
+];
+
+/** The body in small pieces, so entries and strings are cut across chunks. */
+async function* bodyOf(document: unknown, pieceBytes = 37): AsyncGenerator<Buffer> {
+  const bytes = Buffer.from(JSON.stringify(document));
+  for (let i = 0; i < bytes.length; i += pieceBytes) yield bytes.subarray(i, i + pieceBytes);
+}
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+let pool: ReportPool;
+let dir: string;
+let files = 0;
+const csvPath = () => join(dir, `report-${++files}.csv`);
+
+beforeAll(async () => {
+  pool = createReportPool({ maxThreads: 1 });
+  dir = await mkdtemp(join(tmpdir(), 'edgeops-origin-'));
+});
+
+afterAll(async () => {
+  await pool.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function summarise(filters: OriginFilters = {}) {
+  const path = csvPath();
+  const summary = await summariseOriginErrors({
+    source: bodyOf({ logs: FIXTURE }),
+    filters,
+    csvPath: path,
+    pool,
+  });
+  const text = await readFile(path, 'utf8');
+  const rows = parse(text, { columns: true }) as Record<string, string>[];
+  return { summary, text, rows };
+}
+
+describe('summarising an origin-error day', () => {
+  it('counts every entry, keeps the malformed one, and leaves out what is not an entry', async () => {
+    const { summary } = await summarise();
+    expect(summary).toMatchObject({
+      scanned: 10,
+      total: 8,
+      malformed: 1,
+      skipped: 2,
+      firstSeenMs: at(0, 10),
+      lastSeenMs: at(23, 59, 59, 999),
+    });
+    expect(summary.byStatus).toEqual([
+      { status: '502', count: 3 },
+      { status: '400', count: 1 },
+      { status: '416', count: 1 },
+      { status: '500', count: 1 },
+      { status: '504', count: 1 },
+      { status: '508', count: 1 },
+    ]);
+    expect(summary.byErrorCode).toEqual([
+      { code: 'dns_lookup', words: 'origin DNS lookup failed', count: 2 },
+      { code: 'brand_new_code', words: null, count: 1 },
+      { code: 'error', words: 'other error', count: 1 },
+      { code: 'http_invalid_range', words: 'invalid range request', count: 1 },
+      { code: 'http_loop_detected', words: 'request loop detected', count: 1 },
+      { code: 'http_timeout', words: 'origin timed out', count: 1 },
+      { code: 'network_io_error', words: 'network I/O error to origin', count: 1 },
+    ]);
+    expect(summary.byServerZone).toEqual([
+      { zone: 'CA', count: 3 },
+      { zone: 'DE', count: 2 },
+      { zone: 'SG', count: 1 },
+      { zone: 'UK', count: 1 },
+      { zone: 'unknown', count: 1 },
+    ]);
+    expect(summary.topUrls).toEqual([
+      { url: '/a', count: 3, overcount: 0 },
+      { url: QUOTED_URL, count: 2, overcount: 0 },
+      { url: HYPERLINK, count: 1, overcount: 0 },
+      { url: '@x', count: 1, overcount: 0 },
+    ]);
+    const perHour = new Array<number>(24).fill(0);
+    Object.assign(perHour, { 0: 2, 1: 1, 13: 2, 14: 2, 23: 1 });
+    expect(summary.perHour).toEqual(perHour);
+    expect(summary.csv.rows).toBe(8);
+  });
+
+  it.each<[string, OriginFilters, string[]]>([
+    ['an exact status', { status: { exact: [502] } }, ['l1', 'l3', 'l6']],
+    ['a status class', { status: { classes: [5] } }, ['l1', 'l2', 'l3', 'l5', 'l6', 'l7']],
+    ['an exact status or a class', { status: { exact: [504], classes: [4] } }, ['l2', "'=cmd|calc", 'l8']],
+    ['an error code, whatever its case', { errorCode: 'DNS_LOOKUP' }, ['l1', 'l3']],
+    ['a server zone, whatever its case', { serverZone: 'ca' }, ['l1', 'l6', 'l8']],
+    ['a start time (--last)', { sinceMs: at(13, 30) }, ['l5', 'l6', 'l7', 'l8']],
+    ['all of them at once', { status: { classes: [5] }, serverZone: 'CA', sinceMs: at(1, 0) }, ['l6']],
+  ])('keeps only the entries matching %s, in the counts and in the CSV', async (_, filters, ids) => {
+    const { summary, rows } = await summarise(filters);
+    expect(rows.map((row) => row.log_id)).toEqual(ids);
+    expect(summary.total).toBe(ids.length);
+    expect(summary.scanned).toBe(10);
+    expect(summary.perHour.reduce((sum, count) => sum + count, 0)).toBe(ids.length);
+    expect(summary.byStatus.reduce((sum, entry) => sum + entry.count, 0)).toBe(ids.length);
+  });
+
+  it('writes an RFC 4180 CSV with ISO times, labels for the malformed entry, and neutralised formulas', async () => {
+    const { text, rows } = await summarise();
+    expect(text.startsWith('timestamp,status,error_code,server_zone,url,message,log_id\r\n')).toBe(true);
+    expect(rows).toHaveLength(8);
+    expect(rows[0]).toEqual({
+      timestamp: '2026-11-21T00:10:00.000Z',
+      status: '502',
+      error_code: 'dns_lookup',
+      server_zone: 'CA',
+      url: '/a',
+      message: 'Origin DNS lookup failed',
+      log_id: 'l1',
+    });
+    expect(rows[2]).toEqual({
+      timestamp: '2026-11-21T01:00:00.000Z',
+      status: '502',
+      error_code: 'dns_lookup',
+      server_zone: 'DE',
+      url: '',
+      message: '',
+      log_id: 'l3',
+    });
+    expect(rows[3]).toMatchObject({ url: `'${HYPERLINK}`, message: "'+1", log_id: "'=cmd|calc" });
+    expect(rows[4]).toMatchObject({
+      url: "'@x",
+      message: "'-2",
+      status: '500',
+      error_code: 'error',
+      server_zone: '',
+    });
+    expect(rows[5]).toMatchObject({ message: "'\tx" });
+    expect(rows[6]).toMatchObject({ message: "'\rx", url: QUOTED_URL });
+    expect(rows[7]).toMatchObject({ timestamp: '2026-11-21T23:59:59.999Z', url: QUOTED_URL });
+  });
+
+  it('reads the documented example of the origin-error endpoint', async () => {
+    const fixture = JSON.parse(
+      readFileSync(
+        new URL('../../../shared/reference/platform-fixtures/06-origin-errors-logs.json', import.meta.url),
+        'utf8',
+      ),
+    ) as { documented_example: { '200': unknown } };
+    const summary = await summariseOriginErrors({
+      source: bodyOf(fixture.documented_example['200']),
+      csvPath: csvPath(),
+      pool,
+    });
+    expect(summary).toMatchObject({
+      total: 1,
+      malformed: 0,
+      byErrorCode: [{ code: 'dns_lookup', words: 'origin DNS lookup failed', count: 1 }],
+      byServerZone: [{ zone: 'CA', count: 1 }],
+      topUrls: [{ url: '/apikey', count: 1, overcount: 0 }],
+    });
+  });
+
+  it.each([
+    ['a truncated body', JSON.stringify({ logs: FIXTURE }).slice(0, -30)],
+    ['a body without a logs array', '{"message":"Unauthorized"}'],
+  ])('refuses %s as an invalid response and leaves no CSV behind', async (_, text) => {
+    const path = csvPath();
+    const summary = summariseOriginErrors({
+      source: (async function* () {
+        yield Buffer.from(text);
+      })(),
+      csvPath: path,
+      pool,
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'invalid-response', operation: 'logs.origin' });
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('passes on a download that fails half-way, and leaves no CSV behind', async () => {
+    const path = csvPath();
+    const summary = summariseOriginErrors({
+      source: (async function* () {
+        yield* bodyOf({ logs: FIXTURE });
+        throw new Error('connection reset by peer');
+      })(),
+      csvPath: path,
+      pool,
+    });
+    await expect(summary).rejects.toThrow('connection reset by peer');
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('summarises a 200,000-entry day off the event loop, its heap nowhere near the body size', async () => {
+    const path = csvPath();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    let lastEntries = 0;
+    const summary = await summariseOriginErrors({
+      source: originDayStream({ entries: 200_000, dayStartMs: DAY, malformedEvery: 10_000 }),
+      csvPath: path,
+      pool,
+      onProgress: ({ entries }) => {
+        expect(entries).toBeGreaterThanOrEqual(lastEntries);
+        lastEntries = entries;
+        peak = Math.max(peak, process.memoryUsage().heapUsed);
+      },
+    });
+    expect(summary).toMatchObject({ scanned: 200_000, total: 200_000, malformed: 20, skipped: 0 });
+    expect(summary.csv.rows).toBe(200_000);
+    expect(summary.topUrls).toHaveLength(10);
+    expect(summary.perHour.every((count) => count > 7_000 && count < 9_700)).toBe(true);
+    expect(summary.bodyBytes).toBeGreaterThan(60 * 1024 * 1024);
+    // Young-generation garbage from generating the body here counts too; holding the body would be ≥ 1×.
+    expect(peak - before).toBeLessThan(summary.bodyBytes / 2);
+    const csv = await readFile(path);
+    expect(csv.length).toBe(summary.csv.bytes);
+    let lines = 0;
+    for (const byte of csv) if (byte === 0x0a) lines++;
+    expect(lines).toBe(200_001);
+  });
+});
+
+describe('cancelling a summary', () => {
+  let server: Server;
+  let url: string;
+  let responsesClosedEarly = 0;
+
+  beforeAll(async () => {
+    server = createServer((_, res) => {
+      res.on('close', () => {
+        if (!res.writableFinished) responsesClosedEarly++;
+      });
+      originDayStream({ entries: 200_000, dayStartMs: DAY }).pipe(res);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/308006/11-21-2026`;
+  });
+
+  afterAll(async () => {
+    server.close();
+  });
+
+  it('stops the download and the worker, and deletes the partial CSV', async () => {
+    const path = csvPath();
+    const controller = new AbortController();
+    const response = await request(url, { signal: controller.signal });
+    let partialSeen = false;
+    let abortedAt = 0;
+    const summary = summariseOriginErrors({
+      source: response.body,
+      csvPath: path,
+      pool,
+      signal: controller.signal,
+      onProgress: ({ bytes }) => {
+        if (bytes < 2 * 1024 * 1024) return;
+        void exists(path).then((found) => {
+          partialSeen ||= found;
+        });
+        abortedAt ||= performance.now();
+        controller.abort();
+      },
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'aborted', operation: 'logs.origin' });
+    // The worker stopped on its own, well before the grace period after which its thread is terminated.
+    expect(performance.now() - abortedAt).toBeLessThan(1_500);
+    expect(partialSeen).toBe(true);
+    expect(await exists(path)).toBe(false);
+    await expect.poll(() => responsesClosedEarly).toBe(1);
+    // One worker thread: the next summary can only run once the cancelled one has let go of it.
+    const next = await summarise();
+    expect(next.summary.total).toBe(8);
+  });
+
+  it('does not start when it is cancelled before it began', async () => {
+    const path = csvPath();
+    const summary = summariseOriginErrors({
+      source: bodyOf({ logs: FIXTURE }),
+      csvPath: path,
+      pool,
+      signal: AbortSignal.abort(),
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'aborted' });
+    expect(await exists(path)).toBe(false);
+  });
+});

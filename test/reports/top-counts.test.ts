@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BoundedTally, SpaceSavingCounter } from '../../src/reports/top-counts.js';
+
+describe('counting the top URLs in bounded memory', () => {
+  it('counts exactly while the distinct keys fit', () => {
+    const counter = new SpaceSavingCounter(10);
+    for (const key of ['/a', '/b', '/a', '/c', '/a', '/b']) counter.add(key);
+    expect(counter.top(2)).toEqual([
+      { key: '/a', count: 3, overcount: 0 },
+      { key: '/b', count: 2, overcount: 0 },
+    ]);
+    expect(counter.evicted).toBe(false);
+  });
+
+  it('still finds the heavy hitters in a long tail of unique keys, with honest bounds', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000 }), (seed) => {
+        const counter = new SpaceSavingCounter(50);
+        const truth = new Map<string, number>();
+        let state = seed;
+        for (let i = 0; i < 5_000; i++) {
+          state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+          const key = i % 3 === 0 ? `/hot/${state % 5}` : `/tail/${i}`;
+          truth.set(key, (truth.get(key) ?? 0) + 1);
+          counter.add(key);
+        }
+        const top = counter.top(5);
+        expect(top.map((entry) => entry.key).sort()).toEqual([
+          '/hot/0',
+          '/hot/1',
+          '/hot/2',
+          '/hot/3',
+          '/hot/4',
+        ]);
+        for (const { key, count, overcount } of top) {
+          const real = truth.get(key) ?? 0;
+          expect(count).toBeGreaterThanOrEqual(real);
+          expect(count - overcount).toBeLessThanOrEqual(real);
+        }
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('tracks no more keys than its capacity, and cuts very long keys', () => {
+    const counter = new SpaceSavingCounter(3, 8);
+    for (let i = 0; i < 100; i++) counter.add(`/${i}/a-very-long-url`);
+    const top = counter.top(10);
+    expect(top).toHaveLength(3);
+    expect(top.every((entry) => entry.key.length === 8)).toBe(true);
+    expect(counter.top(10).reduce((sum, entry) => sum + entry.count, 0)).toBe(100);
+  });
+});
+
+describe('counting label values', () => {
+  it('sums values past its capacity under "(other)"', () => {
+    const tally = new BoundedTally(2);
+    for (const key of ['CA', 'DE', 'CA', 'UK', 'SG', 'CA']) tally.add(key);
+    expect(tally.sorted()).toEqual([
+      { key: 'CA', count: 3 },
+      { key: '(other)', count: 2 },
+      { key: 'DE', count: 1 },
+    ]);
+  });
+});
