@@ -9,9 +9,11 @@ import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGat
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
 import { libraryCreate } from './library.js';
+import { logs } from './logs.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
+import { shieldExport } from './shield-export.js';
 import type { AnyOperation } from './types.js';
 
 export const operations: readonly AnyOperation[] = [
@@ -20,6 +22,8 @@ export const operations: readonly AnyOperation[] = [
   dns,
   apikeys,
   libraryCreate,
+  logs,
+  shieldExport,
   shieldEnums,
   shieldBotDetection,
   pullzoneResetKey,

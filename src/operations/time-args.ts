@@ -1,0 +1,59 @@
+/**
+ * Dates and times as people type them (PRODUCT §4), always in UTC:
+ * days as `today`, `yesterday`, `MM-dd-yyyy` or `yyyy-MM-dd`; instants as ISO 8601 (no zone
+ * means UTC), Unix milliseconds, or relative to now (`-3h`, `-90m`).
+ */
+import { utc } from '@date-fns/utc';
+import { isValid, parse, parseISO, startOfDay, subDays } from 'date-fns';
+import { parseDuration } from './duration.js';
+
+export type TimeResult = { ok: true; ms: number } | { ok: false; error: string };
+
+const DAY_FORMATS = ['MM-dd-yyyy', 'yyyy-MM-dd'] as const;
+
+/** The UTC midnight that starts the day `text` names, checked: not in the future, a real date. */
+export function parseDay(text: string, now: number): TimeResult {
+  const word = text.trim().toLowerCase();
+  const today = startOfDay(now, { in: utc }).getTime();
+  if (word === 'today') return { ok: true, ms: today };
+  if (word === 'yesterday') return { ok: true, ms: subDays(today, 1, { in: utc }).getTime() };
+  for (const pattern of DAY_FORMATS) {
+    if (!new RegExp(`^${pattern.replace(/[a-zA-Z]/g, '\\d')}$`).test(word)) continue;
+    const day = parse(word, pattern, now, { in: utc });
+    if (!isValid(day))
+      return {
+        ok: false,
+        error: `"${text}" is not a real date; write MM-dd-yyyy or yyyy-MM-dd, e.g. 11-21-2026`,
+      };
+    if (day.getTime() > today)
+      return { ok: false, error: `${text} is in the future; origin logs exist up to today (UTC)` };
+    return { ok: true, ms: day.getTime() };
+  }
+  return {
+    ok: false,
+    error: `"${text.slice(0, 40)}" is not a day: use today, yesterday, MM-dd-yyyy or yyyy-MM-dd`,
+  };
+}
+
+/** An instant: ISO 8601 (UTC without a zone), Unix milliseconds, or `-3h`-style relative to now. */
+export function parseInstant(text: string, now: number): TimeResult {
+  const value = text.trim();
+  if (/^-\d+[smhd]$/.test(value)) {
+    const duration = parseDuration(value.slice(1));
+    return duration.ok ? { ok: true, ms: now - duration.ms } : { ok: false, error: duration.error };
+  }
+  if (/^\d{12,14}$/.test(value)) return { ok: true, ms: Number(value) };
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const date = parseISO(value, { in: utc });
+    if (isValid(date)) return { ok: true, ms: date.getTime() };
+  }
+  return {
+    ok: false,
+    error: `"${value.slice(0, 40)}" is not a time: use ISO 8601 (2026-11-21T14:00:00Z), Unix milliseconds, or -3h`,
+  };
+}
+
+/** `2026-11-21 14:00 UTC`, for messages. */
+export function formatUtc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
