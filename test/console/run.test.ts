@@ -181,6 +181,27 @@ describe('approvals in the console', () => {
   });
 });
 
+describe('incident tools in the console', () => {
+  it('summarises a day of origin errors and writes its CSV to the out folder', async () => {
+    const c = await startConsole();
+    try {
+      const out = await c.type('/edge logs 308006 today');
+      expect(out).toContain('posted in #C0CONSOLE');
+      expect(out).toContain('Origin errors · pull zone 308006');
+      expect(out).toContain('Errors per hour (UTC)');
+      const day = new Date().toISOString().slice(0, 10);
+      const saved = readdirSync(c.outDir).find((name) => name === `origin-errors-308006-${day}.csv`);
+      expect(saved).toBeDefined();
+      expect(out).toContain(saved!);
+      const csv = readFileSync(join(c.outDir, saved!), 'utf8');
+      expect(csv.split('\r\n')[0]).toBe('timestamp,status,error_code,server_zone,url,message,log_id');
+    } finally {
+      await c.end();
+      c.remove();
+    }
+  });
+});
+
 describe('leaving the console', () => {
   it('ends on :quit, and the session returns', async () => {
     const c = await startConsole();
