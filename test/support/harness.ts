@@ -203,7 +203,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         ...(keys?.Items.map((key) => key.Key ?? '') ?? []),
       ].filter((secret) => secret.length >= 8);
       const dmOnly = runtime.secrets.values().filter((secret) => !never.includes(secret));
-      const leaks = findLeaks(fake, logs, { never, dmOnly });
+      const audit = await runtime.services.state.client
+        .execute('SELECT * FROM audit_log')
+        .then((result) =>
+          result.rows.map((row) => ({ where: `audit row ${String(row.id)}`, text: JSON.stringify(row) })),
+        )
+        .catch(() => []);
+      const leaks = findLeaks(fake, logs, { never, dmOnly }, audit);
       await slack.stop();
       await runtime.close();
       if (!options.sandbox) await sandbox.close();

@@ -41,3 +41,15 @@ describe('the secret-leak guard', () => {
     expect(findLeaks(fake, [], { never: [], dmOnly: [generated] })).toHaveLength(1);
   });
 });
+
+describe('the secret-leak guard over audit rows', () => {
+  it('finds a generated secret in an audit row', () => {
+    const generated = 'generated-token-0123456789';
+    const leaks = findLeaks(fake, [], { never: [], dmOnly: [generated] }, [
+      { where: 'audit row 7', text: JSON.stringify({ params: { token: generated } }) },
+    ]);
+    expect(leaks).toEqual([
+      { secret: `…${generated.slice(-4)} (${generated.length} chars)`, where: 'audit row 7' },
+    ]);
+  });
+});
