@@ -338,7 +338,8 @@ describe('platform client against the sandbox', () => {
     });
 
     it('a timeout on a read is retried and then reported as a network failure', async () => {
-      sandbox.faults.set('apikey.list', { delayMs: 1_500 });
+      // Well past the 1 s header timeout: undici's timers are coarse (about half a second).
+      sandbox.faults.set('apikey.list', { delayMs: 4_000 });
       const error = await failure(client.listApiKeys());
       expect(error.kind).toBe('network');
       expect(error.attempts).toBe(3);
