@@ -118,8 +118,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         value: md`${
           request.state === 'pending'
             ? `in ${formatDistanceStrict(request.expiresAt, now)}`
-            : request.expiresAt.toISOString().slice(0, 16).replace('T', ' ')
-        } UTC`,
+            : `${request.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+        }`,
       },
       ...(op?.fields(params) ?? []).map((field) => ({ label: field.label, value: md`${field.value}` })),
     ];

@@ -44,7 +44,7 @@ export const tokenCreateGate: GatedOperation = {
   fields: (params) => [
     { label: 'Access', value: params.readOnly ? 'read only' : 'full access' },
     {
-      label: 'Expires',
+      label: 'Token expires',
       value: params.expiresAt ? String(params.expiresAt) : 'never (until tokens are invalidated)',
     },
   ],
