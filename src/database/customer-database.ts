@@ -70,6 +70,15 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const fetchFn = options.fetch ?? fetch;
 
+  /** One client per statement: its transport carries that statement's deadline. */
+  const clientFor = (signal: AbortSignal) =>
+    createClient({
+      url: endpoint.httpUrl,
+      authToken,
+      intMode: 'bigint',
+      fetch: (request: Request) => fetchFn(request, { signal }),
+    });
+
   async function query(sql: string, signal: AbortSignal): Promise<QueryResult> {
     const described = await describeStatement({
       httpUrl: endpoint.httpUrl,
@@ -85,13 +94,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
         'NOT_READ_ONLY',
         'Only read-only statements run with /edge db query; changes go through /edge db exec, which needs approval (the database describes this statement as a write; code NOT_READ_ONLY).',
       );
-    // One client per query: its transport carries this query's deadline.
-    const client = createClient({
-      url: endpoint.httpUrl,
-      authToken,
-      intMode: 'bigint',
-      fetch: (request: Request) => fetchFn(request, { signal }),
-    });
+    const client = clientFor(signal);
     try {
       const [result] = await client.batch([sql], 'read');
       if (!result) return { columns: [], rows: [] };
@@ -133,12 +136,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   }
 
   async function write(sql: string, signal: AbortSignal): Promise<WriteResult> {
-    const client = createClient({
-      url: endpoint.httpUrl,
-      authToken,
-      intMode: 'bigint',
-      fetch: (request: Request) => fetchFn(request, { signal }),
-    });
+    const client = clientFor(signal);
     try {
       const [result] = await client.batch([sql], 'write');
       return {

@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { hourlyBars } from '../reports/chart.js';
 import { originErrorsFilename } from '../reports/filenames.js';
 import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
+import { temporaryCsvPath } from '../reports/temp-file.js';
 import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import { md, nest, trusted } from './markup.js';
@@ -158,7 +156,7 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
       const response = await ctx.services.platform.getOriginErrorLogs(args.pullZoneId, new Date(args.dayMs), {
         signal: job.signal,
       });
-      const csvPath = join(tmpdir(), `edgeops-${randomBytes(8).toString('hex')}.csv`);
+      const csvPath = temporaryCsvPath();
       const summary = await summariseOriginErrors({
         source: response.body,
         filters: filtersOf(args, ctx.services.now()),

@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import {
   EXPORT_FILTER_FIELDS,
@@ -12,6 +9,7 @@ import {
 } from '../platform/schemas.js';
 import { writeShieldExportCsv } from '../reports/export-csv.js';
 import { shieldExportFilename } from '../reports/filenames.js';
+import { temporaryCsvPath } from '../reports/temp-file.js';
 import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import { md } from './markup.js';
@@ -83,7 +81,7 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
       const response = await ctx.services.platform.exportShieldEventLogs(zoneId, body, {
         signal: job.signal,
       });
-      const path = join(tmpdir(), `edgeops-${randomBytes(8).toString('hex')}.csv`);
+      const path = temporaryCsvPath();
       const written = await writeShieldExportCsv({
         source: response.body,
         path,
