@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createApprovalFlow } from './approvals/flow.js';
+import { APPROVAL_STATES } from './approvals/machine.js';
 import { createApprovalService } from './approvals/service.js';
 import type { Config } from './config.js';
 import { configSecrets } from './config.js';
@@ -135,8 +136,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
 
   let sweeper: NodeJS.Timeout | undefined;
-  const sweep = (surface: Surface) =>
-    approvals.sweep(surface).catch((error: unknown) => logger.warn('approval sweep failed', { error }));
+  /** Expires and recovers approvals, then refreshes the approvals-by-state gauge. */
+  const sweep = async (surface: Surface) => {
+    try {
+      await approvals.sweep(surface);
+      const counts = await state.client.execute('SELECT state, count(*) AS n FROM approvals GROUP BY state');
+      for (const name of APPROVAL_STATES) metrics.setApprovals(name, 0);
+      for (const row of counts.rows) metrics.setApprovals(String(row.state), Number(row.n));
+    } catch (error) {
+      logger.warn('approval sweep failed', { error });
+    }
+  };
 
   return {
     engine,

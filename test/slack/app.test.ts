@@ -45,5 +45,7 @@ describe('the Slack app in HTTP mode', () => {
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     expect(metrics).toContain('edgeops_commands_total');
     expect(metrics).toContain('edgeops_ack_seconds_bucket');
+    expect(metrics).toContain('edgeops_approvals{state="pending"}');
+    expect(metrics).toContain('edgeops_platform_call_seconds_bucket');
   });
 });
