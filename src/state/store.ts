@@ -110,6 +110,9 @@ export async function openStateStore(options: StateStoreOptions): Promise<StateS
       const mode = JournalModeRowSchema.safeParse(result.rows[0]);
       if (!mode.success || mode.data.journal_mode.toLowerCase() !== 'wal')
         logger.warn('state database is not in WAL mode; concurrent replicas will wait on each other');
+      // In WAL mode NORMAL still survives a process crash; it skips an fsync per commit, which
+      // on the synchronous embedded driver is time the event loop would otherwise stand still.
+      else await retryBusy(() => client.execute('PRAGMA synchronous=NORMAL'));
     }
     if (options.migrate ?? true)
       await applyMigrations(client, { logger, now, migrations: options.migrations });
