@@ -17,6 +17,7 @@ import { createEngine, type Engine } from './operations/engine.js';
 import { gatedOperations, operations } from './operations/registry.js';
 import type { Services, Surface } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
+import type { PlatformHttpOptions } from './platform/http.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from './policy/authorizer.js';
 import { createDefaultPolicy } from './policy/defaults.js';
 import { createGroupMembership } from './policy/groups.js';
@@ -29,6 +30,11 @@ export interface RuntimeOptions {
   config: Config;
   /** Required: the composition root fills it from the sandbox in console mode. */
   platform: NonNullable<Config['platform']>;
+  /** Platform HTTP timeouts and retry policy; the defaults suit production (tests shorten them). */
+  platformHttp?: Pick<
+    PlatformHttpOptions,
+    'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'retry'
+  >;
   secrets?: SecretRegistry;
   logger?: Logger;
   /** Members of a Slack user group; the console has none. */
@@ -81,6 +87,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const metrics = createMetrics({ defaultMetrics: true });
   const platform = createPlatformClient({
     ...options.platform,
+    ...options.platformHttp,
     logger,
     onCall: (event) => metrics.platformCall(event),
     now,

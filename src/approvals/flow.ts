@@ -6,9 +6,11 @@
  */
 import { formatDistanceStrict } from 'date-fns';
 import type { Logger } from '../log.js';
+import { OperationFailedError } from '../operations/engine.js';
 import { type Markup, md, nest, trusted, withMentions } from '../operations/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../operations/reply.js';
 import type { RunContext, Surface } from '../operations/types.js';
+import { PlatformError } from '../platform/errors.js';
 import type { ApprovalRequirement, Operation } from '../policy/authorize.js';
 import type { PolicyAuthorizer } from '../policy/authorizer.js';
 import type { GroupMembership } from '../policy/groups.js';
@@ -35,6 +37,24 @@ export interface GatedOperation {
   /** A warning shown on the card, e.g. that the bot's own token will stop working. */
   warning?(params: Record<string, JsonValue>): string | undefined;
   execute(params: Record<string, JsonValue>, ctx: RunContext): Promise<ExecutionOutcome>;
+}
+
+/**
+ * An execution that failed on the platform: the user's message, with the correlation id when
+ * the cause is unknown to them, and a log line carrying that id.
+ */
+export function failedExecution(ctx: RunContext, error: unknown): ExecutionOutcome {
+  if (!(error instanceof PlatformError)) throw error;
+  ctx.logger.warn('change failed on the platform', {
+    kind: error.kind,
+    status: error.status,
+    platformOperation: error.operation,
+    attempts: error.attempts,
+  });
+  return {
+    ok: false,
+    detail: `${error.userMessage}${error.unexpected ? ` (correlation id ${ctx.correlationId})` : ''}`,
+  };
 }
 
 export interface ApprovalFlowOptions {
@@ -252,10 +272,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
             ]),
           );
         }
-        const text = outcome.ok
-          ? md`:white_check_mark: ${op.describe(input.params)}: done. ${outcome.detail}`
-          : md`:x: ${op.describe(input.params)}: failed. ${outcome.detail}`;
-        return inChannel(outcome.ok ? 'Change done' : 'Change failed', [{ type: 'text', text }]);
+        // A failure goes through the engine, so it is audited as failed and shown to the requester.
+        if (!outcome.ok)
+          throw new OperationFailedError(`${op.describe(input.params)}: failed. ${outcome.detail}`);
+        return inChannel('Change done', [
+          {
+            type: 'text',
+            text: md`:white_check_mark: ${op.describe(input.params)}: done. ${outcome.detail}`,
+          },
+        ]);
       }
       const requirement: ApprovalRequirement = approval;
       const created = await service.request({

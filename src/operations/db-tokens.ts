@@ -1,8 +1,7 @@
 import { addMilliseconds } from 'date-fns';
 import { z } from 'zod';
-import type { GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/flow.js';
 import { fingerprint } from '../log.js';
-import { PlatformError } from '../platform/errors.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { parseDuration } from './duration.js';
 import { UserFacingError } from './engine.js';
@@ -31,11 +30,6 @@ function databaseId(ctx: RunContext, flag: string | undefined): string {
     throw new UserFacingError(`"${id.slice(0, 40)}" is not a database id (letters, digits, _ and -).`);
   return parsed.data;
 }
-
-const platformFailure = (error: unknown) => {
-  if (error instanceof PlatformError) return { ok: false, detail: error.userMessage };
-  throw error;
-};
 
 export const tokenCreateGate: GatedOperation = {
   id: 'db.tokens.create',
@@ -68,7 +62,7 @@ export const tokenCreateGate: GatedOperation = {
         ],
       };
     } catch (error) {
-      return platformFailure(error);
+      return failedExecution(ctx, error);
     }
   },
 };
@@ -91,7 +85,7 @@ export const tokenInvalidateGate: GatedOperation = {
     try {
       await ctx.services.platform.revokeDatabaseTokens(database);
     } catch (error) {
-      return platformFailure(error);
+      return failedExecution(ctx, error);
     }
     if (!regenerate)
       return {
@@ -110,7 +104,7 @@ export const tokenInvalidateGate: GatedOperation = {
         secrets: [{ label: `New full-access token for ${database}`, value: generated.token }],
       };
     } catch (error) {
-      const failed = platformFailure(error);
+      const failed = failedExecution(ctx, error);
       return {
         ok: false,
         detail: `Tokens were invalidated, but a replacement could not be created: ${failed.detail}`,

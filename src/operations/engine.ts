@@ -73,6 +73,19 @@ export class UserFacingError extends Error {
   override name = 'UserFacingError';
 }
 
+/** A failure the user is told about in full (it says what failed); audited as failed. */
+export class OperationFailedError extends UserFacingError {
+  override name = 'OperationFailedError';
+
+  /** `unexpected`: the cause is ours or Slack's, not the user's; the reply carries a correlation id. */
+  constructor(
+    message: string,
+    readonly unexpected = false,
+  ) {
+    super(message);
+  }
+}
+
 /** The state database could not be written: nothing runs without its audit row. */
 export class StateUnavailableError extends Error {
   override name = 'StateUnavailableError';
@@ -181,6 +194,17 @@ export function createEngine(options: {
 
   /** The reply for a failure, and the outcome word for the audit row. */
   function failureReply(ctx: RunContext, error: unknown): { reply: Reply; outcome: string; detail: string } {
+    if (error instanceof OperationFailedError) {
+      if (error.unexpected) ctx.logger.error('operation failed', { error: error.message });
+      const text = error.unexpected
+        ? `${error.message} (correlation id ${ctx.correlationId})`
+        : error.message;
+      return {
+        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
+        outcome: 'failed',
+        detail: error.message,
+      };
+    }
     if (error instanceof UserFacingError)
       return {
         reply: ephemeral(error.message, [{ type: 'text', text: md`:warning: ${error.message}` }]),

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import type { GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/flow.js';
 import { fingerprint } from '../log.js';
-import { PlatformError } from '../platform/errors.js';
 import { defineOperation, parseWith } from './types.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -41,8 +40,7 @@ export const resetKeyGate: GatedOperation = {
     try {
       await ctx.services.platform.resetPullZoneSecurityKey(pullZoneId, key);
     } catch (error) {
-      if (error instanceof PlatformError) return { ok: false, detail: error.userMessage };
-      throw error;
+      return failedExecution(ctx, error);
     }
     return {
       ok: true,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { GatedOperation } from '../approvals/flow.js';
-import { PlatformError } from '../platform/errors.js';
+import { failedExecution, type GatedOperation } from '../approvals/flow.js';
 import {
   AGGRESSION_NAMES,
   BotDetectionUpdateSchema,
@@ -58,8 +57,7 @@ export const botDetectionGate: GatedOperation = {
         detail: `Now: mode ${name(EXECUTION_MODE_NAMES, result.executionMode)}, request integrity ${name(SENSITIVITY_NAMES, result.requestIntegrity?.sensitivity)}, IP ${name(SENSITIVITY_NAMES, result.ipAddress?.sensitivity)}, fingerprint ${name(SENSITIVITY_NAMES, fp?.sensitivity)} / aggression ${name(AGGRESSION_NAMES, fp?.aggression)}, complex ${fp?.complexEnabled ? 'on' : 'off'}.`,
       };
     } catch (error) {
-      if (error instanceof PlatformError) return { ok: false, detail: error.userMessage };
-      throw error;
+      return failedExecution(ctx, error);
     }
   },
 };

@@ -3,7 +3,7 @@
  * header / body timeouts, the AccessKey header, retries for reads only, and one mapping
  * from failed responses to PlatformError.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
@@ -268,7 +268,7 @@ export class PlatformHttp {
         const contentType = response.headers['content-type'];
         const length = Number(response.headers['content-length']);
         return {
-          body: response.body as Readable,
+          body: Readable.from(guardedBody(response.body, request)),
           contentType: Array.isArray(contentType) ? contentType[0] : contentType,
           contentLength: Number.isFinite(length) ? length : undefined,
         };
@@ -279,6 +279,15 @@ export class PlatformHttp {
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((pool) => pool.close()));
     this.pools.clear();
+  }
+}
+
+/** A streamed body whose read failures (a connection cut mid-body) become PlatformErrors. */
+async function* guardedBody(body: AsyncIterable<unknown>, request: PlatformRequest): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk as Buffer;
+  } catch (error) {
+    throw networkError(request.operation, error, request.signal);
   }
 }
 

@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
+import { OperationFailedError } from '../operations/engine.js';
 import type { ModalSpec } from '../operations/modal.js';
 import type { Reply, ReplyFile } from '../operations/reply.js';
 import type { MessageRef, Surface } from '../operations/types.js';
@@ -57,6 +58,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
           initial_comment: file.comment,
           ...(file.path ? { file: file.path } : { file: Buffer.from(file.content ?? '') }),
         });
+      } catch (error) {
+        logger.error('file upload failed', { filename: file.filename, error });
+        throw new OperationFailedError(
+          `The file ${file.filename} could not be uploaded (${slackError(error) ?? 'upload failed'}); run the command again to get it.`,
+          true,
+        );
       } finally {
         if (file.path) await rm(file.path, { force: true });
       }
@@ -139,7 +146,16 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
         ...modal,
         privateMetadata: wrapMetadata(options.channelId, modal.privateMetadata),
       });
-      await client.views.open({ trigger_id: options.triggerId, view });
+      try {
+        await client.views.open({ trigger_id: options.triggerId, view });
+      } catch (error) {
+        const code = slackError(error);
+        if (code === 'expired_trigger_id' || code === 'exchanged_trigger_id' || code === 'invalid_trigger_id')
+          throw new OperationFailedError(
+            `The form “${modal.title}” could not be opened in time (Slack allows 3 seconds); run the command again.`,
+          );
+        throw error;
+      }
     },
   };
 }

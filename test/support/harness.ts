@@ -11,7 +11,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger, SecretRegistry } from '../../src/log.js';
 import type { Surface } from '../../src/operations/types.js';
 import type { Policy } from '../../src/policy/schema.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { createSlackGroupFetcher } from '../../src/slack/groups.js';
@@ -42,6 +42,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** The customer database's id when its URL (the sandbox's 127.0.0.1) does not name it. */
   serviceDatabaseId?: string;
+  /** Shorter platform timeouts, for timeout cases. */
+  platformHttp?: RuntimeOptions['platformHttp'];
 }
 
 export interface Harness {
@@ -117,6 +119,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     secrets,
     logger,
     fallbackPolicy: options.fallbackPolicy,
+    platformHttp: options.platformHttp,
     policyIntervalMs: 50,
     now: options.now,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),

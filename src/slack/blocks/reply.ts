@@ -9,7 +9,7 @@ type KnownBlock = types.KnownBlock;
 
 import { markupToPlain } from '../../operations/markup.js';
 import type { Reply, ReplyBlock, ReplyButton } from '../../operations/reply.js';
-import { codeBlock, truncate } from '../escape.js';
+import { codeBlock, escapeMrkdwn, truncate } from '../escape.js';
 import {
   ACTIONS_MAX_ELEMENTS,
   BUTTON_TEXT_MAX,
@@ -165,7 +165,8 @@ export function renderReply(reply: Reply): RenderedMessage {
   if (cut) kept.push({ type: 'context', elements: [{ type: 'mrkdwn', text: OVERFLOW_NOTE }] });
   if (trailing) kept.push(trailing);
   return {
-    text: truncate(reply.text, MESSAGE_TEXT_RECOMMENDED_MAX),
+    // The notification text is plain and may carry platform text: escaped like the blocks.
+    text: truncate(escapeMrkdwn(reply.text), MESSAGE_TEXT_RECOMMENDED_MAX),
     blocks: kept,
     overflow: cut ? replyToPlainText(reply) : undefined,
   };

@@ -1,0 +1,451 @@
+/**
+ * PRODUCT §8, acknowledgement latency of signed `/edge help` at 100 concurrent requests:
+ * - ack: the bot (HTTP mode, fake Slack, sandbox) against a bare Bolt app that only acks,
+ *   same load, same run; p99 within 1.3× the bare app's.
+ * - ack-under-load: the bot's p99 while it processes `/edge logs` of a 1,000,000-entry day and
+ *   `/edge shield export` of 200 MB (the sandbox's big pull zone and Shield zone), within 1.5×
+ *   its idle p99 of the same run.
+ * Every party has a process of its own: the bot and the bare app (compiled JavaScript, see
+ * compiled.ts), the sandbox, and the fake Slack, which receives the replies and the uploads.
+ * This process only sends the load, with undici, on 127.0.0.1, bounded in count and time.
+ * Run alone: `npx tsx bench/ack.ts [ack|ack-under-load]`; `--serve bare|slack` is a server side.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { z } from 'zod';
+import { isMain } from './child.js';
+import type { CompiledTree } from './compiled.js';
+import {
+  type AppProcess,
+  appEnv,
+  BENCH_BOT_TOKEN,
+  BENCH_SIGNING_SECRET,
+  median,
+  type SandboxProcess,
+  spawnApp,
+  startSandboxProcess,
+  stopChild,
+} from './startup.js';
+import type { BenchRow } from './types.js';
+
+const CONCURRENCY = 100;
+const WARM_UP = 200;
+/** Requests per side and round; the rounds alternate sides. */
+const ROUND = 500;
+const ROUNDS = 4;
+const IDLE_REQUESTS = 2_000;
+/** Under load: batches keep coming until the heavy work is done, within these bounds. */
+const LOADED_BATCH = 500;
+const LOADED_MAX_REQUESTS = 30_000;
+const LOADED_MAX_MS = 240_000;
+/** No batch may run longer than this, whatever the server does. */
+const BATCH_DEADLINE_MS = 60_000;
+
+const BIG_PULL_ZONE = 900001;
+const BIG_SHIELD_ZONE = 5900;
+
+/** Nearest-rank percentile of `values` (0 < p ≤ 1). */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+export interface SignedRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface LoadResult {
+  /** Acknowledgement time of each answered request, ms. */
+  latencies: number[];
+  /** When each answered request was sent (performance.now()). */
+  sentAt: number[];
+  /** Requests that failed or were not answered 200. */
+  failures: number;
+}
+
+/** Keep-alive connections to one server, opened once so that connecting is not what is measured. */
+export function connect(url: string, concurrency = CONCURRENCY): { pool: Pool; path: string } {
+  const target = new URL(url);
+  return {
+    pool: new Pool(target.origin, { connections: concurrency, pipelining: 1 }),
+    path: target.pathname,
+  };
+}
+
+/**
+ * Sends every request, at most `concurrency` at a time, over the pool's connections; stops
+ * sending at `deadlineMs` after the start.
+ */
+export async function sendLoad(
+  target: { pool: Pool; path: string },
+  requests: readonly SignedRequest[],
+  concurrency = CONCURRENCY,
+  deadlineMs = BATCH_DEADLINE_MS,
+): Promise<LoadResult> {
+  const result: LoadResult = { latencies: [], sentAt: [], failures: 0 };
+  const deadline = performance.now() + deadlineMs;
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length && performance.now() < deadline) {
+      const request = requests[next++]!;
+      const sent = performance.now();
+      try {
+        const response = await target.pool.request({
+          path: target.path,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          headersTimeout: 30_000,
+          bodyTimeout: 30_000,
+        });
+        await response.body.dump();
+        if (response.statusCode !== 200) result.failures++;
+        else {
+          result.latencies.push(performance.now() - sent);
+          result.sentAt.push(sent);
+        }
+      } catch {
+        result.failures++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return result;
+}
+
+const SlackReadySchema = z.object({ type: z.literal('ready'), apiUrl: z.string(), url: z.string() });
+const UploadsSchema = z.object({
+  type: z.literal('uploads'),
+  files: z.array(z.object({ filename: z.string(), bytes: z.number() })),
+});
+
+/** The fake Slack in a process of its own, and signed `/edge …` requests whose answers go to it. */
+async function slackSide() {
+  const { slashCommand } = await import('../test/support/payloads.js');
+  const { signSlackRequest } = await import('../test/support/signer.js');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), fileURLToPath(import.meta.url), '--serve', 'slack'],
+    { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+  );
+  const message = <T>(schema: z.ZodType<T>) =>
+    new Promise<T>((resolve, reject) => {
+      const listen = (raw: unknown) => {
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success) return;
+        child.off('message', listen);
+        resolve(parsed.data);
+      };
+      child.on('message', listen);
+      child.once('exit', (code) => reject(new Error(`the fake Slack exited with ${code}`)));
+    });
+  const ready = await message(SlackReadySchema);
+  let sent = 0;
+  const commands = (count: number, text = 'help'): SignedRequest[] =>
+    Array.from({ length: count }, () => {
+      const responseUrl = `${ready.url}/response/bench-${++sent}`;
+      const { body, contentType } = slashCommand({ text, responseUrl });
+      return {
+        body,
+        headers: signSlackRequest({ signingSecret: BENCH_SIGNING_SECRET, body, contentType }),
+      };
+    });
+  return {
+    apiUrl: ready.apiUrl,
+    commands,
+    /** The files the bot uploaded so far. */
+    async uploads() {
+      const answer = message(UploadsSchema);
+      child.send({ type: 'uploads' });
+      return (await answer).files;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+interface Rig {
+  sandbox: SandboxProcess;
+  slack: Awaited<ReturnType<typeof slackSide>>;
+  dir: string;
+  compiled: CompiledTree;
+  close(): Promise<void>;
+}
+
+async function startRig(): Promise<Rig> {
+  const { compileForBench } = await import('./compiled.js');
+  const compiled = await compileForBench();
+  const dir = await mkdtemp(join(tmpdir(), 'edgeops-bench-ack-'));
+  const cleanUp = async () => {
+    await rm(dir, { recursive: true, force: true });
+    await compiled.remove();
+  };
+  const sandbox = await startSandboxProcess(compiled).catch(async (error: unknown) => {
+    await cleanUp();
+    throw error;
+  });
+  const slack = await slackSide().catch(async (error: unknown) => {
+    await sandbox.stop();
+    await cleanUp();
+    throw error;
+  });
+  return {
+    sandbox,
+    slack,
+    dir,
+    compiled,
+    async close() {
+      await slack.stop();
+      await sandbox.stop();
+      await cleanUp();
+    },
+  };
+}
+
+/** The bot as `npm start` runs it (compiled), or the bare Bolt app of this file. */
+function startServer(rig: Rig, side: 'real' | 'bare'): Promise<AppProcess> {
+  const env = appEnv({
+    slackApiUrl: rig.slack.apiUrl,
+    platform: rig.sandbox.env,
+    stateDatabaseUrl: `file:${join(rig.dir, `state-${side}.db`)}`,
+  });
+  const args =
+    side === 'real'
+      ? [rig.compiled.script('src/main.ts')]
+      : [rig.compiled.script('bench/ack.ts'), '--serve', 'bare'];
+  return spawnApp(args, env);
+}
+
+const ms = (value: number) => Math.round(value * 10) / 10;
+
+export async function benchAck(log: (line: string) => void = () => undefined): Promise<BenchRow[]> {
+  const rig = await startRig();
+  const servers: AppProcess[] = [];
+  try {
+    const real = await startServer(rig, 'real');
+    servers.push(real);
+    const bare = await startServer(rig, 'bare');
+    servers.push(bare);
+    const sides = { real: connect(real.eventsUrl), bare: connect(bare.eventsUrl) };
+    const rounds = { real: [] as number[][], bare: [] as number[][] };
+    let failures = 0;
+    for (const side of ['bare', 'real'] as const)
+      failures += (await sendLoad(sides[side], rig.slack.commands(WARM_UP))).failures;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating, so a burst of other work on the machine touches both sides alike.
+      for (const side of round % 2 ? (['real', 'bare'] as const) : (['bare', 'real'] as const)) {
+        const result = await sendLoad(sides[side], rig.slack.commands(ROUND));
+        rounds[side].push(result.latencies);
+        failures += result.failures;
+      }
+    }
+    await Promise.all([sides.real.pool.close(), sides.bare.pool.close()]);
+    // Each side's figure is the median of its rounds: a stall of this shared machine during one
+    // round (it holds 100 requests at once, a whole p99) then moves neither side's figure.
+    const figure = (side: 'real' | 'bare', q: number) =>
+      median(rounds[side].map((latencies) => percentile(latencies, q)));
+    const pooled = (side: 'real' | 'bare', q: number) => ms(percentile(rounds[side].flat(), q));
+    log(
+      `ack: ${ROUNDS} rounds of ${ROUND} per side at ${CONCURRENCY} concurrent; p99 per round: bot ` +
+        `${rounds.real.map((l) => ms(percentile(l, 0.99))).join('/')} ms, bare Bolt ${rounds.bare.map((l) => ms(percentile(l, 0.99))).join('/')} ms; ` +
+        `all ${ROUND * ROUNDS} together: bot p50 ${pooled('real', 0.5)} ms, p99 ${pooled('real', 0.99)} ms, ` +
+        `bare Bolt p50 ${pooled('bare', 0.5)} ms, p99 ${pooled('bare', 0.99)} ms; ${failures} failed`,
+    );
+    const p99 = figure('real', 0.99) / figure('bare', 0.99);
+    const p50 = figure('real', 0.5) / figure('bare', 0.5);
+    return [
+      {
+        figure: `/edge help ack p99 at ${CONCURRENCY} concurrent, bot vs bare Bolt (ms, median of ${ROUNDS} rounds)`,
+        value: ms(figure('real', 0.99)),
+        baseline: ms(figure('bare', 0.99)),
+        ratio: p99,
+        target: '≤ 1.3× bare Bolt, every request answered',
+        pass: p99 <= 1.3 && failures === 0,
+      },
+      {
+        figure: `/edge help ack p50 at ${CONCURRENCY} concurrent, bot vs bare Bolt (ms, median of ${ROUNDS} rounds)`,
+        value: ms(figure('real', 0.5)),
+        baseline: ms(figure('bare', 0.5)),
+        ratio: p50,
+        target: 'reported',
+        pass: true,
+      },
+    ];
+  } finally {
+    for (const server of servers) await server.stop();
+    await rig.close();
+  }
+}
+
+/**
+ * Sends `/edge logs` for the big pull zone and `/edge shield export` for the big Shield zone to the
+ * bot, and resolves when both have finished: their audit rows say so.
+ */
+async function heavyWork(rig: Rig, real: AppProcess, log: (line: string) => void): Promise<void> {
+  const { createClient } = await import('@libsql/client');
+  const commands = [
+    ...rig.slack.commands(1, `logs ${BIG_PULL_ZONE}`),
+    ...rig.slack.commands(1, `shield export ${BIG_SHIELD_ZONE} --last 1h`),
+  ];
+  const started = performance.now();
+  const target = connect(real.eventsUrl, 2);
+  const sent = await sendLoad(target, commands, 2);
+  await target.pool.close();
+  if (sent.failures > 0) throw new Error('the bot did not acknowledge /edge logs or /edge shield export');
+  const state = createClient({ url: `file:${join(rig.dir, 'state-real.db')}` });
+  try {
+    for (;;) {
+      const done = await state.execute(
+        `SELECT operation, outcome FROM audit_log WHERE operation IN ('logs.origin', 'shield.export')
+           AND outcome NOT IN ('started', 'requested')`,
+      );
+      if (done.rows.length >= 2) {
+        const outcomes = done.rows.map((row) => `${String(row.operation)} ${String(row.outcome)}`);
+        const files = (await rig.slack.uploads()).map(
+          (file) => `${file.filename} ${(file.bytes / 1e6).toFixed(0)} MB`,
+        );
+        log(
+          `ack-under-load: ${outcomes.join(', ')} after ${Math.round(performance.now() - started)} ms; uploaded ${files.join(', ') || 'nothing'}`,
+        );
+        if (done.rows.some((row) => row.outcome !== 'succeeded'))
+          throw new Error(`the heavy work did not succeed: ${outcomes.join(', ')}`);
+        return;
+      }
+      if (performance.now() - started > LOADED_MAX_MS)
+        throw new Error('the heavy work did not finish in time');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    state.close();
+  }
+}
+
+export async function benchAckUnderLoad(log: (line: string) => void = () => undefined): Promise<BenchRow[]> {
+  const rig = await startRig();
+  let real: AppProcess | undefined;
+  try {
+    real = await startServer(rig, 'real');
+    const target = connect(real.eventsUrl);
+    await sendLoad(target, rig.slack.commands(WARM_UP));
+    const idle = await sendLoad(target, rig.slack.commands(IDLE_REQUESTS));
+
+    let heavyDoneAt = Number.POSITIVE_INFINITY;
+    let heavyError: unknown;
+    const heavy = heavyWork(rig, real, log).then(
+      () => {
+        heavyDoneAt = performance.now();
+      },
+      (error: unknown) => {
+        heavyError = error;
+        heavyDoneAt = performance.now();
+      },
+    );
+    const loaded: LoadResult = { latencies: [], sentAt: [], failures: 0 };
+    const started = performance.now();
+    let sent = 0;
+    while (
+      heavyDoneAt === Number.POSITIVE_INFINITY &&
+      sent < LOADED_MAX_REQUESTS &&
+      performance.now() - started < LOADED_MAX_MS
+    ) {
+      const batch = await sendLoad(target, rig.slack.commands(LOADED_BATCH));
+      sent += LOADED_BATCH;
+      loaded.latencies.push(...batch.latencies);
+      loaded.sentAt.push(...batch.sentAt);
+      loaded.failures += batch.failures;
+    }
+    await heavy;
+    await target.pool.close();
+    if (heavyError) throw heavyError;
+    // Only what was sent while the heavy work ran counts.
+    const during = loaded.latencies.filter((_, i) => loaded.sentAt[i]! < heavyDoneAt);
+    const idleP99 = percentile(idle.latencies, 0.99);
+    const loadedP99 = percentile(during, 0.99);
+    const ratio = loadedP99 / idleP99;
+    log(
+      `ack-under-load: idle p99 ${ms(idleP99)} ms (${idle.latencies.length} acks); under load p50 ${ms(percentile(during, 0.5))} ms, ` +
+        `p99 ${ms(loadedP99)} ms (${during.length} acks while the work ran); ${idle.failures + loaded.failures} failed`,
+    );
+    return [
+      {
+        figure: `/edge help ack p99 during a 1,000,000-entry day + 200 MB export, vs idle (ms)`,
+        value: ms(loadedP99),
+        baseline: ms(idleP99),
+        ratio,
+        target: '≤ 1.5× idle, every request answered',
+        pass: ratio <= 1.5 && idle.failures + loaded.failures === 0 && during.length >= LOADED_BATCH,
+      },
+    ];
+  } finally {
+    await real?.stop();
+    await rig.close();
+  }
+}
+
+// ---------------------------------------------------------------- the server sides (child processes)
+
+/** A Bolt app in HTTP mode whose `/edge` only acknowledges: the floor any Slack app pays. */
+async function serveBare(): Promise<void> {
+  const { App, HTTPReceiver, LogLevel } = await import('@slack/bolt');
+  const port = Number(process.env.PORT);
+  const receiver = new HTTPReceiver({
+    signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',
+    endpoints: '/slack/events',
+    port,
+    processBeforeResponse: false,
+    customRoutes: [
+      {
+        path: '/readyz',
+        method: ['GET'],
+        handler: (_req, res) => {
+          res.writeHead(200);
+          res.end('ready\n');
+        },
+      },
+    ],
+  });
+  const app = new App({
+    receiver,
+    token: process.env.SLACK_BOT_TOKEN ?? BENCH_BOT_TOKEN,
+    logLevel: LogLevel.INFO,
+    clientOptions: { slackApiUrl: process.env.SLACK_API_URL },
+  });
+  app.command('/edge', async ({ ack }) => {
+    await ack();
+  });
+  await app.start(port);
+}
+
+/** The fake Slack Web API, answering the bot's replies and keeping its uploads. Runs under tsx. */
+async function serveSlack(): Promise<void> {
+  const { startFakeSlack } = await import('../test/support/fake-slack.js');
+  // Schema checks of every reply would only cost time here.
+  const fake = await startFakeSlack({ validateBlocks: false });
+  process.on('message', (message: unknown) => {
+    if (!z.object({ type: z.literal('uploads') }).safeParse(message).success) return;
+    const files = fake.uploads.map((file) => ({ filename: file.filename, bytes: file.bytes.length }));
+    process.send?.({ type: 'uploads', files });
+  });
+  process.send?.({ type: 'ready', apiUrl: fake.apiUrl, url: fake.url });
+}
+
+if (isMain(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args[0] === '--serve') {
+    if (args[1] === 'bare') await serveBare();
+    else if (args[1] === 'slack') {
+      // The measuring process going away ends this one too.
+      process.on('disconnect', () => process.exit(0));
+      await serveSlack();
+    } else throw new Error(`unknown server side: ${args[1]}`);
+  } else {
+    const report = (line: string) => process.stderr.write(`${line}\n`);
+    const which = args[0] ?? 'ack';
+    console.table(which === 'ack-under-load' ? await benchAckUnderLoad(report) : await benchAck(report));
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `npm run bench` runs every benchmark of PRODUCT §8 in turn and prints one table; `npm run bench
+ * -- NAME…` runs the ones named. The rows also go to bench/results.json. Exit status 1 when a
+ * figure misses its target or a benchmark could not run.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { benchAck, benchAckUnderLoad } from './ack.js';
+import { benchApprovals } from './approvals.js';
+import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
+import { benchStartup } from './startup.js';
+import type { BenchRow } from './types.js';
+
+type Log = (line: string) => void;
+
+interface Benchmark {
+  name: string;
+  what: string;
+  /** Undefined when the benchmark's module is not there; the reason is noted instead. */
+  load(): Promise<((log: Log) => Promise<BenchRow[]>) | string>;
+}
+
+/** A benchmark from bench/NAME.ts, which may not exist yet: run it when it does, say so when not. */
+function optional(name: string, exportName: string): Benchmark['load'] {
+  return async () => {
+    if (!existsSync(fileURLToPath(new URL(`./${name}.ts`, import.meta.url))))
+      return `bench/${name}.ts is not there yet`;
+    const module: Record<string, unknown> = await import(`./${name}.js`);
+    const run = module[exportName];
+    if (typeof run !== 'function') return `bench/${name}.ts does not export ${exportName}`;
+    // Its arguments are its own (sizes), not a log: called with its defaults.
+    return () => (run as () => Promise<BenchRow[]>)();
+  };
+}
+
+const BENCHMARKS: Benchmark[] = [
+  { name: 'ack', what: 'ack p99 vs bare Bolt at 100 concurrent', load: async () => benchAck },
+  {
+    name: 'ack-under-load',
+    what: 'ack p99 during a 1,000,000-entry day and a 200 MB export',
+    load: async () => benchAckUnderLoad,
+  },
+  { name: 'logs', what: 'origin-log summary vs the JSON.parse floor', load: optional('logs', 'benchLogs') },
+  { name: 'export', what: 'Shield export memory and throughput', load: optional('export', 'benchExport') },
+  { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
+  { name: 'startup', what: "spawn to /readyz vs node -e ''", load: async () => benchStartup },
+];
+
+async function main(): Promise<number> {
+  const asked = process.argv.slice(2).filter((arg) => arg !== '--');
+  const unknown = asked.filter((name) => !BENCHMARKS.some((bench) => bench.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `unknown benchmark ${unknown.join(', ')}; there are:\n${BENCHMARKS.map((b) => `  ${b.name.padEnd(16)}${b.what}`).join('\n')}\n`,
+    );
+    return 2;
+  }
+  const chosen = asked.length > 0 ? BENCHMARKS.filter((bench) => asked.includes(bench.name)) : BENCHMARKS;
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  let failed = 0;
+  for (const bench of chosen) {
+    const started = performance.now();
+    process.stderr.write(`▸ ${bench.name}: ${bench.what}…\n`);
+    const log: Log = (line) => {
+      notes.push(line);
+      process.stderr.write(`  ${line}\n`);
+    };
+    try {
+      const run = await bench.load();
+      if (typeof run === 'string') {
+        log(`${bench.name} skipped: ${run}`);
+        continue;
+      }
+      rows.push(...(await run(log)));
+    } catch (error) {
+      failed++;
+      log(`${bench.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    process.stderr.write(`  (${Math.round((performance.now() - started) / 1000)} s)\n`);
+  }
+  const report = createReport(
+    chosen.map((bench) => bench.name),
+    rows,
+    notes,
+  );
+  await writeResults(report);
+  process.stdout.write(`\n${formatReport(report)}\n\nwritten to ${RESULTS_PATH}\n`);
+  return failed > 0 || rows.some((row) => !row.pass) ? 1 : 0;
+}
+
+process.exitCode = await main();
