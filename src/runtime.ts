@@ -147,6 +147,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const sweep = async (surface: Surface) => {
     try {
       await approvals.sweep(surface);
+      await state.purgeClaims();
       const counts = await state.client.execute('SELECT state, count(*) AS n FROM approvals GROUP BY state');
       for (const name of APPROVAL_STATES) metrics.setApprovals(name, 0);
       for (const row of counts.rows) metrics.setApprovals(String(row.state), Number(row.n));

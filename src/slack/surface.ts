@@ -9,7 +9,6 @@
  *   was ephemeral, so that a private listing never lands in the channel).
  */
 import { rm } from 'node:fs/promises';
-import type { RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
@@ -19,12 +18,14 @@ import type { MessageRef, Surface } from '../operations/types.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal } from './blocks/modal.js';
 import { renderReply } from './blocks/reply.js';
+import type { PostResponse } from './response-url.js';
 
 export interface SlackSurfaceOptions {
   client: WebClient;
   userId: string;
   channelId: string;
-  respond?: RespondFn;
+  /** Answers through the command's or button's response_url, when there is one. */
+  respond?: PostResponse;
   triggerId?: string;
   logger: Logger;
 }

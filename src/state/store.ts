@@ -44,6 +44,8 @@ export interface StateStore {
    * the database: the guard against Slack retries and double clicks.
    */
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
+  /** Deletes expired claims (the approval sweep calls it), keeping the table small. */
+  purgeClaims(): Promise<number>;
 }
 
 /** The state database could not be opened or prepared; the message never carries the URL. */
@@ -152,23 +154,26 @@ export async function openStateStore(options: StateStoreOptions): Promise<StateS
       client.close();
     },
 
+    async purgeClaims() {
+      const result = await retryBusy(() =>
+        client.execute({ sql: 'DELETE FROM claims WHERE expires_at <= ?', args: [now().getTime()] }),
+      );
+      return result.rowsAffected;
+    },
+
     async claimOnce(key, ttlMs) {
       if (key.length === 0) throw new TypeError('claim key must not be empty');
       if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('claim ttlMs must be positive');
       const at = now().getTime();
-      const [, inserted] = await retryBusy(() =>
-        client.batch(
-          [
-            // Purging every expired claim here keeps the table small and frees this key if it expired.
-            { sql: 'DELETE FROM claims WHERE expires_at <= ?', args: [at] },
-            {
-              sql: `INSERT INTO claims (key, claimed_at, expires_at) VALUES (?, ?, ?)
-                    ON CONFLICT (key) DO NOTHING RETURNING key`,
-              args: [key, at, at + Math.ceil(ttlMs)],
-            },
-          ],
-          'write',
-        ),
+      // One statement: a new key is inserted, an expired one taken over, a live one left alone.
+      const inserted = await retryBusy(() =>
+        client.execute({
+          sql: `INSERT INTO claims (key, claimed_at, expires_at) VALUES (?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+                WHERE claims.expires_at <= excluded.claimed_at
+                RETURNING key`,
+          args: [key, at, at + Math.ceil(ttlMs)],
+        }),
       );
       return (inserted?.rows ?? []).some((row) => ClaimedRowSchema.safeParse(row).success);
     },

@@ -128,6 +128,7 @@ describe('claimOnce', () => {
     expect(await store.claimOnce('approve:A1', 5_000)).toBe(false);
     clock += 1;
     expect(await store.claimOnce('approve:A1', 5_000)).toBe(true);
+    expect(await store.purgeClaims()).toBe(1);
     const left = await store.client.execute('SELECT key FROM claims ORDER BY key');
     expect(left.rows.map((row) => row.key)).toEqual(['approve:A1']);
   });

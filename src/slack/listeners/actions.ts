@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { SlackAppOptions } from '../app.js';
+import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 
 const RETRY_WINDOW_MS = 10 * 60_000;
@@ -8,7 +9,7 @@ const RETRY_WINDOW_MS = 10 * 60_000;
 export function registerActions(app: App, options: SlackAppOptions): void {
   app.action<BlockAction<ButtonAction>>(
     /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
-    async ({ ack, body, action, respond, client }) => {
+    async ({ ack, body, action, client }) => {
       const received = performance.now();
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
@@ -19,7 +20,7 @@ export function registerActions(app: App, options: SlackAppOptions): void {
       const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
       const surface = createSlackSurface({
         client,
-        respond,
+        respond: body.response_url ? responseUrlPoster(body.response_url) : undefined,
         userId: body.user.id,
         channelId,
         triggerId: body.trigger_id,
