@@ -29,6 +29,8 @@ export interface CustomerDatabase {
   runReadOnlyQuery(sql: string): Promise<QueryResult>;
   /** Runs one statement in a write transaction (approved `db exec` only). */
   runWrite(sql: string): Promise<WriteResult>;
+  /** Checks that the text is one statement the database can prepare, without running it. */
+  checkStatement(sql: string): Promise<void>;
   /** Switches the bot's own queries to a new token (after `db tokens invalidate --regenerate`). */
   useToken(token: string): void;
   close(): Promise<void>;
@@ -151,6 +153,21 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   return {
     databaseId: options.databaseId ?? endpoint.databaseId,
     runWrite: (sql) => single(sql, (signal) => write(sql, signal), '/edge db exec'),
+    checkStatement: (sql) =>
+      single(
+        sql,
+        async (signal) => {
+          await describeStatement({
+            httpUrl: endpoint.httpUrl,
+            authToken,
+            sql,
+            fetch: fetchFn,
+            signal,
+            scrub,
+          });
+        },
+        '/edge db exec',
+      ),
     useToken(token) {
       options.secrets.add(token);
       authToken = token;

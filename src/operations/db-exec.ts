@@ -58,6 +58,14 @@ export const dbExec = defineOperation({
   async run(ctx, args) {
     const database = ctx.services.database;
     if (!database) throw new UserFacingError(NOT_CONFIGURED);
+    // A statement that cannot even be prepared is refused now, not after an approver's time.
+    try {
+      await database.checkStatement(args.sql);
+    } catch (error) {
+      if (error instanceof DatabaseError && (error.kind === 'refused' || error.kind === 'statement'))
+        throw new UserFacingError(error.userMessage);
+      throw error;
+    }
     return ctx.services.approvals.submit(ctx, {
       operation: 'db.exec',
       target: database.databaseId,

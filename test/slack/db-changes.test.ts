@@ -88,6 +88,18 @@ describe('database changes through approval', () => {
     expect(String(rows.rows[0]?.[0])).toBe('2');
   });
 
+  it('db exec refuses a statement that cannot be parsed before asking anyone to approve it', async () => {
+    const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const { responseUrl } = await h.command('db exec UPDAT orders SET status = 1');
+    const told = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(told).toContain('could not be parsed');
+    expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
+      cards,
+    );
+  });
+
   it('db tokens create gives a read-only token to the requester alone, by DM', async () => {
     const { id } = await newCard('db tokens create --read-only --expires 30d');
     await approve(id);

@@ -50,3 +50,41 @@ describe('the state store on a remote libSQL server', () => {
     expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);
   });
 });
+
+describe('approvals while the state database is unreachable', () => {
+  it('executes no gated operation', async () => {
+    const policy = `
+roles: { everyone: ["*"], leads: [U0LEAD] }
+grants: [{ ops: "*", roles: [everyone] }]
+approvals: { rules: [{ ops: [pullzone.reset-key], approvers: [leads] }] }
+`;
+    const remote = await startHarness({
+      sandbox,
+      policyYaml: policy,
+      env: {
+        STATE_DATABASE_URL: sandbox.databaseUrl,
+        STATE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
+      },
+    });
+    try {
+      const { responseUrl } = await remote.command('pullzone reset-key 410112 while the state store is down');
+      const asked = JSON.stringify(
+        (await remote.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 8_000)).body,
+      );
+      const id = /ap_[0-9a-f]{16}/.exec(asked)?.[0];
+      expect(id).toBeDefined();
+      const before = sandbox.requests.count('pullzone.resetSecurityKey');
+      sandbox.faults.set('database.pipeline', { status: 503 });
+      const clicked = remote.fake.responseUrl();
+      await remote.click('approvals:approve', id!, { userId: 'U0LEAD', responseUrl: clicked });
+      const told = JSON.stringify(
+        (await remote.fake.waitForResponse((p) => clicked.endsWith(p.id), 8_000)).body,
+      );
+      expect(told).toMatch(/state store is unavailable|correlation id/);
+      expect(sandbox.requests.count('pullzone.resetSecurityKey')).toBe(before);
+    } finally {
+      sandbox.faults.clear();
+      await remote.close();
+    }
+  });
+});
