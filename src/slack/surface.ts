@@ -5,7 +5,7 @@
  * - channel replies go through chat.postMessage, falling back to the response_url with
  *   response_type in_channel when the bot is not in the channel;
  * - secrets go to a DM opened with conversations.open;
- * - files go up with files.uploadV2 into the channel (or the requester's DM when the reply
+ * - files go up with files.uploadV2's three steps (streamed, src/slack/upload.ts) into the channel (or the requester's DM when the reply
  *   was ephemeral, so that a private listing never lands in the channel).
  */
 import { rm } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal } from './blocks/modal.js';
 import { renderReply } from './blocks/reply.js';
 import type { PostResponse } from './response-url.js';
+import { UploadError, uploadFile } from './upload.js';
 
 export interface SlackSurfaceOptions {
   client: WebClient;
@@ -52,17 +53,18 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
   async function upload(channelId: string, files: ReplyFile[]): Promise<void> {
     for (const file of files) {
       try {
-        await client.filesUploadV2({
-          channel_id: channelId,
+        await uploadFile(client, {
+          channelId,
           filename: file.filename,
           title: file.title,
-          initial_comment: file.comment,
-          ...(file.path ? { file: file.path } : { file: Buffer.from(file.content ?? '') }),
+          comment: file.comment,
+          path: file.path,
+          content: file.content,
         });
       } catch (error) {
         logger.error('file upload failed', { filename: file.filename, error });
         throw new OperationFailedError(
-          `The file ${file.filename} could not be uploaded (${slackError(error) ?? 'upload failed'}); run the command again to get it.`,
+          `The file ${file.filename} could not be uploaded (${slackError(error) ?? (error instanceof UploadError ? error.code : 'upload failed')}); run the command again to get it.`,
           true,
         );
       } finally {
