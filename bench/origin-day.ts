@@ -4,6 +4,7 @@
  * unique ones, every documented error code, a malformed `log` string every `malformedEvery`.
  */
 import { Readable } from 'node:stream';
+import { SAMPLE_URLS } from '../src/sandbox/origin-logs.js';
 
 export interface OriginDaySpec {
   entries: number;
@@ -33,24 +34,7 @@ const KINDS = [
 
 const ZONES = ['DE', 'UK', 'NY', 'LA', 'SG', 'CA', 'FR', 'JP', 'SYD', 'WA', 'TX', 'BR', 'HK', 'MI'] as const;
 
-const URLS = [
-  '/',
-  '/index.html',
-  '/assets/app.3f9c1a.js',
-  '/assets/styles.8d2e.css',
-  '/images/hero.webp',
-  '/api/v1/products?page=2',
-  '/api/v1/cart',
-  '/api/v1/checkout',
-  '/video/intro/playlist.m3u8',
-  '/video/intro/1080p/segment_00042.ts',
-  '/downloads/installer-2.4.1.dmg',
-  '/fonts/inter.woff2',
-  '/search?q=shoes&sort=price',
-  '/wp-login.php',
-  '/.env',
-  '/blog/2025/edge-caching',
-] as const;
+const URLS = SAMPLE_URLS;
 
 /** mulberry32: fast, deterministic, good enough for sample data. */
 function random(seed: number): () => number {

@@ -103,7 +103,8 @@ const SERVER_ZONES: readonly (readonly [string, number])[] = [
   ['MI', 2],
 ];
 
-const URLS: readonly string[] = [
+/** Paths that see origin errors; the benchmarks' synthetic days use them too. */
+export const SAMPLE_URLS: readonly string[] = [
   '/',
   '/index.html',
   '/assets/app.3f9c1a.js',
@@ -145,7 +146,7 @@ export function* originLogEntries(spec: OriginLogDaySpec): Generator<string> {
     const kind = random.weighted(ERROR_KINDS);
     const status = random.pick(kind.statuses);
     const zone = random.weighted(SERVER_ZONES);
-    const url = i === hostileAt ? HOSTILE_URL : random.pick(URLS);
+    const url = i === hostileAt ? HOSTILE_URL : random.pick(SAMPLE_URLS);
     const isMalformed = malformed.has(i) || (count > 20_000 && i % 10_007 === 5_003);
     // Built by hand rather than with JSON.stringify of objects: a million-entry day is generated per request.
     const log = isMalformed
