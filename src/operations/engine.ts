@@ -81,6 +81,8 @@ export class OperationFailedError extends UserFacingError {
   constructor(
     message: string,
     readonly unexpected = false,
+    /** The whole reply to show instead of the message alone (e.g. with a button to retry). */
+    readonly reply?: Reply,
   ) {
     super(message);
   }
@@ -200,7 +202,7 @@ export function createEngine(options: {
         ? `${error.message} (correlation id ${ctx.correlationId})`
         : error.message;
       return {
-        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
+        reply: error.reply ?? ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
         outcome: 'failed',
         detail: error.message,
       };

@@ -11,7 +11,7 @@ import {
   type VideoLibraryCreate,
 } from '../platform/schemas.js';
 import { BUTTON_VALUE_MAX } from '../slack/limits.js';
-import { UserFacingError } from './engine.js';
+import { OperationFailedError, UserFacingError } from './engine.js';
 import { type Markup, md, nest, trusted } from './markup.js';
 import type { ModalField, ModalSpec, ModalValues } from './modal.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from './reply.js';
@@ -474,11 +474,9 @@ function createdReply(
 
 function rejectedReply(error: PlatformError, form: LibraryForm): Reply {
   const where = error.field ? md` Fix *${error.field}*` : md` Fix the form`;
-  return ephemeral('Your values are kept: edit and resubmit the form', [
-    {
-      type: 'text',
-      text: md`:pencil2: The platform refused the new library; your values are kept.${nest(where)} and submit again.`,
-    },
+  return ephemeral(`The platform refused the new library: ${error.userMessage}`, [
+    { type: 'text', text: md`:x: The platform refused the new library: ${error.userMessage}` },
+    { type: 'text', text: md`:pencil2: Your values are kept.${nest(where)} and submit again.` },
     {
       type: 'actions',
       buttons: [
@@ -498,9 +496,9 @@ async function createLibrary(ctx: RunContext, form: LibraryForm, request: Librar
   try {
     library = await ctx.services.platform.createVideoLibrary(request.body);
   } catch (error) {
-    // A refusal (400) is the user's to fix: offer the form back with their values; the engine reports the error.
+    // A refusal (400) is the user's to fix: one reply with the platform's words and the form back.
     if (error instanceof PlatformError && (error.kind === 'bad-request' || error.kind === 'invalid-request'))
-      await ctx.surface.respond(rejectedReply(error, form));
+      throw new OperationFailedError(error.userMessage, false, rejectedReply(error, form));
     throw error;
   }
   // Registered before the keys go anywhere, so logs and audit rows can only ever show a fingerprint.
