@@ -32,9 +32,17 @@ export interface GroupMembership {
   invalidate(groupId?: string): void;
 }
 
+const groupIdsByPolicy = new WeakMap<Policy, string[]>();
+
 /** Every user-group id a policy mentions: what the caller should pass to groupsOf(). */
 export function groupIdsIn(policy: Policy): string[] {
-  return [...new Set(Object.values(policy.roles).flat())].filter((id) => id.startsWith('S'));
+  // Asked on every access decision; a policy object never changes (a reload makes a new one).
+  let ids = groupIdsByPolicy.get(policy);
+  if (!ids) {
+    ids = [...new Set(Object.values(policy.roles).flat())].filter((id) => id.startsWith('S'));
+    groupIdsByPolicy.set(policy, ids);
+  }
+  return ids;
 }
 
 interface CachedMembers {

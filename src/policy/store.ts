@@ -3,7 +3,7 @@
  * with the YAML path of the fault) and re-read when it changes; a bad edit is logged and the
  * last good policy stays in force, so a typo never opens or closes access by accident.
  */
-import { readFileSync, type Stats, unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Logger } from '../log.js';
 import { parsePolicy } from './load.js';
 import type { Policy } from './schema.js';
@@ -36,6 +36,16 @@ export class PolicyLoadError extends Error {
 
 const DEFAULT_INTERVAL_MS = 1_000;
 
+/** What identifies a version of the file: inode, size and modification time; undefined when it is gone. */
+function fileStamp(path: string): string | undefined {
+  try {
+    const stats = statSync(path);
+    return `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
 function readPolicy(path: string): { ok: true; policy: Policy; text: string } | { ok: false; error: string } {
   let text: string;
   try {
@@ -59,10 +69,14 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
     };
   }
 
+  // The file's identity is taken before it is read, so a write landing between the two is
+  // seen as a change on the next poll (and re-reading the same text is a no-op).
+  let seen = fileStamp(path);
   const first = readPolicy(path);
   if (!first.ok) throw new PolicyLoadError(first.error);
   let policy = first.policy;
   let lastText = first.text;
+  let reportedMissing = false;
 
   const reload = (): boolean => {
     const next = readPolicy(path);
@@ -81,26 +95,31 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
     return true;
   };
 
-  // watchFile polls the path itself, so editors that save by writing a new file and renaming it
-  // over the old one are seen too (fs.watch on the file would keep watching the replaced inode).
-  const onChange = (current: Stats) => {
-    if (current.nlink === 0 && current.mtimeMs === 0) {
-      logger.error('policy file is gone; the last good policy stays in force', { source: path });
+  // Polling the path (not fs.watch on the file) also sees editors that save by writing a new
+  // file and renaming it over the old one.
+  const check = () => {
+    const stamp = fileStamp(path);
+    if (stamp === undefined) {
+      if (!reportedMissing)
+        logger.error('policy file is gone; the last good policy stays in force', { source: path });
+      reportedMissing = true;
       return;
     }
+    reportedMissing = false;
+    if (stamp === seen) return;
+    seen = stamp;
     reload();
   };
   const watching = options.watch ?? true;
-  if (watching) {
-    watchFile(path, { interval: options.intervalMs ?? DEFAULT_INTERVAL_MS, persistent: false }, onChange);
-  }
+  const timer = watching ? setInterval(check, options.intervalMs ?? DEFAULT_INTERVAL_MS) : undefined;
+  timer?.unref();
 
   return {
     current: () => policy,
     source: path,
     reload,
     close: () => {
-      if (watching) unwatchFile(path, onChange);
+      if (timer) clearInterval(timer);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Engine } from '../operations/engine.js';
 import type { Services } from '../operations/types.js';
+import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
 import { registerViews } from './listeners/views.js';
@@ -116,8 +117,14 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     });
   }
   const app = new App({ receiver, token: options.botToken, logger, clientOptions });
-  registerCommands(app, options);
-  registerActions(app, options);
+  // Slack redelivers what it thinks was lost, for up to a few minutes; ten covers it.
+  const deliveries = createDeliveries({
+    state: options.services.state,
+    logger: options.logger,
+    ttlMs: 10 * 60_000,
+  });
+  registerCommands(app, options, deliveries);
+  registerActions(app, options, deliveries);
   registerViews(app, options);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
@@ -134,6 +141,9 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     app,
     client: app.client,
     port,
-    stop: () => app.stop().then(() => undefined),
+    stop: async () => {
+      await app.stop();
+      await deliveries.flush();
+    },
   };
 }

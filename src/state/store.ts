@@ -46,6 +46,8 @@ export interface StateStore {
   claimOnce(key: string, ttlMs: number): Promise<boolean>;
   /** Deletes expired claims (the approval sweep calls it), keeping the table small. */
   purgeClaims(): Promise<number>;
+  /** Records several claims in one transaction, keeping any that exist (first deliveries). */
+  recordClaims(keys: readonly string[], ttlMs: number): Promise<void>;
 }
 
 /** The state database could not be opened or prepared; the message never carries the URL. */
@@ -152,6 +154,20 @@ export async function openStateStore(options: StateStoreOptions): Promise<StateS
 
     async close() {
       client.close();
+    },
+
+    async recordClaims(keys, ttlMs) {
+      if (keys.length === 0) return;
+      const at = now().getTime();
+      await retryBusy(() =>
+        client.batch(
+          keys.map((key) => ({
+            sql: 'INSERT INTO claims (key, claimed_at, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+            args: [key, at, at + Math.ceil(ttlMs)],
+          })),
+          'write',
+        ),
+      );
     },
 
     async purgeClaims() {

@@ -1,21 +1,21 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { SlackAppOptions } from '../app.js';
+import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 
-const RETRY_WINDOW_MS = 10 * 60_000;
-
 /** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
-export function registerActions(app: App, options: SlackAppOptions): void {
+export function registerActions(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
   app.action<BlockAction<ButtonAction>>(
     /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
-    async ({ ack, body, action, client }) => {
+    async ({ ack, body, action, client, context }) => {
       const received = performance.now();
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
-      const fresh = await options.services.state
-        .claimOnce(`action:${action.action_ts}:${body.user.id}:${action.action_id}`, RETRY_WINDOW_MS)
-        .catch(() => true);
+      const fresh = await deliveries.firstTime(
+        `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
+        context.retryNum,
+      );
       if (!fresh) return;
       const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
       const surface = createSlackSurface({

@@ -1,20 +1,16 @@
 import type { App } from '@slack/bolt';
 import type { SlackAppOptions } from '../app.js';
+import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 
-/** Slack retries a command it thinks was lost; the trigger id is the same on every try. */
-const RETRY_WINDOW_MS = 10 * 60_000;
-
 /** `/edge …`: acknowledge at once, then run through the engine. */
-export function registerCommands(app: App, options: SlackAppOptions): void {
-  app.command('/edge', async ({ ack, command, client }) => {
+export function registerCommands(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
+  app.command('/edge', async ({ ack, command, client, context }) => {
     const received = performance.now();
     await ack();
     options.metrics.ackObserved((performance.now() - received) / 1000);
-    const fresh = await options.services.state
-      .claimOnce(`command:${command.trigger_id}`, RETRY_WINDOW_MS)
-      .catch(() => true);
+    const fresh = await deliveries.firstTime(`command:${command.trigger_id}`, context.retryNum);
     if (!fresh) {
       options.logger.info('duplicate command delivery ignored', { user: command.user_id });
       return;

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDeliveries } from '../../src/slack/deliveries.js';
+import { openStateStore, type StateStore } from '../../src/state/store.js';
+import { memoryLogger, tempDatabase } from '../state/temp-db.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function replica(url: string): Promise<StateStore> {
+  const store = await openStateStore({ url, logger: memoryLogger() });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+describe('de-duplicating Slack redeliveries across replicas', () => {
+  it('handles a first delivery once, and a redelivery to another replica not at all', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const [a, b] = [await replica(db.url), await replica(db.url)];
+    const first = createDeliveries({ state: a, logger: memoryLogger(), ttlMs: 60_000, batchMs: 10 });
+    const second = createDeliveries({ state: b, logger: memoryLogger(), ttlMs: 60_000, batchMs: 10 });
+    expect(await first.firstTime('command:T1', undefined)).toBe(true);
+    expect(await first.firstTime('command:T1', 1)).toBe(false);
+    await first.flush();
+    // Slack redelivers after its 3-second deadline, by then the record is in the database.
+    expect(await second.firstTime('command:T1', 1)).toBe(false);
+    expect(await second.firstTime('command:T2', 1)).toBe(true);
+  });
+
+  it('writes first deliveries in batches shortly after they arrive', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const store = await replica(db.url);
+    const deliveries = createDeliveries({ state: store, logger: memoryLogger(), ttlMs: 60_000, batchMs: 20 });
+    for (let i = 0; i < 30; i++) expect(await deliveries.firstTime(`command:${i}`, undefined)).toBe(true);
+    await expect
+      .poll(async () => Number((await store.client.execute('SELECT count(*) AS n FROM claims')).rows[0]?.n), {
+        timeout: 2_000,
+      })
+      .toBe(30);
+  });
+});
