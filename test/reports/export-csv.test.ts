@@ -1,16 +1,14 @@
 import { once } from 'node:events';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeShieldExportCsv } from '../../src/reports/export-csv.js';
-import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
+import { exists, inPieces, useReportScratch } from './support.js';
 
 const HEADER = ['timestamp', 'ruleId', 'action', 'ip', 'url', 'userAgent'];
 const ROWS = [
@@ -21,38 +19,19 @@ const ROWS = [
 ];
 
 /** The platform's CSV: raw cells, formulas included, cut into small pieces. */
-async function* platformCsv(rows: string[][], pieceBytes = 13): AsyncGenerator<Buffer> {
+function platformCsv(rows: string[][], pieceBytes = 13): AsyncGenerator<Buffer> {
   const bytes = Buffer.from(
     stringify([HEADER, ...rows], { record_delimiter: '\r\n', quote_record_delimiter: true }),
   );
-  for (let i = 0; i < bytes.length; i += pieceBytes) yield bytes.subarray(i, i + pieceBytes);
+  return inPieces(bytes, pieceBytes);
 }
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
-let pool: ReportPool;
-let dir: string;
-let files = 0;
-const csvPath = () => join(dir, `export-${++files}.csv`);
-
-beforeAll(async () => {
-  pool = createReportPool({ maxThreads: 1 });
-  dir = await mkdtemp(join(tmpdir(), 'edgeops-export-'));
-});
-
-afterAll(async () => {
-  await pool.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const { pool: reportPool, csvPath } = useReportScratch('export');
 
 describe('passing the Shield export through to a file', () => {
   it('keeps every row and cell, quotes, commas and line breaks included, and neutralises formulas', async () => {
     const path = csvPath();
-    const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool });
+    const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
     const text = await readFile(path, 'utf8');
     expect(result).toEqual({ rows: 4, bytes: Buffer.byteLength(text) });
     const back = parse(text) as string[][];
@@ -74,13 +53,13 @@ describe('passing the Shield export through to a file', () => {
   it('drops a byte-order mark and passes ragged rows through', async () => {
     const path = csvPath();
     const source = Readable.from([Buffer.from('\uFEFFa,b\r\n1,2,3\r\n4\r\n')]);
-    expect(await writeShieldExportCsv({ source, path, pool })).toMatchObject({ rows: 2 });
+    expect(await writeShieldExportCsv({ source, path, pool: reportPool() })).toMatchObject({ rows: 2 });
     expect(await readFile(path, 'utf8')).toBe('a,b\r\n1,2,3\r\n4\r\n');
   });
 
   it('writes an empty file for an empty export', async () => {
     const path = csvPath();
-    expect(await writeShieldExportCsv({ source: Readable.from([]), path, pool })).toEqual({
+    expect(await writeShieldExportCsv({ source: Readable.from([]), path, pool: reportPool() })).toEqual({
       rows: 0,
       bytes: 0,
     });
@@ -89,7 +68,7 @@ describe('passing the Shield export through to a file', () => {
   it('refuses a body that is not CSV and leaves no file behind', async () => {
     const path = csvPath();
     const source = Readable.from([Buffer.from('a,b\r\n"never closed,2\r\n')]);
-    await expect(writeShieldExportCsv({ source, path, pool })).rejects.toMatchObject({
+    await expect(writeShieldExportCsv({ source, path, pool: reportPool() })).rejects.toMatchObject({
       kind: 'invalid-response',
       operation: 'shield.export',
     });
@@ -109,7 +88,7 @@ describe('passing the Shield export through to a file', () => {
     const result = await writeShieldExportCsv({
       source: platformCsv(many, 64 * 1024),
       path: csvPath(),
-      pool,
+      pool: reportPool(),
       onProgress: (progress) => seen.push(progress),
     });
     expect(result.rows).toBe(20_000);
@@ -158,7 +137,7 @@ describe('cancelling an export', () => {
     const copy = writeShieldExportCsv({
       source: response.body,
       path,
-      pool,
+      pool: reportPool(),
       signal: controller.signal,
       onProgress: ({ bytes }) => {
         if (bytes > 2 * 1024 * 1024) controller.abort();
@@ -167,7 +146,11 @@ describe('cancelling an export', () => {
     await expect(copy).rejects.toMatchObject({ kind: 'aborted', operation: 'shield.export' });
     expect(await exists(path)).toBe(false);
     await expect.poll(() => closedEarly).toBe(1);
-    const next = await writeShieldExportCsv({ source: platformCsv(ROWS), path: csvPath(), pool });
+    const next = await writeShieldExportCsv({
+      source: platformCsv(ROWS),
+      path: csvPath(),
+      pool: reportPool(),
+    });
     expect(next.rows).toBe(4);
   });
 });

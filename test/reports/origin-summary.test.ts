@@ -1,16 +1,14 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { originDayStream } from '../../bench/origin-day.js';
 import { type OriginFilters, summariseOriginErrors } from '../../src/reports/origin-summary.js';
-import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
+import { exists, inPieces, useReportScratch } from './support.js';
 
 const DAY = Date.UTC(2026, 10, 21);
 const at = (hour: number, minute: number, second = 0, ms = 0) =>
@@ -83,31 +81,11 @@ const FIXTURE: unknown[] = [
 ];
 
 /** The body in small pieces, so entries and strings are cut across chunks. */
-async function* bodyOf(document: unknown, pieceBytes = 37): AsyncGenerator<Buffer> {
-  const bytes = Buffer.from(JSON.stringify(document));
-  for (let i = 0; i < bytes.length; i += pieceBytes) yield bytes.subarray(i, i + pieceBytes);
+function bodyOf(document: unknown, pieceBytes = 37): AsyncGenerator<Buffer> {
+  return inPieces(Buffer.from(JSON.stringify(document)), pieceBytes);
 }
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
-let pool: ReportPool;
-let dir: string;
-let files = 0;
-const csvPath = () => join(dir, `report-${++files}.csv`);
-
-beforeAll(async () => {
-  pool = createReportPool({ maxThreads: 1 });
-  dir = await mkdtemp(join(tmpdir(), 'edgeops-origin-'));
-});
-
-afterAll(async () => {
-  await pool.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const { pool: reportPool, csvPath } = useReportScratch('report');
 
 async function summarise(filters: OriginFilters = {}) {
   const path = csvPath();
@@ -115,7 +93,7 @@ async function summarise(filters: OriginFilters = {}) {
     source: bodyOf({ logs: FIXTURE }),
     filters,
     csvPath: path,
-    pool,
+    pool: reportPool(),
   });
   const text = await readFile(path, 'utf8');
   const rows = parse(text, { columns: true }) as Record<string, string>[];
@@ -231,7 +209,7 @@ describe('summarising an origin-error day', () => {
     const summary = await summariseOriginErrors({
       source: bodyOf(fixture.documented_example['200']),
       csvPath: csvPath(),
-      pool,
+      pool: reportPool(),
     });
     expect(summary).toMatchObject({
       total: 1,
@@ -252,7 +230,7 @@ describe('summarising an origin-error day', () => {
         yield Buffer.from(text);
       })(),
       csvPath: path,
-      pool,
+      pool: reportPool(),
     });
     await expect(summary).rejects.toMatchObject({ kind: 'invalid-response', operation: 'logs.origin' });
     expect(await exists(path)).toBe(false);
@@ -266,7 +244,7 @@ describe('summarising an origin-error day', () => {
         throw new Error('connection reset by peer');
       })(),
       csvPath: path,
-      pool,
+      pool: reportPool(),
     });
     await expect(summary).rejects.toThrow('connection reset by peer');
     expect(await exists(path)).toBe(false);
@@ -280,7 +258,7 @@ describe('summarising an origin-error day', () => {
     const summary = await summariseOriginErrors({
       source: originDayStream({ entries: 200_000, dayStartMs: DAY, malformedEvery: 10_000 }),
       csvPath: path,
-      pool,
+      pool: reportPool(),
       onProgress: ({ entries }) => {
         expect(entries).toBeGreaterThanOrEqual(lastEntries);
         lastEntries = entries;
@@ -332,7 +310,7 @@ describe('cancelling a summary', () => {
     const summary = summariseOriginErrors({
       source: response.body,
       csvPath: path,
-      pool,
+      pool: reportPool(),
       signal: controller.signal,
       onProgress: ({ bytes }) => {
         if (bytes < 2 * 1024 * 1024) return;
@@ -359,7 +337,7 @@ describe('cancelling a summary', () => {
     const summary = summariseOriginErrors({
       source: bodyOf({ logs: FIXTURE }),
       csvPath: path,
-      pool,
+      pool: reportPool(),
       signal: AbortSignal.abort(),
     });
     await expect(summary).rejects.toMatchObject({ kind: 'aborted' });
