@@ -60,7 +60,7 @@ export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembe
         return md`${nest(trusted(mark))} \`${operation}\`${nest(approval)}${d.allowed ? '' : ` — ${d.reason}`}`;
       });
       const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
-      return ephemeral(`You are <@${caller.userId}>; roles: ${roles}`, [
+      return ephemeral(`You are ${caller.userId}; roles: ${roles}`, [
         { type: 'header', text: 'Who you are to edgeops' },
         {
           type: 'fields',
