@@ -17,10 +17,7 @@ beforeAll(async () => {
   h = await startHarness({
     sandbox,
     policyYaml: POLICY,
-    env: {
-      SERVICE_DATABASE_URL: sandbox.databaseUrl,
-      SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
-    },
+    serviceDatabase: true,
   });
 });
 afterAll(async () => {

@@ -19,10 +19,7 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   h = await startHarness({
     sandbox,
-    env: {
-      SERVICE_DATABASE_URL: sandbox.databaseUrl,
-      SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
-    },
+    serviceDatabase: true,
   });
 });
 afterAll(async () => {

@@ -32,11 +32,7 @@ beforeAll(async () => {
   h = await startHarness({
     sandbox,
     policyYaml: POLICY,
-    serviceDatabaseId: sandbox.databaseId,
-    env: {
-      SERVICE_DATABASE_URL: sandbox.databaseUrl,
-      SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
-    },
+    serviceDatabase: true,
   });
 });
 afterAll(async () => {

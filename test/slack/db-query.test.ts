@@ -21,10 +21,7 @@ beforeAll(async () => {
   sandbox = await startSandbox();
   h = await startHarness({
     sandbox,
-    env: {
-      SERVICE_DATABASE_URL: sandbox.databaseUrl,
-      SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
-    },
+    serviceDatabase: true,
   });
   const configured = h.config.serviceDatabase;
   if (!configured) throw new Error('the harness did not read SERVICE_DATABASE_URL');

@@ -42,6 +42,8 @@ export interface HarnessOptions {
   now?: () => number;
   /** The customer database's id when its URL (the sandbox's 127.0.0.1) does not name it. */
   serviceDatabaseId?: string;
+  /** Points SERVICE_DATABASE_URL at the sandbox's database, with its full-access token and id. */
+  serviceDatabase?: boolean;
   /** Shorter platform timeouts, for timeout cases. */
   platformHttp?: RuntimeOptions['platformHttp'];
 }
@@ -99,10 +101,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     PLATFORM_DATABASE_API_URL: sandbox.databaseApiUrl,
     STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
     ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
+    ...(options.serviceDatabase
+      ? {
+          SERVICE_DATABASE_URL: sandbox.databaseUrl,
+          SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
+        }
+      : {}),
     ...options.env,
   });
-  if (config.serviceDatabase && options.serviceDatabaseId)
-    config.serviceDatabase.id = options.serviceDatabaseId;
+  const serviceDatabaseId =
+    options.serviceDatabaseId ?? (options.serviceDatabase ? sandbox.databaseId : undefined);
+  if (config.serviceDatabase && serviceDatabaseId) config.serviceDatabase.id = serviceDatabaseId;
   const logs: string[] = [];
   const secrets = new SecretRegistry();
   const logger = createLogger({
