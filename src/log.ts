@@ -3,6 +3,7 @@
  * line is written. Secrets are registered as they become known (configuration at start-up,
  * tokens and keys as they are generated), so even a careless field cannot leak one.
  */
+import type { Clock } from './clock.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -46,7 +47,8 @@ export interface LoggerOptions {
   secrets: SecretRegistry;
   /** Where lines go; stderr by default so that console mode keeps stdout for the conversation. */
   write?: (line: string) => void;
-  clock?: () => Date;
+  /** Stamps each line. */
+  clock: Clock;
 }
 
 function serialise(value: unknown): unknown {
@@ -57,12 +59,11 @@ function serialise(value: unknown): unknown {
 
 export function createLogger(options: LoggerOptions, base: LogFields = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const clock = options.clock ?? (() => new Date());
   const threshold = LEVELS[options.level];
 
   const emit = (level: LogLevel, message: string, fields?: LogFields) => {
     if (LEVELS[level] < threshold) return;
-    const record = { time: clock().toISOString(), level, msg: message, ...base, ...fields };
+    const record = { time: new Date(options.clock()).toISOString(), level, msg: message, ...base, ...fields };
     const line = JSON.stringify(record, (_key, value) => serialise(value));
     write(options.secrets.redact(line));
   };

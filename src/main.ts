@@ -1,6 +1,7 @@
 /**
  * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
  */
+import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, SecretRegistry } from './log.js';
 import { PolicyLoadError } from './policy/store.js';
@@ -21,11 +22,11 @@ async function main(): Promise<void> {
     throw error;
   }
   const secrets = new SecretRegistry();
-  const logger = createLogger({ level: config.logLevel, secrets });
+  const logger = createLogger({ level: config.logLevel, secrets, clock: systemClock });
 
   if (config.mode === 'console') {
     const { runConsole } = await import('./console/run.js');
-    await runConsole({ config, secrets, logger });
+    await runConsole({ config, secrets, logger, now: systemClock });
     return;
   }
 
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     secrets,
     logger,
     fetchGroupMembers,
+    now: systemClock,
   });
   const slack = await startSlackApp({
     mode: config.mode,
@@ -74,7 +76,7 @@ async function main(): Promise<void> {
 
 // A last guard: nothing crashes the process; the failure is logged (redacted) instead.
 const fallbackSecrets = new SecretRegistry();
-const fallbackLogger = createLogger({ level: 'error', secrets: fallbackSecrets });
+const fallbackLogger = createLogger({ level: 'error', secrets: fallbackSecrets, clock: systemClock });
 process.on('unhandledRejection', (reason) => fallbackLogger.error('unhandled rejection', { error: reason }));
 process.on('uncaughtException', (error) => fallbackLogger.error('uncaught exception', { error }));
 

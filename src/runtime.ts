@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createApprovalFlow } from './approvals/flow.js';
 import { APPROVAL_STATES } from './approvals/machine.js';
 import { createApprovalService } from './approvals/service.js';
+import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { configSecrets } from './config.js';
 import { createCustomerDatabase } from './database/customer-database.js';
@@ -47,7 +48,8 @@ export interface RuntimeOptions {
   sweepIntervalMs?: number;
   /** An execution running longer than this is taken as interrupted by a crash. */
   staleExecutionMs?: number;
-  now?: () => number;
+  /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
+  now: Clock;
 }
 
 export interface Runtime {
@@ -68,10 +70,10 @@ export interface Runtime {
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const secrets = options.secrets ?? new SecretRegistry();
   secrets.add(...configSecrets(config), options.platform.apiKey);
-  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, secrets, clock: now });
 
   const policies = createPolicyStore({
     path: config.policyPath,
@@ -83,6 +85,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     url: config.stateDatabase.url,
     authToken: config.stateDatabase.authToken,
     logger,
+    now: () => new Date(now()),
   });
   const metrics = createMetrics({ defaultMetrics: true });
   const platform = createPlatformClient({

@@ -3,6 +3,7 @@
  * environment, or, when they are unset, the built-in sandbox started in this process
  * (PRODUCT §1), so a newcomer can try every command with no account.
  */
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
@@ -34,6 +35,7 @@ export async function prepareConsoleBackends(options: {
   config: Config;
   secrets: SecretRegistry;
   logger: Logger;
+  now: Clock;
   start?: (options: SandboxOptions) => Promise<Sandbox>;
 }): Promise<ConsoleBackends> {
   const { config, secrets, logger } = options;
@@ -57,6 +59,7 @@ export async function prepareConsoleBackends(options: {
   }
 
   const sandbox = await (options.start ?? startSandbox)({
+    now: options.now,
     onError: (error, routeId) => logger.error('sandbox route failed', { routeId, error }),
   });
   secrets.add(sandbox.apiKey, sandbox.databaseTokens.fullAccess, sandbox.databaseTokens.readOnly);

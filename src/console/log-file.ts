@@ -4,6 +4,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { Clock } from '../clock.js';
 import { createLogger, type Logger, type LogLevel, type SecretRegistry } from '../log.js';
 
 export const DEFAULT_CONSOLE_LOG_FILE = 'data/edgeops-console.log';
@@ -20,6 +21,7 @@ export function openConsoleLog(options: {
   level: LogLevel;
   secrets: SecretRegistry;
   cwd?: string;
+  clock: Clock;
   /** The fallback's destination; stderr by default. */
   stderr?: (line: string) => void;
 }): ConsoleLog {
@@ -33,7 +35,7 @@ export function openConsoleLog(options: {
       if (open) writeSync(fd, `${line}\n`);
     };
     return {
-      logger: createLogger({ level: options.level, secrets: options.secrets, write }),
+      logger: createLogger({ level: options.level, secrets: options.secrets, clock: options.clock, write }),
       where: `the file ${options.path}`,
       close() {
         if (!open) return;
@@ -44,7 +46,7 @@ export function openConsoleLog(options: {
   } catch {
     const level: LogLevel = options.level === 'error' ? 'error' : 'warn';
     return {
-      logger: createLogger({ level, secrets: options.secrets, write: options.stderr }),
+      logger: createLogger({ level, secrets: options.secrets, clock: options.clock, write: options.stderr }),
       where: `stderr (${level} and above; ${options.path} could not be opened)`,
       close() {},
     };

@@ -13,6 +13,7 @@
  *   stdout carries only the conversation. Files go to ./out.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import {
@@ -54,6 +55,8 @@ export interface ConsoleOptions {
   cwd?: string;
   /** A person at a TTY (line editing, Ctrl-C); by default whether input and output are TTYs. */
   interactive?: boolean;
+  /** The clock of the bot and of the sandbox it starts; main passes the system clock. */
+  now: Clock;
 }
 
 function banner(options: {
@@ -85,6 +88,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const log = openConsoleLog({
+    clock: options.now,
     path: options.logFile ?? DEFAULT_CONSOLE_LOG_FILE,
     level: config.logLevel,
     secrets,
@@ -96,13 +100,14 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   let backends: ConsoleBackends | undefined;
   let runtime: Runtime;
   try {
-    backends = await prepareConsoleBackends({ config, secrets, logger });
+    backends = await prepareConsoleBackends({ config, secrets, logger, now: options.now });
     runtime = await createRuntime({
       config: backends.config,
       platform: backends.platform,
       secrets,
       logger,
       fallbackPolicy: createDemoPolicy(),
+      now: options.now,
     });
   } catch (error) {
     options.logger.error('the console could not start', { error });

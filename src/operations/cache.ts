@@ -1,7 +1,8 @@
+import type { Clock } from '../clock.js';
 import type { TtlCache } from './types.js';
 
 /** An in-process cache with expiry; each replica keeps its own, which is fine for read-only data. */
-export function createTtlCache(now: () => number = Date.now): TtlCache {
+export function createTtlCache(now: Clock): TtlCache {
   const entries = new Map<string, { value: unknown; expires: number }>();
   return {
     get<T>(key: string): T | undefined {

@@ -314,7 +314,7 @@ export function createEngine(options: {
       const raw = rawOperation(input.text);
       if (raw) {
         const ctx = context(caller, input.surface, correlationId, raw.op.id);
-        const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {});
+        const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {}, { now: services.now() });
         if (!parsed.ok) {
           outcome(raw.op.id, 'usage');
           await safeRespond(ctx, usageReply(raw.op, parsed.error));
@@ -359,7 +359,7 @@ export function createEngine(options: {
         await safeRespond(ctx, usageReply(op, flags.error));
         return;
       }
-      const parsed = op.parse(flags.positionals, flags.flags);
+      const parsed = op.parse(flags.positionals, flags.flags, { now: services.now() });
       if (!parsed.ok) {
         outcome(op.id, 'usage');
         await safeRespond(ctx, usageReply(op, parsed.error));

@@ -197,11 +197,10 @@ export const logs = defineOperation({
     code: { kind: 'string' },
     zone: { kind: 'string' },
   },
-  parse(positionals, flags) {
+  parse(positionals, flags, { now }) {
     if (positionals.length === 0)
       return { ok: false, error: 'give the pull zone id, e.g. /edge logs 308006' };
     if (positionals.length > 2) return { ok: false, error: `unexpected argument "${positionals[2]}"` };
-    const now = Date.now();
     const day = parseDay(positionals[1] ?? 'today', now);
     if (!day.ok) return { ok: false, error: day.error };
     let lastMs: number | undefined;

@@ -42,8 +42,9 @@ function progressReply(
   jobId: string,
   cancelActionId: string,
   started: number,
+  now: number,
 ): Reply {
-  const seconds = Math.round((Date.now() - started) / 1000);
+  const seconds = Math.round((now - started) / 1000);
   return inChannel(`${title}: ${status}`, [
     { type: 'text', text: md`:hourglass_flowing_sand: *${title}*: ${status} (${seconds} s)` },
     {
@@ -57,7 +58,7 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   const id = `job_${randomBytes(6).toString('hex')}`;
   const controller = new AbortController();
   running.set(id, { controller, requester: ctx.userId, title: options.title });
-  const started = Date.now();
+  const started = ctx.services.now();
   let status = 'starting';
   let ref: MessageRef | undefined;
   let closed = false;
@@ -74,7 +75,8 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     });
     return sending;
   };
-  const tick = () => send(() => progressReply(options.title, status, id, options.cancelActionId, started));
+  const tick = () =>
+    send(() => progressReply(options.title, status, id, options.cancelActionId, started, ctx.services.now()));
   let interval: NodeJS.Timeout | undefined;
   const delay = setTimeout(() => {
     void tick();

@@ -149,11 +149,10 @@ export const shieldExport = defineOperation({
     query: { kind: 'string' },
     filter: { kind: 'repeatable' },
   },
-  parse(positionals, flags): ParseResult<ShieldExportArgs> {
+  parse(positionals, flags, { now }): ParseResult<ShieldExportArgs> {
     if (positionals.length !== 1) return { ok: false, error: 'give exactly one Shield zone id' };
     const zone = ZoneSchema.safeParse(positionals[0]);
     if (!zone.success) return { ok: false, error: zone.error.issues[0]!.message };
-    const now = Date.now();
     const filters: ExportFilter[] = [];
     for (const raw of flags.filter) {
       const filter = parseFilter(raw);

@@ -82,6 +82,11 @@ export type SubmissionOutcome =
   | { errors: Record<string, string> }
   | { run: () => Promise<Reply | undefined>; target?: string; params?: Record<string, unknown> };
 
+/** What parsing may read besides the words: the instant the command was received. */
+export interface ParseInput {
+  now: number;
+}
+
 export type ParseResult<A> = { ok: true; args: A } | { ok: false; error: string };
 
 export interface Operation<S extends FlagSpecs, A> {
@@ -104,8 +109,8 @@ export interface Operation<S extends FlagSpecs, A> {
    * quotes, and `--` inside it is not a flag.
    */
   rawArgument?: boolean;
-  /** Checks positionals and flags into typed arguments (zod inside). */
-  parse(positionals: string[], flags: FlagValues<S>): ParseResult<A>;
+  /** Checks positionals and flags into typed arguments (zod inside); `now` anchors relative times. */
+  parse(positionals: string[], flags: FlagValues<S>, input: ParseInput): ParseResult<A>;
   /** The object the command is about, for audit rows and approval locks. */
   target?(args: A): string | undefined;
   /** Audit-safe parameters (no secrets); defaults to the parsed arguments. */

@@ -20,7 +20,6 @@ export interface PlatformClientOptions extends Omit<PlatformHttpOptions, 'logger
   databaseApiUrl: string;
   logger?: Logger;
   onCall?: (event: PlatformCallEvent) => void;
-  now?: () => number;
 }
 
 type Bound<F> = F extends (ctx: PlatformContext, ...args: infer A) => infer R ? (...args: A) => R : never;
@@ -46,7 +45,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     apiUrl: options.apiUrl,
     loggingUrl: options.loggingUrl,
     databaseApiUrl: options.databaseApiUrl,
-    now: options.now ?? Date.now,
+    now: options.now,
   };
   return {
     createVideoLibrary: (...args) => createVideoLibrary(ctx, ...args),

@@ -99,7 +99,7 @@ function parseJson(text: string): unknown {
 const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** Parses a Retry-After header (seconds or an HTTP date) into whole seconds. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim());

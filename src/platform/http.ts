@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import {
   type CallTarget,
@@ -45,6 +46,8 @@ export interface PlatformHttpOptions {
   onCall?: (event: PlatformCallEvent) => void;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Reads a Retry-After date against this clock. */
+  now: Clock;
 }
 
 export interface PlatformRequest extends CallTarget {
@@ -109,7 +112,7 @@ export class PlatformHttp {
 
   constructor(
     private readonly defaultHeaders: Record<string, string>,
-    private readonly options: PlatformHttpOptions = {},
+    private readonly options: PlatformHttpOptions,
   ) {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
@@ -189,7 +192,7 @@ export class PlatformHttp {
           request,
           response.statusCode,
           text,
-          parseRetryAfter(response.headers['retry-after']),
+          parseRetryAfter(response.headers['retry-after'], this.options.now()),
         );
       } catch (error) {
         failure =

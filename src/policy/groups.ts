@@ -3,6 +3,7 @@
  * read per group (the Slack adapter passes a fetcher backed by `usergroups.users.list`) and cached
  * for at most five minutes (PRODUCT §3), so a removal from a group takes effect within that time.
  */
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { Policy } from './schema.js';
 
@@ -12,7 +13,7 @@ export const MAX_GROUP_CACHE_MS = 5 * 60_000;
 export interface GroupMembershipOptions {
   fetchMembers: (groupId: string) => Promise<readonly string[]>;
   ttlMs?: number;
-  now?: () => number;
+  now: Clock;
   logger?: Logger;
 }
 
@@ -57,7 +58,7 @@ interface CachedMembers {
  */
 export function createGroupMembership(options: GroupMembershipOptions): GroupMembership {
   const ttlMs = Math.max(0, Math.min(options.ttlMs ?? MAX_GROUP_CACHE_MS, MAX_GROUP_CACHE_MS));
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const cache = new Map<string, CachedMembers>();
   const inFlight = new Map<string, Promise<ReadonlySet<string>>>();
   // Bumped by invalidate() so that a read started before it cannot refill the cache afterwards.

@@ -4,6 +4,7 @@
  * (default the next port; with SANDBOX_PORT=0 both are free ports). SANDBOX_SEED changes the data.
  */
 import { z } from 'zod';
+import { systemClock } from '../clock.js';
 import { DEFAULT_SEED, startSandbox } from './server.js';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     // Port 0 asks for free ports, for both listeners.
     databasePort: env.SANDBOX_DATABASE_PORT ?? (env.SANDBOX_PORT === 0 ? 0 : env.SANDBOX_PORT + 1),
     seed: env.SANDBOX_SEED,
+    now: systemClock,
   });
   const { ids } = sandbox;
   const lines = [
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
 }
 
 function todayAsPathDate(): string {
-  const today = new Date();
+  const today = new Date(systemClock());
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${pad(today.getUTCMonth() + 1)}-${pad(today.getUTCDate())}-${today.getUTCFullYear()}`;
 }

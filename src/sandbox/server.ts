@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../clock.js';
 import type { BotDetectionUpdate } from '../platform/schemas.js';
 import { openSandboxDatabase } from './database.js';
 import { applyFault, createFaults, type Faults } from './faults.js';
@@ -42,8 +43,8 @@ export interface SandboxOptions {
   apiKey?: string;
   /** `file:` URL or path of the database; a temporary file, removed on close, by default. */
   databasePath?: string;
-  /** The platform's clock (Unix milliseconds); Date.now by default. */
-  now?: () => number;
+  /** The platform's clock (Unix milliseconds): shared with the bot in tests, the system clock in the CLI. */
+  now: Clock;
   /** Seed of all generated data; DEFAULT_SEED by default. */
   seed?: number;
   /** Idle time before a database stream's baton expires; 10 s by default. */
@@ -100,10 +101,10 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const seed = options.seed ?? DEFAULT_SEED;
   const onError =
     options.onError ??

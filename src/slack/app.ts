@@ -122,6 +122,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     state: options.services.state,
     logger: options.logger,
     ttlMs: 10 * 60_000,
+    now: options.services.now,
   });
   registerCommands(app, options, deliveries);
   registerActions(app, options, deliveries);

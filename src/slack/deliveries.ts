@@ -5,6 +5,7 @@
  * 3-second deadline, is checked against the database, where the first delivery's record has
  * long since landed. This keeps a synchronous database write off every command's path.
  */
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 
@@ -19,6 +20,7 @@ export function createDeliveries(options: {
   state: StateStore;
   logger: Logger;
   ttlMs: number;
+  now: Clock;
   /** How long first deliveries wait to be written together. */
   batchMs?: number;
 }): Deliveries {
@@ -45,7 +47,7 @@ export function createDeliveries(options: {
 
   return {
     async firstTime(key, retryNum) {
-      const now = Date.now();
+      const now = options.now();
       forgetOld(now);
       if (seen.has(key)) return false;
       seen.set(key, now + ttlMs);

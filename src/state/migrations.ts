@@ -54,7 +54,7 @@ export const migrations: readonly Migration[] = [
 
 export interface ApplyMigrationsOptions {
   logger: Logger;
-  now?: () => Date;
+  now: () => Date;
   migrations?: readonly Migration[];
 }
 
@@ -103,7 +103,7 @@ export async function applyMigrations(
   options: ApplyMigrationsOptions,
 ): Promise<MigrationReport> {
   const list = options.migrations ?? migrations;
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   checkOrder(list);
 
   await retryBusy(() =>

@@ -17,7 +17,8 @@ export interface StateStoreOptions {
   url?: string;
   authToken?: string;
   logger: Logger;
-  now?: () => Date;
+  /** The bot's clock, as a Date (claims expire by it; migrations are stamped with it). */
+  now: () => Date;
   /** How long SQLite waits for another process's lock before answering SQLITE_BUSY (file databases). */
   busyTimeoutMs?: number;
   /** How long ping() waits for its query. */
@@ -82,7 +83,7 @@ const JournalModeRowSchema = z.object({ journal_mode: z.string() });
 export async function openStateStore(options: StateStoreOptions): Promise<StateStore> {
   const url = options.url ?? DEFAULT_STATE_DATABASE_URL;
   const kind = stateDatabaseKind(url);
-  const now = options.now ?? (() => new Date());
+  const now = options.now;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const pingTimeoutMs = options.pingTimeoutMs ?? 1000;
   const logger = options.logger.child({ component: 'state' });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ApprovalRequest } from '../../src/approvals/machine.js';
 import type { ApprovalService } from '../../src/approvals/service.js';
+import { DEFAULT_INSTANT } from '../support/clock.js';
 import { type ApprovalFixture, approvalFixture, LEADS, resetKeyRequest, testClock } from './support.js';
 
 let fixture: ApprovalFixture | undefined;
@@ -124,6 +125,8 @@ function startWorker(url: string, name: string, users: string[], ids: string[]):
     ['--import', 'tsx', WORKER, url, name, users.join(','), ids.join(',')],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
+      // The workers' clock: the same pinned instant as the requests were made at.
+      env: { ...process.env, PINNED_NOW: DEFAULT_INSTANT },
     },
   );
   let stdout = '';
@@ -161,8 +164,7 @@ async function together(workers: Worker[], step: string): Promise<void> {
 
 describe('two processes sharing one state file', () => {
   it('200 concurrent clicks over 50 one-approval requests execute each request exactly once', async () => {
-    // The workers read the real clock, so the requests are made on it too.
-    fixture = await approvalFixture(testClock(new Date().toISOString()));
+    fixture = await approvalFixture(testClock(DEFAULT_INSTANT));
     const { service, store, audit, db } = fixture;
     await store.client.execute('CREATE TABLE executions (request_id TEXT NOT NULL, process TEXT NOT NULL)');
     const ids: string[] = [];

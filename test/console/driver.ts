@@ -21,6 +21,7 @@ import { operations as shipped } from '../../src/operations/registry.js';
 import type { AnyOperation } from '../../src/operations/types.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { pinnedClock, type TestClock } from '../support/clock.js';
 
 /** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`. */
 const PROMPT_AT_END = /edge(\([A-Z0-9]+\))?> $/;
@@ -97,7 +98,7 @@ function drive(dir: string, input: PassThrough, output: PassThrough, run: () => 
 export type WholeConsoleDriver = ConsoleDriver & { logFile: string; secrets: SecretRegistry };
 
 export async function startConsole(
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; clock?: TestClock } = {},
 ): Promise<WholeConsoleDriver> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-'));
   const input = new PassThrough();
@@ -113,13 +114,14 @@ export async function startConsole(
     runConsole({
       config,
       secrets,
-      logger: createLogger({ level: 'error', secrets, write: () => {} }),
+      logger: createLogger({ clock: pinnedClock(), level: 'error', secrets, write: () => {} }),
       input,
       output,
       outDir: join(dir, 'out'),
       logFile,
       cwd: dir,
       env: {},
+      now: options.clock ?? pinnedClock(),
     }),
   );
   await driver.waitFor(PROMPT_AT_END);
@@ -132,13 +134,14 @@ export async function startConsole(
  */
 export async function startSession(
   extra: AnyOperation[],
-  options: { interactive?: boolean } = {},
+  options: { interactive?: boolean; clock?: TestClock } = {},
 ): Promise<ConsoleDriver & { runtime: Runtime }> {
+  const clock = options.clock ?? pinnedClock();
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-'));
   const input = new PassThrough();
   const output = new PassThrough();
   const secrets = new SecretRegistry();
-  const logger = createLogger({ level: 'error', secrets, write: () => {} });
+  const logger = createLogger({ clock: pinnedClock(), level: 'error', secrets, write: () => {} });
   const config = loadConfig({ STATE_DATABASE_URL: `file:${join(dir, 'state.db')}` }, () => false);
   const runtime = await createRuntime({
     config,
@@ -151,6 +154,7 @@ export async function startSession(
     secrets,
     logger,
     fallbackPolicy: createDemoPolicy(),
+    now: clock,
   });
   const engine = createEngine({
     operations: [...shipped, ...extra],
@@ -164,12 +168,12 @@ export async function startSession(
     screen: {
       terminal,
       style: createStyle(false),
-      book: createMessageBook({ now: Date.now }),
+      book: createMessageBook({ now: clock }),
       files: createOutFiles({ dir: 'out', cwd: dir }),
       logger,
       forms: [],
     },
-    now: () => Date.UTC(2026, 10, 21, 14, 0, 0),
+    now: clock,
     userId: 'U0YOU',
     channelId: CONSOLE_CHANNEL_ID,
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { openConsoleLog } from '../../src/console/log-file.js';
 import { SecretRegistry } from '../../src/log.js';
+import { pinnedClock } from '../support/clock.js';
 
 let dir: string | undefined;
 afterEach(() => {
@@ -15,7 +16,13 @@ it('writes log lines to the file, creating its folder, with secrets redacted', (
   dir = mkdtempSync(join(tmpdir(), 'edgeops-log-'));
   const secrets = new SecretRegistry();
   secrets.add('platform-key-0123456789');
-  const log = openConsoleLog({ path: 'data/console.log', level: 'info', secrets, cwd: dir });
+  const log = openConsoleLog({
+    clock: pinnedClock(),
+    path: 'data/console.log',
+    level: 'info',
+    secrets,
+    cwd: dir,
+  });
   log.logger.info('called the platform', { key: 'platform-key-0123456789' });
   log.close();
   expect(log.where).toBe('the file data/console.log');
@@ -30,6 +37,7 @@ it('falls back to stderr at warn level when the file cannot be opened', () => {
   writeFileSync(join(dir, 'data'), 'a file where the folder should be');
   const lines: string[] = [];
   const log = openConsoleLog({
+    clock: pinnedClock(),
     path: 'data/console.log',
     level: 'debug',
     secrets: new SecretRegistry(),

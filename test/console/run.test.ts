@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock, utcDay } from '../support/clock.js';
 import { startConsole, type WholeConsoleDriver } from './driver.js';
+
+const clock = pinnedClock();
 
 /** The number in front of the first button whose label matches. */
 function buttonNumber(text: string, label: RegExp): string {
@@ -126,7 +129,7 @@ describe('the console against the in-process sandbox', () => {
 
 describe('the console with a configured platform and policy', () => {
   it('uses PLATFORM_API_URL and the EDGEOPS_POLICY file instead of the sandbox and the demo policy', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ now: clock });
     const dir = mkdtempSync(join(tmpdir(), 'edgeops-policy-'));
     const policyPath = join(dir, 'policy.yml');
     writeFileSync(
@@ -183,13 +186,13 @@ describe('approvals in the console', () => {
 
 describe('incident tools in the console', () => {
   it('summarises a day of origin errors and writes its CSV to the out folder', async () => {
-    const c = await startConsole();
+    const c = await startConsole({ clock });
     try {
       const out = await c.type('/edge logs 308006 today');
       expect(out).toContain('posted in #C0CONSOLE');
       expect(out).toContain('Origin errors · pull zone 308006');
       expect(out).toContain('Errors per hour (UTC)');
-      const day = new Date().toISOString().slice(0, 10);
+      const day = utcDay(clock());
       const saved = readdirSync(c.outDir).find((name) => name === `origin-errors-308006-${day}.csv`);
       expect(saved).toBeDefined();
       expect(out).toContain(saved!);

@@ -5,13 +5,16 @@ import { type CustomerDatabase, createCustomerDatabase } from '../../src/databas
 import { DatabaseError } from '../../src/database/errors.js';
 import { SecretRegistry } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
+
+const clock = pinnedClock();
 
 let sandbox: Sandbox;
 let secrets: SecretRegistry;
 let database: CustomerDatabase;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   secrets = new SecretRegistry();
   database = createCustomerDatabase({
     url: sandbox.databaseUrl,

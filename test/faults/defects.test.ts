@@ -1,8 +1,11 @@
 /** Failures the fault matrix first found; each is checked end to end here. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect } from '../support/payloads.js';
+
+const clock = pinnedClock();
 
 const POLICY = `
 roles: { everyone: ["*"], leads: [U0LEAD] }
@@ -13,8 +16,9 @@ approvals: { channel: C0APPROVALS, rules: [{ ops: [pullzone.reset-key], approver
 let sandbox: Sandbox;
 let h: Harness;
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   h = await startHarness({
+    clock,
     sandbox,
     policyYaml: POLICY,
     serviceDatabase: true,

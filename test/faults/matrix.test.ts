@@ -431,10 +431,10 @@ async function finalAuditRow(c: CaseContext, operation: string): Promise<AuditRo
 }
 
 async function waitUntil<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value !== undefined || Date.now() > deadline) return value;
+    if (value !== undefined || performance.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
+
+const clock = pinnedClock();
 
 let sandbox: Sandbox;
 let h: Harness;
@@ -16,8 +19,9 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeops-slack-faults-'));
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   h = await startHarness({
+    clock,
     sandbox,
     serviceDatabase: true,
   });

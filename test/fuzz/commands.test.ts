@@ -9,7 +9,10 @@ import { operations } from '../../src/operations/registry.js';
 import type { AnyOperation } from '../../src/operations/types.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
+
+const clock = pinnedClock();
 
 /** Generated commands; each is a full round trip through Bolt, the engine and the sandbox. */
 const RUNS = 400;
@@ -35,8 +38,9 @@ let sandbox: Sandbox;
 let h: Harness;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   h = await startHarness({
+    clock,
     sandbox,
     policyYaml: POLICY,
     serviceDatabase: true,

@@ -4,19 +4,23 @@ import { PlatformError } from '../../src/platform/errors.js';
 import { JsonArraySplitter } from '../../src/platform/json-entries.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
+
+const clock = pinnedClock();
 
 let sandbox: Sandbox;
 let client: PlatformClient;
 const sleeps: number[] = [];
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   client = createPlatformClient({
     apiUrl: sandbox.apiUrl,
     apiKey: sandbox.apiKey,
     loggingUrl: sandbox.loggingUrl,
     databaseApiUrl: sandbox.databaseApiUrl,
     headersTimeoutMs: 1_000,
+    now: clock,
     // Record the backoff instead of waiting it out.
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -42,7 +46,7 @@ async function failure(promise: Promise<unknown>): Promise<PlatformError> {
   throw new Error('expected a PlatformError');
 }
 
-const recentWindow = () => ({ from: Date.now() - 3_600_000, to: Date.now() - 60_000 });
+const recentWindow = () => ({ from: clock() - 3_600_000, to: clock() - 60_000 });
 
 async function drain(stream: AsyncIterable<unknown>): Promise<number> {
   let bytes = 0;
@@ -109,7 +113,7 @@ describe('platform client against the sandbox', () => {
     });
 
     it('streams an origin-log day, entry by entry', async () => {
-      const result = await client.getOriginErrorLogs(sandbox.ids.pullZone, new Date());
+      const result = await client.getOriginErrorLogs(sandbox.ids.pullZone, new Date(clock()));
       const splitter = new JsonArraySplitter('logs');
       let entries = 0;
       for await (const chunk of result.body) entries += splitter.push(chunk as Buffer).length;
@@ -172,15 +176,15 @@ describe('platform client against the sandbox', () => {
       [
         'to before from',
         'shield.export',
-        () => client.exportShieldEventLogs(1, { from: Date.now() - 1000, to: Date.now() - 2000 }),
+        () => client.exportShieldEventLogs(1, { from: clock() - 1000, to: clock() - 2000 }),
       ],
       [
         'a window older than 72 hours',
         'shield.export',
         () =>
           client.exportShieldEventLogs(1, {
-            from: Date.now() - 80 * 3_600_000,
-            to: Date.now() - 75 * 3_600_000,
+            from: clock() - 80 * 3_600_000,
+            to: clock() - 75 * 3_600_000,
           }),
       ],
       [
@@ -225,6 +229,7 @@ describe('platform client against the sandbox', () => {
         apiKey: 'not-the-key-at-all',
         loggingUrl: sandbox.loggingUrl,
         databaseApiUrl: sandbox.databaseApiUrl,
+        now: clock,
       });
       try {
         const error = await failure(wrong.listDnsZones());
@@ -376,7 +381,7 @@ describe('platform client against the sandbox', () => {
         global.gc?.();
         const heapBefore = process.memoryUsage().heapUsed;
         let peak = heapBefore;
-        const result = await client.getOriginErrorLogs(sandbox.ids.apiPullZone, new Date());
+        const result = await client.getOriginErrorLogs(sandbox.ids.apiPullZone, new Date(clock()));
         const splitter = new JsonArraySplitter('logs');
         let entries = 0;
         let bytes = 0;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, SecretRegistry } from '../../src/log.js';
 import { createGroupMembership, groupIdsIn, MAX_GROUP_CACHE_MS } from '../../src/policy/groups.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { pinnedClock } from '../support/clock.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';
 
 /** A stand-in for Slack's usergroups.users.list: counts calls and can be made to fail or wait. */
@@ -41,7 +42,7 @@ function clock(start = 1_000_000) {
 describe('createGroupMembership', () => {
   it('returns the groups the user is in among those asked about', async () => {
     const directory = fakeDirectory({ S0ONCALL: ['U0DAVE', 'U0ERIN'], S0LEADS: ['U0BOB'] });
-    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers });
+    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers, now: clock().now });
     expect(await membership.groupsOf('U0DAVE', ['S0ONCALL', 'S0LEADS'])).toEqual(new Set(['S0ONCALL']));
     expect(await membership.groupsOf('U0NOBODY', ['S0ONCALL', 'S0LEADS'])).toEqual(new Set());
   });
@@ -79,7 +80,7 @@ describe('createGroupMembership', () => {
 
   it('shares one read between concurrent lookups of the same group', async () => {
     const directory = fakeDirectory({ S0ONCALL: ['U0DAVE'] });
-    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers });
+    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers, now: clock().now });
     const release = directory.hold();
     const lookups = Promise.all([
       membership.groupsOf('U0DAVE', ['S0ONCALL']),
@@ -96,11 +97,16 @@ describe('createGroupMembership', () => {
     const directory = fakeDirectory({ S0ONCALL: ['U0DAVE'], S0LEADS: ['U0DAVE'] });
     const lines: string[] = [];
     const logger = createLogger({
+      clock: pinnedClock(),
       level: 'info',
       secrets: new SecretRegistry(),
       write: (line) => lines.push(line),
     });
-    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers, logger });
+    const membership = createGroupMembership({
+      fetchMembers: directory.fetchMembers,
+      logger,
+      now: clock().now,
+    });
     await membership.groupsOf('U0DAVE', ['S0LEADS']);
     directory.fail(true);
     expect(await membership.lookup('U0DAVE', ['S0ONCALL', 'S0LEADS'])).toEqual({
@@ -114,7 +120,7 @@ describe('createGroupMembership', () => {
 
   it('reads a group again after it is invalidated', async () => {
     const directory = fakeDirectory({ S0ONCALL: ['U0DAVE'] });
-    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers });
+    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers, now: clock().now });
     await membership.groupsOf('U0DAVE', ['S0ONCALL']);
     membership.invalidate('S0ONCALL');
     await membership.groupsOf('U0DAVE', ['S0ONCALL']);
@@ -125,7 +131,7 @@ describe('createGroupMembership', () => {
 
   it('does not keep a read that was under way when the cache was invalidated', async () => {
     const directory = fakeDirectory({ S0ONCALL: ['U0DAVE'] });
-    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers });
+    const membership = createGroupMembership({ fetchMembers: directory.fetchMembers, now: clock().now });
     const release = directory.hold();
     const stale = membership.groupsOf('U0DAVE', ['S0ONCALL']);
     await Promise.resolve();

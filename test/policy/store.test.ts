@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, SecretRegistry } from '../../src/log.js';
 import { createDefaultPolicy } from '../../src/policy/defaults.js';
 import { createPolicyStore, PolicyLoadError, type PolicyStore } from '../../src/policy/store.js';
+import { pinnedClock } from '../support/clock.js';
 
 const ONE_GRANT = 'roles: { everyone: ["*"] }\ngrants:\n  - ops: [dns.list]\n    roles: [everyone]\n';
 const TWO_GRANTS = `${ONE_GRANT}  - ops: [audit.list, apikey.list]\n    roles: [everyone]\n`;
@@ -16,13 +17,18 @@ let lines: string[];
 let store: PolicyStore | undefined;
 
 const logger = () =>
-  createLogger({ level: 'info', secrets: new SecretRegistry(), write: (line) => lines.push(line) });
+  createLogger({
+    clock: pinnedClock(),
+    level: 'info',
+    secrets: new SecretRegistry(),
+    write: (line) => lines.push(line),
+  });
 
 /** Polls until the condition holds; the store polls the file every 10 ms in these tests. */
 async function eventually(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (performance.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

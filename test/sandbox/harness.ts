@@ -10,7 +10,7 @@ export interface Clock {
 }
 
 export async function startTestSandbox(
-  options: SandboxOptions = {},
+  options: Partial<SandboxOptions> = {},
 ): Promise<{ sandbox: Sandbox; clock: Clock }> {
   const clock: Clock = { now: NOW };
   const sandbox = await startSandbox({ now: () => clock.now, ...options });

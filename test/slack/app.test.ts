@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
 import { slashCommand } from '../support/payloads.js';
-import { postSigned } from '../support/signer.js';
+import { postSigned, slackRequestTimestamp } from '../support/signer.js';
 
 let h: Harness;
 
@@ -30,7 +30,7 @@ describe('the Slack app in HTTP mode', () => {
     const request = slashCommand({ text: 'dns', responseUrl: h.fake.responseUrl() });
     const stale = await postSigned(h.eventsUrl, request, {
       signingSecret: SIGNING_SECRET,
-      timestamp: Math.floor(Date.now() / 1000) - 6 * 60,
+      timestamp: slackRequestTimestamp() - 6 * 60,
     });
     expect(stale.status).toBe(401);
     const wrong = await postSigned(h.eventsUrl, request, { signingSecret: 'not-the-secret-at-all' });

@@ -25,17 +25,15 @@ approvals:
 `;
 
 let h: Harness;
-let clock = Date.now();
 
 beforeAll(async () => {
-  h = await startHarness({ policyYaml: POLICY, now: () => clock });
+  h = await startHarness({ policyYaml: POLICY });
   h.fake.setUserGroup('S0LEADS', ['U0GROUPLEAD']);
 });
 afterAll(async () => {
   await h?.close();
 });
 beforeEach(() => {
-  clock = Date.now();
   h.sandbox.faults.clear();
 });
 
@@ -122,7 +120,7 @@ describe('the approval gate through Slack', () => {
 
   it('refuses a click after expiry, and the sweep closes the request and updates its card', async () => {
     const id = await requestReset(freshZone());
-    clock += 31 * 60_000;
+    h.clock.advance(31 * 60_000);
     const before = resets();
     expect(await clickAndRead('approve', id, 'U0LEAD')).toMatch(/expired/i);
     expect(resets()).toBe(before);

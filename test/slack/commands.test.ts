@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMessageLimits, schemasAvailable, validateBlocks } from '../support/block-kit.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -136,7 +137,7 @@ describe('read operations through Slack', () => {
   );
 
   it('handles a Slack retry of a command only once', async () => {
-    const triggerId = `${Date.now()}.retry.${Math.random()}`;
+    const triggerId = `${randomUUID()}.retry`;
     const before = h.sandbox.requests.count('dnszone.list');
     await h.command('dns', { triggerId });
     await h.command('dns', { triggerId, retryNum: 1 });

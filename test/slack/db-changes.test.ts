@@ -1,9 +1,12 @@
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { textInput } from '../support/payloads.js';
+
+const clock = pinnedClock();
 
 const POLICY = `
 roles:
@@ -28,8 +31,9 @@ let sandbox: Sandbox;
 let h: Harness;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   h = await startHarness({
+    clock,
     sandbox,
     policyYaml: POLICY,
     serviceDatabase: true,

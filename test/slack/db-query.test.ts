@@ -4,9 +4,12 @@ import { z } from 'zod';
 import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { checkMessageLimits, schemasAvailable, validateBlocks } from '../support/block-kit.js';
+import { pinnedClock } from '../support/clock.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { DEFAULT_CHANNEL_ID } from '../support/payloads.js';
+
+const clock = pinnedClock();
 
 let sandbox: Sandbox;
 let h: Harness;
@@ -18,8 +21,9 @@ function useDatabase(customer: CustomerDatabase | undefined): void {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   h = await startHarness({
+    clock,
     sandbox,
     serviceDatabase: true,
   });
@@ -103,7 +107,6 @@ describe('/edge db query', () => {
   });
 
   it('shows 20 of 25 rows and posts all of them to the channel as query-YYYYMMDD-HHmmss.csv', async () => {
-    const before = Date.now();
     const answer = await channelAnswer(
       'SELECT id, customer_id, status, external_ref FROM orders ORDER BY id LIMIT 25',
     );
@@ -117,9 +120,8 @@ describe('/edge db query', () => {
     const stamp = /^query-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.csv$/.exec(file.filename);
     expect(stamp).not.toBeNull();
     const [, y, mo, d, hh, mi, ss] = stamp!.map(Number);
-    const named = Date.UTC(y!, mo! - 1, d, hh, mi, ss);
-    expect(named).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
-    expect(named).toBeLessThanOrEqual(Date.now());
+    // Named after the instant it ran at, on the bot's clock.
+    expect(Date.UTC(y!, mo! - 1, d, hh, mi, ss)).toBe(Math.floor(h.clock() / 1000) * 1000);
     const records = file.bytes.toString('utf8').split('\r\n');
     expect(records[0]).toBe('id,customer_id,status,external_ref');
     expect(records.filter((record) => record !== '')).toHaveLength(26);

@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDeliveries } from '../../src/slack/deliveries.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, tempDatabase } from '../state/temp-db.js';
+import { asDates, pinnedClock } from '../support/clock.js';
+
+const clock = pinnedClock();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -9,7 +12,7 @@ afterEach(async () => {
 });
 
 async function replica(url: string): Promise<StateStore> {
-  const store = await openStateStore({ url, logger: memoryLogger() });
+  const store = await openStateStore({ url, logger: memoryLogger(), now: asDates(clock) });
   cleanups.push(() => store.close());
   return store;
 }
@@ -19,8 +22,20 @@ describe('de-duplicating Slack redeliveries across replicas', () => {
     const db = await tempDatabase();
     cleanups.push(db.remove);
     const [a, b] = [await replica(db.url), await replica(db.url)];
-    const first = createDeliveries({ state: a, logger: memoryLogger(), ttlMs: 60_000, batchMs: 10 });
-    const second = createDeliveries({ state: b, logger: memoryLogger(), ttlMs: 60_000, batchMs: 10 });
+    const first = createDeliveries({
+      state: a,
+      logger: memoryLogger(),
+      ttlMs: 60_000,
+      now: clock,
+      batchMs: 10,
+    });
+    const second = createDeliveries({
+      state: b,
+      logger: memoryLogger(),
+      ttlMs: 60_000,
+      now: clock,
+      batchMs: 10,
+    });
     expect(await first.firstTime('command:T1', undefined)).toBe(true);
     expect(await first.firstTime('command:T1', 1)).toBe(false);
     await first.flush();
@@ -33,7 +48,13 @@ describe('de-duplicating Slack redeliveries across replicas', () => {
     const db = await tempDatabase();
     cleanups.push(db.remove);
     const store = await replica(db.url);
-    const deliveries = createDeliveries({ state: store, logger: memoryLogger(), ttlMs: 60_000, batchMs: 20 });
+    const deliveries = createDeliveries({
+      state: store,
+      logger: memoryLogger(),
+      ttlMs: 60_000,
+      now: clock,
+      batchMs: 20,
+    });
     for (let i = 0; i < 30; i++) expect(await deliveries.firstTime(`command:${i}`, undefined)).toBe(true);
     await expect
       .poll(async () => Number((await store.client.execute('SELECT count(*) AS n FROM claims')).rows[0]?.n), {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { allPayloadText, type UploadedFile } from '../support/fake-slack.js';
+import { PINNED_INSTANTS, utcDay } from '../support/clock.js';
+import { renderedText, type UploadedFile } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { datetimePicker, staticSelect, textInput } from '../support/payloads.js';
 
@@ -26,8 +27,8 @@ beforeEach(() => {
   h.sandbox.knobs.clear();
 });
 
-const today = () => new Date().toISOString().slice(0, 10);
 const tempCsvFiles = () => readdirSync(scratch).filter((name) => /^edgeops-[0-9a-f]{16}\.csv$/.test(name));
+const DAY_MS = 86_400_000;
 
 async function privateReply(text: string) {
   const { responseUrl } = await h.command(text);
@@ -41,8 +42,8 @@ async function upload(name: RegExp, timeoutMs = 20_000): Promise<UploadedFile> {
 }
 
 /** What the sandbox serves for that day, counted the plain way, to check the summary against. */
-async function expectedDay(pullZoneId: number) {
-  const response = await h.runtime.services.platform.getOriginErrorLogs(pullZoneId, new Date());
+async function expectedDay(pullZoneId: number, dayMs: number) {
+  const response = await h.runtime.services.platform.getOriginErrorLogs(pullZoneId, new Date(dayMs));
   let text = '';
   for await (const chunk of response.body) text += (chunk as Buffer).toString('utf8');
   const entries = (JSON.parse(text) as { logs: { labels: Record<string, string>; log: string }[] }).logs;
@@ -56,63 +57,105 @@ async function expectedDay(pullZoneId: number) {
     }
     byStatus.set(entry.labels.StatusCode!, (byStatus.get(entry.labels.StatusCode!) ?? 0) + 1);
   }
-  return { total: entries.length, malformed, byStatus };
+  const hostile = entries.some((entry) => entry.log.includes('<!channel>'));
+  return { total: entries.length, malformed, byStatus, hostile };
 }
 
-describe('/edge logs', () => {
-  it('posts a summary in the channel and every entry as origin-errors-ID-yyyy-MM-dd.csv', async () => {
-    const expected = await expectedDay(308006);
-    const next = upload(/^origin-errors-308006-/);
-    await h.command('logs 308006 today');
-    const file = await next;
-    expect(file.filename).toBe(`origin-errors-308006-${today()}.csv`);
-    const rows = parseCsv(file.bytes, { columns: true }) as Record<string, string>[];
-    expect(Object.keys(rows[0]!)).toEqual([
-      'timestamp',
-      'status',
-      'error_code',
-      'server_zone',
-      'url',
-      'message',
-      'log_id',
-    ]);
-    expect(rows).toHaveLength(expected.total);
-    expect(rows.filter((row) => row.status === '502')).toHaveLength(expected.byStatus.get('502') ?? 0);
-    expect(rows[0]!.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
-    const summary = await h.fake.waitFor(
-      'chat.postMessage',
-      (call) =>
-        call.args.channel === 'C0OPS' &&
-        JSON.stringify(call.args.blocks).includes('Origin errors · pull zone 308006'),
-      5_000,
-    );
-    const text = JSON.stringify(summary.args.blocks);
-    expect(text).toContain(expected.total.toLocaleString('en-US'));
-    expect(text).toContain('Errors per hour');
-    expect(text).toContain('Top URLs');
-    if (expected.malformed > 0) expect(text).toContain(`${expected.malformed} entr`);
-    // Attacker-controlled URLs arrive escaped: nobody is pinged.
-    expect(allPayloadText(h.fake)).not.toContain('<!channel>');
+const uniqueMessage = (predicate: (text: string) => boolean) => {
+  const seen = new Set(h.fake.callsTo('chat.postMessage'));
+  return h.fake.waitFor(
+    'chat.postMessage',
+    (call) => !seen.has(call) && predicate(JSON.stringify(call.args)),
+    10_000,
+  );
+};
+
+// What "today" and "yesterday" mean moves with the clock: each instant is a day edge, a morning
+// (the sandbox's day has gained its entry with a mention in its URL), or a month's first day.
+describe.each(PINNED_INSTANTS)('/edge logs at $name', ({ at }) => {
+  beforeAll(() => h.clock.set(at));
+
+  it.each([
+    ['today', 0],
+    ['yesterday', 1],
+  ])(
+    'summarises %s in the channel with every entry as origin-errors-ID-yyyy-MM-dd.csv',
+    async (word, back) => {
+      const dayMs = Math.floor(h.clock() / DAY_MS) * DAY_MS - back * DAY_MS;
+      const expected = await expectedDay(308006, dayMs);
+      if (expected.total === 0) {
+        // Seconds into a day there may be nothing yet: said plainly, and no file.
+        const uploads = h.fake.uploads.length;
+        const said = uniqueMessage((text) => text.includes('No origin errors'));
+        await h.command(`logs 308006 ${word}`);
+        expect(JSON.stringify((await said).args)).toContain(utcDay(dayMs));
+        expect(h.fake.uploads.length).toBe(uploads);
+        return;
+      }
+      const next = upload(/^origin-errors-308006-/);
+      const summary = uniqueMessage((text) => text.includes('Origin errors · pull zone 308006'));
+      await h.command(`logs 308006 ${word}`);
+      const file = await next;
+      expect(file.filename).toBe(`origin-errors-308006-${utcDay(dayMs)}.csv`);
+      const rows = parseCsv(file.bytes, { columns: true }) as Record<string, string>[];
+      expect(Object.keys(rows[0]!)).toEqual([
+        'timestamp',
+        'status',
+        'error_code',
+        'server_zone',
+        'url',
+        'message',
+        'log_id',
+      ]);
+      expect(rows).toHaveLength(expected.total);
+      expect(rows.filter((row) => row.status === '502')).toHaveLength(expected.byStatus.get('502') ?? 0);
+      expect(rows.every((row) => row.timestamp!.startsWith(utcDay(dayMs)))).toBe(true);
+      expect(rows.every((row) => Date.parse(row.timestamp!) <= h.clock())).toBe(true);
+      const text = JSON.stringify((await summary).args.blocks);
+      expect(text).toContain(utcDay(dayMs));
+      expect(text).toContain(expected.total.toLocaleString('en-US'));
+      expect(text).toContain('Errors per hour');
+      if (expected.malformed > 0) expect(text).toContain(`${expected.malformed} entr`);
+      // A CSV keeps the platform's bytes (only formulas are neutralised)...
+      if (expected.hostile) expect(file.bytes.toString('utf8')).toContain('/search?q=<!channel>');
+      // ...while everything Slack renders for people arrives escaped: nobody is pinged.
+      expect(renderedText(h.fake)).not.toContain('<!channel>');
+    },
+  );
+
+  it('says so and posts no file for a day without errors', async () => {
+    const uploads = h.fake.uploads.length;
+    const said = uniqueMessage((text) => text.includes('No origin errors'));
+    await h.command('logs 410114 yesterday');
+    expect(JSON.stringify((await said).args)).toContain(utcDay(h.clock() - DAY_MS));
+    expect(h.fake.uploads.length).toBe(uploads);
+    await expect.poll(() => tempCsvFiles(), { timeout: 5_000 }).toEqual([]);
   });
 
+  it('refuses tomorrow, and accepts today in both date forms', async () => {
+    const tomorrow = utcDay(h.clock() + DAY_MS);
+    expect(await privateReply(`logs 308006 ${tomorrow}`)).toContain('in the future');
+    const [year, month, day] = utcDay(h.clock()).split('-');
+    const before = h.sandbox.requests.count('logs.origin');
+    const said = uniqueMessage((text) => text.includes('pull zone 308006'));
+    const next = upload(/^origin-errors-308006-/);
+    await h.command(`logs 308006 ${month}-${day}-${year}`);
+    await said;
+    expect(h.sandbox.requests.count('logs.origin')).toBe(before + 1);
+    expect(h.sandbox.requests.all().at(-1)?.path).toBe(`/logging/308006/${month}-${day}-${year}`);
+    // Seconds into a day there may be nothing yet, and then no file.
+    if ((await expectedDay(308006, Math.floor(h.clock() / DAY_MS) * DAY_MS)).total > 0)
+      expect((await next).filename).toBe(`origin-errors-308006-${utcDay(h.clock())}.csv`);
+  });
+});
+
+describe('/edge logs', () => {
   it('applies --status 5xx and --zone filters to the summary and the file', async () => {
     const next = upload(/^origin-errors-410112-/);
     await h.command('logs 410112 today --status 5xx --zone DE');
     const file = await next;
     const rows = parseCsv(file.bytes, { columns: true }) as Record<string, string>[];
     expect(rows.every((row) => row.status?.startsWith('5') && row.server_zone === 'DE')).toBe(true);
-  });
-
-  it('says so and posts no file for a day without errors', async () => {
-    const uploads = h.fake.uploads.length;
-    await h.command('logs 410114 yesterday');
-    await h.fake.waitFor(
-      'chat.postMessage',
-      (call) => JSON.stringify(call.args).includes('No origin errors'),
-      5_000,
-    );
-    expect(h.fake.uploads.length).toBe(uploads);
-    await expect.poll(() => tempCsvFiles(), { timeout: 5_000 }).toEqual([]);
   });
 
   it.each([
@@ -167,12 +210,26 @@ describe('/edge logs', () => {
   });
 });
 
-describe('/edge shield export', () => {
+describe.each(PINNED_INSTANTS)('/edge shield export at $name', ({ at }) => {
+  beforeAll(() => h.clock.set(at));
+
   it('streams the export into shield-events-ZONE-FROM-TO.csv with the row count and window, formulas neutralised', async () => {
     const next = upload(/^shield-events-5101-/);
     await h.command('shield export 5101 --last 2h');
     const file = await next;
-    expect(file.filename).toMatch(/^shield-events-5101-\d{8}T\d{4,6}Z-\d{8}T\d{4,6}Z\.csv$/);
+    // Bounds in compact UTC, with seconds only where the bound has them.
+    const stamp = (ms: number) =>
+      new Date(ms)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .slice(0, ms % 60_000 === 0 ? 13 : 15);
+    expect(file.filename).toBe(
+      `shield-events-5101-${stamp(h.clock() - 7_200_000)}Z-${stamp(h.clock())}Z.csv`,
+    );
+    expect(h.sandbox.requests.all().at(-1)?.body).toMatchObject({
+      from: h.clock() - 7_200_000,
+      to: h.clock(),
+    });
     const rows = parseCsv(file.bytes, { columns: true }) as Record<string, string>[];
     expect(file.initialComment).toContain(
       `${rows.length.toLocaleString('en-US')} Shield events of zone 5101`,
@@ -182,7 +239,9 @@ describe('/edge shield export', () => {
     expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
     expect(cells.some((cell) => cell.startsWith("'="))).toBe(true);
   });
+});
 
+describe('/edge shield export', () => {
   it.each([
     ['shield export 5101 --from -1h --to -2h', '--to must be after --from'],
     ['shield export 5101 --from -80h --to -75h', '72 hours'],
@@ -220,7 +279,7 @@ describe('/edge shield export', () => {
       5_000,
     );
     const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(h.clock() / 1000);
     const bad = await h.submitView('shield.export:window', metadata, {
       from: datetimePicker(now - 3600),
       to: datetimePicker(now - 7200),

@@ -5,9 +5,12 @@ import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type AppProcess, startAppProcess } from '../support/app-process.js';
+import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { blockActions, slashCommand } from '../support/payloads.js';
 import { postSigned } from '../support/signer.js';
+
+const clock = pinnedClock();
 
 const SIGNING_SECRET = 'replica-signing-secret-5e1d';
 const POLICY = `
@@ -52,8 +55,8 @@ async function start(extra: Record<string, string> = {}): Promise<AppProcess> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeops-replicas-'));
   writeFileSync(join(dir, 'policy.yml'), POLICY);
-  fake = await startFakeSlack();
-  sandbox = await startSandbox();
+  fake = await startFakeSlack({ now: clock });
+  sandbox = await startSandbox({ now: clock });
 });
 afterAll(async () => {
   for (const app of processes) await app.stop().catch(() => undefined);

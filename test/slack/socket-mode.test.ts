@@ -7,8 +7,11 @@ import { createLogger, SecretRegistry } from '../../src/log.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
+import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { slashCommand, socketEnvelope } from '../support/payloads.js';
+
+const clock = pinnedClock();
 
 const APP_TOKEN = 'xapp-1-A0EDGEOPS-test-socket-token';
 const BOT_TOKEN = 'xoxb-socket-test-bot-token';
@@ -21,8 +24,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeops-socket-'));
-  fake = await startFakeSlack();
-  sandbox = await startSandbox();
+  fake = await startFakeSlack({ now: clock });
+  sandbox = await startSandbox({ now: clock });
   const config = loadConfig({
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_APP_TOKEN: APP_TOKEN,
@@ -34,8 +37,8 @@ beforeAll(async () => {
   });
   expect(config.mode).toBe('socket');
   const secrets = new SecretRegistry();
-  const logger = createLogger({ level: 'warn', secrets, write: () => undefined });
-  runtime = await createRuntime({ config, platform: config.platform!, secrets, logger });
+  const logger = createLogger({ clock: pinnedClock(), level: 'warn', secrets, write: () => undefined });
+  runtime = await createRuntime({ config, platform: config.platform!, secrets, logger, now: clock });
   slack = await startSlackApp({
     mode: 'socket',
     botToken: BOT_TOKEN,

@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
+
+const clock = pinnedClock();
 
 let sandbox: Sandbox;
 let h: Harness;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startSandbox({ now: clock });
   // The bot's own state on a remote libSQL server: the sandbox's Hrana endpoint.
   h = await startHarness({
+    clock,
     sandbox,
     env: {
       STATE_DATABASE_URL: sandbox.databaseUrl,
@@ -59,6 +63,7 @@ grants: [{ ops: "*", roles: [everyone] }]
 approvals: { rules: [{ ops: [pullzone.reset-key], approvers: [leads] }] }
 `;
     const remote = await startHarness({
+      clock,
       sandbox,
       policyYaml: policy,
       env: {

@@ -2,6 +2,7 @@ import { type Client, createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyMigrations, type Migration, MigrationError, migrations } from '../../src/state/migrations.js';
 import { openStateStore } from '../../src/state/store.js';
+import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, tempDatabase } from './temp-db.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -51,10 +52,10 @@ describe('state database migrations', () => {
   it('applies nothing the second time the same database is opened', async () => {
     const db = await tempDatabase();
     cleanups.push(db.remove);
-    const first = await openStateStore({ url: db.url, logger });
+    const first = await openStateStore({ url: db.url, logger, now: asDates(pinnedClock()) });
     await first.close();
     const secondLogger = memoryLogger();
-    const second = await openStateStore({ url: db.url, logger: secondLogger });
+    const second = await openStateStore({ url: db.url, logger: secondLogger, now: asDates(pinnedClock()) });
     cleanups.push(() => second.close());
     expect(await versions(second.client)).toEqual(ALL_VERSIONS);
     expect(secondLogger.lines.some((line) => line.includes('state database migrated'))).toBe(false);
@@ -62,7 +63,7 @@ describe('state database migrations', () => {
 
   it('applies a migration added later on the next start, and only that one', async () => {
     const client = await freshClient();
-    await applyMigrations(client, { logger, migrations: BASE });
+    await applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations: BASE });
     const next: Migration = {
       version: 2,
       name: 'approvals',
@@ -71,7 +72,9 @@ describe('state database migrations', () => {
         'CREATE INDEX approvals_id ON approvals (id)',
       ],
     };
-    expect(await applyMigrations(client, { logger, migrations: [...BASE, next] })).toEqual({
+    expect(
+      await applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations: [...BASE, next] }),
+    ).toEqual({
       applied: [2],
       current: 2,
     });
@@ -81,15 +84,15 @@ describe('state database migrations', () => {
 
   it('leaves nothing of a migration whose statement fails, and does not record it', async () => {
     const client = await freshClient();
-    await applyMigrations(client, { logger, migrations: BASE });
+    await applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations: BASE });
     const broken: Migration = {
       version: 2,
       name: 'broken',
       statements: ['CREATE TABLE half_done (id INTEGER)', 'CREATE TABLE half_done (id INTEGER)'],
     };
-    await expect(applyMigrations(client, { logger, migrations: [...BASE, broken] })).rejects.toThrow(
-      MigrationError,
-    );
+    await expect(
+      applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations: [...BASE, broken] }),
+    ).rejects.toThrow(MigrationError);
     expect(await tableNames(client)).not.toContain('half_done');
     expect(await versions(client)).toEqual([1]);
   });
@@ -100,7 +103,9 @@ describe('state database migrations', () => {
       { version: 2, name: 'b', statements: [] },
       { version: 1, name: 'a', statements: [] },
     ];
-    await expect(applyMigrations(client, { logger, migrations: list })).rejects.toThrow(/increasing/);
+    await expect(
+      applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations: list }),
+    ).rejects.toThrow(/increasing/);
   });
 
   it('several clients starting at once on one file apply each migration exactly once', async () => {
@@ -108,17 +113,22 @@ describe('state database migrations', () => {
     cleanups.push(db.remove);
     const clients = Array.from({ length: 4 }, () => createClient({ url: db.url, timeout: 5000 }));
     for (const client of clients) cleanups.push(() => client.close());
-    const reports = await Promise.all(clients.map((client) => applyMigrations(client, { logger })));
+    const reports = await Promise.all(
+      clients.map((client) => applyMigrations(client, { logger, now: asDates(pinnedClock()) })),
+    );
     expect(reports.flatMap((report) => report.applied)).toEqual(ALL_VERSIONS);
     expect(reports.every((report) => report.current === ALL_VERSIONS.at(-1))).toBe(true);
   });
 
   it('warns, and keeps going, when the database is newer than this release', async () => {
     const client = await freshClient();
-    await applyMigrations(client, { logger });
+    await applyMigrations(client, { logger, now: asDates(pinnedClock()) });
     await client.execute("INSERT INTO schema_migrations VALUES (7, '2030-01-01T00:00:00Z')");
     const warned = memoryLogger();
-    expect(await applyMigrations(client, { logger: warned })).toEqual({ applied: [], current: 7 });
+    expect(await applyMigrations(client, { logger: warned, now: asDates(pinnedClock()) })).toEqual({
+      applied: [],
+      current: 7,
+    });
     expect(warned.lines.some((line) => line.includes('newer than this release'))).toBe(true);
   });
 });

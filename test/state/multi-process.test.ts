@@ -6,6 +6,7 @@ import { SecretRegistry } from '../../src/log.js';
 import { createAuditLog } from '../../src/state/audit.js';
 import { migrations } from '../../src/state/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
+import { asDates, DEFAULT_INSTANT, pinnedClock } from '../support/clock.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/state-worker.ts', import.meta.url));
@@ -30,6 +31,7 @@ function startWorker(url: string, name: string): Worker {
     ['--import', 'tsx', WORKER, url, name, String(ROWS), String(CLAIMS)],
     {
       stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PINNED_NOW: DEFAULT_INSTANT },
     },
   );
   let stdout = '';
@@ -88,7 +90,7 @@ describe('two processes sharing one state file', () => {
     await together(workers, 'ready');
     await together(workers, 'opened');
     results = await Promise.all(workers.map((worker) => worker.done));
-    store = await openStateStore({ url: db.url, logger: memoryLogger() });
+    store = await openStateStore({ url: db.url, logger: memoryLogger(), now: asDates(pinnedClock()) });
   });
 
   afterAll(async () => {

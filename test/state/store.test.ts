@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isBusyError } from '../../src/state/busy.js';
 import { migrations } from '../../src/state/migrations.js';
 import { filePathOf, openStateStore, type StateStore, stateDatabaseKind } from '../../src/state/store.js';
+import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -23,7 +24,7 @@ async function open(
   url: string,
   extra: Partial<Parameters<typeof openStateStore>[0]> = {},
 ): Promise<StateStore> {
-  const store = await openStateStore({ url, logger: memoryLogger(), ...extra });
+  const store = await openStateStore({ url, logger: memoryLogger(), now: asDates(pinnedClock()), ...extra });
   cleanups.push(() => store.close());
   return store;
 }
@@ -97,11 +98,11 @@ describe('state store on a file', () => {
     expect(await store.claimOnce('after-unlock', 60_000)).toBe(true);
     await store.client.execute({
       sql: 'INSERT INTO claims VALUES (?, 0, ?)',
-      args: ['autocommit', Date.now() + 60_000],
+      args: ['autocommit', store.now().getTime() + 60_000],
     });
     // Another connection sees both rows and can still take the write lock.
     await other.batch(
-      [{ sql: 'INSERT INTO claims VALUES (?, 0, ?)', args: ['other', Date.now() + 60_000] }],
+      [{ sql: 'INSERT INTO claims VALUES (?, 0, ?)', args: ['other', store.now().getTime() + 60_000] }],
       'write',
     );
     const keys = await other.execute('SELECT key FROM claims ORDER BY key');

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger, SecretRegistry } from '../../src/log.js';
+import { pinnedClock } from '../support/clock.js';
 
 export interface TempDatabase {
   dir: string;
@@ -19,6 +20,7 @@ export async function tempDatabase(name = 'state.db'): Promise<TempDatabase> {
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
   const logger = createLogger({
+    clock: pinnedClock(),
     level: 'debug',
     secrets: new SecretRegistry(),
     write: (line) => lines.push(line),

@@ -20,6 +20,7 @@ import {
   validateHome,
   validateModal,
 } from './block-kit.js';
+import { pinnedClock } from './clock.js';
 import {
   DEFAULT_APP_ID,
   DEFAULT_BOT_ID,
@@ -178,7 +179,7 @@ export interface FakeSlack {
 }
 
 export interface FakeSlackOptions {
-  /** Clock for `at` and message timestamps (milliseconds). */
+  /** Clock for `at` and message timestamps (milliseconds); a pinned clock by default. */
   now?: () => number;
   /** Tokens accepted; any token is accepted when omitted (a missing one is `not_authed`). */
   tokens?: string[];
@@ -375,8 +376,37 @@ export function allPayloadText(fake: FakeSlack): string {
   return out.join('\n');
 }
 
+/** Fields of Web API calls that Slack renders as text for people. */
+const RENDERED_FIELDS = [
+  'text',
+  'blocks',
+  'attachments',
+  'view',
+  'initial_comment',
+  'files',
+  'title',
+  'alt_text',
+];
+
+/**
+ * Every text Slack shows people, joined by newlines: message text and blocks (Web API and
+ * response_url), views, file titles and file comments. Not file contents: a CSV keeps the
+ * platform's bytes (PRODUCT §6), and Slack does not render it as mrkdwn. Mention checks use this.
+ */
+export function renderedText(fake: FakeSlack): string {
+  const out: string[] = [];
+  for (const call of fake.calls)
+    for (const field of RENDERED_FIELDS)
+      if (call.args[field] !== undefined) collectText(call.args[field], out);
+  for (const post of fake.responses)
+    for (const field of RENDERED_FIELDS)
+      if (post.body[field] !== undefined) collectText(post.body[field], out);
+  for (const file of fake.uploads) out.push(file.title ?? '', file.initialComment ?? '');
+  return out.join('\n');
+}
+
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? pinnedClock();
   const teamId = options.teamId ?? DEFAULT_TEAM_ID;
   const botUserId = options.botUserId ?? DEFAULT_BOT_USER_ID;
   const botId = options.botId ?? DEFAULT_BOT_ID;

@@ -16,6 +16,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { createSlackGroupFetcher } from '../../src/slack/groups.js';
 import { createSlackSurface } from '../../src/slack/surface.js';
+import { pinnedClock, type TestClock } from './clock.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
 import {
@@ -39,7 +40,8 @@ export interface HarnessOptions {
   fallbackPolicy?: Policy;
   env?: Record<string, string>;
   sandbox?: Sandbox;
-  now?: () => number;
+  /** The clock the bot, the sandbox and the fake Slack share; a pinned one by default. */
+  clock?: TestClock;
   /** The customer database's id when its URL (the sandbox's 127.0.0.1) does not name it. */
   serviceDatabaseId?: string;
   /** Points SERVICE_DATABASE_URL at the sandbox's database, with its full-access token and id. */
@@ -58,6 +60,8 @@ export interface Harness {
   baseUrl: string;
   logs: string[];
   policyPath?: string;
+  /** The one clock of this harness: move it with set/advance. */
+  clock: TestClock;
   /** The surface background work (approval sweeps) uses: no user, no response_url. */
   systemSurface: Surface;
   /** Sends a signed `/edge …` and waits for the HTTP acknowledgement. */
@@ -83,8 +87,9 @@ export interface Harness {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-test-'));
-  const fake = await startFakeSlack();
-  const sandbox = options.sandbox ?? (await startSandbox());
+  const clock = options.clock ?? pinnedClock();
+  const fake = await startFakeSlack({ now: clock });
+  const sandbox = options.sandbox ?? (await startSandbox({ now: clock }));
   let policyPath: string | undefined;
   if (options.policyYaml !== undefined) {
     policyPath = join(dir, 'policy.yml');
@@ -117,6 +122,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logger = createLogger({
     level: 'debug',
     secrets,
+    clock,
     write: (line) => {
       logs.push(line);
       logLines.push(line);
@@ -130,7 +136,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     fallbackPolicy: options.fallbackPolicy,
     platformHttp: options.platformHttp,
     policyIntervalMs: 50,
-    now: options.now,
+    now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
   });
   const slack = await startSlackApp({
@@ -160,6 +166,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     baseUrl,
     logs,
     policyPath,
+    clock,
     systemSurface,
     async submitView(callbackId, privateMetadata, values, viewOptions = {}) {
       const state = Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: value }]));

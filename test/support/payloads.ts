@@ -15,6 +15,7 @@ import type {
   ViewStateValue,
   ViewSubmitAction,
 } from '@slack/bolt';
+import { DEFAULT_INSTANT } from './clock.js';
 import { FORM_CONTENT_TYPE } from './signer.js';
 
 export const DEFAULT_TEAM_ID = 'T0EDGE';
@@ -54,7 +55,7 @@ export function newTriggerId(): string {
 }
 
 /** A message or action timestamp shaped like Slack's (`seconds.micros`). */
-export function newTs(nowMs: number = Date.now()): string {
+export function newTs(nowMs: number = Date.parse(DEFAULT_INSTANT)): string {
   return `${Math.floor(nowMs / 1000)}.${String(next() % 1_000_000).padStart(6, '0')}`;
 }
 
@@ -140,7 +141,7 @@ export function viewOutput(input: ViewInput = {}): ViewOutput {
     private_metadata: input.privateMetadata ?? '',
     callback_id: input.callbackId ?? '',
     state: { values: input.values ?? {} },
-    hash: input.hash ?? `${Math.floor(Date.now() / 1000)}.${randomUUID().slice(0, 8)}`,
+    hash: input.hash ?? `${Math.floor(Date.parse(DEFAULT_INSTANT) / 1000)}.${randomUUID().slice(0, 8)}`,
     title: { type: 'plain_text', text: input.title ?? 'edgeops', emoji: true },
     clear_on_close: false,
     notify_on_close: false,
