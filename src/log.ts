@@ -28,10 +28,14 @@ export class SecretRegistry {
     for (const value of values) if (value && value.length >= 8) this.secrets.add(value);
   }
 
-  /** Replaces every registered secret in `text` with a fingerprint of its last 4 characters. */
-  redact(text: string): string {
+  /**
+   * Replaces every registered secret in `text` with a fingerprint of its last 4 characters,
+   * except those in `keep` (a secret delivered to the person who asked for it).
+   */
+  redact(text: string, keep: readonly string[] = []): string {
     let out = text;
     for (const secret of this.secrets) {
+      if (keep.includes(secret)) continue;
       if (out.includes(secret)) out = out.split(secret).join(`[redacted …${secret.slice(-4)}]`);
     }
     return out;

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     logger,
   });
   await runtime.startBackground(
-    createSlackSurface({ client: slack.client, userId: '', channelId: '', logger }),
+    createSlackSurface({ client: slack.client, userId: '', channelId: '', logger, secrets }),
   );
   logger.info('edgeops is ready', { port: slack.port });
 

@@ -203,9 +203,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     if (secrets.length > 0) {
       for (const secret of secrets) ctx.services.secrets.add(secret.value);
       await ctx.surface
-        .sendDirect(
-          done.requester,
-          inChannel('Your new secret', [
+        .sendDirect(done.requester, {
+          ...inChannel('Your new secret', [
             { type: 'header', text: 'Shown once: store it now' },
             ...secrets.map(
               (secret): ReplyBlock => ({
@@ -218,7 +217,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
               text: md`From approved request ${done.id}. edgeops does not keep it; it is not shown again.`,
             },
           ]),
-        )
+          reveals: secrets.map((secret) => secret.value),
+        })
         .catch((error: unknown) =>
           logger.error('secret could not be delivered by DM', { approvalId: done.id, error }),
         );
@@ -262,15 +262,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         const outcome = await op.execute(input.params, ctx);
         if (outcome.secrets?.length) {
           for (const secret of outcome.secrets) ctx.services.secrets.add(secret.value);
-          await ctx.surface.sendDirect(
-            ctx.userId,
-            inChannel('Your new secret', [
+          await ctx.surface.sendDirect(ctx.userId, {
+            ...inChannel('Your new secret', [
               { type: 'header', text: 'Shown once: store it now' },
               ...outcome.secrets.map(
                 (secret): ReplyBlock => ({ type: 'text', text: md`*${secret.label}*:\n\`${secret.value}\`` }),
               ),
             ]),
-          );
+            reveals: outcome.secrets.map((secret) => secret.value),
+          });
         }
         // A failure goes through the engine, so it is audited as failed and shown to the requester.
         if (!outcome.ok)

@@ -75,7 +75,7 @@ function resultReply(ctx: RunContext, sql: string, result: QueryResult): Reply {
   blocks.push({
     type: 'context',
     text: withFile
-      ? md`${summary}. ${total > shown ? `Showing the first ${shown}; ` : 'Long values are cut here; '}the complete result is in ${filename}.`
+      ? md`${summary}. ${total > shown ? `Showing the first ${shown}` : 'Long values are cut here'}; the file has the complete result.`
       : md`${summary}.`,
   });
   const reply = inChannel(`The query returned ${plural(total, 'row')}`, blocks);
@@ -87,6 +87,7 @@ function resultReply(ctx: RunContext, sql: string, result: QueryResult): Reply {
         filename,
         title: `Query result (${plural(total, 'row')})`,
         content: resultCsv(result),
+        about: `the complete result, ${plural(total, 'row')}`,
         comment: `${summary} from: ${statement}`,
       },
     ],

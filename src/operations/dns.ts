@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js';
+import { csvRecord } from '../reports/csv-safety.js';
 import { UserFacingError } from './engine.js';
 import { md, nest, trusted } from './markup.js';
 import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { ephemeral, type Reply, type ReplyButton } from './reply.js';
-import { formatTable } from './table.js';
+import { tableWithCuts } from './table.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 const DnsArgsSchema = PagingArgsSchema.extend({
@@ -18,6 +19,14 @@ const DnsArgsSchema = PagingArgsSchema.extend({
 type DnsArgs = z.infer<typeof DnsArgsSchema>;
 
 const RecordsStateSchema = z.object({ id: z.number().int().positive(), domain: z.string().min(1).max(255) });
+
+/** Records shown in the message; the file has them all. */
+const MAX_RECORDS_SHOWN = 40;
+/** Widest a value may be in the message table (DKIM keys and SPF policies are longer). */
+const RECORD_VALUE_WIDTH = 48;
+const RECORD_COLUMNS = ['TYPE', 'NAME', 'VALUE', 'TTL', ''];
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
 
@@ -71,14 +80,36 @@ async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema
     String(record.Ttl ?? ''),
     record.Disabled ? 'disabled' : '',
   ]);
-  const table = formatTable(['TYPE', 'NAME', 'VALUE', 'TTL', ''], rows, { maxColumnWidth: 48 });
-  return ephemeral(`${zone.Records.length} records in ${zone.Domain}`, [
+  const shown = rows.slice(0, MAX_RECORDS_SHOWN);
+  const table = tableWithCuts(RECORD_COLUMNS, shown, { maxColumnWidth: RECORD_VALUE_WIDTH });
+  const complete = shown.length === rows.length && !table.cut;
+  const count = plural(zone.Records.length, 'record');
+  const notes = [
+    shown.length < rows.length ? `Showing ${shown.length} of ${count}` : count,
+    table.cut ? `values longer than ${RECORD_VALUE_WIDTH} characters are cut here` : '',
+    complete ? '' : 'the file has every record in full',
+  ].filter(Boolean);
+  const reply = ephemeral(`${count} in ${zone.Domain}`, [
     { type: 'header', text: `Records of ${zone.Domain}` },
     rows.length > 0
-      ? { type: 'code', text: table }
+      ? { type: 'code', text: table.text }
       : { type: 'text', text: trusted('_This zone has no records._') },
-    { type: 'context', text: md`${zone.Records.length} records · zone id ${zone.Id}` },
+    { type: 'context', text: md`${notes.join('; ')} · zone id ${zone.Id}` },
   ]);
+  if (complete) return reply;
+  return {
+    ...reply,
+    files: [
+      {
+        filename: `dns-records-${zone.Domain.replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
+        title: `DNS records of ${zone.Domain}`,
+        content: [['type', ...RECORD_COLUMNS.slice(1, 4).map((c) => c.toLowerCase()), 'disabled'], ...rows]
+          .map(csvRecord)
+          .join(''),
+        about: `all ${count} with full values`,
+      },
+    ],
+  };
 }
 
 /** `/edge dns [SEARCH] [--page N] [--per-page N] [--lite]`: DNS zones, one line each. */

@@ -342,10 +342,12 @@ export function createEngine(options: {
       const words = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
       const found = match(words);
       if (!found) {
-        const first = words[0] ?? '';
+        // Enough of the words to recognise them; an error never repeats a whole paste.
+        const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+        const first = echo(words[0] ?? '');
         const suggestion = closestName(first.toLowerCase(), firstWords);
         const error = firstWords.includes(first.toLowerCase())
-          ? `"${words.slice(0, 2).join(' ')}" is not a command.`
+          ? `"${first} ${echo(words[1] ?? '')}" is not a command.`
           : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
         outcome('unknown', 'usage');
         await safeRespond(base, usageReply(undefined, error));

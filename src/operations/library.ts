@@ -397,6 +397,7 @@ function keysReply(library: VideoLibrary, name: string): Reply {
   const key = (value: string | null | undefined) => (value ? md`\`${value}\`` : trusted('_(none returned)_'));
   return {
     visibility: 'dm',
+    reveals: [library.ApiKey, library.ReadOnlyApiKey].filter((value): value is string => !!value),
     text: `API keys of the new video library ${name}`,
     blocks: [
       { type: 'header', text: 'Your new video library keys' },

@@ -128,10 +128,6 @@ export function renderOriginSummary(
   }
   blocks.push({ type: 'text', text: trusted('*Errors per hour (UTC)*') });
   blocks.push({ type: 'code', text: hourlyBars(summary.perHour).join('\n') });
-  blocks.push({
-    type: 'context',
-    text: md`All ${summary.csv.rows.toLocaleString('en-US')} entries are in ${filename} (${(summary.csv.bytes / MB).toFixed(1)} MB).`,
-  });
   return {
     ...inChannel(`${summary.total} origin errors for pull zone ${pullZoneId} on ${dayText}`, blocks),
     files: [
@@ -139,6 +135,7 @@ export function renderOriginSummary(
         filename,
         title: `Origin errors, pull zone ${pullZoneId}, ${dayText}`,
         path: summary.csv.path,
+        about: `all ${summary.csv.rows.toLocaleString('en-US')} entries (${(summary.csv.bytes / MB).toFixed(1)} MB)`,
         comment: `${summary.csv.rows} origin errors for pull zone ${pullZoneId} on ${dayText}${filters ? ` (${filters})` : ''}`,
       },
     ],

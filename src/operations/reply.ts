@@ -31,7 +31,14 @@ export interface ReplyFile {
   /** A file on disk (removed by the adapter after upload) or content in memory. */
   path?: string;
   content?: string | Buffer;
+  /** Plain text; the adapter escapes it. */
   comment?: string;
+  /**
+   * What the file holds, in a few plain words ("all 177 entries"). The adapter names the file
+   * in the message with this and says where it went, so operations never claim a file
+   * themselves: a message never names a file that was not delivered.
+   */
+  about?: string;
 }
 
 export interface Reply {
@@ -43,6 +50,11 @@ export interface Reply {
   files?: ReplyFile[];
   /** For paging buttons: replace the message the button was on. */
   replaceOriginal?: boolean;
+  /**
+   * Secrets this reply exists to deliver (a new key, in a DM to the person who asked). Every
+   * other registered secret is scrubbed from whatever the adapter sends.
+   */
+  reveals?: readonly string[];
 }
 
 export const ephemeral = (text: string, blocks: ReplyBlock[] = []): Reply => ({

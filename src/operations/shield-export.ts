@@ -37,6 +37,9 @@ type ShieldExportArgs =
 
 type FilterResult = { ok: true; filter: ExportFilter } | { ok: false; error: string };
 
+/** What an error repeats of the user's words: enough to recognise them. */
+const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
 /** `FIELD:OP:V1,V2` → a filter clause, checked against the allowed fields and operators. */
 export function parseFilter(text: string): FilterResult {
   const [field, op, ...rest] = text.split(':');
@@ -51,9 +54,15 @@ export function parseFilter(text: string): FilterResult {
       error: `--filter "${text.slice(0, 60)}" must be FIELD:OP:VALUE[,VALUE…], e.g. country:in:DE,FR`,
     };
   if (!(EXPORT_FILTER_FIELDS as readonly string[]).includes(field))
-    return { ok: false, error: `--filter field "${field}" is not one of ${EXPORT_FILTER_FIELDS.join(', ')}` };
+    return {
+      ok: false,
+      error: `--filter field "${echo(field)}" is not one of ${EXPORT_FILTER_FIELDS.join(', ')}`,
+    };
   if (!(EXPORT_FILTER_OPS as readonly string[]).includes(op))
-    return { ok: false, error: `--filter operator "${op}" is not one of ${EXPORT_FILTER_OPS.join(', ')}` };
+    return {
+      ok: false,
+      error: `--filter operator "${echo(op)}" is not one of ${EXPORT_FILTER_OPS.join(', ')}`,
+    };
   if (op === 'cidr' && field !== 'ip')
     return { ok: false, error: '--filter: the cidr operator applies to the ip field only' };
   return { ok: true, filter: { field, op, value: values } as ExportFilter };
@@ -98,10 +107,18 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
         ...inChannel(`Shield events of zone ${zoneId}: ${written.rows} rows`, [
           {
             type: 'text',
-            text: md`:shield: *Shield events of zone ${zoneId}*: ${written.rows.toLocaleString('en-US')} rows for ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}. The CSV is attached (${(written.bytes / MB).toFixed(1)} MB).`,
+            text: md`:shield: *Shield events of zone ${zoneId}*: ${written.rows.toLocaleString('en-US')} rows for ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}.`,
           },
         ]),
-        files: [{ filename, title: `Shield events, zone ${zoneId}`, path, comment }],
+        files: [
+          {
+            filename,
+            title: `Shield events, zone ${zoneId}`,
+            path,
+            comment,
+            about: `all ${written.rows.toLocaleString('en-US')} events as CSV (${(written.bytes / MB).toFixed(1)} MB)`,
+          },
+        ],
       };
     },
   });

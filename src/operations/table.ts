@@ -11,8 +11,25 @@ const cut = (text: string, width: number) =>
 const flatten = (text: string) => text.replace(/[\u0000-\u001f\u007f]/g, ' ');
 
 export function formatTable(headers: string[], rows: string[][], options: TableOptions = {}): string {
+  return tableWithCuts(headers, rows, options).text;
+}
+
+/** The table, and whether any cell differs from its value (cut, or flattened). */
+export function tableWithCuts(
+  headers: string[],
+  rows: string[][],
+  options: TableOptions = {},
+): { text: string; cut: boolean } {
   const max = options.maxColumnWidth ?? 40;
-  const cells = [headers, ...rows].map((row) => headers.map((_, i) => cut(flatten(row[i] ?? ''), max)));
+  let changed = false;
+  const cells = [headers, ...rows].map((row) =>
+    headers.map((_, i) => {
+      const value = row[i] ?? '';
+      const shown = cut(flatten(value), max);
+      if (shown !== value) changed = true;
+      return shown;
+    }),
+  );
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const render = (row: string[]) =>
     row
@@ -20,5 +37,6 @@ export function formatTable(headers: string[], rows: string[][], options: TableO
       .join('  ')
       .trimEnd();
   const [head, ...body] = cells;
-  return [render(head!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(render)].join('\n');
+  const text = [render(head!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(render)].join('\n');
+  return { text, cut: changed };
 }

@@ -307,7 +307,26 @@ const ZONE_SPECS: readonly { domain: string; records: RecordSpec[]; dnssec?: boo
         { Type: 3, Name: '', Value: 'google-site-verification=Zm9vYmFyYmF6' },
       ],
     },
+    { domain: 'large-example.com', records: largeZoneRecords() },
   ];
+
+/**
+ * A zone too big for one message: 120 records, with DKIM keys and an SPF policy longer than any
+ * table column, as real mail domains have.
+ */
+function largeZoneRecords(): RecordSpec[] {
+  const dkim = (selector: string) =>
+    `v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA${selector.padEnd(8, 'x')}${'q7Lw3Zk9Rt2Vb8Nf'.repeat(20)}IDAQAB`;
+  const spf = `v=spf1 ${Array.from({ length: 12 }, (_, i) => `ip4:198.51.100.${10 + i}`).join(' ')} include:_spf.example.net ~all`;
+  const records: RecordSpec[] = [
+    { Type: 3, Name: '', Value: spf },
+    { Type: 3, Name: 'mail._domainkey', Value: dkim('mail') },
+    { Type: 3, Name: 'news._domainkey', Value: dkim('news') },
+  ];
+  for (let i = 1; records.length < 120; i++)
+    records.push({ Type: 0, Name: `host-${String(i).padStart(3, '0')}`, Value: `203.0.113.${i % 250}` });
+  return records;
+}
 
 /** ISO 8601 without milliseconds, as the vendor writes dates. */
 export const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
 import { Agent, request } from 'undici';
+import { escapeMrkdwn } from './escape.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }, bodyTimeout: 120_000 });
 
@@ -48,9 +49,10 @@ export async function uploadFile(client: WebClient, input: UploadInput): Promise
       `the upload answered HTTP ${response.statusCode}`,
       `upload_http_${response.statusCode}`,
     );
+  // Slack renders a file's title and comment as mrkdwn: they are escaped like every message.
   await client.files.completeUploadExternal({
-    files: [{ id: target.file_id, title: input.title }],
+    files: [{ id: target.file_id, title: escapeMrkdwn(input.title) }],
     channel_id: input.channelId,
-    ...(input.comment ? { initial_comment: input.comment } : {}),
+    ...(input.comment?.trim() ? { initial_comment: escapeMrkdwn(input.comment) } : {}),
   });
 }

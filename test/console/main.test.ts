@@ -48,7 +48,7 @@ it('runs `/edge dns` piped into the real entry point without Slack credentials, 
     const [first, second] = result.stdout.split('\n');
     expect(`${first}\n${second}`).toMatch(/using the built-in sandbox platform at http:\/\/127\.0\.0\.1:\d+/);
     expect(result.stdout).toContain('edge> /edge dns');
-    expect(result.stdout).toContain('DNS zones (10)');
+    expect(result.stdout).toContain('DNS zones (11)');
     expect(result.stdout).toContain('edgeops.dev');
     expect(result.stdout).not.toContain('"level"');
     expect(result.stderr).toBe('');

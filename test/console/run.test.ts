@@ -38,7 +38,7 @@ describe('the console against the in-process sandbox', () => {
   it('prints the DNS listing with zone names, marked as seen only by you', async () => {
     const out = await c.type('/edge dns');
     expect(out).toContain('only you (U0YOU) see this');
-    expect(out).toContain('DNS zones (10)');
+    expect(out).toContain('DNS zones (11)');
     expect(out).toMatch(/• edgeops\.dev \(id \d+\) · \d+ records/);
     expect(out).toContain('shop-example.com');
   });
@@ -51,10 +51,10 @@ describe('the console against the in-process sandbox', () => {
 
   it('shows page 2 when the Next button is clicked, replacing page 1', async () => {
     const first = await c.type('/edge dns --per-page 5');
-    expect(first).toContain('Page 1 of 2');
+    expect(first).toContain('Page 1 of 3');
     const next = buttonNumber(first, /^Next/);
     const second = await c.type(`:click ${next}`);
-    expect(second).toContain('Page 2 of 2');
+    expect(second).toContain('Page 2 of 3');
     expect(second).toMatch(/replaces #\d+/);
     expect(second).toContain('blog-example.dev');
     const stale = await c.type(`:click ${next}`);
@@ -223,7 +223,7 @@ describe('leaving the console', () => {
       const from = c.text().length;
       c.send('/edge dns');
       await c.end();
-      expect(c.text().slice(from)).toMatch(/^\/edge dns\n[\s\S]*DNS zones \(10\)[\s\S]*\nBye\.\n$/);
+      expect(c.text().slice(from)).toMatch(/^\/edge dns\n[\s\S]*DNS zones \(11\)[\s\S]*\nBye\.\n$/);
     } finally {
       c.remove();
     }

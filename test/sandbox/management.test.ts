@@ -205,8 +205,11 @@ describe('GET /dnszone', () => {
     const zones = DnsZoneListSchema.parse((await list('?search=EXAMPLE.dev&perPage=5')).body);
     expect(zones.Items.map((zone) => zone.Domain)).toEqual(['status-example.dev', 'blog-example.dev']);
     const page = DnsZoneListSchema.parse((await list('?page=2&perPage=5')).body);
-    expect(page).toMatchObject({ CurrentPage: 2, HasMoreItems: false });
+    expect(page).toMatchObject({ CurrentPage: 2, HasMoreItems: true });
     expect(page.Items).toHaveLength(5);
+    const last = DnsZoneListSchema.parse((await list('?page=3&perPage=5')).body);
+    expect(last).toMatchObject({ CurrentPage: 3, HasMoreItems: false });
+    expect(last.Items.map((zone) => zone.Domain)).toEqual(['large-example.com']);
   });
 
   it('sends empty Records in the Lite view', async () => {

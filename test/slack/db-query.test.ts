@@ -112,9 +112,11 @@ describe('/edge db query', () => {
     );
     expect(answer.table.split('\n')).toHaveLength(22);
     expect(answer.all).toContain(
-      '25 rows, 4 columns. Showing the first 20; the complete result is in query-',
+      '25 rows, 4 columns. Showing the first 20; the file has the complete result.',
     );
     const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('LIMIT 25'), 5_000);
+    // The message names the file it carries, and says where it is.
+    expect(answer.all).toContain(`📎 ${file.filename}: the complete result, 25 rows, attached below.`);
     expect(file.initialComment).toMatch(/^25 rows, 4 columns from: SELECT id/);
     expect(file.channelId).toBe(DEFAULT_CHANNEL_ID);
     const stamp = /^query-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.csv$/.exec(file.filename);
@@ -137,7 +139,8 @@ describe('/edge db query', () => {
     const answer = await channelAnswer(
       'SELECT group_concat(email) AS emails, char(61,49,43,50) AS formula, -5 AS negative FROM customers',
     );
-    expect(answer.all).toContain('Long values are cut here; the complete result is in query-');
+    expect(answer.all).toContain('Long values are cut here; the file has the complete result.');
+    expect(answer.all).toMatch(/📎 query-\d{8}-\d{6}\.csv: the complete result, 1 row, attached below\./);
     expect(answer.table.split('\n')[2]).toContain('…');
     const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('group_concat'), 5_000);
     const [header, row] = file.bytes.toString('utf8').split('\r\n');

@@ -158,7 +158,17 @@ export type LimitRule =
   | 'message-text'
   | 'duplicate-block-id'
   | 'duplicate-action-id'
+  | 'empty-text'
   | 'option-value-length';
+
+/** The rules Slack itself enforces with `invalid_blocks` (the text budget is edgeops' own). */
+export const SLACK_REFUSES: ReadonlySet<LimitRule> = new Set([
+  'max-blocks',
+  'duplicate-block-id',
+  'duplicate-action-id',
+  'empty-text',
+  'option-value-length',
+]);
 
 export interface LimitViolation {
   rule: LimitRule;
@@ -226,6 +236,17 @@ function structuralViolations(blocks: unknown[]): LimitViolation[] {
         });
       }
       actionIds.add(node.action_id);
+    });
+    walk(block, `/${index}`, (node, at) => {
+      // Slack refuses a text object with no text, and one of only spaces (it trims them).
+      const isText = node.type === 'plain_text' || node.type === 'mrkdwn';
+      if (isText && (typeof node.text !== 'string' || node.text.trim() === '')) {
+        violations.push({
+          rule: 'empty-text',
+          message: `a ${String(node.type)} text object is empty`,
+          path: `${at}/text`,
+        });
+      }
     });
     walk(block, `/${index}`, (node, at) => {
       // Options are the text+value objects without a type; buttons carry a type and longer values.

@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import { MESSAGE_MAX_BLOCKS, MESSAGE_TEXT_MAX, MODAL_MAX_BLOCKS } from '../../src/slack/limits.js';
+import { MESSAGE_TEXT_MAX } from '../../src/slack/limits.js';
 import {
   checkMessageLimits,
   checkViewLimits,
   formatSchemaErrors,
+  SLACK_REFUSES,
   schemasAvailable,
   validateBlocks,
   validateHome,
@@ -101,12 +102,22 @@ export interface StoredView {
 export interface FailureSpec {
   /** An ok:false error code, e.g. `expired_trigger_id`; answered with HTTP 200. */
   error?: string;
-  /** 429 (with Retry-After) or 500 instead of an ok:false body. */
-  status?: 429 | 500;
+  /**
+   * For Web API methods: 429 (with Retry-After) or 500 instead of an ok:false body. For
+   * `response_url` and `upload`: the HTTP status to answer, with `error` as the body.
+   */
+  status?: number;
   /** Seconds for Retry-After on a 429; 0 by default so retries stay fast. */
   retryAfter?: number;
   /** How many requests fail before the method works again; 1 by default, Infinity for all. */
   times?: number;
+}
+
+export type ChannelProblem = 'not_in_channel' | 'is_archived' | 'channel_not_found';
+
+export interface SlackRefusal {
+  error: string;
+  problems: string[];
 }
 
 export interface SocketAck {
@@ -142,13 +153,21 @@ export interface FakeSlack {
   readonly url: string;
   readonly calls: RecordedCall[];
   callsTo(method: string): RecordedCall[];
-  /** The first call (already made or still to come) to `method` that satisfies `predicate`. */
+  /**
+   * The first call (already made or still to come) to `method` that Slack accepted and that
+   * satisfies `predicate`. Refused calls are in `calls` and `callsTo`, not here: nobody saw them.
+   */
   waitFor(
     method: string,
     predicate?: (call: RecordedCall) => boolean,
     timeoutMs?: number,
   ): Promise<RecordedCall>;
+  /** Posts to response URLs that Slack accepted (and so showed). */
   readonly responses: ResponseUrlPost[];
+  /** Posts to response URLs that were refused (invalid blocks, an injected failure): nobody saw them. */
+  readonly refusedResponses: ResponseUrlPost[];
+  /** Every payload refused as Slack refuses it (invalid_blocks and friends), with the reasons. */
+  readonly refusals: SlackRefusal[];
   /** A response_url served by this fake; posts to it land in `responses` with this id. */
   responseUrl(id?: string): string;
   waitForResponse(
@@ -168,6 +187,12 @@ export interface FakeSlack {
    */
   fail(method: string, spec?: FailureSpec): void;
   setUserGroup(groupId: string, userIds: string[]): void;
+  /**
+   * What Slack answers for a channel the bot cannot post in: it is not a member, the channel is
+   * archived, or the bot cannot see it. Posts, ephemerals, updates and file shares there fail;
+   * `undefined` makes the channel work again.
+   */
+  setChannelProblem(channelId: string, problem: ChannelProblem | undefined): void;
   /** Overrides what users.info answers for a user (any other U…/W… id gets a generated profile). */
   setUser(userId: string, profile: { name?: string; realName?: string; tz?: string; isBot?: boolean }): void;
   /** The DM channel conversations.open answers for this user. */
@@ -369,7 +394,7 @@ const internals = new WeakMap<FakeSlack, FakeSlackInternals>();
 export function allPayloadText(fake: FakeSlack): string {
   const out: string[] = [];
   for (const call of fake.calls) collectText(call.args, out, new Set(['token']));
-  for (const post of fake.responses) collectText(post.body, out);
+  for (const post of [...fake.responses, ...fake.refusedResponses]) collectText(post.body, out);
   const hidden = internals.get(fake);
   for (const bytes of hidden?.receivedBytes ?? []) out.push(bytes.toString('utf8'));
   for (const ack of hidden?.acks ?? []) collectText(ack.payload, out);
@@ -416,6 +441,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   const calls: RecordedCall[] = [];
   const responses: ResponseUrlPost[] = [];
+  const refusedResponses: ResponseUrlPost[] = [];
+  const refusals: SlackRefusal[] = [];
   const uploads: UploadedFile[] = [];
   const pendingFiles = new Map<string, UploadedFile>();
   const receivedBytes: Buffer[] = [];
@@ -424,6 +451,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const acks: SocketAck[] = [];
   const failures = new Map<string, FailureState[]>();
   const userGroups = new Map<string, string[]>();
+  const channelProblems = new Map<string, ChannelProblem>();
+  const checkChannel = (channelId: string | undefined) => {
+    const problem = channelId ? channelProblems.get(channelId) : undefined;
+    if (problem) throw new SlackApiError(problem);
+  };
   const users = new Map<string, { name?: string; realName?: string; tz?: string; isBot?: boolean }>();
   let waiters: Waiter[] = [];
   let counter = 0;
@@ -475,21 +507,24 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const findMessage = (channel: string, ts: string) =>
     messages.find((m) => m.channel === channel && m.ts === ts);
 
+  /**
+   * Slack's own rules for a message's blocks, on every path a message takes (Web API,
+   * response_url, file comments): the schema, and what the schema cannot say (repeated ids,
+   * empty text objects, counts). The text budget is edgeops' own rule, not Slack's.
+   */
   const checkBlocks = (blocks: unknown, text: string | undefined) => {
     if (text !== undefined && text.length > MESSAGE_TEXT_MAX) throw new SlackApiError('msg_too_long');
     if (blocks === undefined) return;
     if (!Array.isArray(blocks)) throw new SlackApiError('invalid_blocks_format');
     const problems: string[] = [];
-    if (blocks.length > MESSAGE_MAX_BLOCKS) problems.push(`no more than ${MESSAGE_MAX_BLOCKS} items allowed`);
-    // The text budget is edgeops' own rule; Slack itself refuses only structural problems.
-    for (const violation of checkMessageLimits(blocks)) {
-      if (violation.rule.startsWith('duplicate')) problems.push(violation.message);
-    }
+    for (const violation of checkMessageLimits(blocks))
+      if (SLACK_REFUSES.has(violation.rule)) problems.push(violation.message);
     if (strictBlocks && blocks.length > 0) {
       const errors = validateBlocks(blocks);
       if (errors.length > 0) problems.push(...formatSchemaErrors(errors).split('\n'));
     }
     if (problems.length > 0) {
+      refusals.push({ error: 'invalid_blocks', problems });
       throw new SlackApiError('invalid_blocks', {
         errors: problems,
         response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) },
@@ -500,16 +535,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const checkView = (view: SlackArgs) => {
     const blocks = Array.isArray(view.blocks) ? view.blocks : [];
     const problems: string[] = [];
-    if (blocks.length > MODAL_MAX_BLOCKS)
-      problems.push(`no more than ${MODAL_MAX_BLOCKS} items allowed [json-pointer:/view/blocks]`);
-    for (const violation of checkViewLimits(view)) {
-      if (violation.rule.startsWith('duplicate')) problems.push(violation.message);
-    }
+    for (const violation of checkViewLimits(view))
+      if (SLACK_REFUSES.has(violation.rule)) problems.push(violation.message);
     if (strictBlocks) {
       const errors = view.type === 'home' ? validateHome(view) : validateModal(view);
       if (errors.length > 0) problems.push(...formatSchemaErrors(errors).split('\n'));
     }
     if (problems.length > 0) {
+      refusals.push({ error: 'invalid_arguments', problems });
       throw new SlackApiError('invalid_arguments', {
         response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) },
       });
@@ -585,6 +618,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (!input.text && input.blocks === undefined && input.attachments === undefined) {
         throw new SlackApiError('no_text');
       }
+      checkChannel(input.channel);
       checkBlocks(input.blocks, input.text);
       // Posting to a user id lands in the DM with that user.
       const channel = /^[UW]/.test(input.channel) ? dmChannelFor(input.channel) : input.channel;
@@ -618,6 +652,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (!input.text && input.blocks === undefined && input.attachments === undefined) {
         throw new SlackApiError('no_text');
       }
+      checkChannel(input.channel);
       checkBlocks(input.blocks, input.text);
       const ts = nextTs();
       messages.push({
@@ -634,6 +669,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     'chat.update': (args) => {
       const input = parseArgs(updateArgs, args);
+      checkChannel(input.channel);
       checkBlocks(input.blocks, input.text);
       // Messages posted outside the fake (e.g. through a response_url) are updated as if known.
       const existing = findMessage(input.channel, input.ts);
@@ -769,6 +805,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     'files.completeUploadExternal': (args) => {
       const input = parseArgs(completeUploadArgs, args);
+      checkChannel(input.channel_id);
+      if (input.blocks !== undefined) checkBlocks(input.blocks, undefined);
       const channels = [
         ...(input.channel_id ? [input.channel_id] : []),
         ...(input.channels ?? '')
@@ -908,14 +946,27 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     } catch {
       body = { unparsed: raw.toString('utf8') };
     }
-    responses.push({ id, body, at: new Date(now()) });
-    notify();
+    const post = { id, body, at: new Date(now()) };
+    const refuse = (status: number, code: string) => {
+      refusedResponses.push(post);
+      notify();
+      response.writeHead(status, { 'content-type': 'text/plain' });
+      response.end(code);
+    };
     const failure = takeFailure('response_url');
-    if (failure) {
-      response.writeHead(failure.status ?? 404, { 'content-type': 'text/plain' });
-      response.end(failure.error ?? 'expired_url');
-      return;
+    if (failure) return refuse(failure.status ?? 404, failure.error ?? 'expired_url');
+    // Slack applies the same rules to a response_url message as to chat.postMessage.
+    const text = typeof body.text === 'string' ? body.text : undefined;
+    if (!text?.trim() && body.blocks === undefined && body.delete_original === undefined)
+      return refuse(400, 'no_text');
+    try {
+      checkBlocks(body.blocks, text);
+    } catch (error) {
+      if (error instanceof SlackApiError) return refuse(400, error.code);
+      throw error;
     }
+    responses.push(post);
+    notify();
     sendJson(response, 200, { ok: true });
   };
 
@@ -1032,11 +1083,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     callsTo: (method) => calls.filter((call) => call.method === method),
     waitFor: (method, predicate, timeoutMs = 5_000) =>
       waitUntil(
-        () => calls.find((call) => call.method === method && (predicate ? predicate(call) : true)),
+        () =>
+          calls.find(
+            (call) =>
+              call.method === method && call.response.ok === true && (predicate ? predicate(call) : true),
+          ),
         timeoutMs,
         () => `a ${method} call (seen: ${calls.map((call) => call.method).join(', ') || 'none'})`,
       ),
     responses,
+    refusedResponses,
+    refusals,
     responseUrl: (id) => {
       responseCounter += 1;
       return `${baseUrl}/response/${encodeURIComponent(id ?? `r${responseCounter}`)}`;
@@ -1058,6 +1115,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       queue.push({ ...spec, remaining: spec.times ?? 1 });
       failures.set(method, queue);
     },
+    setChannelProblem: (channelId, problem) => {
+      if (problem) channelProblems.set(channelId, problem);
+      else channelProblems.delete(channelId);
+    },
     setUserGroup: (groupId, userIds) => {
       userGroups.set(groupId, [...userIds]);
     },
@@ -1069,6 +1130,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     reset: () => {
       calls.length = 0;
       responses.length = 0;
+      refusedResponses.length = 0;
+      refusals.length = 0;
       uploads.length = 0;
       receivedBytes.length = 0;
       messages.length = 0;

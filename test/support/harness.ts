@@ -48,6 +48,11 @@ export interface HarnessOptions {
   serviceDatabase?: boolean;
   /** Shorter platform timeouts, for timeout cases. */
   platformHttp?: RuntimeOptions['platformHttp'];
+  /**
+   * Tests of the fallbacks provoke refusals on purpose. Everywhere else a payload Slack would
+   * refuse fails the test file when its harness closes: nobody would have seen it.
+   */
+  allowRefusals?: boolean;
 }
 
 export interface Harness {
@@ -151,7 +156,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     clientRetries: { retries: 2, minTimeout: 0, maxTimeout: 1 },
   });
-  const systemSurface = createSlackSurface({ client: slack.client, userId: '', channelId: '', logger });
+  const systemSurface = createSlackSurface({
+    client: slack.client,
+    userId: '',
+    channelId: '',
+    logger,
+    secrets,
+  });
   await runtime.startBackground(systemSurface);
   const baseUrl = `http://127.0.0.1:${slack.port}`;
   const eventsUrl = `${baseUrl}/slack/events`;
@@ -229,11 +240,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         )
         .catch(() => []);
       const leaks = findLeaks(fake, logs, { never, dmOnly }, audit);
+      const refusals = options.allowRefusals ? [] : [...fake.refusals];
       await slack.stop();
       await runtime.close();
       if (!options.sandbox) await sandbox.close();
       await fake.close();
       rmSync(dir, { recursive: true, force: true });
+      if (refusals.length > 0)
+        throw new Error(
+          `Slack would have refused ${refusals.length} payload(s): ${refusals.map((r) => `${r.error}: ${r.problems.join('; ')}`).join(' | ')}`,
+        );
       if (leaks.length > 0)
         throw new Error(
           `secrets leaked: ${leaks.map((leak) => `${leak.secret} in ${leak.where}`).join('; ')}`,

@@ -36,7 +36,8 @@ export function findLeaks(
     const channel = typeof args.channel === 'string' ? args.channel : '';
     check(textOf(args), `${call.method} to ${channel || '(no channel)'}`, channel.startsWith('D'));
   }
-  for (const post of fake.responses) check(textOf(post.body), `response_url ${post.id}`, false);
+  for (const post of [...fake.responses, ...fake.refusedResponses])
+    check(textOf(post.body), `response_url ${post.id}`, false);
   for (const upload of fake.uploads)
     check(
       upload.bytes.toString('utf8'),

@@ -25,6 +25,7 @@ export function registerActions(app: App, options: SlackAppOptions, deliveries: 
         channelId,
         triggerId: body.trigger_id,
         logger: options.logger,
+        secrets: options.services.secrets,
       });
       await options.engine.action({
         actionId: action.action_id,

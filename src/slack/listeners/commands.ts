@@ -22,6 +22,7 @@ export function registerCommands(app: App, options: SlackAppOptions, deliveries:
       channelId: command.channel_id,
       triggerId: command.trigger_id,
       logger: options.logger,
+      secrets: options.services.secrets,
     });
     await options.engine.command({
       text: command.text ?? '',

@@ -11,7 +11,13 @@ import { createSlackSurface } from '../surface.js';
 export function registerViews(app: App, options: SlackAppOptions): void {
   app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client }) => {
     const { channelId, metadata } = unwrapMetadata(view.private_metadata);
-    const surface = createSlackSurface({ client, userId: body.user.id, channelId, logger: options.logger });
+    const surface = createSlackSurface({
+      client,
+      userId: body.user.id,
+      channelId,
+      logger: options.logger,
+      secrets: options.services.secrets,
+    });
     const result = await options.engine.submit({
       callbackId: view.callback_id,
       privateMetadata: metadata,
@@ -21,7 +27,11 @@ export function registerViews(app: App, options: SlackAppOptions): void {
       surface,
     });
     if ('errors' in result) {
-      await ack({ response_action: 'errors', errors: result.errors });
+      // Field errors can quote platform text: they pass the secret registry like every reply.
+      const errors = Object.fromEntries(
+        Object.entries(result.errors).map(([field, text]) => [field, options.services.secrets.redact(text)]),
+      );
+      await ack({ response_action: 'errors', errors });
       return;
     }
     await ack();

@@ -1,0 +1,137 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { md, trusted } from '../../src/operations/markup.js';
+import type { Reply, ReplyBlock } from '../../src/operations/reply.js';
+import { fileNotes, renderPlainReply, renderReply } from '../../src/slack/blocks/reply.js';
+import { checkMessageLimits, SLACK_REFUSES, validateBlocks } from '../support/block-kit.js';
+
+const reply = (blocks: ReplyBlock[], extra: Partial<Reply> = {}): Reply => ({
+  visibility: 'channel',
+  text: 'answer',
+  blocks,
+  ...extra,
+});
+
+/** What Slack would refuse in a message: its schema and the rules the schema cannot say. */
+const refused = (blocks: unknown[]) => [
+  ...checkMessageLimits(blocks)
+    .filter((v) => SLACK_REFUSES.has(v.rule))
+    .map((v) => v.message),
+  ...validateBlocks(blocks).map((e) => `${e.instancePath} ${e.message}`),
+];
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe('rendering a reply for Slack', () => {
+  it('shows a code block longer than one section across several sections, every line kept', () => {
+    const lines = Array.from(
+      { length: 300 },
+      (_, i) => `line ${String(i).padStart(3, '0')} ${'x'.repeat(20)}`,
+    );
+    const rendered = renderReply(reply([{ type: 'code', text: lines.join('\n') }]));
+    expect(rendered.overflow).toBeUndefined();
+    expect(rendered.blocks.length).toBeGreaterThan(1);
+    for (const line of lines) expect(json(rendered.blocks)).toContain(line);
+    expect(refused(rendered.blocks)).toEqual([]);
+  });
+
+  it('sends the whole reply as a file, and says so, when one line is longer than a section', () => {
+    const rendered = renderReply(reply([{ type: 'code', text: `short\n${'v'.repeat(5_000)}` }]));
+    expect(rendered.overflow).toContain('v'.repeat(5_000));
+    expect(rendered.files.map((f) => f.filename)).toEqual(['full-reply.txt']);
+    expect(json(rendered.blocks)).toContain(
+      '📎 full-reply.txt: the whole answer, which did not fit in a message, attached below.',
+    );
+    expect(refused(rendered.blocks)).toEqual([]);
+  });
+
+  it('never leaves an empty section when the first line of a text is longer than a section', () => {
+    const rendered = renderReply(reply([{ type: 'text', text: md`:warning: ${'😀'}${'a'.repeat(4_000)}` }]));
+    expect(refused(rendered.blocks)).toEqual([]);
+    expect(rendered.overflow).toBeDefined();
+  });
+
+  it('shows a dash for empty values and drops empty texts, which Slack refuses', () => {
+    const rendered = renderReply(
+      reply([
+        { type: 'header', text: '  ' },
+        { type: 'text', text: trusted('') },
+        { type: 'fields', fields: [{ label: 'Name', value: trusted('') }] },
+        { type: 'context', text: trusted(' ') },
+      ]),
+    );
+    expect(refused(rendered.blocks)).toEqual([]);
+    expect(json(rendered.blocks)).toContain('*Name*\\n—');
+  });
+
+  it('gives buttons of one handler in one block their own action ids', () => {
+    const rendered = renderReply(
+      reply([
+        {
+          type: 'actions',
+          buttons: [
+            { text: 'Previous', actionId: 'dns:page', value: '1' },
+            { text: 'Next', actionId: 'dns:page', value: '3' },
+          ],
+        },
+      ]),
+    );
+    const elements = (rendered.blocks[0] as { elements: { action_id: string }[] }).elements;
+    expect(elements.map((e) => e.action_id)).toEqual(['dns:page', 'dns:page#2']);
+  });
+
+  it('names every file with what it holds and where it went', () => {
+    const files = [{ filename: 'a.csv', title: 'A', about: 'all 3 rows' }];
+    expect(fileNotes(files, { place: 'below' })).toEqual(['📎 a.csv: all 3 rows, attached below.']);
+    expect(fileNotes(files, { place: 'dm', why: 'the bot is not in this channel' })).toEqual([
+      '📎 a.csv: all 3 rows, sent to you in a direct message (the bot is not in this channel).',
+    ]);
+    expect(fileNotes(files, { place: 'below', failed: new Map([['a.csv', 'internal_error']]) })).toEqual([
+      '⚠ a.csv could not be delivered (internal_error); run the command again to get it.',
+    ]);
+  });
+
+  it('falls back to plain text that keeps the answer and the file notes', () => {
+    const plain = renderPlainReply(
+      reply([{ type: 'text', text: md`*Total*: ${'<!channel>'} 42` }], {
+        files: [{ filename: 'a.csv', title: 'A', about: 'all rows' }],
+      }),
+    );
+    expect(plain.text).toContain('Total: &lt;!channel&gt; 42');
+    expect(plain.text).toContain('📎 a.csv: all rows, attached below.');
+  });
+
+  it('any reply renders into blocks Slack accepts, and what is not shown is in the file', () => {
+    const anyText = fc.string({ unit: 'grapheme', maxLength: 4_000 });
+    const block: fc.Arbitrary<ReplyBlock> = fc.oneof(
+      anyText.map((text) => ({ type: 'header' as const, text })),
+      anyText.map((text) => ({ type: 'text' as const, text: md`${text}` })),
+      anyText.map((text) => ({ type: 'context' as const, text: md`${text}` })),
+      anyText.map((text) => ({ type: 'code' as const, text })),
+      fc
+        .array(fc.tuple(fc.string({ minLength: 1, maxLength: 30 }), anyText), { maxLength: 14 })
+        .map((fields) => ({
+          type: 'fields' as const,
+          fields: fields.map(([label, value]) => ({ label, value: md`${value}` })),
+        })),
+      fc.array(fc.constantFrom('a:x', 'a:y', 'b:z'), { maxLength: 30 }).map((ids) => ({
+        type: 'actions' as const,
+        buttons: ids.map((actionId, i) => ({ text: `b${i}`, actionId, value: String(i) })),
+      })),
+    );
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 60 }), (blocks) => {
+        const rendered = renderReply(reply(blocks));
+        expect(refused(rendered.blocks)).toEqual([]);
+        const shown = json(rendered.blocks);
+        for (const b of blocks) {
+          if (b.type !== 'code' || rendered.overflow !== undefined) continue;
+          // Shown code keeps every non-empty line (escaped), unless the reply went to a file.
+          for (const line of b.text.split('\n').filter((l) => l.trim() && !/[&<>`]/.test(l)))
+            expect(shown).toContain(JSON.stringify(line).slice(1, -1));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
