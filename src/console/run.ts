@@ -125,6 +125,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     book: createMessageBook({ now: runtime.services.now }),
     files: createOutFiles({ dir: outDir, cwd }),
     logger,
+    secrets,
     forms: [],
   };
   terminal.print(

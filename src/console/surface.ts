@@ -3,7 +3,7 @@
  * who sees it and where it went, buttons get numbers for `:click`, files land in the out
  * folder, and forms wait for the session to ask them field by field after the command.
  */
-import type { Logger } from '../log.js';
+import type { Logger, SecretRegistry } from '../log.js';
 import type { ModalSpec } from '../operations/modal.js';
 import type { Reply, ReplyFile } from '../operations/reply.js';
 import type { MessageRef, Surface } from '../operations/types.js';
@@ -27,6 +27,8 @@ export interface ConsoleScreen {
   book: MessageBook;
   files: OutFiles;
   logger: Logger;
+  /** Everything printed passes it, as everything sent to Slack does. */
+  secrets: SecretRegistry;
   forms: PendingForm[];
 }
 
@@ -67,10 +69,11 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
     for (const file of list) {
       try {
         const saved = await files.save(file);
+        const about = file.about ? `: ${safeForTerminal(file.about)}` : '';
         const comment = file.comment ? ` — ${safeForTerminal(file.comment)}` : '';
         lines.push(
           style.yellow(`📎 ${saved.shown}`) +
-            ` (${safeForTerminal(file.title)}, ${fileSize(saved.bytes)})${comment}`,
+            ` (${safeForTerminal(file.title)}, ${fileSize(saved.bytes)})${about}${comment}`,
         );
       } catch (error) {
         logger.error('a reply file could not be written', { error, filename: file.filename });
@@ -106,7 +109,9 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
     const fileLines = await saveFiles(attached);
     const title = placement.again ? `updated message #${message.id}` : `#${message.id}`;
     const heading = `── ${title} · ${placement.note ? `${placement.note} · ` : ''}${placement.where} ──`;
-    terminal.print(['', style.cyan(heading), ...rendered.lines, ...fileLines].join('\n'));
+    // The one place console output passes the secret registry (a DM may reveal its own secret).
+    const text = ['', style.cyan(heading), ...rendered.lines, ...fileLines].join('\n');
+    terminal.print(screen.secrets.redact(text, reply.reveals ?? []));
     return message;
   }
 

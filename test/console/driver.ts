@@ -171,6 +171,7 @@ export async function startSession(
       book: createMessageBook({ now: clock }),
       files: createOutFiles({ dir: 'out', cwd: dir }),
       logger,
+      secrets,
       forms: [],
     },
     now: clock,

@@ -159,6 +159,30 @@ describe('the console with a configured platform and policy', () => {
   });
 });
 
+describe('what the console prints', () => {
+  it('passes the secret registry: a platform error echoing the account key is shown scrubbed', async () => {
+    const sandbox = await startSandbox({ now: clock });
+    sandbox.faults.set('apikey.list', {
+      status: 400,
+      times: 1,
+      body: { Message: `Key ${sandbox.apiKey} may not list keys` },
+    });
+    const c = await startConsole({
+      env: { PLATFORM_API_URL: sandbox.apiUrl, PLATFORM_API_KEY: sandbox.apiKey },
+    });
+    try {
+      const out = await c.type('/edge apikeys');
+      expect(out).toContain('may not list keys');
+      expect(out).not.toContain(sandbox.apiKey);
+      expect(out).toContain(`[redacted …${sandbox.apiKey.slice(-4)}]`);
+    } finally {
+      await c.end();
+      c.remove();
+      await sandbox.close();
+    }
+  });
+});
+
 describe('approvals in the console', () => {
   it('lets an approver, switched to with :as, approve a request; the secret goes to the requester by DM', async () => {
     const c = await startConsole();
