@@ -60,6 +60,11 @@ const rawEnvSchema = z.object({
   STATE_DATABASE_AUTH_TOKEN: optionalString,
   EDGEOPS_POLICY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
+  EDGEOPS_MAX_JOBS_PER_USER: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(50).default(2),
+  ),
+  EDGEOPS_MAX_JOBS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).default(4)),
   EDGEOPS_EXECUTION_TIMEOUT: z.preprocess(
     emptyToUndefined,
     z
@@ -98,6 +103,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** An approved change still running after this long is taken as interrupted by a crash. */
   executionTimeoutMs: number;
+  /** Long jobs (log days, exports) running at once: per person, and in this process. */
+  jobs: { perUser: number; perProcess: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -182,6 +189,7 @@ export function loadConfig(
     policyPath,
     logLevel: e.LOG_LEVEL,
     executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,
+    jobs: { perUser: e.EDGEOPS_MAX_JOBS_PER_USER, perProcess: e.EDGEOPS_MAX_JOBS },
   };
 }
 

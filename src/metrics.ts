@@ -12,6 +12,7 @@ export interface Metrics {
   ackObserved(seconds: number): void;
   platformCall(event: PlatformCallEvent): void;
   setApprovals(state: string, count: number): void;
+  setRunningJobs(count: number): void;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -48,6 +49,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     labelNames: ['state'] as const,
     registers: [registry],
   });
+  const jobs = new Gauge({
+    name: 'edgeops_long_jobs_running',
+    help: 'Long jobs (origin-log summaries, exports) running in this process',
+    registers: [registry],
+  });
   return {
     registry,
     commandFinished: (operation, outcome) => commands.inc({ operation, outcome }),
@@ -61,5 +67,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
         platformErrors.inc({ operation: event.operation, kind: event.kind ?? 'unknown' });
     },
     setApprovals: (state, count) => approvals.set({ state }, count),
+    setRunningJobs: (count) => jobs.set(count),
   };
 }

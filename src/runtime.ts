@@ -15,6 +15,7 @@ import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
+import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
 import { gatedOperations, operations } from './operations/registry.js';
 import type { Services, Surface } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
@@ -24,6 +25,7 @@ import { createDefaultPolicy } from './policy/defaults.js';
 import { createGroupMembership } from './policy/groups.js';
 import type { Policy } from './policy/schema.js';
 import { createPolicyStore, type PolicyStore } from './policy/store.js';
+import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { createAuditLog } from './state/audit.js';
 import { openStateStore } from './state/store.js';
 
@@ -48,6 +50,8 @@ export interface RuntimeOptions {
   sweepIntervalMs?: number;
   /** An execution running longer than this is taken as interrupted by a crash. */
   staleExecutionMs?: number;
+  /** When long jobs show progress and how often it changes (tests shorten it). */
+  progress?: ProgressTiming;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
   now: Clock;
 }
@@ -75,6 +79,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   secrets.add(...configSecrets(config), options.platform.apiKey);
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets, clock: now });
 
+  // What a crashed or killed run left in the temporary folder goes before anything new is written.
+  const swept = await sweepTemporaryFiles();
+  if (swept > 0) logger.info('removed temporary files left by a stopped process', { count: swept });
   const policies = createPolicyStore({
     path: config.policyPath,
     fallback: options.fallbackPolicy ?? createDefaultPolicy(),
@@ -127,6 +134,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         secrets,
       })
     : undefined;
+  const jobs = createJobRegistry({
+    limits: config.jobs,
+    progress: options.progress,
+    onChange: (running) => metrics.setRunningJobs(running),
+  });
   const services: Services = {
     platform,
     audit,
@@ -135,6 +147,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     secrets,
     cache: createTtlCache(now),
     approvals,
+    jobs,
     database,
     now,
   };
@@ -174,6 +187,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      jobs.close();
       policies.close();
       await database?.close();
       await platform.close();

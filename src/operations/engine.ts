@@ -71,6 +71,14 @@ export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex'
 /** Thrown by operations for a refusal that is the user's to fix; shown as is. */
 export class UserFacingError extends Error {
   override name = 'UserFacingError';
+
+  constructor(
+    message: string,
+    /** The whole reply to show instead of the message alone (e.g. with Cancel buttons). */
+    readonly reply?: Reply,
+  ) {
+    super(message);
+  }
 }
 
 /** A failure the user is told about in full (it says what failed); audited as failed. */
@@ -82,9 +90,9 @@ export class OperationFailedError extends UserFacingError {
     message: string,
     readonly unexpected = false,
     /** The whole reply to show instead of the message alone (e.g. with a button to retry). */
-    readonly reply?: Reply,
+    reply?: Reply,
   ) {
-    super(message);
+    super(message, reply);
   }
 }
 
@@ -209,7 +217,8 @@ export function createEngine(options: {
     }
     if (error instanceof UserFacingError)
       return {
-        reply: ephemeral(error.message, [{ type: 'text', text: md`:warning: ${error.message}` }]),
+        reply:
+          error.reply ?? ephemeral(error.message, [{ type: 'text', text: md`:warning: ${error.message}` }]),
         outcome: 'refused',
         detail: error.message,
       };

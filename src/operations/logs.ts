@@ -224,6 +224,6 @@ export const logs = defineOperation({
   target: (args) => String(args.pullZoneId),
   run: (ctx, args) => summarise(ctx, args),
   actions: {
-    cancel: async (ctx, value) => cancelJob(value, ctx.userId),
+    cancel: async (ctx, value) => cancelJob(ctx, value),
   },
 });

@@ -1,11 +1,16 @@
 /**
  * Long work (big log days, exports) with a progress message: after 2 seconds a message
- * appears in the channel, is updated every few seconds with what is happening, and carries
- * a Cancel button that aborts the work (the download stops, the temporary file goes).
+ * appears in the channel, is updated with what is happening, and carries a Cancel button that
+ * aborts the work (the download stops, the temporary file goes). Updates to that message are
+ * coalesced to at most one every 3 seconds, so a slow Slack is never flooded. Each job counts
+ * against the caps of the job registry; past them it is refused, naming what runs.
  */
-import { randomBytes } from 'node:crypto';
-import { md } from './markup.js';
-import { ephemeral, inChannel, type Reply } from './reply.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UserFacingError } from './engine.js';
+import type { RunningJob } from './jobs.js';
+import { md, nest, trusted } from './markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock } from './reply.js';
+import { formatUtc } from './time-args.js';
 import type { MessageRef, RunContext } from './types.js';
 
 export interface Job {
@@ -15,25 +20,11 @@ export interface Job {
   status(text: string): void;
 }
 
-interface RunningJob {
-  controller: AbortController;
-  requester: string;
-  title: string;
-}
-
-/** Jobs running in this process, by id. A Cancel click reaching another replica is told so. */
-const running = new Map<string, RunningJob>();
-
-export const PROGRESS_DELAY_MS = 2_000;
-export const PROGRESS_INTERVAL_MS = 3_000;
-
 export interface LongJobOptions {
   title: string;
   /** The operation's cancel action id, e.g. `logs:cancel`. */
   cancelActionId: string;
   work(job: Job): Promise<Reply | undefined>;
-  delayMs?: number;
-  intervalMs?: number;
 }
 
 function progressReply(
@@ -41,10 +32,8 @@ function progressReply(
   status: string,
   jobId: string,
   cancelActionId: string,
-  started: number,
-  now: number,
+  seconds: number,
 ): Reply {
-  const seconds = Math.round((now - started) / 1000);
   return inChannel(`${title}: ${status}`, [
     { type: 'text', text: md`:hourglass_flowing_sand: *${title}*: ${status} (${seconds} s)` },
     {
@@ -54,73 +43,153 @@ function progressReply(
   ]);
 }
 
+/**
+ * Sends the latest of what it is given, at most once per `minGapMs`: what was superseded while
+ * it waited is never sent. Elapsed time, not the clock, decides the gap.
+ */
+function coalescingSender(minGapMs: number, deliver: (reply: Reply) => Promise<void>) {
+  let pending: (() => Reply) | undefined;
+  let lastSent = Number.NEGATIVE_INFINITY;
+  let pumping: Promise<void> | undefined;
+  const pump = async () => {
+    while (pending) {
+      const wait = lastSent + minGapMs - performance.now();
+      if (wait > 0) await sleep(wait);
+      const render = pending;
+      pending = undefined;
+      if (render) await deliver(render());
+      // Counted from when Slack has the last one, so its arrivals are a full gap apart too.
+      lastSent = performance.now();
+    }
+    pumping = undefined;
+  };
+  return {
+    send(render: () => Reply): Promise<void> {
+      pending = render;
+      pumping ??= pump();
+      return pumping;
+    },
+  };
+}
+
+/** The refusal past a cap: what runs, and a Cancel button for each of the requester's jobs. */
+function refusal(
+  ctx: RunContext,
+  limit: 'user' | 'process',
+  running: readonly RunningJob[],
+): UserFacingError {
+  const limits = ctx.services.jobs.limits;
+  const message =
+    limit === 'user'
+      ? `You already have ${running.length} long jobs running, the most one person may run at once. Cancel one, or wait for it to finish.`
+      : `The bot is already running ${running.length} long jobs, the most it runs at once. Try again in a minute.`;
+  const lines = running.map(
+    (job) =>
+      md`• ${job.title}, started ${formatUtc(job.startedAt)}${nest(job.requester === ctx.userId ? trusted('') : md` by <@${job.requester}>`)}`,
+  );
+  const own = running.filter((job) => job.requester === ctx.userId);
+  const blocks: ReplyBlock[] = [
+    { type: 'text', text: md`:no_entry: ${message}` },
+    { type: 'text', text: trusted(lines.join('\n')) },
+    {
+      type: 'context',
+      text: md`Limits: ${limits.perUser} per person, ${limits.perProcess} in all (EDGEOPS_MAX_JOBS_PER_USER, EDGEOPS_MAX_JOBS).`,
+    },
+  ];
+  if (own.length > 0)
+    blocks.push({
+      type: 'actions',
+      buttons: own.map((job) => ({
+        text: `Cancel: ${job.title}`,
+        actionId: job.cancelActionId,
+        value: job.id,
+        style: 'danger' as const,
+      })),
+    });
+  return new UserFacingError(message, ephemeral(message, blocks));
+}
+
 export async function runLongJob(ctx: RunContext, options: LongJobOptions): Promise<Reply | undefined> {
-  const id = `job_${randomBytes(6).toString('hex')}`;
-  const controller = new AbortController();
-  running.set(id, { controller, requester: ctx.userId, title: options.title });
-  const started = ctx.services.now();
+  const { jobs } = ctx.services;
+  const startedAt = ctx.services.now();
+  const started = jobs.start({
+    requester: ctx.userId,
+    title: options.title,
+    cancelActionId: options.cancelActionId,
+    startedAt,
+  });
+  if (!started.ok) throw refusal(ctx, started.limit, started.running);
+  const { job } = started;
+  const timing = jobs.progress;
+  const elapsed = performance.now();
   let status = 'starting';
   let ref: MessageRef | undefined;
-  let closed = false;
-  // Progress updates are sent one at a time, so a slow Slack call never piles them up.
-  let sending: Promise<void> = Promise.resolve();
-  const send = (render: () => Reply) => {
-    sending = sending.then(async () => {
-      try {
-        if (ref) await ctx.surface.update(ref, render());
-        else if (!closed) ref = await ctx.surface.postToChannel(ctx.channelId, render());
-      } catch (error) {
-        ctx.logger.warn('progress message could not be sent', { error });
-      }
-    });
-    return sending;
+  let finished = false;
+  let ticked = false;
+  const sender = coalescingSender(timing.minGapMs, async (reply) => {
+    try {
+      if (ref) await ctx.surface.update(ref, reply);
+      else if (!finished) ref = await ctx.surface.postToChannel(ctx.channelId, reply);
+    } catch (error) {
+      ctx.logger.warn('progress message could not be sent', { error });
+    }
+  });
+  const tick = () => {
+    ticked = true;
+    void sender.send(() =>
+      progressReply(
+        options.title,
+        status,
+        job.id,
+        options.cancelActionId,
+        Math.round((performance.now() - elapsed) / 1000),
+      ),
+    );
   };
-  const tick = () =>
-    send(() => progressReply(options.title, status, id, options.cancelActionId, started, ctx.services.now()));
   let interval: NodeJS.Timeout | undefined;
   const delay = setTimeout(() => {
-    void tick();
-    interval = setInterval(() => void tick(), options.intervalMs ?? PROGRESS_INTERVAL_MS);
-  }, options.delayMs ?? PROGRESS_DELAY_MS);
+    tick();
+    interval = setInterval(tick, timing.minGapMs);
+  }, timing.delayMs);
 
-  const finish = async (line: string) => {
-    closed = true;
+  /** The progress message's last words; sent after the gap, without holding up the answer. */
+  const finish = (line: string) => {
+    finished = true;
     clearTimeout(delay);
     if (interval) clearInterval(interval);
-    await sending;
-    if (ref)
-      await send(() =>
+    if (ticked)
+      void sender.send(() =>
         inChannel(`${options.title}: ${line}`, [{ type: 'text', text: md`${options.title}: ${line}` }]),
       );
   };
 
   try {
     const reply = await options.work({
-      id,
-      signal: controller.signal,
+      id: job.id,
+      signal: job.controller.signal,
       status: (text) => {
         status = text;
       },
     });
-    await finish('done (below).');
+    finish('done (below).');
     return reply;
   } catch (error) {
-    if (controller.signal.aborted) {
-      await finish('cancelled; nothing was posted and the temporary file is removed.');
+    if (job.controller.signal.aborted) {
+      finish('cancelled; nothing was posted and the temporary file is removed.');
       return ephemeral(`${options.title} was cancelled.`, [
         { type: 'text', text: md`:heavy_multiplication_x: ${options.title} was cancelled.` },
       ]);
     }
-    await finish('failed.');
+    finish('failed.');
     throw error;
   } finally {
-    running.delete(id);
+    started.finish();
   }
 }
 
 /** Cancels a running job; only the person who started it may. */
-export function cancelJob(jobId: string, userId: string): Reply {
-  const job = running.get(jobId);
+export function cancelJob(ctx: RunContext, jobId: string): Reply {
+  const job = ctx.services.jobs.get(jobId);
   if (!job)
     return ephemeral('Nothing to cancel', [
       {
@@ -128,13 +197,10 @@ export function cancelJob(jobId: string, userId: string): Reply {
         text: md`That job has already finished (or runs on another replica of the bot, which cannot cancel it from here).`,
       },
     ]);
-  if (job.requester !== userId)
+  if (job.requester !== ctx.userId)
     return ephemeral('Not yours to cancel', [
       { type: 'text', text: md`:no_entry: Only <@${job.requester}> can cancel ${job.title}.` },
     ]);
   job.controller.abort(new Error('cancelled by the requester'));
   return ephemeral('Cancelling', [{ type: 'text', text: md`Cancelling ${job.title}…` }]);
 }
-
-/** For tests: how many jobs are running in this process. */
-export const runningJobs = (): number => running.size;

@@ -232,7 +232,7 @@ export const shieldExport = defineOperation({
     return undefined;
   },
   actions: {
-    cancel: async (ctx, value) => cancelJob(value, ctx.userId),
+    cancel: async (ctx, value) => cancelJob(ctx, value),
   },
   submissions: {
     async window(ctx, values, privateMetadata): Promise<SubmissionOutcome> {

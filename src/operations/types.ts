@@ -11,6 +11,7 @@ import type { PlatformClient } from '../platform/client.js';
 import type { AuditLog } from '../state/audit.js';
 import type { StateStore } from '../state/store.js';
 import type { OperationId } from './ids.js';
+import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
 import type { Reply } from './reply.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
@@ -50,6 +51,8 @@ export interface Services {
   secrets: SecretRegistry;
   cache: TtlCache;
   approvals: ApprovalFlow;
+  /** Long jobs running in this process, with their caps. */
+  jobs: JobRegistry;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
   database?: CustomerDatabase;
   now: () => number;

@@ -1,6 +1,44 @@
+/**
+ * Temporary CSV files, written before upload and removed after it. Each name carries the id of
+ * the process that wrote it, so that a process starting up can remove what a dead one left.
+ */
 import { randomBytes } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+const TEMPORARY_CSV = /^edgeops-(\d+)-[0-9a-f]{16}\.csv$/;
+
 /** A fresh path for a CSV being written before upload; the uploader removes it afterwards. */
-export const temporaryCsvPath = (): string => join(tmpdir(), `edgeops-${randomBytes(8).toString('hex')}.csv`);
+export const temporaryCsvPath = (): string =>
+  join(tmpdir(), `edgeops-${process.pid}-${randomBytes(8).toString('hex')}.csv`);
+
+/** True while a process with that id runs (or exists and is not ours to signal). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary CSVs of processes that no longer run (a crash, a kill). Files of live
+ * processes, other replicas on the same host included, are left alone. Returns how many went.
+ */
+export async function sweepTemporaryFiles(dir: string = tmpdir()): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const match = TEMPORARY_CSV.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    await rm(join(dir, name), { force: true }).then(
+      () => removed++,
+      () => undefined,
+    );
+  }
+  return removed;
+}

@@ -27,7 +27,8 @@ beforeEach(() => {
   h.sandbox.knobs.clear();
 });
 
-const tempCsvFiles = () => readdirSync(scratch).filter((name) => /^edgeops-[0-9a-f]{16}\.csv$/.test(name));
+const tempCsvFiles = () =>
+  readdirSync(scratch).filter((name) => /^edgeops-\d+-[0-9a-f]{16}\.csv$/.test(name));
 const DAY_MS = 86_400_000;
 
 async function privateReply(text: string) {

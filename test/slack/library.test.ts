@@ -31,15 +31,13 @@ const ViewSchema = z.looseObject({
 const OpenSchema = z.looseObject({ trigger_id: z.string(), view: ViewSchema });
 type OpenedView = z.infer<typeof ViewSchema>;
 
-/** Sends `/edge library create …` and returns the view it opened and how long that took. */
-async function openForm(text: string): Promise<{ view: OpenedView; elapsedMs: number; triggerId: string }> {
+/** Sends `/edge library create …` and returns the view it opened with the command's trigger. */
+async function openForm(text: string): Promise<{ view: OpenedView; triggerId: string }> {
   const seen = new Set(h.fake.callsTo('views.open'));
-  const started = performance.now();
   const { triggerId } = await h.command(text);
   const call = await h.fake.waitFor('views.open', (c) => !seen.has(c), 5_000);
-  const elapsedMs = performance.now() - started;
   const opened = OpenSchema.parse(call.args);
-  return { view: opened.view, elapsedMs, triggerId: opened.trigger_id === triggerId ? triggerId : '' };
+  return { view: opened.view, triggerId: opened.trigger_id === triggerId ? triggerId : '' };
 }
 
 const multiSelect = (values: string[]): ViewStateValue => ({
@@ -78,10 +76,12 @@ const initialOf = (view: OpenedView, id: string) =>
 const textOfCall = (call: RecordedCall) => JSON.stringify(call.args);
 
 describe('/edge library create', () => {
-  it('opens the New video library modal within the trigger window, with the name filled in', async () => {
-    const { view, elapsedMs, triggerId } = await openForm('library create "Product demos"');
+  it('opens the New video library modal with its trigger before anything slow, with the name filled in', async () => {
+    const platformCalls = h.sandbox.requests.all().length;
+    const { view, triggerId } = await openForm('library create "Product demos"');
     expect(triggerId).not.toBe('');
-    expect(elapsedMs).toBeLessThan(3_000);
+    // Nothing that waits on the network comes between the command and the form (Slack's 3 s).
+    expect(h.sandbox.requests.all().length).toBe(platformCalls);
     expect(formatSchemaErrors(validateModal(view))).toBe('');
     expect(checkViewLimits(view)).toEqual([]);
     expect(view.callback_id).toBe('library.create:form');

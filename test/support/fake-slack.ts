@@ -42,6 +42,8 @@ export interface RecordedCall {
   /** From `Authorization: Bearer …`, or the `token` argument. */
   token: string | undefined;
   at: Date;
+  /** When the fake received it, in performance.now() milliseconds: for gaps between calls. */
+  receivedAt: number;
   contentType: string;
   /** What the fake answered: HTTP status and JSON body (a 500 answers with a text body). */
   status: number;
@@ -853,6 +855,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const raw = await readBody(request);
     const contentType = request.headers['content-type'] ?? '';
     const at = new Date(now());
+    const receivedAt = performance.now();
     let args: SlackArgs = {};
     let parseFailed = false;
     try {
@@ -865,7 +868,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const token = headerToken ?? (typeof args.token === 'string' ? args.token : undefined);
     // Recorded with the answer, so a waiter never sees a call whose outcome is still unknown.
     const record = (status: number, body: SlackArgs) => {
-      calls.push({ method, args, token, at, contentType, status, response: body });
+      calls.push({ method, args, token, at, receivedAt, contentType, status, response: body });
       notify();
     };
     const answer = (status: number, body: SlackArgs, headers: Record<string, string> = {}) => {

@@ -48,6 +48,8 @@ export interface HarnessOptions {
   serviceDatabase?: boolean;
   /** Shorter platform timeouts, for timeout cases. */
   platformHttp?: RuntimeOptions['platformHttp'];
+  /** When long jobs show progress, and how often it may change. */
+  progress?: RuntimeOptions['progress'];
   /**
    * Tests of the fallbacks provoke refusals on purpose. Everywhere else a payload Slack would
    * refuse fails the test file when its harness closes: nobody would have seen it.
@@ -140,6 +142,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     fallbackPolicy: options.fallbackPolicy,
     platformHttp: options.platformHttp,
+    progress: options.progress,
     policyIntervalMs: 50,
     now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
