@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { csvRecord } from '../reports/csv-safety.js';
 import { md, trusted } from './markup.js';
-import { ephemeral } from './reply.js';
-import { formatTable } from './table.js';
+import { ephemeral, type ReplyBlock } from './reply.js';
+import { tableWithCuts } from './table.js';
 import { defineOperation, parseWith } from './types.js';
 
 const AuditArgsSchema = z.object({
@@ -28,7 +29,7 @@ export const audit = defineOperation({
       : parseWith(AuditArgsSchema, { limit: flags.limit, verify: flags.verify }),
   async run(ctx, { limit, verify }) {
     const rows = await ctx.services.audit.list({ limit });
-    const table = formatTable(
+    const table = tableWithCuts(
       ['ID', 'TIME (UTC)', 'USER', 'OPERATION', 'TARGET', 'OUTCOME', 'CORRELATION'],
       rows.map((row) => [
         String(row.id),
@@ -41,12 +42,19 @@ export const audit = defineOperation({
       ]),
       { maxColumnWidth: 28 },
     );
-    const blocks = [
+    const blocks: ReplyBlock[] = [
       { type: 'header' as const, text: `Audit log (newest ${rows.length})` },
       rows.length > 0
-        ? { type: 'code' as const, text: table }
+        ? { type: 'code' as const, text: table.text }
         : { type: 'text' as const, text: trusted('_No entries yet._') },
     ];
+    // Parameters and details never fit a table row: the file has every field of every row.
+    const withFile = table.cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
+    if (withFile)
+      blocks.push({
+        type: 'context',
+        text: trusted('Long values are cut here; the file has every field in full.'),
+      });
     if (verify) {
       const result = await ctx.services.audit.verify();
       blocks.push({
@@ -56,6 +64,44 @@ export const audit = defineOperation({
           : md`:rotating_light: The hash chain is broken at row ${result.brokenAt}: ${result.reason}. ${result.count} rows checked before it.`,
       });
     }
-    return ephemeral(`Audit log: ${rows.length} rows`, blocks);
+    const reply = ephemeral(`Audit log: ${rows.length} rows`, blocks);
+    if (!withFile) return reply;
+    const header = [
+      'id',
+      'time',
+      'user',
+      'channel',
+      'operation',
+      'target',
+      'params',
+      'outcome',
+      'approval',
+      'correlation',
+      'detail',
+    ];
+    const lines = rows.map((row) => [
+      String(row.id),
+      row.time,
+      row.userId,
+      row.channelId,
+      row.operation,
+      row.target ?? '',
+      JSON.stringify(row.params),
+      row.outcome,
+      row.approvalId ?? '',
+      row.correlationId,
+      row.detail ?? '',
+    ]);
+    return {
+      ...reply,
+      files: [
+        {
+          filename: `audit-newest-${rows.length}.csv`,
+          title: `Audit log, newest ${rows.length} rows`,
+          content: [header, ...lines].map(csvRecord).join(''),
+          about: `the newest ${rows.length} rows with every field`,
+        },
+      ],
+    };
   },
 });

@@ -58,7 +58,10 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
           ? trusted(list.Items.map((zone) => zoneLine(zone, args.lite)).join('\n'))
           : md`_No DNS zones${nest(searched)}._`,
     },
-    { type: 'context', text: md`Page ${args.page} of ${pages}${nest(searched)}.` },
+    {
+      type: 'context',
+      text: md`Page ${args.page} of ${pages}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+    },
     ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
     { type: 'actions', buttons: pagingButtons('dns:page', args, list.HasMoreItems) },
   ]);

@@ -65,11 +65,12 @@ const describeFilters = (args: LogsArgs) =>
     .join(', ');
 
 const time = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().slice(11, 19)} UTC`);
+/** The top 12, and how many more there are: the CSV has every entry. */
 const counts = (items: { label: string; count: number }[]) =>
-  items
-    .slice(0, 12)
-    .map((item) => `${item.label} ×${item.count.toLocaleString('en-US')}`)
-    .join(' · ') || '—';
+  [
+    ...items.slice(0, 12).map((item) => `${item.label} ×${item.count.toLocaleString('en-US')}`),
+    ...(items.length > 12 ? [`+${items.length - 12} more`] : []),
+  ].join(' · ') || '—';
 
 export function renderOriginSummary(
   pullZoneId: number,
@@ -106,6 +107,9 @@ export function renderOriginSummary(
             .slice(0, 12)
             .map(
               (c) => md`• \`${c.code}\` ${c.words ? `(${c.words}) ` : ''}×${c.count.toLocaleString('en-US')}`,
+            )
+            .concat(
+              summary.byErrorCode.length > 12 ? [md`• +${summary.byErrorCode.length - 12} more codes`] : [],
             )
             .join('\n') || '—',
         ),
