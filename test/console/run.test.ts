@@ -112,7 +112,10 @@ describe('the console against the in-process sandbox', () => {
     const saved = /📎 (\S+)/.exec(out)?.[1];
     expect(saved).toBe(join('out', 'full-reply.txt'));
     // And the rows with every field, which a table row never holds whole.
-    expect(readdirSync(c.outDir).sort()).toEqual([expect.stringMatching(/^audit-newest-\d+\.csv$/), 'full-reply.txt']);
+    expect(readdirSync(c.outDir).sort()).toEqual([
+      expect.stringMatching(/^audit-newest-\d+\.csv$/),
+      'full-reply.txt',
+    ]);
     const file = readFileSync(join(c.outDir, 'full-reply.txt'), 'utf8');
     expect(file.split('\n').filter((line) => line.includes('apikey.list')).length).toBeGreaterThanOrEqual(50);
   });
