@@ -120,7 +120,7 @@ export function renderOriginSummary(
   if (summary.untimed > 0)
     blocks.push({
       type: 'context',
-      text: md`:warning: ${summary.untimed} entr${summary.untimed === 1 ? 'y has' : 'ies have'} no timestamp; they are in the counts and the CSV (with an empty timestamp), not in the chart.`,
+      text: md`:warning: ${summary.untimed} entr${summary.untimed === 1 ? 'y has no timestamp; it is' : 'ies have no timestamp; they are'} in the counts and the CSV (with an empty timestamp), not in the chart.`,
     });
   if (summary.topUrls.length > 0) {
     blocks.push({ type: 'text', text: trusted('*Top URLs*') });

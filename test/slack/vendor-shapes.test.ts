@@ -122,6 +122,34 @@ describe('an origin-log day without a list of entries', () => {
   });
 });
 
+describe('origin-log entries that leave out fields the vendor does not require', () => {
+  it('are counted and kept in the CSV, and the reply says which have no time', async () => {
+    const log = JSON.stringify({ RequestUrl: '/a', ErrorCode: 'http_timeout', StatusCode: 504 });
+    const at = h.clock() - 60_000;
+    h.sandbox.faults.set('logs.origin', {
+      status: 200,
+      body: {
+        logs: [
+          { log, labels: { StatusCode: '504', ServerZone: 'DE' } },
+          { logId: 'x1', timestamp: at },
+        ],
+      },
+      times: 1,
+    });
+    const next = h.fake.waitForUpload((file) => file.filename.startsWith('origin-errors-308006-'), 20_000);
+    const { shown } = await run('logs 308006');
+    const said = await shownMatching(
+      shown,
+      /Origin errors · pull zone 308006|No origin errors|could not be read/,
+    );
+    expect(said).toContain('1 entry has no timestamp; it is in the counts and the CSV');
+    expect(said).toContain('1 entry has a log that is missing or not valid JSON');
+    const csv = (await next).bytes.toString('utf8').split('\r\n');
+    expect(csv[1]).toBe(',504,http_timeout,DE,/a,,');
+    expect(csv[2]).toBe(`${new Date(at).toISOString()},,,,,,x1`);
+  });
+});
+
 describe('a Shield envelope whose message is null', () => {
   const form: Record<string, ViewStateValue> = {
     executionMode: staticSelect('1'),
