@@ -38,6 +38,32 @@ function fieldErrors(error: z.ZodError): Record<string, string[]> {
   return errors;
 }
 
+/** Shared preamble of the JSON-bodied Shield endpoints: auth, content type, JSON syntax. */
+function checkJsonRequest(
+  state: SandboxState,
+  context: RouteContext,
+): (ParsedJson & { ok: true }) | undefined {
+  const { req, res, url, json } = context;
+  if (!hasAccountKey(req, state.apiKey)) {
+    sendProblem(res, 401, 'The AccessKey header is missing or not valid', url.pathname);
+    return undefined;
+  }
+  if (!isJsonContentType(req.headers['content-type'])) {
+    sendProblem(res, 415, 'Send the body as application/json, text/json or application/*+json', url.pathname);
+    return undefined;
+  }
+  if (!json.ok) {
+    sendProblem(
+      res,
+      400,
+      json.empty ? 'A request body is required' : 'The request body is not valid JSON',
+      url.pathname,
+    );
+    return undefined;
+  }
+  return json;
+}
+
 const zoneId = (text: string | undefined) => (text && /^\d+$/.test(text) ? Number(text) : undefined);
 
 export function shieldRoutes(state: SandboxState): Route[] {
@@ -78,37 +104,6 @@ export function shieldRoutes(state: SandboxState): Route[] {
       .join('; ');
     sendProblem(res, 400, detail, instance, { errors });
   };
-
-  /** Shared preamble of the JSON-bodied Shield endpoints: auth, content type, JSON syntax. */
-  function checkJsonRequest(
-    state: SandboxState,
-    context: RouteContext,
-  ): (ParsedJson & { ok: true }) | undefined {
-    const { req, res, url, json } = context;
-    if (!hasAccountKey(req, state.apiKey)) {
-      sendProblem(res, 401, 'The AccessKey header is missing or not valid', url.pathname);
-      return undefined;
-    }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      sendProblem(
-        res,
-        415,
-        'Send the body as application/json, text/json or application/*+json',
-        url.pathname,
-      );
-      return undefined;
-    }
-    if (!json.ok) {
-      sendProblem(
-        res,
-        400,
-        json.empty ? 'A request body is required' : 'The request body is not valid JSON',
-        url.pathname,
-      );
-      return undefined;
-    }
-    return json;
-  }
 
   const unsupportedPlan = {
     message: 'Bot detection is not available on the plan of this Shield zone',
