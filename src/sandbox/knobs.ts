@@ -4,14 +4,6 @@
  */
 import { z } from 'zod';
 
-/** Bodies of an origin-log day: the list of entries, or one of the vendor-legal bodies without entries. */
-export const ORIGIN_LOG_BODIES = {
-  entries: 'the day’s entries, `{"logs":[…]}`',
-  'no-logs': '`{}`: the vendor does not require `logs`',
-  'null-logs': '`{"logs":null}`',
-  'empty-logs': '`{"logs":[]}`',
-} as const;
-
 /**
  * Answers the vendor's published schemas allow and the seeded data never gives. Each defaults to
  * the ordinary answer; set several at once.
@@ -19,8 +11,11 @@ export const ORIGIN_LOG_BODIES = {
 export const VendorShapesSchema = z.strictObject({
   /** DNS zones and records with every field the vendor marks nullable set to null, `Domain` included. */
   dnsNulls: z.boolean().optional(),
-  /** What every origin-log day answers. */
-  originLogBody: z.enum(Object.keys(ORIGIN_LOG_BODIES) as [keyof typeof ORIGIN_LOG_BODIES]).optional(),
+  /**
+   * What every origin-log day answers: its entries (`{"logs":[…]}`, the ordinary answer), or a body
+   * without entries that the vendor's schema allows: `{}`, `{"logs":null}` or `{"logs":[]}`.
+   */
+  originLogBody: z.enum(['entries', 'no-logs', 'null-logs', 'empty-logs']).optional(),
   /** Shield envelopes that report a failure carry their errorKey with `message: null`. */
   shieldNullMessage: z.boolean().optional(),
   /** Shield validation failures answer as ASP.NET does by default: `title` and `errors`, no `detail`. */
