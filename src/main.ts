@@ -74,11 +74,31 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => runtime.policies.reload());
 }
 
-// A last guard: nothing crashes the process; the failure is logged (redacted) instead.
 const fallbackSecrets = new SecretRegistry();
 const fallbackLogger = createLogger({ level: 'error', secrets: fallbackSecrets, clock: systemClock });
-process.on('unhandledRejection', (reason) => fallbackLogger.error('unhandled rejection', { error: reason }));
-process.on('uncaughtException', (error) => fallbackLogger.error('uncaught exception', { error }));
+
+/** The reader of stdout or stderr went away (`npm start | head`): EPIPE on every later write. */
+const isClosedPipe = (error: unknown): boolean =>
+  error instanceof Error && (error as NodeJS.ErrnoException).code === 'EPIPE';
+
+// Leave at once and write nothing more: logging the EPIPE would only meet the closed pipe again.
+const leaveQuietly = () => process.exit(0);
+process.stdout.on('error', (error) => {
+  if (isClosedPipe(error)) leaveQuietly();
+  else fallbackLogger.error('writing to stdout failed', { error });
+});
+// Nothing can be said about a failing stderr: it is where failures are said.
+process.stderr.on('error', (error) => {
+  if (isClosedPipe(error)) leaveQuietly();
+});
+
+// A last guard: nothing crashes the process; the failure is logged (redacted) instead.
+process.on('unhandledRejection', (reason) =>
+  isClosedPipe(reason) ? leaveQuietly() : fallbackLogger.error('unhandled rejection', { error: reason }),
+);
+process.on('uncaughtException', (error) =>
+  isClosedPipe(error) ? leaveQuietly() : fallbackLogger.error('uncaught exception', { error }),
+);
 
 main().catch((error: unknown) => {
   if (error instanceof PolicyLoadError) {

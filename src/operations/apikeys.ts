@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { maskSecret } from '../log.js';
 import { UserFacingError } from './engine.js';
 import { md, trusted } from './markup.js';
-import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { ephemeral, type Reply } from './reply.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
@@ -12,21 +12,21 @@ async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
   const list = await ctx.services.platform.listApiKeys(paging);
   const lines = list.Items.map(
     (key) =>
-      md`• \`${maskSecret(key.Key)}\`  id ${key.Id}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
+      md`• \`${maskSecret(key.Key)}\`  id ${key.Id ?? '(not given)'}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
   );
-  const pages = Math.max(1, Math.ceil(list.TotalItems / paging.perPage));
+  const { total, where, hasMore } = pageFacts(list, paging);
   return {
-    ...ephemeral(`${list.TotalItems} API keys`, [
-      { type: 'header', text: `API keys (${list.TotalItems})` },
+    ...ephemeral(total === undefined ? `API keys, ${where.toLowerCase()}` : `${total} API keys`, [
+      { type: 'header', text: total === undefined ? 'API keys' : `API keys (${total})` },
       {
         type: 'text',
         text: lines.length > 0 ? trusted(lines.join('\n')) : trusted('_No API keys on this page._'),
       },
       {
         type: 'context',
-        text: md`Page ${paging.page} of ${pages}. Keys are masked; the full value is never shown here.`,
+        text: md`${where}. Keys are masked; the full value is never shown here.`,
       },
-      { type: 'actions', buttons: pagingButtons('apikeys:page', paging, list.HasMoreItems) },
+      { type: 'actions', buttons: pagingButtons('apikeys:page', paging, hasMore) },
     ]),
   };
 }

@@ -3,7 +3,7 @@ import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js
 import { csvRecord } from '../reports/csv-safety.js';
 import { UserFacingError } from './engine.js';
 import { md, nest, trusted } from './markup.js';
-import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { ephemeral, type Reply, type ReplyButton } from './reply.js';
 import { tableWithCuts } from './table.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
@@ -18,7 +18,14 @@ const DnsArgsSchema = PagingArgsSchema.extend({
 });
 type DnsArgs = z.infer<typeof DnsArgsSchema>;
 
-const RecordsStateSchema = z.object({ id: z.number().int().positive(), domain: z.string().min(1).max(255) });
+/** A zone without a domain (the vendor marks Domain nullable) is found by its id alone. */
+const RecordsStateSchema = z.object({
+  id: z.number().int().positive(),
+  domain: z.string().min(1).max(255).optional(),
+});
+
+/** Pages of 1,000 zones read to find a zone that has no domain to search for. */
+const MAX_PAGES_WITHOUT_SEARCH = 20;
 
 /** Records shown in the message; the file has them all. */
 const MAX_RECORDS_SHOWN = 40;
@@ -30,9 +37,16 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
 
+/** How a zone is named to people: its domain, else its id. */
+const zoneName = (zone: DnsZone) =>
+  zone.Domain ? zone.Domain : zone.Id !== undefined ? `zone ${zone.Id}` : 'a zone without domain or id';
+
 function zoneLine(zone: DnsZone, lite: boolean) {
   const records = lite ? trusted('') : md` · ${zone.Records.length} records`;
-  return md`• *${zone.Domain}* (id ${zone.Id})${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
+  const id = zone.Domain
+    ? md` (id ${zone.Id ?? 'not given'})`
+    : trusted(zone.Id !== undefined ? ' (no domain name)' : '');
+  return md`• *${zoneName(zone)}*${nest(id)}${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
 }
 
 async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
@@ -42,15 +56,18 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
     search: args.search,
     view: args.lite ? DnsView.Lite : DnsView.Full,
   });
-  const pages = Math.max(1, Math.ceil(list.TotalItems / args.perPage));
-  const recordButtons: ReplyButton[] = list.Items.slice(0, 20).map((zone) => ({
-    text: `Records · ${zone.Domain}`,
-    actionId: `dns:records#${zone.Id}`,
-    value: JSON.stringify({ id: zone.Id, domain: zone.Domain.slice(0, 255) }),
-  }));
+  const { total, where, hasMore } = pageFacts(list, args);
+  // A zone without an id cannot be looked up again, so it gets no Records button.
+  const recordButtons: ReplyButton[] = list.Items.filter((zone) => zone.Id !== undefined)
+    .slice(0, 20)
+    .map((zone) => ({
+      text: `Records · ${zoneName(zone)}`,
+      actionId: `dns:records#${zone.Id}`,
+      value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
+    }));
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
-  return ephemeral(`${list.TotalItems} DNS zones`, [
-    { type: 'header', text: `DNS zones (${list.TotalItems})` },
+  return ephemeral(total === undefined ? `DNS zones, ${where.toLowerCase()}` : `${total} DNS zones`, [
+    { type: 'header', text: total === undefined ? 'DNS zones' : `DNS zones (${total})` },
     {
       type: 'text',
       text:
@@ -60,22 +77,32 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
     },
     {
       type: 'context',
-      text: md`Page ${args.page} of ${pages}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+      text: md`${where}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
     },
     ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
-    { type: 'actions', buttons: pagingButtons('dns:page', args, list.HasMoreItems) },
+    { type: 'actions', buttons: pagingButtons('dns:page', args, hasMore) },
   ]);
 }
 
+/** The spec has no "get zone" operation: search by domain (or read the pages) and pick the zone by id. */
+async function findZone(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>) {
+  for (let page = 1; page <= (state.domain ? 1 : MAX_PAGES_WITHOUT_SEARCH); page++) {
+    const list = await ctx.services.platform.listDnsZones({
+      search: state.domain,
+      page,
+      perPage: 1000,
+      view: DnsView.Full,
+    });
+    const zone = list.Items.find((item) => item.Id === state.id);
+    if (zone || !pageFacts(list, { page, perPage: 1000 }).hasMore) return zone;
+  }
+  return undefined;
+}
+
 async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>): Promise<Reply> {
-  // The spec has no "get zone" operation: search by domain and pick the zone by id.
-  const list = await ctx.services.platform.listDnsZones({
-    search: state.domain,
-    perPage: 1000,
-    view: DnsView.Full,
-  });
-  const zone = list.Items.find((item) => item.Id === state.id);
-  if (!zone) throw new UserFacingError(`DNS zone ${state.domain} (id ${state.id}) was not found any more.`);
+  const zone = await findZone(ctx, state);
+  const named = state.domain ? `${state.domain} (id ${state.id})` : `with id ${state.id}`;
+  if (!zone) throw new UserFacingError(`DNS zone ${named} was not found any more.`);
   const rows = zone.Records.map((record) => [
     dnsRecordTypeName(record.Type),
     record.Name || '@',
@@ -92,20 +119,20 @@ async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema
     table.cut ? `values longer than ${RECORD_VALUE_WIDTH} characters are cut here` : '',
     complete ? '' : 'the file has every record in full',
   ].filter(Boolean);
-  const reply = ephemeral(`${count} in ${zone.Domain}`, [
-    { type: 'header', text: `Records of ${zone.Domain}` },
+  const reply = ephemeral(`${count} in ${zoneName(zone)}`, [
+    { type: 'header', text: `Records of ${zoneName(zone)}` },
     rows.length > 0
       ? { type: 'code', text: table.text }
       : { type: 'text', text: trusted('_This zone has no records._') },
-    { type: 'context', text: md`${notes.join('; ')} · zone id ${zone.Id}` },
+    { type: 'context', text: md`${notes.join('; ')} · zone id ${state.id}` },
   ]);
   if (complete) return reply;
   return {
     ...reply,
     files: [
       {
-        filename: `dns-records-${zone.Domain.replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
-        title: `DNS records of ${zone.Domain}`,
+        filename: `dns-records-${(zone.Domain || `zone-${state.id}`).replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
+        title: `DNS records of ${zoneName(zone)}`,
         content: [['type', ...RECORD_COLUMNS.slice(1, 4).map((c) => c.toLowerCase()), 'disabled'], ...rows]
           .map(csvRecord)
           .join(''),

@@ -403,7 +403,7 @@ function keysReply(library: VideoLibrary, name: string): Reply {
       { type: 'header', text: 'Your new video library keys' },
       {
         type: 'text',
-        text: md`The keys of *${name}* (library ${library.Id}). They are shown this once, here only: store them in your secret manager now.`,
+        text: md`The keys of *${name}* (library ${library.Id ?? 'id not given'}). They are shown this once, here only: store them in your secret manager now.`,
       },
       {
         type: 'fields',
@@ -441,7 +441,7 @@ function createdReply(
       type: 'fields',
       fields: [
         { label: 'Name', value: md`${name}` },
-        { label: 'Library id', value: md`${library.Id}` },
+        { label: 'Library id', value: md`${library.Id ?? '—'}` },
         { label: 'Pull zone id', value: md`${library.PullZoneId ?? '—'}` },
         { label: 'Storage zone id', value: md`${library.StorageZoneId ?? '—'}` },
         {
@@ -470,7 +470,7 @@ function createdReply(
     },
     ...notes.map((text) => ({ type: 'context' as const, text })),
   ];
-  return inChannel(`Video library ${name} created (id ${library.Id})`, blocks);
+  return inChannel(`Video library ${name} created (id ${library.Id ?? 'not given'})`, blocks);
 }
 
 function rejectedReply(error: PlatformError, form: LibraryForm): Reply {
@@ -503,8 +503,7 @@ async function createLibrary(ctx: RunContext, form: LibraryForm, request: Librar
     throw error;
   }
   // Registered before the keys go anywhere, so logs and audit rows can only ever show a fingerprint.
-  const deprecatedKey = z.string().nullish().safeParse(library.ApiAccessKey);
-  ctx.services.secrets.add(library.ApiKey, library.ReadOnlyApiKey, deprecatedKey.data);
+  ctx.services.secrets.add(library.ApiKey, library.ReadOnlyApiKey, library.ApiAccessKey);
   let delivered = true;
   try {
     await ctx.surface.sendDirect(ctx.userId, keysReply(library, library.Name ?? form.name));

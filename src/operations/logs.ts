@@ -119,7 +119,12 @@ export function renderOriginSummary(
   if (summary.malformed > 0)
     blocks.push({
       type: 'context',
-      text: md`:warning: ${summary.malformed} entr${summary.malformed === 1 ? 'y has' : 'ies have'} a log that is not valid JSON; they are counted from their labels, with an empty url and message in the CSV.`,
+      text: md`:warning: ${summary.malformed} entr${summary.malformed === 1 ? 'y has' : 'ies have'} a log that is missing or not valid JSON; they are counted from their labels, with an empty url and message in the CSV.`,
+    });
+  if (summary.untimed > 0)
+    blocks.push({
+      type: 'context',
+      text: md`:warning: ${summary.untimed} entr${summary.untimed === 1 ? 'y has no timestamp; it is' : 'ies have no timestamp; they are'} in the counts and the CSV (with an empty timestamp), not in the chart.`,
     });
   if (summary.topUrls.length > 0) {
     blocks.push({ type: 'text', text: trusted('*Top URLs*') });
@@ -171,10 +176,14 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
       if (summary.total === 0) {
         await rm(csvPath, { force: true });
         const scope = filters ? ` matching ${filters}` : '';
+        // `{}` and `{"logs":null}` are legal answers: the vendor does not require the list.
+        const unlisted = summary.listed
+          ? trusted('')
+          : md` The platform sent no list of entries for that day, which most likely means there were no errors.`;
         return inChannel(`No origin errors for pull zone ${args.pullZoneId} on ${args.dayText}`, [
           {
             type: 'text',
-            text: md`:white_check_mark: No origin errors${scope} for pull zone ${args.pullZoneId} on ${args.dayText}${summary.scanned > 0 ? ` (${summary.scanned.toLocaleString('en-US')} entries that day, none matching)` : ''}. No file posted.`,
+            text: md`:white_check_mark: No origin errors${scope} for pull zone ${args.pullZoneId} on ${args.dayText}${summary.scanned > 0 ? ` (${summary.scanned.toLocaleString('en-US')} entries that day, none matching)` : ''}.${nest(unlisted)} No file posted.`,
           },
         ]);
       }

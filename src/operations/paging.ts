@@ -32,6 +32,22 @@ export function pagingButtons<T extends { page: number }>(
   return buttons;
 }
 
+/** What one page of a vendor listing says about the whole; the vendor requires none of its counts. */
+export function pageFacts(
+  list: { Items: readonly unknown[]; TotalItems?: number; HasMoreItems?: boolean },
+  paging: { page: number; perPage: number },
+): { total?: number; pages?: number; hasMore: boolean; where: string } {
+  const total = list.TotalItems;
+  const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / paging.perPage));
+  return {
+    total,
+    pages,
+    // Without HasMoreItems, a full page may well have a next one.
+    hasMore: list.HasMoreItems ?? list.Items.length >= paging.perPage,
+    where: pages === undefined ? `Page ${paging.page}` : `Page ${paging.page} of ${pages}`,
+  };
+}
+
 /** Reads a paging button's value back, refusing anything that is not what we wrote. */
 export function readPagingState<S extends z.ZodType>(schema: S, value: string): z.infer<S> | undefined {
   try {

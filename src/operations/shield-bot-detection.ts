@@ -31,7 +31,9 @@ const FormSchema = z.object({
   complex: z.array(z.string()).default([]),
 });
 
-const name = (names: readonly string[], value: unknown) => names[Number(value)] ?? String(value);
+/** The name of a code; a field the answer left out (the vendor requires none) reads as "?". */
+const name = (names: readonly string[], value: unknown) =>
+  value === undefined || value === null ? '?' : (names[Number(value)] ?? String(value));
 
 export const botDetectionGate: GatedOperation = {
   id: 'shield.bot-detection',
@@ -54,7 +56,7 @@ export const botDetectionGate: GatedOperation = {
       const fp = result.browserFingerprint;
       return {
         ok: true,
-        detail: `Now: mode ${name(EXECUTION_MODE_NAMES, result.executionMode)}, request integrity ${name(SENSITIVITY_NAMES, result.requestIntegrity?.sensitivity)}, IP ${name(SENSITIVITY_NAMES, result.ipAddress?.sensitivity)}, fingerprint ${name(SENSITIVITY_NAMES, fp?.sensitivity)} / aggression ${name(AGGRESSION_NAMES, fp?.aggression)}, complex ${fp?.complexEnabled ? 'on' : 'off'}.`,
+        detail: `Now: mode ${name(EXECUTION_MODE_NAMES, result.executionMode)}, request integrity ${name(SENSITIVITY_NAMES, result.requestIntegrity?.sensitivity)}, IP ${name(SENSITIVITY_NAMES, result.ipAddress?.sensitivity)}, fingerprint ${name(SENSITIVITY_NAMES, fp?.sensitivity)} / aggression ${name(AGGRESSION_NAMES, fp?.aggression)}, complex ${fp?.complexEnabled == null ? '?' : fp.complexEnabled ? 'on' : 'off'}.`,
       };
     } catch (error) {
       return failedExecution(ctx, error);

@@ -25,7 +25,7 @@ function describe(item: WafEnum): string {
       const values = value.recommendedOperator?.values?.length
         ? ` ${value.recommendedOperator.values.join(', ')}`
         : '';
-      return `${value.name ?? '(unnamed)'} = ${value.value}${premium}${recommended}${values}`;
+      return `${value.name ?? '(unnamed)'} = ${value.value ?? '?'}${premium}${recommended}${values}`;
     })
     .join('\n');
 }

@@ -7,8 +7,10 @@ import {
   ApiErrorDataSchema,
   DatabaseApiErrorSchema,
   ProblemDocumentSchema,
+  type ShieldEnvelopeError,
   ShieldEnvelopeErrorSchema,
   StatusObjectSchema,
+  ValidationErrorsSchema,
 } from './schemas.js';
 
 export type PlatformErrorKind =
@@ -98,6 +100,69 @@ function parseJson(text: string): unknown {
 
 const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
+/**
+ * Plain words for the error keys the vendor is known to send (reference/platform-fixtures 00, 04),
+ * shown when the body's own message is null. Any other key is shown as it is.
+ */
+export const ERROR_KEY_WORDS: Readonly<Record<string, string>> = {
+  'invalid_plan_type.bot_detection':
+    'The plan of this Shield zone does not include bot detection; upgrade the zone’s plan to use it.',
+  'pullZone.not_found': 'The pull zone was not found on the platform; check the id.',
+};
+
+/** The body's message, else the words for its error key, else `fallback`; the key is always named. */
+function messageWithKey(
+  message: string | null | undefined,
+  key: string | undefined,
+  fallback: string,
+): string {
+  if (message) return key ? `${message} (${key})` : message;
+  const words = key !== undefined && Object.hasOwn(ERROR_KEY_WORDS, key) ? ERROR_KEY_WORDS[key] : undefined;
+  if (words) return `${words} (${key})`;
+  return key ? `${fallback} Error key: ${key}.` : fallback;
+}
+
+/**
+ * A Shield envelope's error part as a PlatformError when it reports a failure: success = false,
+ * or no verdict at all but a key or a message (the vendor requires none of the three).
+ */
+export function shieldEnvelopeFailure(
+  operation: string,
+  httpStatus: number,
+  error: ShieldEnvelopeError | null | undefined,
+  retryAfterSeconds?: number,
+): PlatformError | undefined {
+  if (!error || error.success === true) return undefined;
+  if (error.success === undefined && !error.errorKey && !error.message) return undefined;
+  const status = error.statusCode ?? httpStatus;
+  const key = error.errorKey ?? undefined;
+  return new PlatformError({
+    operation,
+    status,
+    retryAfterSeconds,
+    kind: status === 404 ? 'not-found' : 'shield-error',
+    errorKey: key,
+    userMessage: messageWithKey(error.message, key, `The Shield API refused the request (status ${status}).`),
+  });
+}
+
+/** "field: message, message" for each field error of a validation problem document. */
+function validationErrorLines(errors: unknown): { field: string; line: string }[] {
+  const parsed = ValidationErrorsSchema.safeParse(errors);
+  if (!parsed.success) return [];
+  if (Array.isArray(parsed.data))
+    return parsed.data
+      .filter((item) => item.message)
+      .map((item) => ({
+        field: item.field ?? '',
+        line: item.field ? `${item.field}: ${item.message}` : String(item.message),
+      }));
+  return Object.entries(parsed.data).map(([field, messages]) => {
+    const text = Array.isArray(messages) ? messages.join(', ') : messages;
+    return { field, line: field && field !== '$' ? `${field}: ${text}` : text };
+  });
+}
+
 /** Parses a Retry-After header (seconds or an HTTP date) into whole seconds. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
@@ -141,35 +206,45 @@ export function errorFromResponse(
   }
 
   const envelope = tryParse(ShieldEnvelopeErrorSchema, (body as { error?: unknown } | undefined)?.error);
-  if (envelope && envelope.success === false) {
-    const key = envelope.errorKey ?? undefined;
+  const envelopeFailure = shieldEnvelopeFailure(operation, status, envelope, retryAfterSeconds);
+  if (envelopeFailure) {
+    // The HTTP status decides how the failure is treated; the envelope's own code only words it.
     return new PlatformError({
       ...base,
       kind: status === 404 ? 'not-found' : 'shield-error',
-      errorKey: key,
-      userMessage: `${envelope.message ?? 'The Shield API reported a failure.'}${key ? ` (${key})` : ''}`,
+      errorKey: envelopeFailure.errorKey,
+      userMessage: envelopeFailure.userMessage,
     });
   }
 
   const apiError = tryParse(ApiErrorDataSchema, body);
   if (apiError && (apiError.Message || apiError.ErrorKey)) {
+    const key = apiError.ErrorKey ?? undefined;
     const where = apiError.Field ? ` Field: ${apiError.Field}.` : '';
-    const key = apiError.ErrorKey ? ` (${apiError.ErrorKey})` : '';
     return new PlatformError({
       ...base,
       kind: status === 404 ? 'not-found' : 'bad-request',
-      errorKey: apiError.ErrorKey ?? undefined,
+      errorKey: key,
       field: apiError.Field ?? undefined,
-      userMessage: `${apiError.Message ?? 'The platform refused the request.'}${where}${key}`,
+      userMessage: apiError.Message
+        ? `${apiError.Message}${where}${key ? ` (${key})` : ''}`
+        : `${messageWithKey(null, key, 'The platform refused the request.')}${where}`,
     });
   }
 
   const problem = tryParse(ProblemDocumentSchema, body);
-  if (problem && (problem.detail || problem.title)) {
+  const fieldErrors = validationErrorLines(problem?.errors);
+  if (problem && (problem.detail || problem.title || fieldErrors.length > 0)) {
+    const lead = problem.detail ?? problem.title ?? 'The platform refused the request.';
+    // A validation problem often has only a title; its field errors are what the user can act on.
+    const unsaid = fieldErrors.filter((error) => !lead.includes(error.line));
+    const said =
+      unsaid.length > 0 ? `${lead.replace(/\.?$/, '.')} ${unsaid.map((e) => e.line).join('; ')}` : lead;
     return new PlatformError({
       ...base,
       kind: status === 404 ? 'not-found' : status >= 500 ? 'server' : 'problem',
-      userMessage: problem.detail ?? problem.title ?? 'The platform refused the request.',
+      field: fieldErrors[0]?.field || undefined,
+      userMessage: said,
     });
   }
 

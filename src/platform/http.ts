@@ -242,7 +242,15 @@ export class PlatformHttp {
   }
 
   /** A call whose success body is JSON, parsed leniently with `schema`. */
-  json<S extends z.ZodType>(request: PlatformRequest, schema: S): Promise<z.infer<S>> {
+  async json<S extends z.ZodType>(request: PlatformRequest, schema: S): Promise<z.infer<S>> {
+    return (await this.jsonWithStatus(request, schema)).body;
+  }
+
+  /** Like `json`, with the success status too, for APIs whose 2xx codes differ in meaning. */
+  jsonWithStatus<S extends z.ZodType>(
+    request: PlatformRequest,
+    schema: S,
+  ): Promise<{ status: number; body: z.infer<S> }> {
     return this.observe(request, () =>
       this.call(request, async (response) => {
         const text = await readBounded(response.body, this.maxJsonBytes, request.operation);
@@ -254,7 +262,7 @@ export class PlatformHttp {
         }
         const result = schema.safeParse(parsed);
         if (!result.success) throw invalidResponse(request.operation, 'unexpected shape', result.error);
-        return result.data as z.infer<S>;
+        return { status: response.statusCode, body: result.data as z.infer<S> };
       }),
     );
   }

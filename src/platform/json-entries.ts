@@ -17,10 +17,16 @@ export class JsonStreamError extends Error {
   override name = 'JsonStreamError';
 }
 
+const N = 0x6e;
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
 /**
  * Push chunks in, get complete elements of the array under `key` (a key of the top-level
  * object) out. Only object elements are returned; anything else in the array is counted in
  * `skipped`. Malformed JSON outside an element surfaces as an error at `end()`.
+ *
+ * The key may be absent or null (the vendor requires no field of the origin-log body, so `{}`
+ * and `{"logs":null}` are legal): that is a document without elements, and `listed` stays false.
  */
 export class JsonArraySplitter {
   private depth = 0;
@@ -37,6 +43,12 @@ export class JsonArraySplitter {
   /** Bytes of the element being read that arrived in earlier chunks. */
   private pending: Buffer[] = [];
   private elementOpen = false;
+  /** Whether the document is an object; undefined until its first byte. */
+  private rootIsObject: boolean | undefined;
+  /** After the colon of the wanted key: its value has not started yet. */
+  private awaitingValue = false;
+  /** The wanted key held something other than an array or null. */
+  private wrongValue = false;
   skipped = 0;
   bytes = 0;
 
@@ -46,6 +58,8 @@ export class JsonArraySplitter {
   push(chunk: Buffer): unknown[] {
     this.bytes += chunk.length;
     const out: unknown[] = [];
+    // Checked once, outside the byte loop: what the document is, and what the wanted key holds.
+    if (this.rootIsObject === undefined || this.awaitingValue) this.inspect(chunk, 0);
     let elementStart = this.elementOpen ? 0 : -1;
     const length = chunk.length;
     for (let i = 0; i < length; i++) {
@@ -69,7 +83,13 @@ export class JsonArraySplitter {
         continue;
       }
       if (byte === COLON) {
-        if (this.depth === 1) this.currentKey = this.lastString;
+        if (this.depth === 1) {
+          this.currentKey = this.lastString;
+          if (this.currentKey === this.key && !this.done) {
+            this.awaitingValue = true;
+            this.inspect(chunk, i + 1);
+          }
+        }
         continue;
       }
       if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
@@ -111,6 +131,21 @@ export class JsonArraySplitter {
     return out;
   }
 
+  /** Looks at the first byte from `from` on that is not whitespace: the document's, or the wanted key's value. */
+  private inspect(chunk: Buffer, from: number): void {
+    let i = from;
+    while (i < chunk.length && WHITESPACE.has(chunk[i]!)) i++;
+    if (i >= chunk.length) return;
+    const byte = chunk[i]!;
+    if (this.rootIsObject === undefined) {
+      this.rootIsObject = byte === OPEN_BRACE;
+      return;
+    }
+    this.awaitingValue = false;
+    // `[` is read by the byte loop; `null` (its first letter is enough) means no entries.
+    if (byte !== OPEN_BRACKET && byte !== N) this.wrongValue = true;
+  }
+
   private parseElement(chunk: Buffer, start: number, end: number): unknown {
     let text: string;
     if (this.pending.length > 0) {
@@ -127,11 +162,17 @@ export class JsonArraySplitter {
     }
   }
 
-  /** Call after the last chunk: throws when the document ended early. */
+  /** True once the document has shown the array (even an empty one); false when it had none. */
+  get listed(): boolean {
+    return this.done;
+  }
+
+  /** Call after the last chunk: throws when the document ended early or is not the expected shape. */
   end(): void {
     if (this.inString || this.depth !== 0 || this.elementOpen)
       throw new JsonStreamError('the response ended before the JSON document was complete');
-    if (!this.done) throw new JsonStreamError(`the response has no "${this.key}" array`);
+    if (this.rootIsObject !== true) throw new JsonStreamError('the response is not a JSON object');
+    if (this.wrongValue) throw new JsonStreamError(`the "${this.key}" value is neither an array nor null`);
   }
 }
 

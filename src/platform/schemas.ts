@@ -1,8 +1,10 @@
 /**
  * Wire formats of the platform API (shared/spec/platform-api.md), as zod schemas.
- * Requests are strict (what we send must match the spec exactly); responses are loose
- * (the real service sends more fields than the spec shows, and those must pass).
- * The client and the built-in sandbox both use these, so they cannot drift apart.
+ * Requests are strict (what we send must match the spec exactly). Responses are read as the
+ * vendor's published schemas type them (reference/platform-fixtures): a field marked nullable may
+ * be null, a field not marked required may be absent, and unknown fields pass.
+ * The sandbox keeps its own copy of the vendor's rules (src/sandbox/vendor-rules.ts), so a drift
+ * between these schemas and the vendor's shows up in tests instead of being mirrored.
  */
 import { z } from 'zod';
 
@@ -42,16 +44,16 @@ export const PagingSchema = z.strictObject({
 });
 export type Paging = z.input<typeof PagingSchema>;
 
-/** The paged envelope of list API keys and list DNS zones. */
+/** The paged envelope of list API keys and list DNS zones; the vendor requires none of its fields. */
 export const pagedList = <T extends z.ZodType>(item: T) =>
   z.looseObject({
     Items: z
       .array(item)
       .nullish()
       .transform((items) => items ?? []),
-    CurrentPage: z.number().int(),
-    TotalItems: z.number().int(),
-    HasMoreItems: z.boolean(),
+    CurrentPage: z.number().int().optional(),
+    TotalItems: z.number().int().optional(),
+    HasMoreItems: z.boolean().optional(),
   });
 
 // ---------------------------------------------------------------- 1. video library
@@ -79,14 +81,16 @@ export const VideoLibraryCreateSchema = z.strictObject({
 });
 export type VideoLibraryCreate = z.infer<typeof VideoLibraryCreateSchema>;
 
+/** VideoLibraryModel (reference 01): only the fields the product reads; the rest pass untyped. */
 export const VideoLibrarySchema = z.looseObject({
-  Id: z.number().int(),
+  Id: z.number().int().optional(),
   Name: z.string().nullish(),
   PullZoneId: z.number().int().optional(),
   StorageZoneId: z.number().int().optional(),
   ReplicationRegions: z.array(z.string()).nullish(),
   ApiKey: z.string().nullish(),
   ReadOnlyApiKey: z.string().nullish(),
+  ApiAccessKey: z.string().nullish(),
   EnabledResolutions: z.string().nullish(),
   OutputCodecs: z.string().nullish(),
   EncodingTier: z.number().int().optional(),
@@ -99,7 +103,7 @@ export type VideoLibrary = z.infer<typeof VideoLibrarySchema>;
 // ---------------------------------------------------------------- 2. API keys
 
 export const ApiKeySchema = z.looseObject({
-  Id: z.number().int(),
+  Id: z.number().int().optional(),
   Key: z.string().nullish(),
   Roles: z
     .array(z.string())
@@ -151,6 +155,7 @@ export const BotDetectionUpdateSchema = z.strictObject({
 });
 export type BotDetectionUpdate = z.infer<typeof BotDetectionUpdateSchema>;
 
+/** The configuration in a bot-detection envelope; the PATCH answer requires none of its fields. */
 export const BotDetectionConfigSchema = z.looseObject({
   shieldZoneId: z.number().int().optional(),
   executionMode: z.number().int().optional(),
@@ -166,15 +171,17 @@ export const BotDetectionConfigSchema = z.looseObject({
 });
 export type BotDetectionConfig = z.infer<typeof BotDetectionConfigSchema>;
 
+/** GenericRequestResponse (reference 00, 04): `message` and `errorKey` are nullable, nothing is required. */
 export const ShieldEnvelopeErrorSchema = z.looseObject({
   statusCode: z.number().int().optional(),
-  success: z.boolean(),
+  success: z.boolean().optional(),
   message: z.string().nullish(),
   errorKey: z.string().nullish(),
 });
+export type ShieldEnvelopeError = z.infer<typeof ShieldEnvelopeErrorSchema>;
 
 export const shieldEnvelope = <T extends z.ZodType>(data: T) =>
-  z.looseObject({ error: ShieldEnvelopeErrorSchema.optional(), data: data.nullish() });
+  z.looseObject({ error: ShieldEnvelopeErrorSchema.nullish(), data: data.nullish() });
 
 // ---------------------------------------------------------------- 5. pull zone security key
 
@@ -199,10 +206,11 @@ export const ORIGIN_ERROR_CODES = {
   error: 'other error',
 } as const;
 
+/** LogEntry (reference 06): the vendor requires none of its fields. */
 export const OriginLogEntrySchema = z.looseObject({
-  logId: z.string(),
-  timestamp: z.number(),
-  log: z.string(),
+  logId: z.string().optional(),
+  timestamp: z.number().optional(),
+  log: z.string().optional(),
   labels: z
     .looseObject({
       ErrorCode: z.string().optional(),
@@ -248,7 +256,8 @@ export const DNS_RECORD_TYPES: Readonly<Record<number, string>> = {
   15: 'TLSA',
 };
 
-export const dnsRecordTypeName = (code: number): string => DNS_RECORD_TYPES[code] ?? String(code);
+export const dnsRecordTypeName = (code: number | undefined): string =>
+  code === undefined ? '?' : (DNS_RECORD_TYPES[code] ?? String(code));
 
 /** DnsViewType: 0 = Full, 1 = Lite. */
 export const DnsView = { Full: 0, Lite: 1 } as const;
@@ -259,23 +268,58 @@ export const DnsZoneQuerySchema = PagingSchema.extend({
 });
 export type DnsZoneQuery = z.input<typeof DnsZoneQuerySchema>;
 
+/** A record of a DNS zone (reference 07): nothing is required; the nullable fields are marked so. */
 export const DnsRecordSchema = z.looseObject({
-  Id: z.number().int(),
-  Type: z.number().int(),
+  Id: z.number().int().optional(),
+  Type: z.number().int().optional(),
   Ttl: z.number().int().optional(),
   Value: z.string().nullish(),
   Name: z.string().nullish(),
   Weight: z.number().int().optional(),
   Priority: z.number().int().optional(),
   Port: z.number().int().optional(),
+  Flags: z.number().int().optional(),
+  Tag: z.string().nullish(),
+  Accelerated: z.boolean().optional(),
+  AcceleratedPullZoneId: z.number().int().optional(),
+  LinkName: z.string().nullish(),
+  IPGeoLocationInfo: z
+    .looseObject({
+      CountryCode: z.string().nullish(),
+      Country: z.string().nullish(),
+      ASN: z.number().int().optional(),
+      OrganizationName: z.string().nullish(),
+      City: z.string().nullish(),
+    })
+    .nullish(),
+  GeolocationInfo: z
+    .looseObject({
+      Country: z.string().nullish(),
+      City: z.string().nullish(),
+      Latitude: z.number().optional(),
+      Longitude: z.number().optional(),
+    })
+    .nullish(),
+  MonitorStatus: z.number().int().optional(),
+  MonitorType: z.number().int().optional(),
+  GeolocationLatitude: z.number().optional(),
+  GeolocationLongitude: z.number().optional(),
+  EnviromentalVariables: z
+    .array(z.looseObject({ Name: z.string().nullish(), Value: z.string().nullish() }))
+    .nullish(),
+  LatencyZone: z.string().nullish(),
+  SmartRoutingType: z.number().int().optional(),
   Disabled: z.boolean().optional(),
   Comment: z.string().nullish(),
+  AutoSslIssuance: z.boolean().optional(),
+  AccelerationStatus: z.number().int().optional(),
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;
 
+/** A DNS zone (reference 07): `Domain` is nullable, and nothing is required, `Id` included. */
 export const DnsZoneSchema = z.looseObject({
-  Id: z.number().int(),
-  Domain: z.string(),
+  Id: z.number().int().optional(),
+  Domain: z.string().nullish(),
   Records: z
     .array(DnsRecordSchema)
     .nullish()
@@ -286,8 +330,13 @@ export const DnsZoneSchema = z.looseObject({
   CustomNameserversEnabled: z.boolean().optional(),
   Nameserver1: z.string().nullish(),
   Nameserver2: z.string().nullish(),
+  SoaEmail: z.string().nullish(),
+  NameserversNextCheck: z.string().optional(),
   LoggingEnabled: z.boolean().optional(),
+  LoggingIPAnonymizationEnabled: z.boolean().optional(),
+  LogAnonymizationType: z.number().int().nullish(),
   DnsSecEnabled: z.boolean().optional(),
+  CertificateKeyType: z.number().int().optional(),
 });
 export type DnsZone = z.infer<typeof DnsZoneSchema>;
 export const DnsZoneListSchema = pagedList(DnsZoneSchema);
@@ -314,11 +363,12 @@ export const WAF_OPERATORS: Readonly<Record<number, string>> = {
   18: 'DETECTXSS',
 };
 
+/** A WAF enumeration value (reference 08): nothing is required. */
 export const WafEnumValueSchema = z.looseObject({
   optionalInput: z.boolean().nullish(),
   isPremium: z.boolean().default(false),
   name: z.string().nullish(),
-  value: z.number().int(),
+  value: z.number().int().optional(),
   supportedValues: z
     .looseObject({ values: z.array(z.string()).nullish(), editable: z.boolean().optional() })
     .nullish(),
@@ -421,12 +471,22 @@ export const ApiErrorDataSchema = z.looseObject({
   Field: z.string().nullish(),
   Message: z.string().nullish(),
 });
+/**
+ * ProblemDetails (reference 00, 04, 09): every field nullable, extra members allowed. ASP.NET's
+ * validation variant adds `errors` (field → messages) and often leaves `detail` out.
+ */
 export const ProblemDocumentSchema = z.looseObject({
   type: z.string().nullish(),
   title: z.string().nullish(),
   status: z.number().int().nullish(),
   detail: z.string().nullish(),
   instance: z.string().nullish(),
+  errors: z.unknown().optional(),
 });
-export const StatusObjectSchema = z.looseObject({ statusCode: z.number().int() });
+/** The `errors` of a validation problem: ASP.NET's map of field → messages, or a list of {field, message}. */
+export const ValidationErrorsSchema = z.union([
+  z.record(z.string(), z.union([z.array(z.string()), z.string()])),
+  z.array(z.looseObject({ field: z.string().nullish(), message: z.string().nullish() })),
+]);
+export const StatusObjectSchema = z.looseObject({ statusCode: z.number().int().optional() });
 export const DatabaseApiErrorSchema = z.looseObject({ error: z.string(), details: z.unknown().optional() });

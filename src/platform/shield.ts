@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint, type PlatformContext } from './context.js';
-import { invalidRequest, PlatformError } from './errors.js';
+import { invalidRequest, shieldEnvelopeFailure } from './errors.js';
 import type { PlatformStream } from './http.js';
 import {
   type BotDetectionConfig,
@@ -30,7 +30,7 @@ export async function updateBotDetection(
 ): Promise<BotDetectionConfig> {
   const body = BotDetectionUpdateSchema.safeParse(input);
   if (!body.success) throw invalidRequest('shield.botDetection', body.error);
-  const envelope = await ctx.http.json(
+  const envelope = await ctx.http.jsonWithStatus(
     {
       operation: 'shield.botDetection',
       subject: `Shield zone ${body.data.shieldZoneId}`,
@@ -42,17 +42,9 @@ export async function updateBotDetection(
     },
     shieldEnvelope(BotDetectionConfigSchema),
   );
-  if (envelope.error && envelope.error.success === false) {
-    const key = envelope.error.errorKey ?? undefined;
-    throw new PlatformError({
-      kind: 'shield-error',
-      operation: 'shield.botDetection',
-      status: envelope.error.statusCode,
-      errorKey: key,
-      userMessage: `${envelope.error.message ?? 'The Shield API refused the change.'}${key ? ` (${key})` : ''}`,
-    });
-  }
-  return envelope.data ?? body.data;
+  const failure = shieldEnvelopeFailure('shield.botDetection', envelope.status, envelope.body.error);
+  if (failure) throw failure;
+  return envelope.body.data ?? body.data;
 }
 
 /** GET /shield/waf/enums: every WAF enumeration with its values. */

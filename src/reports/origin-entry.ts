@@ -11,10 +11,11 @@ export interface OriginLabels {
   ServerZone?: string;
 }
 
+/** The vendor requires none of an entry's fields (reference 06). */
 export interface OriginEntry {
-  logId: string;
-  timestamp: number;
-  log: string;
+  logId?: string;
+  timestamp?: number;
+  log?: string;
   /** Absent on the wire means no labels, as the schema's default({}). */
   labels?: OriginLabels;
 }
@@ -52,10 +53,9 @@ function isLabels(value: unknown): value is OriginLabels | undefined {
 export function isOriginEntry(value: unknown): value is OriginEntry {
   return (
     isBag(value) &&
-    typeof value.logId === 'string' &&
-    typeof value.log === 'string' &&
-    typeof value.timestamp === 'number' &&
-    Number.isFinite(value.timestamp) &&
+    optionalString(value.logId) &&
+    optionalString(value.log) &&
+    optionalNumber(value.timestamp) &&
     isLabels(value.labels)
   );
 }

@@ -14,6 +14,11 @@ export type { OriginFilters } from './origin-tally.js';
 export { OriginFiltersSchema, URL_TRACK_CAPACITY } from './origin-tally.js';
 
 export const OriginSummarySchema = OriginCountsSchema.extend({
+  /**
+   * False when the body had no `logs` array at all (`{}`, `{"logs":null}`): the vendor does not
+   * require it, and leaving it out most likely means a day without errors.
+   */
+  listed: z.boolean(),
   /** Bytes of the response body read. */
   bodyBytes: z.number().int().nonnegative(),
   csv: z.strictObject({
@@ -65,8 +70,8 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
     });
     const result = OriginWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
-    const { counts, bodyBytes, csvBytes } = result;
-    return { ...counts, bodyBytes, csv: { path: csvPath, rows: counts.total, bytes: csvBytes } };
+    const { counts, listed, bodyBytes, csvBytes } = result;
+    return { ...counts, listed, bodyBytes, csv: { path: csvPath, rows: counts.total, bytes: csvBytes } };
   } catch (error) {
     return abandonReport(error, csvPath, signal, WORDS);
   }

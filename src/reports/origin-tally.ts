@@ -39,8 +39,10 @@ export const OriginCountsSchema = z.strictObject({
   scanned: CountSchema,
   /** Entries that passed the filters: the CSV has exactly this many rows. */
   total: CountSchema,
-  /** Of `total`, entries whose `log` string is not the JSON document it should be. */
+  /** Of `total`, entries whose `log` string is missing or not the JSON document it should be. */
   malformed: CountSchema,
+  /** Of `total`, entries without a timestamp: in the counts and the CSV, not in the hourly chart. */
+  untimed: CountSchema,
   /** Array elements that are not log entries (objects without the entry fields, nested arrays): left out. */
   skipped: CountSchema,
   firstSeenMs: z.number().nullable(),
@@ -88,6 +90,7 @@ export class OriginTally {
   private scanned = 0;
   private total = 0;
   private malformed = 0;
+  private untimed = 0;
   private skipped = 0;
   private first = Number.POSITIVE_INFINITY;
   private last = Number.NEGATIVE_INFINITY;
@@ -122,15 +125,20 @@ export class OriginTally {
   /** Counts one array element; returns its CSV row when it passes the filters. */
   add(element: unknown): OriginCsvRow | undefined {
     this.scanned++;
-    if (!isOriginEntry(element) || !(Math.abs(element.timestamp) <= MAX_TIME_MS)) {
+    if (
+      !isOriginEntry(element) ||
+      (element.timestamp !== undefined && !(Math.abs(element.timestamp) <= MAX_TIME_MS))
+    ) {
       this.skipped++;
       return undefined;
     }
     const entry = element;
-    const timestamp = Math.floor(entry.timestamp);
-    if (timestamp < this.sinceMs) return undefined;
+    const timestamp = entry.timestamp === undefined ? undefined : Math.floor(entry.timestamp);
+    // An entry without a time cannot be placed inside a --last window.
+    if (timestamp === undefined ? this.sinceMs !== Number.NEGATIVE_INFINITY : timestamp < this.sinceMs)
+      return undefined;
     const labels = entry.labels ?? NO_LABELS;
-    const detail = parseDetail(entry.log);
+    const detail = entry.log === undefined ? undefined : parseDetail(entry.log);
     const status = labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : '');
     const errorCode = labels.ErrorCode ?? detail?.ErrorCode ?? '';
     const serverZone = labels.ServerZone ?? '';
@@ -138,15 +146,26 @@ export class OriginTally {
 
     this.total++;
     if (!detail) this.malformed++;
-    if (timestamp < this.first) this.first = timestamp;
-    if (timestamp > this.last) this.last = timestamp;
+    if (timestamp === undefined) this.untimed++;
+    else {
+      if (timestamp < this.first) this.first = timestamp;
+      if (timestamp > this.last) this.last = timestamp;
+      this.perHour[Math.floor((((timestamp % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
+    }
     this.byStatus.add(status || UNKNOWN);
     this.byErrorCode.add(errorCode || UNKNOWN);
     this.byServerZone.add(serverZone || UNKNOWN);
     const url = detail?.RequestUrl ?? '';
     if (url) this.urls.add(url);
-    this.perHour[Math.floor((((timestamp % DAY_MS) + DAY_MS) % DAY_MS) / HOUR_MS)]!++;
-    return [this.iso(timestamp), status, errorCode, serverZone, url, detail?.Message ?? '', entry.logId];
+    return [
+      timestamp === undefined ? '' : this.iso(timestamp),
+      status,
+      errorCode,
+      serverZone,
+      url,
+      detail?.Message ?? '',
+      entry.logId ?? '',
+    ];
   }
 
   private matches(status: string, errorCode: string, serverZone: string): boolean {
@@ -170,11 +189,12 @@ export class OriginTally {
   }
 
   counts(): OriginCounts {
-    const seen = this.total > 0;
+    const seen = this.total > this.untimed;
     return {
       scanned: this.scanned,
       total: this.total,
       malformed: this.malformed,
+      untimed: this.untimed,
       skipped: this.skipped,
       firstSeenMs: seen ? this.first : null,
       lastSeenMs: seen ? this.last : null,

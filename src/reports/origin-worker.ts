@@ -37,6 +37,7 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
         scanned: counts.scanned + splitter.skipped,
         skipped: counts.skipped + splitter.skipped,
       },
+      listed: splitter.listed,
       bodyBytes: splitter.bytes,
       csvBytes: csv.bytesWritten,
     };

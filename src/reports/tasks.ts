@@ -25,6 +25,8 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
   z.strictObject({
     ok: z.literal(true),
     counts: OriginCountsSchema,
+    /** False when the body carried no `logs` array (`{}` or `{"logs":null}`). */
+    listed: z.boolean(),
     bodyBytes: BytesSchema,
     csvBytes: BytesSchema,
   }),

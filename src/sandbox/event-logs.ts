@@ -8,8 +8,9 @@
  * protecting spreadsheets is the consumer's job, and the hostile rows exist to prove it does.
  */
 import { Readable } from 'node:stream';
-import type { ExportFilter } from '../platform/schemas.js';
+import { parseIp } from './ip.js';
 import { createRandom, type Random } from './random.js';
+import type { ExportFilterClause as ExportFilter } from './vendor-rules.js';
 
 export const EXPORT_COLUMNS = [
   'timestamp',
@@ -188,32 +189,6 @@ function* denseEvents(seed: number, zone: number, from: number, to: number, byte
 }
 
 // ---------------------------------------------------------------- filtering
-
-function parseIp(text: string): { bits: number; value: bigint } | undefined {
-  if (text.includes(':')) {
-    const [head = '', tail, extra] = text.split('::');
-    if (extra !== undefined) return undefined;
-    const headParts = head === '' ? [] : head.split(':');
-    const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
-    const missing = 8 - headParts.length - tailParts.length;
-    if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
-    const groups = [...headParts, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...tailParts];
-    let value = 0n;
-    for (const group of groups) {
-      if (!/^[0-9a-f]{1,4}$/i.test(group)) return undefined;
-      value = (value << 16n) | BigInt(Number.parseInt(group, 16));
-    }
-    return { bits: 128, value };
-  }
-  const octets = text.split('.');
-  if (octets.length !== 4) return undefined;
-  let value = 0n;
-  for (const octet of octets) {
-    if (!/^\d{1,3}$/.test(octet) || Number(octet) > 255) return undefined;
-    value = (value << 8n) | BigInt(octet);
-  }
-  return { bits: 32, value };
-}
 
 function inCidr(ip: string, cidr: string): boolean {
   const [network = '', prefixText] = cidr.split('/');

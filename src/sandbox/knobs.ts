@@ -1,21 +1,43 @@
 /**
- * Size knobs for load tests and benchmarks: a log day or an export of any size, generated while
- * it streams and never stored.
+ * Knobs: sizes for load tests and benchmarks (a log day or an export of any size, generated while
+ * it streams and never stored), and the vendor-legal answer shapes no seeded example shows.
  */
 import { z } from 'zod';
+
+/**
+ * Answers the vendor's published schemas allow and the seeded data never gives. Each defaults to
+ * the ordinary answer; set several at once.
+ */
+export const VendorShapesSchema = z.strictObject({
+  /** DNS zones and records with every field the vendor marks nullable set to null, `Domain` included. */
+  dnsNulls: z.boolean().optional(),
+  /**
+   * What every origin-log day answers: its entries (`{"logs":[…]}`, the ordinary answer), or a body
+   * without entries that the vendor's schema allows: `{}`, `{"logs":null}` or `{"logs":[]}`.
+   */
+  originLogBody: z.enum(['entries', 'no-logs', 'null-logs', 'empty-logs']).optional(),
+  /** Shield envelopes that report a failure carry their errorKey with `message: null`. */
+  shieldNullMessage: z.boolean().optional(),
+  /** Shield validation failures answer as ASP.NET does by default: `title` and `errors`, no `detail`. */
+  problemWithoutDetail: z.boolean().optional(),
+});
+export type VendorShapes = z.infer<typeof VendorShapesSchema>;
 
 export interface Knobs {
   /** From now on every GET of this pull zone's origin log, for any date, returns `entries` entries. */
   setLogDay(pullZoneId: number, entries: number): void;
   /** From now on exports of this Shield zone produce rows until about `bytes` bytes. */
   setExportBytes(shieldZoneId: number, bytes: number): void;
-  /** Back to the seeded sizes. */
+  /** From now on these answer shapes; one left out keeps its earlier setting. */
+  setVendorShapes(shapes: VendorShapes): void;
+  /** Back to the seeded sizes and the ordinary answers. */
   clear(): void;
 }
 
 export interface KnobState extends Knobs {
   logDayEntries(pullZoneId: number): number | undefined;
   exportBytes(shieldZoneId: number): number | undefined;
+  vendorShapes(): Readonly<VendorShapes>;
 }
 
 export const KnobRequestSchema = z.strictObject({
@@ -25,6 +47,7 @@ export const KnobRequestSchema = z.strictObject({
   exportBytes: z
     .strictObject({ shieldZoneId: z.number().int().positive(), bytes: z.number().int().nonnegative() })
     .optional(),
+  vendorShapes: VendorShapesSchema.optional(),
 });
 
 export function createKnobs(seeded: {
@@ -33,6 +56,7 @@ export function createKnobs(seeded: {
 }): KnobState {
   const logDays = new Map(seeded.logDays);
   const exports = new Map(seeded.exportBytes);
+  let shapes: VendorShapes = {};
   return {
     setLogDay(pullZoneId, entries) {
       if (!Number.isSafeInteger(entries) || entries < 0)
@@ -43,7 +67,11 @@ export function createKnobs(seeded: {
       if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError('bytes must be a whole number ≥ 0');
       exports.set(shieldZoneId, bytes);
     },
+    setVendorShapes(next) {
+      shapes = { ...shapes, ...VendorShapesSchema.parse(next) };
+    },
     clear() {
+      shapes = {};
       logDays.clear();
       exports.clear();
       for (const [id, entries] of seeded.logDays) logDays.set(id, entries);
@@ -51,5 +79,6 @@ export function createKnobs(seeded: {
     },
     logDayEntries: (pullZoneId) => logDays.get(pullZoneId),
     exportBytes: (shieldZoneId) => exports.get(shieldZoneId),
+    vendorShapes: () => shapes,
   };
 }

@@ -6,7 +6,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
-import type { BotDetectionUpdate } from '../platform/schemas.js';
 import { openSandboxDatabase } from './database.js';
 import { applyFault, createFaults, type Faults } from './faults.js';
 import { createHranaService } from './hrana.js';
@@ -26,6 +25,7 @@ import { videoLibraryRoutes } from './routes/video-library.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
 import { createState } from './state.js';
 import { createDatabaseTokens } from './tokens.js';
+import type { BotDetectionConfig } from './vendor-rules.js';
 
 /** The account key of every sandbox unless `apiKey` is given; not a secret anywhere else. */
 export const SANDBOX_API_KEY = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
@@ -78,7 +78,7 @@ export interface Sandbox {
   /** The current token-authentication key of a pull zone, to check a reset. */
   pullZoneSecurityKey(pullZoneId: number): string | undefined;
   /** The stored bot-detection configuration of a Shield zone. */
-  botDetection(shieldZoneId: number): BotDetectionUpdate | undefined;
+  botDetection(shieldZoneId: number): BotDetectionConfig | undefined;
   close(): Promise<void>;
 }
 

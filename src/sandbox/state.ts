@@ -2,11 +2,11 @@
  * The mutable account behind the sandbox routes: seeded data plus what requests change
  * (new libraries and their zones, reset keys, bot-detection configurations).
  */
-import type { BotDetectionUpdate } from '../platform/schemas.js';
 import type { HranaService } from './hrana.js';
 import type { KnobState } from './knobs.js';
 import { type PullZone, SEEDED_IDS, type SeedData, type ShieldZone } from './seed.js';
 import type { DatabaseTokens } from './tokens.js';
+import type { BotDetectionConfig } from './vendor-rules.js';
 
 export interface SandboxState {
   apiKey: string;
@@ -15,7 +15,7 @@ export interface SandboxState {
   data: SeedData;
   pullZones: Map<number, PullZone>;
   shieldZones: Map<number, ShieldZone>;
-  botDetection: Map<number, BotDetectionUpdate>;
+  botDetection: Map<number, BotDetectionConfig>;
   /** Ids handed to the next video library and its zones. */
   nextIds: { library: number; pullZone: number; storageZone: number };
   knobs: KnobState;
@@ -25,7 +25,7 @@ export interface SandboxState {
 }
 
 /** What a Shield zone reports before anyone changes it: log-only, medium sensitivity. */
-export function defaultBotDetection(shieldZoneId: number): BotDetectionUpdate {
+export function defaultBotDetection(shieldZoneId: number): BotDetectionConfig {
   return {
     shieldZoneId,
     executionMode: 0,
@@ -39,7 +39,7 @@ export function createState(
   parts: Omit<SandboxState, 'pullZones' | 'shieldZones' | 'botDetection' | 'nextIds'>,
 ): SandboxState {
   const shieldZones = new Map(parts.data.shieldZones.map((zone) => [zone.id, zone]));
-  const botDetection = new Map<number, BotDetectionUpdate>();
+  const botDetection = new Map<number, BotDetectionConfig>();
   for (const zone of parts.data.shieldZones) {
     if (zone.planType === 1) botDetection.set(zone.id, defaultBotDetection(zone.id));
   }

@@ -3,9 +3,9 @@
  * lookup; revoking drops every token of the database at once, as the real revoke endpoint does.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { TokenAuthorization } from '../platform/schemas.js';
+import type { TokenAuthorization } from './vendor-rules.js';
 
-export type TokenAccess = (typeof TokenAuthorization)[number];
+export type TokenAccess = TokenAuthorization;
 
 export interface IssuedToken {
   token: string;

@@ -400,4 +400,97 @@ describe('platform client against the sandbox', () => {
       }
     }, 60_000);
   });
+  describe('answers the vendor allows and no example shows (sandbox knobs)', () => {
+    afterEach(() => sandbox.knobs.clear());
+
+    /** The entries and whether the body listed them, read with the same splitter the report worker uses. */
+    async function originDay(pullZoneId: number) {
+      const result = await client.getOriginErrorLogs(pullZoneId, new Date(clock()));
+      const splitter = new JsonArraySplitter('logs');
+      const entries: unknown[] = [];
+      for await (const chunk of result.body) entries.push(...splitter.push(chunk as Buffer));
+      splitter.end();
+      return { entries, listed: splitter.listed };
+    }
+
+    it('reads DNS zones whose Domain and every other nullable field are null', async () => {
+      sandbox.knobs.setVendorShapes({ dnsNulls: true });
+      const full = await client.listDnsZones({ perPage: 100 });
+      expect(full.Items.length).toBeGreaterThan(5);
+      expect(full.Items.every((zone) => zone.Domain === null && zone.Nameserver1 === null)).toBe(true);
+      const records = full.Items.flatMap((zone) => zone.Records);
+      expect(records.length).toBeGreaterThan(10);
+      expect(records.every((record) => record.Value === null && record.Name === null)).toBe(true);
+      const lite = await client.listDnsZones({ perPage: 100, view: 1 });
+      expect(lite.Items.every((zone) => zone.Records.length === 0)).toBe(true);
+    });
+
+    it.each([
+      ['no-logs', '{}', false],
+      ['null-logs', '{"logs":null}', false],
+      ['empty-logs', '{"logs":[]}', true],
+    ] as const)(
+      'reads an origin-log day answered %s (%s) as a day without entries',
+      async (shape, _body, listed) => {
+        sandbox.knobs.setVendorShapes({ originLogBody: shape });
+        expect(await originDay(sandbox.ids.pullZone)).toEqual({ entries: [], listed });
+        sandbox.knobs.setVendorShapes({ originLogBody: 'entries' });
+        expect((await originDay(sandbox.ids.pullZone)).entries.length).toBeGreaterThan(0);
+      },
+    );
+
+    it('words a Shield envelope whose message is null by its errorKey', async () => {
+      sandbox.knobs.setVendorShapes({ shieldNullMessage: true });
+      const error = await failure(
+        client.updateBotDetection({
+          shieldZoneId: sandbox.ids.basicShieldZone,
+          executionMode: 0,
+          requestIntegrity: { sensitivity: 1 },
+          ipAddress: { sensitivity: 1 },
+          browserFingerprint: { sensitivity: 1, aggression: 1, complexEnabled: false },
+        }),
+      );
+      expect(error.kind).toBe('shield-error');
+      expect(error.errorKey).toBe('invalid_plan_type.bot_detection');
+      expect(error.userMessage).toBe(
+        'The plan of this Shield zone does not include bot detection; upgrade the zone’s plan to use it. (invalid_plan_type.bot_detection)',
+      );
+    });
+
+    it('shows an unknown errorKey as it is when the message is null', async () => {
+      sandbox.faults.set('shield.botDetection', {
+        status: 403,
+        body: { error: { statusCode: 403, success: false, message: null, errorKey: 'quota.rules_exceeded' } },
+        times: 1,
+      });
+      const error = await failure(
+        client.updateBotDetection({
+          shieldZoneId: sandbox.ids.shieldZone,
+          executionMode: 0,
+          requestIntegrity: { sensitivity: 1 },
+          ipAddress: { sensitivity: 1 },
+          browserFingerprint: { sensitivity: 1, aggression: 1, complexEnabled: false },
+        }),
+      );
+      expect(error.userMessage).toBe(
+        'The Shield API refused the request (status 403). Error key: quota.rules_exceeded.',
+      );
+    });
+
+    it('shows the field errors of a validation problem that has a title and errors but no detail', async () => {
+      sandbox.knobs.setVendorShapes({ problemWithoutDetail: true });
+      const error = await failure(
+        client.exportShieldEventLogs(sandbox.ids.shieldZone, {
+          ...recentWindow(),
+          filters: [{ field: 'ip', op: 'cidr', value: ['203.0.113.0/24', '10.0.0.0/33'] }],
+        }),
+      );
+      expect(error.kind).toBe('problem');
+      expect(error.status).toBe(400);
+      expect(error.field).toBe('filters[0].value[1]');
+      expect(error.userMessage).toBe(
+        'One or more validation errors occurred. filters[0].value[1]: "10.0.0.0/33" is not an IPv4 or IPv6 CIDR range',
+      );
+    });
+  });
 });

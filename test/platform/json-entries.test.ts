@@ -47,8 +47,30 @@ describe('streaming the entries of a JSON array', () => {
     expect(() => splitAll(text.slice(0, text.length - 40), 16)).toThrow(JsonStreamError);
   });
 
-  it('reports a document without the array', () => {
-    expect(() => splitAll('{"other":[]}', 4)).toThrow(/no "logs" array/);
+  it.each([
+    ['{}', false],
+    ['{"logs":null}', false],
+    [' { "other" : [ {"logId":"x"} ] , "logs" : null } ', false],
+    ['{"logs":[]}', true],
+  ])('reads %s, which the vendor allows, as no entries', (text, listed) => {
+    for (const size of [1, 3, 100]) {
+      const splitter = new JsonArraySplitter('logs');
+      const bytes = Buffer.from(text);
+      const out: unknown[] = [];
+      for (let i = 0; i < bytes.length; i += size) out.push(...splitter.push(bytes.subarray(i, i + size)));
+      splitter.end();
+      expect(out).toEqual([]);
+      expect(splitter.listed).toBe(listed);
+    }
+  });
+
+  it.each([
+    ['a logs value that is not a list', '{"logs":"none"}', /neither an array nor null/],
+    ['a logs value that is an object', '{"logs":{"a":[]}}', /neither an array nor null/],
+    ['a document that is a list', '[{"logId":"x"}]', /not a JSON object/],
+    ['an empty body', '', /not a JSON object/],
+  ])('reports %s', (_what, text, error) => {
+    expect(() => splitAll(text, 4)).toThrow(error);
   });
 
   it('reports an entry that is not valid JSON', () => {

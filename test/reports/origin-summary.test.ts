@@ -17,7 +17,10 @@ const detail = (fields: Record<string, unknown>) => JSON.stringify({ PullZoneId:
 const QUOTED_URL = '/b, "quoted"\nline';
 const HYPERLINK = '=HYPERLINK("http://evil.example","x")';
 
-/** Eight entries (one with a `log` that is not JSON, one without labels) and two elements that are not entries. */
+/**
+ * Nine entries (one with a `log` that is not JSON, one without labels, one without a timestamp,
+ * which the vendor does not require) and an element that is not an entry.
+ */
 const FIXTURE: unknown[] = [
   {
     logId: 'l1',
@@ -101,13 +104,15 @@ async function summarise(filters: OriginFilters = {}) {
 }
 
 describe('summarising an origin-error day', () => {
-  it('counts every entry, keeps the malformed one, and leaves out what is not an entry', async () => {
+  it('counts every entry, keeps the malformed and the untimed one, and leaves out what is not an entry', async () => {
     const { summary } = await summarise();
     expect(summary).toMatchObject({
       scanned: 10,
-      total: 8,
+      total: 9,
       malformed: 1,
-      skipped: 2,
+      untimed: 1,
+      skipped: 1,
+      listed: true,
       firstSeenMs: at(0, 10),
       lastSeenMs: at(23, 59, 59, 999),
     });
@@ -118,6 +123,7 @@ describe('summarising an origin-error day', () => {
       { status: '500', count: 1 },
       { status: '504', count: 1 },
       { status: '508', count: 1 },
+      { status: 'unknown', count: 1 },
     ]);
     expect(summary.byErrorCode).toEqual([
       { code: 'dns_lookup', words: 'origin DNS lookup failed', count: 2 },
@@ -127,13 +133,14 @@ describe('summarising an origin-error day', () => {
       { code: 'http_loop_detected', words: 'request loop detected', count: 1 },
       { code: 'http_timeout', words: 'origin timed out', count: 1 },
       { code: 'network_io_error', words: 'network I/O error to origin', count: 1 },
+      { code: 'unknown', words: null, count: 1 },
     ]);
     expect(summary.byServerZone).toEqual([
       { zone: 'CA', count: 3 },
       { zone: 'DE', count: 2 },
+      { zone: 'unknown', count: 2 },
       { zone: 'SG', count: 1 },
       { zone: 'UK', count: 1 },
-      { zone: 'unknown', count: 1 },
     ]);
     expect(summary.topUrls).toEqual([
       { url: '/a', count: 3, overcount: 0 },
@@ -143,8 +150,9 @@ describe('summarising an origin-error day', () => {
     ]);
     const perHour = new Array<number>(24).fill(0);
     Object.assign(perHour, { 0: 2, 1: 1, 13: 2, 14: 2, 23: 1 });
+    // The entry without a timestamp is counted, but has no hour.
     expect(summary.perHour).toEqual(perHour);
-    expect(summary.csv.rows).toBe(8);
+    expect(summary.csv.rows).toBe(9);
   });
 
   it.each<[string, OriginFilters, string[]]>([
@@ -167,7 +175,7 @@ describe('summarising an origin-error day', () => {
   it('writes an RFC 4180 CSV with ISO times, labels for the malformed entry, and neutralised formulas', async () => {
     const { text, rows } = await summarise();
     expect(text.startsWith('timestamp,status,error_code,server_zone,url,message,log_id\r\n')).toBe(true);
-    expect(rows).toHaveLength(8);
+    expect(rows).toHaveLength(9);
     expect(rows[0]).toEqual({
       timestamp: '2026-11-21T00:10:00.000Z',
       status: '502',
@@ -197,6 +205,15 @@ describe('summarising an origin-error day', () => {
     expect(rows[5]).toMatchObject({ message: "'\tx" });
     expect(rows[6]).toMatchObject({ message: "'\rx", url: QUOTED_URL });
     expect(rows[7]).toMatchObject({ timestamp: '2026-11-21T23:59:59.999Z', url: QUOTED_URL });
+    expect(rows[8]).toEqual({
+      timestamp: '',
+      status: '',
+      error_code: '',
+      server_zone: '',
+      url: '',
+      message: '',
+      log_id: 'no-timestamp',
+    });
   });
 
   it('reads the documented example of the origin-error endpoint', async () => {
@@ -221,8 +238,27 @@ describe('summarising an origin-error day', () => {
   });
 
   it.each([
+    ['{}', false],
+    ['{"logs":null}', false],
+    ['{"logs":[]}', true],
+    ['{"note":"no errors today"}', false],
+  ])('reads the vendor-legal body %s as a day without entries', async (text, listed) => {
+    const path = csvPath();
+    const summary = await summariseOriginErrors({
+      source: (async function* () {
+        yield Buffer.from(text);
+      })(),
+      csvPath: path,
+      pool: reportPool(),
+    });
+    expect(summary).toMatchObject({ scanned: 0, total: 0, listed, firstSeenMs: null, lastSeenMs: null });
+    expect(summary.csv.rows).toBe(0);
+  });
+
+  it.each([
     ['a truncated body', JSON.stringify({ logs: FIXTURE }).slice(0, -30)],
-    ['a body without a logs array', '{"message":"Unauthorized"}'],
+    ['a body whose logs is not a list', '{"logs":"Unauthorized"}'],
+    ['a body that is not an object', '[{"logId":"x"}]'],
   ])('refuses %s as an invalid response and leaves no CSV behind', async (_, text) => {
     const path = csvPath();
     const summary = summariseOriginErrors({
@@ -329,7 +365,7 @@ describe('cancelling a summary', () => {
     await expect.poll(() => responsesClosedEarly).toBe(1);
     // One worker thread: the next summary can only run once the cancelled one has let go of it.
     const next = await summarise();
-    expect(next.summary.total).toBe(8);
+    expect(next.summary.total).toBe(9);
   });
 
   it('does not start when it is cancelled before it began', async () => {

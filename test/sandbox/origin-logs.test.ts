@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ApiErrorDataSchema,
-  ORIGIN_ERROR_CODES,
-  OriginLogDetailSchema,
-  OriginLogEntrySchema,
-} from '../../src/platform/schemas.js';
+import { ApiErrorDataSchema, ORIGIN_ERROR_CODES, OriginLogDetailSchema } from '../../src/platform/schemas.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { NOW, startTestSandbox, TODAY_PATH } from './harness.js';
 
-const LogDaySchema = z.object({ logs: z.array(OriginLogEntrySchema) });
+/** The sandbox's seeded entries carry every field of the vendor's LogEntry, though the vendor requires none. */
+const SeededEntrySchema = z.object({
+  logId: z.string(),
+  timestamp: z.number(),
+  log: z.string(),
+  labels: z.object({ ErrorCode: z.string(), StatusCode: z.string(), ServerZone: z.string() }),
+});
+const LogDaySchema = z.object({ logs: z.array(SeededEntrySchema) });
 
 let sandbox: Sandbox;
 

@@ -535,7 +535,6 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
 
   const checkView = (view: SlackArgs) => {
-    const blocks = Array.isArray(view.blocks) ? view.blocks : [];
     const problems: string[] = [];
     for (const violation of checkViewLimits(view))
       if (SLACK_REFUSES.has(violation.rule)) problems.push(violation.message);

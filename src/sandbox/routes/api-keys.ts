@@ -1,8 +1,8 @@
 /** GET /apikey?page&perPage: the account's keys in the paged envelope. */
-import { PagingSchema } from '../../platform/schemas.js';
 import { hasAccountKey, queryNumber, sendApiError, sendEmpty, sendJson } from '../http.js';
 import type { Route } from '../router.js';
 import type { SandboxState } from '../state.js';
+import { PagingQuerySchema } from '../vendor-rules.js';
 import { pageOf, queryProblem, VENDOR_DEFAULT_PER_PAGE } from './paging.js';
 
 export function apiKeyRoutes(state: SandboxState): Route[] {
@@ -14,7 +14,7 @@ export function apiKeyRoutes(state: SandboxState): Route[] {
       path: /^\/apikey$/,
       handle({ req, res, url }) {
         if (!hasAccountKey(req, state.apiKey, { bearer: true })) return sendEmpty(res, 401);
-        const parsed = PagingSchema.safeParse({
+        const parsed = PagingQuerySchema.safeParse({
           page: queryNumber(url, 'page'),
           perPage: queryNumber(url, 'perPage') ?? VENDOR_DEFAULT_PER_PAGE,
         });

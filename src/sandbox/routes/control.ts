@@ -1,5 +1,5 @@
 /**
- * `{apiUrl}/_sandbox/*`: faults, the request log and the size knobs over HTTP, for tests and
+ * `{apiUrl}/_sandbox/*`: faults, the request log and the knobs over HTTP, for tests and
  * benchmarks that drive a sandbox running in another process. Not part of the platform API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,6 +56,7 @@ export function handleControl(
       if (parsed.data.exportBytes) {
         deps.knobs.setExportBytes(parsed.data.exportBytes.shieldZoneId, parsed.data.exportBytes.bytes);
       }
+      if (parsed.data.vendorShapes) deps.knobs.setVendorShapes(parsed.data.vendorShapes);
       return sendEmpty(res, 204);
     }
     case 'DELETE /_sandbox/knobs':

@@ -2,10 +2,10 @@
  * Database token management under {databaseApiUrl}: generate (PUT …/auth/generate) and revoke
  * (POST …/auth/revoke). Errors use the database API's AppError shape `{error, details?}`.
  */
-import { GenerateTokenRequestSchema } from '../../platform/schemas.js';
 import { hasAccountKey, sendEmpty, sendJson } from '../http.js';
 import type { Route, RouteContext } from '../router.js';
 import type { SandboxState } from '../state.js';
+import { GenerateTokenBodySchema } from '../vendor-rules.js';
 
 const DATABASE_PATH = '^/database/v2/databases/(?<db>[^/]+)/auth/';
 
@@ -37,7 +37,7 @@ export function databaseTokenRoutes(state: SandboxState): Route[] {
             error: json.empty ? 'A request body is required' : 'The request body is not valid JSON',
           });
         }
-        const parsed = GenerateTokenRequestSchema.safeParse(json.value);
+        const parsed = GenerateTokenBodySchema.safeParse(json.value);
         if (!parsed.success) {
           return sendJson(res, 400, {
             error: 'Invalid token request',

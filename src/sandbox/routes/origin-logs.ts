@@ -3,9 +3,10 @@
  * Seeded zones have errors on today and the seven days before it (relative to the sandbox clock);
  * other dates are empty. A bad date answers 400 with ApiErrorData: the logging service's error body
  * is undocumented, and the core API's shape is the one clients already know how to show.
+ * The `originLogBody` knob answers every day with one of the vendor-legal bodies without entries.
  */
 import { pipeline } from 'node:stream';
-import { hasAccountKey, sendApiError, sendEmpty } from '../http.js';
+import { hasAccountKey, sendApiError, sendEmpty, sendJson } from '../http.js';
 import { originLogDayStream, seededDayCount } from '../origin-logs.js';
 import type { Route } from '../router.js';
 import { ORIGIN_ERRORS_PER_DAY } from '../seed.js';
@@ -13,6 +14,13 @@ import type { SandboxState } from '../state.js';
 
 const DAY_MS = 86_400_000;
 const SEEDED_DAYS = 7;
+
+/** The vendor's LogResponse requires no `logs`: each of these is a legal answer for a day. */
+const BODIES_WITHOUT_ENTRIES = {
+  'no-logs': {},
+  'null-logs': { logs: null },
+  'empty-logs': { logs: [] },
+} as const;
 
 /** UTC midnight of an MM-dd-yyyy date, or undefined when the text is not a real date. */
 export function parseLogDate(text: string): number | undefined {
@@ -59,6 +67,8 @@ export function originLogRoutes(state: SandboxState): Route[] {
         const known =
           id !== undefined && (state.pullZones.has(id) || state.knobs.logDayEntries(id) !== undefined);
         if (id === undefined || !known) return sendEmpty(res, 404);
+        const shape = state.knobs.vendorShapes().originLogBody ?? 'entries';
+        if (shape !== 'entries') return sendJson(res, 200, BODIES_WITHOUT_ENTRIES[shape]);
         const { count, notAfter } = entriesFor(id, dayStart);
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
         pipeline(

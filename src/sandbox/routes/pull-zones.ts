@@ -1,12 +1,12 @@
 /**
- * POST /pullzone/{id}/resetSecurityKey: 204 on success. A missing body lets the platform pick the
- * key, as the vendor's own example does; a given key must be 8–36 characters.
+ * POST /pullzone/{id}/resetSecurityKey: 204 on success. A missing body or a null SecurityKey lets
+ * the platform pick the key, as the vendor's own example does; a given key must be 8–36 characters.
  */
 import { randomUUID } from 'node:crypto';
-import { ResetSecurityKeySchema } from '../../platform/schemas.js';
 import { hasAccountKey, sendApiError, sendEmpty } from '../http.js';
 import type { Route } from '../router.js';
 import type { SandboxState } from '../state.js';
+import { ResetSecurityKeyBodySchema } from '../vendor-rules.js';
 
 export function pullZoneRoutes(state: SandboxState): Route[] {
   return [
@@ -26,7 +26,7 @@ export function pullZoneRoutes(state: SandboxState): Route[] {
           zone.securityKey = randomUUID();
           return sendEmpty(res, 204);
         }
-        const parsed = ResetSecurityKeySchema.safeParse(json.value);
+        const parsed = ResetSecurityKeyBodySchema.safeParse(json.value);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
           const field = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? null) : 'SecurityKey';
@@ -39,7 +39,7 @@ export function pullZoneRoutes(state: SandboxState): Route[] {
               : `The field ${field} is not part of the model`,
           );
         }
-        zone.securityKey = parsed.data.SecurityKey;
+        zone.securityKey = parsed.data.SecurityKey ?? randomUUID();
         sendEmpty(res, 204);
       },
     },

@@ -7,43 +7,35 @@
  *   lists, and a plan restriction is a permission problem; the GET answers 202 with the same key,
  *   as the vendor's Terraform provider has observed;
  * - body and content-type problems are problem documents (400, 415), like the rest of the Shield API.
+ *
+ * Knobs: `shieldNullMessage` sends envelope failures with `message: null` (the vendor marks it
+ * nullable); `problemWithoutDetail` sends validation failures as ASP.NET's default
+ * ValidationProblemDetails, with `title` and `errors` but no `detail`.
  */
 
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { z } from 'zod';
-import { BotDetectionUpdateSchema, exportRequestSchema } from '../../platform/schemas.js';
 import { exportCsvStream } from '../event-logs.js';
 import { hasAccountKey, isJsonContentType, type ParsedJson, sendJson, sendProblem } from '../http.js';
 import type { Route, RouteContext } from '../router.js';
 import type { SandboxState } from '../state.js';
+import { BotDetectionBodySchema, exportBodySchema } from '../vendor-rules.js';
 
-function sendEnvelope(
-  res: ServerResponse,
-  status: number,
-  data: unknown,
-  error: { message: string | null; errorKey: string | null } = { message: null, errorKey: null },
-): void {
-  sendJson(res, status, { error: { statusCode: status, success: status === 200, ...error }, data });
-}
-
-/** All issues in one sentence for `detail`, and per field in `errors`, as ASP.NET reports them. */
-function validationProblem(error: z.ZodError): { detail: string; errors: Record<string, string[]> } {
+/** Per field, as ASP.NET names them: `filters[0].value[1]`, `browserFingerprint.aggression`. */
+function fieldErrors(error: z.ZodError): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   for (const issue of error.issues) {
-    const field =
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.join(', ')
-        : issue.path.length > 0
-          ? issue.path.join('.')
-          : '$';
+    const path = issue.path
+      .map((part, index) =>
+        typeof part === 'number' ? `[${part}]` : `${index > 0 ? '.' : ''}${String(part)}`,
+      )
+      .join('');
+    const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : path || '$';
     const message = issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message;
     errors[field] = [...(errors[field] ?? []), message];
   }
-  const detail = Object.entries(errors)
-    .map(([field, messages]) => `${field}: ${messages.join(', ')}`)
-    .join('; ');
-  return { detail, errors };
+  return errors;
 }
 
 /** Shared preamble of the JSON-bodied Shield endpoints: auth, content type, JSON syntax. */
@@ -75,6 +67,44 @@ function checkJsonRequest(
 const zoneId = (text: string | undefined) => (text && /^\d+$/.test(text) ? Number(text) : undefined);
 
 export function shieldRoutes(state: SandboxState): Route[] {
+  const shapes = () => state.knobs.vendorShapes();
+
+  const sendEnvelope = (
+    res: ServerResponse,
+    status: number,
+    data: unknown,
+    error: { message: string; errorKey: string } | undefined = undefined,
+  ): void => {
+    const message = error && !shapes().shieldNullMessage ? error.message : null;
+    sendJson(res, status, {
+      error: { statusCode: status, success: status === 200, message, errorKey: error?.errorKey ?? null },
+      data,
+    });
+  };
+
+  /** A 400 with the field errors, and with all of them in one sentence as `detail` unless the knob says not. */
+  const sendValidationProblem = (res: ServerResponse, errors: Record<string, string[]>, instance: string) => {
+    if (shapes().problemWithoutDetail) {
+      // What ASP.NET writes for an invalid model by default: no detail, no instance.
+      return sendJson(
+        res,
+        400,
+        {
+          type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+          title: 'One or more validation errors occurred.',
+          status: 400,
+          errors,
+          traceId: '00-5c0ffee0000000000000000000000000-0000000000000000-00',
+        },
+        'application/problem+json; charset=utf-8',
+      );
+    }
+    const detail = Object.entries(errors)
+      .map(([field, messages]) => `${field}: ${messages.join(', ')}`)
+      .join('; ');
+    sendProblem(res, 400, detail, instance, { errors });
+  };
+
   const unsupportedPlan = {
     message: 'Bot detection is not available on the plan of this Shield zone',
     errorKey: 'invalid_plan_type.bot_detection',
@@ -91,19 +121,12 @@ export function shieldRoutes(state: SandboxState): Route[] {
         const json = checkJsonRequest(state, context);
         if (!json) return;
         const { res, url, params } = context;
-        const parsed = BotDetectionUpdateSchema.safeParse(json.value);
-        if (!parsed.success) {
-          const { detail, errors } = validationProblem(parsed.error);
-          return sendProblem(res, 400, detail, url.pathname, { errors });
-        }
+        const parsed = BotDetectionBodySchema.safeParse(json.value);
+        if (!parsed.success) return sendValidationProblem(res, fieldErrors(parsed.error), url.pathname);
         const id = zoneId(params.shieldZoneId);
         if (id !== undefined && parsed.data.shieldZoneId !== id) {
-          return sendProblem(
-            res,
-            400,
-            `shieldZoneId: ${parsed.data.shieldZoneId} does not match the path (${id})`,
-            url.pathname,
-          );
+          const mismatch = `${parsed.data.shieldZoneId} does not match the path (${id})`;
+          return sendValidationProblem(res, { shieldZoneId: [mismatch] }, url.pathname);
         }
         const zone = id === undefined ? undefined : state.shieldZones.get(id);
         if (!zone) return sendEnvelope(res, 404, null, zoneNotFound);
@@ -147,11 +170,8 @@ export function shieldRoutes(state: SandboxState): Route[] {
         const json = checkJsonRequest(state, context);
         if (!json) return;
         const { res, url, params } = context;
-        const parsed = exportRequestSchema(state.now()).safeParse(json.value);
-        if (!parsed.success) {
-          const { detail, errors } = validationProblem(parsed.error);
-          return sendProblem(res, 400, detail, url.pathname, { errors });
-        }
+        const parsed = exportBodySchema(state.now()).safeParse(json.value);
+        if (!parsed.success) return sendValidationProblem(res, fieldErrors(parsed.error), url.pathname);
         const id = zoneId(params.shieldZoneId);
         const targetBytes = id === undefined ? undefined : state.knobs.exportBytes(id);
         // A zone given a size knob exists for the export, as a pull zone given a log-day knob does.
@@ -164,8 +184,8 @@ export function shieldRoutes(state: SandboxState): Route[] {
           shieldZoneId: id,
           from,
           to,
-          query,
-          filters,
+          query: query ?? undefined,
+          filters: filters ?? undefined,
           targetBytes,
         });
         res.writeHead(200, {

@@ -1,11 +1,11 @@
 /** POST /videolibrary: the request is validated as strictly as the vendor's model; success is 201. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { type VideoLibraryCreate, VideoLibraryCreateSchema } from '../../platform/schemas.js';
 import { hasAccountKey, sendApiError, sendEmpty, sendJson } from '../http.js';
 import type { Route } from '../router.js';
 import { isoSeconds } from '../seed.js';
 import type { SandboxState } from '../state.js';
+import { type VideoLibraryCreateBody, VideoLibraryCreateBodySchema } from '../vendor-rules.js';
 
 const DEFAULT_RESOLUTIONS = '240p,360p,480p,720p,1080p';
 
@@ -26,7 +26,9 @@ function firstIssue(error: z.ZodError): { field: string | null; message: string 
 }
 
 /** Business rules the schema does not carry: codecs and JIT encoding need the Premium tier. */
-function tierProblem(input: VideoLibraryCreate): { key: string; field: string; message: string } | undefined {
+function tierProblem(
+  input: VideoLibraryCreateBody,
+): { key: string; field: string; message: string } | undefined {
   const premium = input.EncodingTier === 1;
   const codecs = (input.OutputCodecs ?? '')
     .split(',')
@@ -50,7 +52,7 @@ function tierProblem(input: VideoLibraryCreate): { key: string; field: string; m
   return undefined;
 }
 
-function buildLibrary(state: SandboxState, input: VideoLibraryCreate) {
+function buildLibrary(state: SandboxState, input: VideoLibraryCreateBody) {
   const now = isoSeconds(state.now());
   const apiKey = libraryKey();
   const smartGeneration =
@@ -164,7 +166,7 @@ export function videoLibraryRoutes(state: SandboxState): Route[] {
             json.empty ? 'A request body is required' : 'The request body is not valid JSON',
           );
         }
-        const parsed = VideoLibraryCreateSchema.safeParse(json.value);
+        const parsed = VideoLibraryCreateBodySchema.safeParse(json.value);
         if (!parsed.success) {
           const { field, message } = firstIssue(parsed.error);
           return sendApiError(res, 'validation_error', field, message);

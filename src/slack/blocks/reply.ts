@@ -60,7 +60,7 @@ interface Converted {
 }
 
 /** Cuts `text` to `max`, reporting the cut. */
-function fit(text: string, max: number, cut: { value: boolean }): string {
+function clip(text: string, max: number, cut: { value: boolean }): string {
   if (text.length <= max) return text;
   cut.value = true;
   return truncate(text, max);
@@ -108,7 +108,7 @@ function sections(text: string, cut: { value: boolean }): string[] {
   const out: string[] = [];
   let current = '';
   for (const line of text.split('\n')) {
-    const piece = fit(line, SECTION_TEXT_MAX, cut);
+    const piece = clip(line, SECTION_TEXT_MAX, cut);
     if (current && current.length + piece.length + 1 > SECTION_TEXT_MAX) {
       out.push(current);
       current = piece;
@@ -148,7 +148,7 @@ function toBlocks(block: ReplyBlock): Converted {
   const done = (blocks: KnownBlock[]): Converted => ({ blocks, cut: cut.value });
   switch (block.type) {
     case 'header': {
-      const text = fit(block.text, HEADER_TEXT_MAX, cut);
+      const text = clip(block.text, HEADER_TEXT_MAX, cut);
       return done(text.trim() ? [{ type: 'header', text: { type: 'plain_text', text, emoji: true } }] : []);
     }
     case 'text':
@@ -162,7 +162,7 @@ function toBlocks(block: ReplyBlock): Converted {
           type: 'section',
           fields: block.fields.slice(i, i + SECTION_MAX_FIELDS).map((field) => ({
             type: 'mrkdwn',
-            text: fit(
+            text: clip(
               `*${field.label}*\n${field.value.trim() ? field.value : NOTHING}`,
               SECTION_FIELD_TEXT_MAX,
               cut,
@@ -177,7 +177,7 @@ function toBlocks(block: ReplyBlock): Converted {
         codeSections(block.text, cut).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })),
       );
     case 'context': {
-      const text = fit(block.text, SECTION_TEXT_MAX, cut);
+      const text = clip(block.text, SECTION_TEXT_MAX, cut);
       return done(text.trim() ? [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }] : []);
     }
     case 'divider':
