@@ -103,6 +103,8 @@ export class StateUnavailableError extends Error {
 
 export function createEngine(options: {
   operations: readonly AnyOperation[];
+  /** Other words for a command's first word (`log` for `logs`). */
+  aliases?: Readonly<Record<string, string>>;
   services: Services;
   authorizer: Authorizer;
   /** Called once per handled command, click or form with its outcome (metrics). */
@@ -126,6 +128,31 @@ export function createEngine(options: {
   }
 
   const rawOperations = operations.filter((op) => op.rawArgument);
+
+  /** True when `words` are the leading words of some commands, but no command themselves. */
+  const isGroup = (words: string[]) =>
+    words.length > 0 &&
+    operations.some(
+      (op) => op.words.length > words.length && words.every((word, i) => op.words[i] === word.toLowerCase()),
+    );
+
+  /** `shield enum`: the group is known, its next word is not; suggest the closest one. */
+  function notInGroup(words: string[], echo: (text: string) => string): string {
+    for (let depth = words.length - 1; depth >= 1; depth--) {
+      const head = words.slice(0, depth).map((word) => word.toLowerCase());
+      const next = operations
+        .filter((op) => op.words.length > depth && head.every((word, i) => op.words[i] === word))
+        .map((op) => op.words[depth]!);
+      if (next.length === 0) continue;
+      const typed = words[depth]!.toLowerCase();
+      const suggestion = closestName(typed, [...new Set(next)]);
+      const shownWords = [...head, echo(words[depth]!)].join(' ');
+      return suggestion
+        ? `"${shownWords}" is not a command (did you mean "${[...head, suggestion].join(' ')}"?).`
+        : `"${shownWords}" is not a command; /edge help ${head.join(' ')} lists that group.`;
+    }
+    return `"${echo(words.join(' '))}" is not a command.`;
+  }
 
   /** An operation that takes the rest of the line verbatim (SQL), matched on its leading words. */
   function rawOperation(text: string): { op: AnyOperation; rest: string } | undefined {
@@ -348,15 +375,24 @@ export function createEngine(options: {
         await safeRespond(base, usageReply(undefined, tokens.error));
         return;
       }
-      const words = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const typed = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const alias = options.aliases?.[typed[0]!.toLowerCase()];
+      const words = alias ? [alias, ...typed.slice(1)] : typed;
       const found = match(words);
+      // A group word alone (`/edge shield`, `/edge db tokens`) shows that group's help.
+      const help = operations.find((op) => op.id === 'help');
+      if (!found && help && isGroup(words)) {
+        const ctx = context(caller, input.surface, correlationId, help.id);
+        await perform(ctx, help, {}, () => help.run(ctx, { topic: words.map((word) => word.toLowerCase()) }));
+        return;
+      }
       if (!found) {
         // Enough of the words to recognise them; an error never repeats a whole paste.
         const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
         const first = echo(words[0] ?? '');
         const suggestion = closestName(first.toLowerCase(), firstWords);
         const error = firstWords.includes(first.toLowerCase())
-          ? `"${first} ${echo(words[1] ?? '')}" is not a command.`
+          ? notInGroup(words, echo)
           : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
         outcome('unknown', 'usage');
         await safeRespond(base, usageReply(undefined, error));

@@ -202,7 +202,7 @@ export const logs = defineOperation({
   summary: 'summarise a day of origin errors in the channel, with every entry attached as CSV',
   example: '/edge logs 308006 today --status 5xx',
   flags: {
-    last: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'] },
     status: { kind: 'string' },
     code: { kind: 'string' },
     zone: { kind: 'string' },

@@ -35,6 +35,13 @@ export const operations: readonly AnyOperation[] = [
   audit,
 ];
 
+/** Words people type for a command's first word: `/edge log` is `/edge logs`. */
+export const wordAliases: Readonly<Record<string, string>> = {
+  log: 'logs',
+  apikey: 'apikeys',
+  zones: 'dns',
+};
+
 export const gatedOperations: readonly GatedOperation[] = [
   resetKeyGate,
   botDetectionGate,

@@ -160,7 +160,7 @@ export const shieldExport = defineOperation({
   summary: 'export a Shield zone’s event log as CSV to the channel (a form asks for the window)',
   example: '/edge shield export 5101 --last 1h --filter country:in:DE,FR',
   flags: {
-    last: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'] },
     from: { kind: 'string' },
     to: { kind: 'string' },
     query: { kind: 'string' },
