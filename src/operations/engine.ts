@@ -428,6 +428,9 @@ export function createEngine(options: {
             op,
             { target: checked.target, params: checked.params ?? { form: input.callbackId } },
             checked.run,
+            // A form that stands in for a button (the typed confirmation of an approval) is
+            // checked like that button: by the operation itself, not by grants and channels.
+            !op.ownAccessForInteractions,
           ),
       };
     },
