@@ -7,6 +7,7 @@
 import { formatDistanceStrict } from 'date-fns';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
+import { isOperationId } from '../operations/ids.js';
 import { type Markup, md, nest, trusted, withMentions } from '../operations/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../operations/reply.js';
 import type { RunContext, Surface } from '../operations/types.js';
@@ -162,7 +163,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       ];
       blocks.push({ type: 'actions', buttons });
     }
-    blocks.push({ type: 'context', text: md`Request ${request.id}` });
+    blocks.push({
+      type: 'context',
+      text: md`Request ${request.id} · approvers are checked again at each click against the policy in force`,
+    });
     return inChannel(`Approval ${request.state}: ${what}`, blocks);
   }
 
@@ -175,11 +179,24 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
   }
 
-  async function isApprover(request: ApprovalRequest, userId: string): Promise<boolean> {
+  /** Whether the rule stored with the request names the user, and whether the policy in force now does. */
+  async function approverStatus(
+    request: ApprovalRequest,
+    userId: string,
+  ): Promise<{ isApprover: boolean; isApproverNow: boolean }> {
     const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
     const membership = groupIds.length > 0 ? await groups.groupsOf(userId, groupIds) : new Set<string>();
-    return request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
+    const stored = request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
+    const now = isOperationId(request.operation)
+      ? await authorizer.isApproverNow(request.operation, userId)
+      : false;
+    return { isApprover: stored, isApproverNow: now };
   }
+
+  const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
+    const status = await approverStatus(request, userId);
+    return status.isApprover && status.isApproverNow;
+  };
 
   /** Runs an approved request once and tells everyone concerned. */
   async function execute(ctx: RunContext, request: ApprovalRequest): Promise<void> {
@@ -355,7 +372,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         requestId: request.id,
         userId: ctx.userId,
         action: input.action,
-        isApprover: await isApprover(request, ctx.userId),
+        ...(await approverStatus(request, ctx.userId)),
         confirmation: input.confirmation,
         correlationId: ctx.correlationId,
       });
@@ -406,7 +423,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         if (
           request.state === 'pending' &&
           request.requester !== ctx.userId &&
-          (await isApprover(request, ctx.userId))
+          (await mayApprove(request, ctx.userId))
         )
           blocks.push({
             type: 'actions',

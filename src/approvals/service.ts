@@ -75,6 +75,7 @@ export const ClickInputSchema = z.object({
   userId: z.string().min(1),
   action: z.enum(CLICK_ACTIONS),
   isApprover: z.boolean(),
+  isApproverNow: z.boolean().optional(),
   confirmation: z.string().optional(),
   correlationId: z.string().min(1),
 });
@@ -485,6 +486,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         userId: parsed.data.userId,
         action: parsed.data.action,
         isApprover: parsed.data.isApprover,
+        isApproverNow: parsed.data.isApproverNow,
         confirmation: parsed.data.confirmation,
       };
       const notFound: ClickResult = {

@@ -4,10 +4,11 @@
  */
 
 import type { AccessDecision, Authorizer } from '../operations/engine.js';
+import type { OperationId } from '../operations/ids.js';
 import { md, nest, trusted } from '../operations/markup.js';
 import { ephemeral, type Reply } from '../operations/reply.js';
 import type { Caller } from '../operations/types.js';
-import { authorize, type Decision, type Operation } from './authorize.js';
+import { approvalRuleFor, authorize, type Decision, isApprover, type Operation } from './authorize.js';
 import { explainAccess } from './explain.js';
 import { type GroupMembership, groupIdsIn } from './groups.js';
 import type { PolicyStore } from './store.js';
@@ -17,6 +18,8 @@ export interface PolicyAuthorizer extends Authorizer {
   decision(operation: Operation, caller: Caller): Promise<Decision>;
   /** Whether the user is in one of the given roles (approver checks). */
   membership(userId: string): Promise<ReadonlySet<string>>;
+  /** Whether the policy in force now names the user an approver of the operation. */
+  isApproverNow(operation: OperationId, userId: string): Promise<boolean>;
 }
 
 export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembership): PolicyAuthorizer {
@@ -38,6 +41,12 @@ export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembe
     decision,
     async membership(userId) {
       return (await lookup(userId)).groups;
+    },
+    async isApproverNow(operation, userId) {
+      const policy = policies.current();
+      const rule = approvalRuleFor(policy, operation);
+      if (!rule) return false;
+      return isApprover(policy, rule, userId, (await lookup(userId)).groups);
     },
     async decide(operation, caller): Promise<AccessDecision> {
       const result = await decision(operation as Operation, caller);

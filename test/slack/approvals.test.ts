@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/policy/load.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect, textInput } from '../support/payloads.js';
@@ -86,6 +88,26 @@ async function requestReset(zone: number, userId = 'U0YOU') {
 }
 
 const resets = () => h.sandbox.requests.count('pullzone.resetSecurityKey');
+
+/** Writes the policy file and waits until the bot has reloaded it. */
+async function usePolicy(yaml: string) {
+  const parsed = parsePolicy(yaml, h.policyPath!);
+  if (!parsed.ok) throw new Error(parsed.error);
+  writeFileSync(h.policyPath!, yaml);
+  await expect
+    .poll(() => JSON.stringify(h.runtime.policies.current().roles), { timeout: 5_000 })
+    .toBe(JSON.stringify(parsed.policy.roles));
+}
+
+/** Runs `work` under another policy, then puts the file's policy back. */
+async function withPolicy(yaml: string, work: () => Promise<void>) {
+  await usePolicy(yaml);
+  try {
+    await work();
+  } finally {
+    await usePolicy(POLICY);
+  }
+}
 
 describe('the approval gate through Slack', () => {
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
@@ -215,6 +237,33 @@ describe('the approval gate through Slack', () => {
       .filter((call) => JSON.stringify(call.args.blocks).includes(id))
       .at(-1);
     expect(JSON.stringify(update?.args.blocks)).toContain('Failed');
+  });
+
+  it('a lead removed from the policy after the request was made can no longer approve it', async () => {
+    const id = await requestReset(freshZone());
+    const card = JSON.stringify((await cardFor(id)).args.blocks);
+    expect(card).toContain('checked again at each click against the policy in force');
+    const before = resets();
+    await withPolicy(
+      POLICY.replace('leads: [U0LEAD, U0LEAD2, S0LEADS]', 'leads: [U0LEAD, S0LEADS]'),
+      async () => {
+        const refused = await clickAndRead('approve', id, 'U0LEAD2');
+        expect(refused).toContain('policy in force now');
+        expect(await stateOf(id)).toBe('pending');
+        expect(resets()).toBe(before);
+      },
+    );
+    // Nor does someone added since: the rule stored with the request must name them too.
+    await withPolicy(
+      POLICY.replace('leads: [U0LEAD, U0LEAD2, S0LEADS]', 'leads: [U0LEAD, U0LEAD2, U0NEWLEAD, S0LEADS]'),
+      async () => {
+        expect(await clickAndRead('approve', id, 'U0NEWLEAD')).toContain('when this request was made');
+        expect(await stateOf(id)).toBe('pending');
+      },
+    );
+    await click('approve', id, 'U0LEAD2');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
+    expect(resets()).toBe(before + 1);
   });
 
   it('lists pending requests with buttons for approvers only', async () => {
