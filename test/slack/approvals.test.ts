@@ -10,6 +10,7 @@ roles:
   everyone: ["*"]
   leads: [U0LEAD, U0LEAD2, S0LEADS]
   shield: [U0SHA, U0SHB, U0SHC]
+  solo: [S0SOLO, U0YOU]
 grants:
   - ops: "*"
     roles: [everyone]
@@ -24,6 +25,9 @@ approvals:
       approvers: [shield]
       required: 2
       confirm: true
+    - ops: [db.tokens.create]
+      approvers: [solo]
+      required: 1
 `;
 
 let h: Harness;
@@ -31,6 +35,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ policyYaml: POLICY });
   h.fake.setUserGroup('S0LEADS', ['U0GROUPLEAD']);
+  h.fake.setUserGroup('S0SOLO', ['U0YOU']);
 });
 afterAll(async () => {
   await h?.close();
@@ -264,6 +269,18 @@ describe('the approval gate through Slack', () => {
     await click('approve', id, 'U0LEAD2');
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
     expect(resets()).toBe(before + 1);
+  });
+
+  it('refuses at once a request whose approver group holds nobody but the requester', async () => {
+    const cards = h.fake.callsTo('chat.postMessage').length;
+    const reply = await ephemeralReply('db tokens create --db solo-db', 'U0YOU');
+    expect(reply).toContain('only 0 approvers other than you are listed (counting the members of S0SOLO)');
+    expect(reply).not.toContain('Approval requested');
+    expect(h.fake.callsTo('chat.postMessage')).toHaveLength(cards);
+    const stored = await h.runtime.services.state.client.execute(
+      "SELECT count(*) AS n FROM approvals WHERE target = 'solo-db'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(0);
   });
 
   it('lists pending requests with buttons for approvers only', async () => {
