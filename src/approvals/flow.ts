@@ -107,6 +107,10 @@ const STATE_LABEL: Record<string, string> = {
     ':warning: Outcome unknown: the bot stopped while this was running. Check the platform before asking again.',
 };
 
+/** `unknown` for a request approved but never started: it is certain that nothing ran. */
+const NOT_STARTED_LABEL =
+  ':warning: Not run: the bot stopped after the approval, before the change started. It will not run now; ask again if it is still needed.';
+
 const mention = (userId: string): Markup => trusted(`<@${userId.replace(/[^A-Z0-9]/gi, '')}>`);
 
 export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
@@ -151,10 +155,11 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     ];
     const warning = op?.warning?.(params);
     if (warning) blocks.push({ type: 'text', text: md`:warning: ${warning}` });
-    let status = STATE_LABEL[request.state] ?? request.state;
+    const notStarted = request.state === 'unknown' && request.startedAt === null;
+    let status = notStarted ? NOT_STARTED_LABEL : (STATE_LABEL[request.state] ?? request.state);
     if (request.decidedBy && request.state !== 'pending' && request.decidedAt)
       status += ` · by ${mention(request.decidedBy)} at ${request.decidedAt.toISOString().slice(11, 16)} UTC`;
-    if (request.result) status += ` · ${md`${request.result.detail}`}`;
+    if (request.result && !notStarted) status += ` · ${md`${request.result.detail}`}`;
     blocks.push({ type: 'context', text: trusted(status) });
     if (request.state === 'pending') {
       const buttons: ReplyButton[] = [
@@ -449,21 +454,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     async sweep(surface) {
       const expired = await service.expireStale();
       for (const request of expired) await updateCard(surface, request);
-      const crashed = await service.recoverAfterCrash({
-        startedBefore: new Date(options.now() - staleExecutionMs),
-      });
+      const cutoff = new Date(options.now() - staleExecutionMs);
+      const crashed = await service.recoverAfterCrash({ startedBefore: cutoff, approvedBefore: cutoff });
       for (const request of crashed) {
         await updateCard(surface, request);
+        const told =
+          request.startedAt === null
+            ? md`:warning: Request ${request.id} (${request.operation} on ${request.target}) was approved, but the bot stopped before the change started: it did not run, and it will not run now. Ask again if it is still needed.`
+            : md`:warning: The bot stopped while running request ${request.id} (${request.operation} on ${request.target}). Check the platform to see whether it happened; it will not be run again.`;
         await surface
-          .sendDirect(
-            request.requester,
-            inChannel('Outcome unknown', [
-              {
-                type: 'text',
-                text: md`:warning: The bot stopped while running request ${request.id} (${request.operation} on ${request.target}). Check the platform to see whether it happened; it will not be run again.`,
-              },
-            ]),
-          )
+          .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
       if (expired.length + crashed.length > 0)

@@ -28,7 +28,8 @@ export type OpenApprovalState = (typeof OPEN_STATES)[number];
 /** Every allowed move; anything else is refused here and by a trigger in the database. */
 export const TRANSITIONS: { readonly [S in ApprovalState]: readonly ApprovalState[] } = {
   pending: ['approved', 'rejected', 'expired', 'cancelled'],
-  approved: ['executing'],
+  // `unknown` when the bot stopped after the approval and no replica ever started it.
+  approved: ['executing', 'unknown'],
   executing: ['succeeded', 'failed', 'unknown'],
   succeeded: [],
   failed: [],

@@ -143,7 +143,16 @@ export interface RecoverOptions extends StepOptions {
    * an execution can take, so a replica starting up leaves the others' running work alone.
    */
   startedBefore?: Date;
+  /**
+   * Also requests approved before this time that no replica has started: the replica that
+   * approved them starts at once, so one still waiting stopped in between. Left alone when unset.
+   */
+  approvedBefore?: Date;
 }
+
+/** What the card and the audit say about a request approved but never started (it never ran). */
+export const NOT_STARTED_DETAIL =
+  'approved, but the bot stopped before the change started: it did not run, and it will not run now; ask again if it is still needed';
 
 export interface ApprovalService {
   request(input: NewApprovalRequest): Promise<RequestResult>;
@@ -155,7 +164,10 @@ export interface ApprovalService {
   executeApproved(id: string, executor: ApprovalExecutor, options?: StepOptions): Promise<ExecutionReport>;
   /** Closes pending requests whose expiry has passed and returns them, so their cards can be updated. */
   expireStale(options?: StepOptions): Promise<ApprovalRequest[]>;
-  /** Marks executions interrupted by a crash `unknown` and returns them; they are never run again. */
+  /**
+   * Marks executions interrupted by a crash, and approvals no replica started, `unknown` and
+   * returns them; they are never run again.
+   */
   recoverAfterCrash(options?: RecoverOptions): Promise<ApprovalRequest[]>;
   get(id: string): Promise<ApprovalRequest | null>;
   list(options?: ListOptions): Promise<ApprovalRequest[]>;
@@ -695,24 +707,45 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     async recoverAfterCrash(recoverOptions) {
       const correlationId = correlationOf(recoverOptions);
       const startedBefore = recoverOptions?.startedBefore?.getTime() ?? Number.MAX_SAFE_INTEGER;
-      const [updated] = await write([
+      const at = now().getTime();
+      const statements: InStatement[] = [
         {
           // This service's own executions are alive; anything else found running was cut off.
           sql: `UPDATE approvals SET state = 'unknown', finished_at = ?, version = version + 1
                 WHERE state = 'executing' AND (executor IS NULL OR executor <> ?)
                   AND (started_at IS NULL OR started_at < ?)
                 RETURNING ${COLUMNS}`,
-          args: [now().getTime(), instanceId, startedBefore],
+          args: [at, instanceId, startedBefore],
         },
-      ]);
-      const unknown = (updated?.rows ?? []).map(toRequest);
-      for (const request of unknown) {
+      ];
+      const approvedBefore = recoverOptions?.approvedBefore?.getTime();
+      if (approvedBefore !== undefined)
+        statements.push({
+          // Nothing ran: beginExecution moves a request to executing before anything runs.
+          sql: `UPDATE approvals SET state = 'unknown', finished_at = ?, result_json = ?, version = version + 1
+                WHERE state = 'approved' AND (decided_at IS NULL OR decided_at < ?)
+                RETURNING ${COLUMNS}`,
+          args: [at, JSON.stringify({ ok: false, detail: NOT_STARTED_DETAIL }), approvedBefore],
+        });
+      const [interrupted, notStarted] = await write(statements);
+      const unknown: ApprovalRequest[] = [];
+      for (const request of (interrupted?.rows ?? []).map(toRequest)) {
         logger.warn('approved operation was interrupted; marked unknown', { approvalId: request.id });
         await record(request, 'unknown', {
           userId: request.requester,
           correlationId,
           detail: 'the bot stopped while this was running; check the platform before asking again',
         });
+        unknown.push(request);
+      }
+      for (const request of (notStarted?.rows ?? []).map(toRequest)) {
+        logger.warn('approved operation never started; marked unknown', { approvalId: request.id });
+        await record(request, 'unknown', {
+          userId: request.requester,
+          correlationId,
+          detail: NOT_STARTED_DETAIL,
+        });
+        unknown.push(request);
       }
       return unknown;
     },

@@ -44,6 +44,7 @@ const ALLOWED: ReadonlySet<string> = new Set([
   'pending>expired',
   'pending>cancelled',
   'approved>executing',
+  'approved>unknown',
   'executing>succeeded',
   'executing>failed',
   'executing>unknown',

@@ -105,6 +105,25 @@ async function states(ids: string[]): Promise<Record<string, string>> {
   }
 }
 
+async function sql(statement: string, args: (string | number)[] = []): Promise<void> {
+  const client = createClient({ url: `file:${join(dir, 'state.db')}` });
+  try {
+    await client.execute({ sql: statement, args });
+  } finally {
+    client.close();
+  }
+}
+
+async function cardStored(id: string): Promise<boolean> {
+  const client = createClient({ url: `file:${join(dir, 'state.db')}` });
+  try {
+    const rows = await client.execute({ sql: 'SELECT card_ts FROM approvals WHERE id = ?', args: [id] });
+    return rows.rows[0]?.card_ts !== null && rows.rows[0]?.card_ts !== undefined;
+  } finally {
+    client.close();
+  }
+}
+
 describe('several replicas sharing one state database', () => {
   it('200 concurrent clicks spread over two processes and 50 requests execute exactly 50 times', async () => {
     const [a, b] = [await start(), await start()];
@@ -144,6 +163,51 @@ describe('restarts', () => {
     expect((await states([id]))[id]).toBe('pending');
     await approve(second, id, 'U0LEAD');
     await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('succeeded');
+    await second.stop();
+  }, 60_000);
+
+  it('a request approved but never started by a replica that died becomes unknown; its card and requester say it did not run', async () => {
+    const first = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    const id = await requestReset(first, 410113);
+    await expect.poll(() => cardStored(id), { timeout: 10_000 }).toBe(true);
+    await first.kill();
+    // The replica stored the approval and died before it claimed the execution.
+    await sql(
+      `UPDATE approvals SET state = 'approved', decided_by = 'U0LEAD', decided_at = 0, version = version + 1,
+         approvals_json = '[{"userId":"U0LEAD","at":"2025-01-01T00:00:00.000Z"}]' WHERE id = ?`,
+      [id],
+    );
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    const second = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('unknown');
+    const card = await fake.waitFor(
+      'chat.update',
+      (call) =>
+        JSON.stringify(call.args.blocks).includes(id) && JSON.stringify(call.args).includes('Not run'),
+      10_000,
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain('before the change started');
+    const dm = await fake.waitFor(
+      'chat.postMessage',
+      (call) => call.args.channel === fake.dmChannelFor('U0YOU') && JSON.stringify(call.args).includes(id),
+      10_000,
+    );
+    expect(JSON.stringify(dm.args)).toContain('it did not run');
+    expect(sandbox.requests.count('pullzone.resetSecurityKey')).toBe(before);
+    // The lock is free again: a new request for the same pull zone is accepted.
+    await postSigned(
+      second.eventsUrl,
+      slashCommand({ text: 'pullzone reset-key 410113 again', responseUrl: fake.responseUrl() }),
+      { signingSecret: SIGNING_SECRET },
+    );
+    await fake.waitFor(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === 'C0APPROVALS' &&
+        JSON.stringify(call.args.blocks).includes('pull zone 410113*') &&
+        !JSON.stringify(call.args.blocks).includes(id),
+      10_000,
+    );
     await second.stop();
   }, 60_000);
 
