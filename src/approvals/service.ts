@@ -173,6 +173,11 @@ export interface ApprovalService {
   list(options?: ListOptions): Promise<ApprovalRequest[]>;
   /** Where the request's card was posted, so later steps can update it. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
+  /**
+   * Cancels a pending request whose card could not be posted (nobody could see it to approve
+   * it), with the reason in its audit row; false when it was no longer pending.
+   */
+  cancelUnposted(id: string, reason: string, options?: StepOptions): Promise<boolean>;
 }
 
 /** The approvals table could not be read or written, or a caller passed an invalid value. */
@@ -785,6 +790,25 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       }
       const result = await read(statement);
       return result.rows.map(toRequest);
+    },
+
+    async cancelUnposted(id, reason, stepOptions) {
+      if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
+      const { changed, request } = await transition(
+        {
+          sql: `UPDATE approvals SET state = 'cancelled', decided_at = ?, version = version + 1
+                WHERE id = ? AND state = 'pending'`,
+          args: [now().getTime(), id],
+        },
+        id,
+      );
+      if (!changed || request === null) return false;
+      await record(request, 'cancelled', {
+        userId: request.requester,
+        correlationId: correlationOf(stepOptions),
+        detail: redact(reason),
+      });
+      return true;
     },
 
     async setCard(id, channel, ts) {

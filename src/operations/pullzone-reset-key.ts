@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import { fingerprint } from '../log.js';
 import { defineOperation, parseWith } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Every subcommand the bot knows, in the order help lists them, and the changes that can be gated. */
-import type { GatedOperation } from '../approvals/flow.js';
+import type { GatedOperation } from '../approvals/gated.js';
 import { apikeys } from './apikeys.js';
 import { approvals } from './approvals.js';
 import { audit } from './audit.js';

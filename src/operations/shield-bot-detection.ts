@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import {
   AGGRESSION_NAMES,
   BotDetectionUpdateSchema,
