@@ -141,7 +141,11 @@ export function parametersText(request: ApprovalRequest, what: string, views: Pa
       lines.push(`  now:   ${view.before ?? '(unknown)'}`, `  after: ${view.value}`, '');
     else lines.push(view.value, '');
   }
-  lines.push('Exactly what runs (canonical JSON):', canonicalJson(request.params), '');
+  lines.push(
+    'The parameters as stored and run (canonical JSON; its sha256 is above):',
+    canonicalJson(request.params),
+    '',
+  );
   return lines.join('\n');
 }
 

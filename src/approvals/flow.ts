@@ -68,6 +68,9 @@ export interface ApprovalFlow {
 /** The form an approver fills when the rule says `confirm: true`. */
 export const CONFIRM_CALLBACK = 'approvals:confirm';
 
+/** Text ending in a full stop, so another sentence can follow. */
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
 /** Slack's word for why a message could not be posted, when the error carries one. */
 const DeliveryErrorSchema = z.object({ data: z.object({ error: z.string() }) });
 
@@ -181,7 +184,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
     const headline = report.outcome.ok
       ? md`:white_check_mark: ${op.describe(done.params)}: done. ${report.outcome.detail}`
-      : md`:x: ${op.describe(done.params)}: failed. ${report.outcome.detail} It was not retried.`;
+      : md`:x: ${op.describe(done.params)}: failed. ${sentence(report.outcome.detail)} It was not retried.`;
     await ctx.surface
       .postToChannel(
         done.channelId,
@@ -393,7 +396,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           : ephemeral('Approved, and the change failed', [
               {
                 type: 'text',
-                text: md`:x: You approved *${what}*, and it failed: ${report.outcome.detail} It was not retried.`,
+                text: md`:x: You approved *${what}*, and it failed: ${sentence(report.outcome.detail)} It was not retried.`,
               },
             ]);
       }

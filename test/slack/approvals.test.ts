@@ -386,6 +386,104 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     });
   });
 
+  /** The value a form field starts with, from the view Slack was asked to open. */
+  function initialOf(view: unknown, actionId: string): unknown {
+    const blocks = (view as { blocks: { element?: { action_id?: string } & Record<string, unknown> }[] })
+      .blocks;
+    const element = blocks.find((block) => block.element?.action_id === actionId)?.element;
+    const option = (element?.initial_option as { value?: string } | undefined)?.value;
+    const options = (element?.initial_options as { value: string }[] | undefined)?.map((o) => o.value);
+    return option ?? options ?? null;
+  }
+
+  async function openForm(zone: number) {
+    const { triggerId } = await h.command(`shield bot-detection ${zone}`);
+    const opened = await h.fake.waitFor('views.open', (call) => call.args.trigger_id === triggerId, 5_000);
+    const view = opened.args.view as { private_metadata: string };
+    return { view, metadata: String(view.private_metadata) };
+  }
+
+  it('starts the form from the zone’s current settings, and the card shows before → after with the changes marked', async () => {
+    const zone = h.sandbox.ids.bigShieldZone;
+    await h.runtime.services.platform.updateBotDetection({
+      shieldZoneId: zone,
+      executionMode: 1,
+      requestIntegrity: { sensitivity: 3 },
+      ipAddress: { sensitivity: 3 },
+      browserFingerprint: { sensitivity: 2, aggression: 3, complexEnabled: true },
+    });
+    const { view, metadata } = await openForm(zone);
+    expect(
+      ['executionMode', 'requestIntegrity', 'ipAddress', 'fingerprint', 'aggression', 'complex'].map((id) =>
+        initialOf(view, id),
+      ),
+    ).toEqual(['1', '3', '3', '2', '3', ['on']]);
+    expect(JSON.stringify(view)).toContain('the form shows its current settings');
+    // Weaken one check, keep the rest as they are.
+    await h.submitView('shield.bot-detection:submit', metadata, {
+      executionMode: staticSelect('1'),
+      requestIntegrity: staticSelect('3'),
+      ipAddress: staticSelect('1'),
+      fingerprint: staticSelect('2'),
+      aggression: staticSelect('3'),
+      complex: checkboxes(['on']),
+    });
+    const card = JSON.stringify((await cardFor(`Update bot detection of Shield zone ${zone}`)).args.blocks);
+    expect(card).toContain('*IP address (changed)*\\nHigh → Low');
+    expect(card).toContain('*Execution mode*\\nChallenge (unchanged)');
+    expect(card).toContain('*Complex fingerprinting*\\non (unchanged)');
+    expect(card).not.toContain('current settings unknown');
+    const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
+    await clickAndRead('reject', id, 'U0SHA');
+  });
+
+  it('says in bold on the card that the current settings are unknown when they cannot be read', async () => {
+    h.sandbox.faults.set('shield.botDetection.get', { status: 403 });
+    const zone = h.sandbox.ids.shieldZone;
+    const { view, metadata } = await openForm(zone);
+    expect(JSON.stringify(view)).toContain('its current settings could not be read');
+    await h.submitView('shield.bot-detection:submit', metadata, form);
+    const card = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === 'C0APPROVALS' &&
+        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}*`) &&
+        JSON.stringify(call.args.blocks).includes('unknown'),
+      5_000,
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain(
+      ':warning: *current settings unknown; these values replace them.*',
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain('*Execution mode*\\nChallenge');
+    await clickAndRead('reject', requestIdOf(card), 'U0SHA');
+  });
+
+  it('tells the approver whose approval ran the change that it failed, and why', async () => {
+    const zone = 4_040_404;
+    const { metadata } = await openForm(zone);
+    await h.submitView('shield.bot-detection:submit', metadata, form);
+    const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
+    for (const user of ['U0SHA', 'U0SHB'])
+      await h.submitView(
+        'approvals:confirm',
+        JSON.stringify({ c: 'C0APPROVALS', m: id }),
+        { confirmation: textInput(String(zone)) },
+        { userId: user },
+      );
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
+    const told = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) => call.args.user === 'U0SHB' && JSON.stringify(call.args).includes(`Shield zone ${zone}`),
+      5_000,
+    );
+    const text = JSON.stringify(told.args);
+    expect(text).toContain('and it failed');
+    expect(text).toContain(
+      'and it failed: Shield zone not found (shield_zone.not_found). It was not retried.',
+    );
+    expect(text).not.toContain('it has run');
+  });
+
   it('shows the platform’s envelope error (success=false, errorKey) as a failure', async () => {
     await h.command('shield bot-detection 5102');
     const opened = await h.fake.waitFor(
