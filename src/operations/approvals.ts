@@ -22,6 +22,7 @@ export const approvals = defineOperation({
   example: '/edge approvals --all',
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
+  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm'] },
   parse: (positionals, flags) =>
     positionals.length > 0
       ? { ok: false, error: `unexpected argument "${positionals[0]}"` }

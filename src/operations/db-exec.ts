@@ -54,6 +54,7 @@ export const dbExec = defineOperation({
   summary: 'run one write statement on the customer database (needs approval)',
   example: "/edge db exec UPDATE orders SET status = 'refunded' WHERE id = 7",
   flags: {},
+  changes: { command: true },
   rawArgument: true,
   parse: (positionals) =>
     parseWith(ArgsSchema, { sql: positionals.join(' ').replace(/[“”]/g, '"').replace(/[‘’]/g, "'") }),

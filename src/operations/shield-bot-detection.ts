@@ -155,6 +155,7 @@ export const shieldBotDetection = defineOperation({
   summary: 'change a Shield zone’s bot detection in a form (approval when the policy asks for it)',
   example: '/edge shield bot-detection 5101',
   flags: {},
+  changes: { interactions: ['submit'] },
   parse: (positionals) =>
     positionals.length !== 1
       ? { ok: false, error: 'give exactly one Shield zone id' }

@@ -119,7 +119,7 @@ describe('database changes through approval', () => {
     const digest = /parameters sha256 `([0-9a-f]{12})`/.exec(shown)?.[1];
     expect(digest).toBeDefined();
     await approve(id);
-    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
+    await expect.poll(() => stateOf(id), { timeout: 10_000 }).toMatch(/succeeded|failed/);
     const rows = (await h.runtime.services.audit.list({ limit: 200 })).filter((row) => row.approvalId === id);
     const executing = rows.find((row) => row.outcome === 'executing');
     expect(executing?.detail).toMatch(new RegExp(`params sha256 ${digest}[0-9a-f]{52}`));
@@ -137,7 +137,7 @@ describe('database changes through approval', () => {
         !seen.has(c) &&
         c.args.channel === 'C0APPROVALS' &&
         JSON.stringify(c.args).includes('Approval needed'),
-      5_000,
+      10_000,
     );
     const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0];
     const shown = approverText(card);
@@ -147,7 +147,7 @@ describe('database changes through approval', () => {
       ),
     );
     expect(shown).not.toContain('OR 1 = 1');
-    const file = await h.fake.waitForUpload((upload) => upload.filename === `approval-${id}.txt`, 5_000);
+    const file = await h.fake.waitForUpload((upload) => upload.filename === `approval-${id}.txt`, 10_000);
     expect(file.channels).toContain('C0APPROVALS');
     const content = file.bytes.toString('utf8');
     expect(content).toContain(sql);
@@ -160,14 +160,14 @@ describe('database changes through approval', () => {
 
     // The list shows what each request will do, under the same rule.
     const { responseUrl } = await h.command('approvals', { userId: 'U0LEAD' });
-    const listed = (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body;
+    const listed = (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 10_000)).body;
     const listText = approverTextOf(listed.blocks);
     expect(listText).toContain(`Run a write statement on database ${h.sandbox.databaseId}`);
     expect(listText).toContain('*Too long to show here: Statement');
     expect(listText).toContain('approval-requests.txt sent with this list');
     const listFile = await h.fake.waitForUpload(
       (upload) => upload.filename === 'approval-requests.txt',
-      5_000,
+      10_000,
     );
     expect(listFile.bytes.toString('utf8')).toContain(sql);
     await h.click('approvals:reject', id, {
@@ -175,7 +175,7 @@ describe('database changes through approval', () => {
       channelId: 'C0APPROVALS',
       responseUrl: h.fake.responseUrl(),
     });
-    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    await expect.poll(() => stateOf(id), { timeout: 10_000 }).toBe('rejected');
   });
 
   it('db exec refuses a statement that cannot be parsed before asking anyone to approve it', async () => {

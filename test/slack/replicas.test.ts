@@ -7,7 +7,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type AppProcess, startAppProcess } from '../support/app-process.js';
 import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { blockActions, slashCommand } from '../support/payloads.js';
+import { blockActions, checkboxes, slashCommand, staticSelect, viewSubmission } from '../support/payloads.js';
 import { postSigned } from '../support/signer.js';
 
 const clock = pinnedClock();
@@ -52,9 +52,19 @@ async function start(extra: Record<string, string> = {}): Promise<AppProcess> {
   return app;
 }
 
+/** Everyone may run everything, and nothing needs approval: each change runs at once. */
+const UNGATED_POLICY = `
+roles:
+  everyone: ["*"]
+grants:
+  - ops: "*"
+    roles: [everyone]
+`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeops-replicas-'));
   writeFileSync(join(dir, 'policy.yml'), POLICY);
+  writeFileSync(join(dir, 'ungated.yml'), UNGATED_POLICY);
   fake = await startFakeSlack({ now: clock });
   sandbox = await startSandbox({ now: clock });
 });
@@ -152,6 +162,70 @@ describe('several replicas sharing one state database', () => {
     await a!.stop();
     await b!.stop();
   }, 120_000);
+});
+
+describe('Slack redeliveries of ungated changes', () => {
+  it('a command that reached two replicas (the redelivery first) runs its change once', async () => {
+    const [a, b] = [
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+    ];
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    const command = slashCommand({
+      text: 'pullzone reset-key 410114 rotated',
+      responseUrl: fake.responseUrl(),
+    });
+    // Slack's redelivery overtook the first delivery, which then reaches the other replica.
+    await postSigned(b.eventsUrl, command, { signingSecret: SIGNING_SECRET, retryNum: 1 });
+    await expect
+      .poll(() => sandbox.requests.count('pullzone.resetSecurityKey') - before, { timeout: 10_000 })
+      .toBe(1);
+    await postSigned(a.eventsUrl, command, { signingSecret: SIGNING_SECRET });
+    // Settled once the replica has either ignored the duplicate or run the change a second time.
+    const resets = () => sandbox.requests.count('pullzone.resetSecurityKey') - before;
+    await expect
+      .poll(() => a.output().includes('duplicate command delivery ignored') || resets() > 1, {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    expect(resets()).toBe(1);
+    await a.stop();
+    await b.stop();
+  }, 60_000);
+
+  it('a form submission that reached two replicas at once changes Shield bot detection once', async () => {
+    const [a, b] = [
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+    ];
+    const before = sandbox.requests.count('shield.botDetection');
+    const submission = viewSubmission({
+      callbackId: 'shield.bot-detection:submit',
+      privateMetadata: JSON.stringify({ c: 'C0OPS', m: String(sandbox.ids.shieldZone) }),
+      values: Object.fromEntries(
+        Object.entries({
+          executionMode: staticSelect('1'),
+          requestIntegrity: staticSelect('2'),
+          ipAddress: staticSelect('2'),
+          fingerprint: staticSelect('2'),
+          aggression: staticSelect('2'),
+          complex: checkboxes([]),
+        }).map(([id, value]) => [id, { [id]: value }]),
+      ),
+    });
+    await Promise.all([
+      postSigned(a.eventsUrl, submission, { signingSecret: SIGNING_SECRET }),
+      postSigned(b.eventsUrl, submission, { signingSecret: SIGNING_SECRET, retryNum: 1 }),
+    ]);
+    const changes = () => sandbox.requests.count('shield.botDetection') - before;
+    await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    // Settled once a replica has either ignored the duplicate or run the change a second time.
+    const ignored = () => `${a.output()}${b.output()}`.includes('duplicate form submission ignored');
+    await expect.poll(() => ignored() || changes() > 1, { timeout: 10_000 }).toBe(true);
+    expect(changes()).toBe(1);
+    await a.stop();
+    await b.stop();
+  }, 60_000);
 });
 
 describe('restarts', () => {
