@@ -302,6 +302,24 @@ describe('the approval gate through Slack', () => {
     expect(again).not.toBe(id);
   });
 
+  it('lets the requester cancel from /edge approvals, and with /edge approvals cancel ID', async () => {
+    const id = await requestReset(freshZone());
+    const mine = await ephemeralReply('approvals', 'U0YOU');
+    expect(mine).toContain(`"action_id":"approvals:cancel#${id}"`);
+    expect(await ephemeralReply('approvals', 'U0LEAD')).not.toContain(`approvals:cancel#${id}`);
+    await h.click(`approvals:cancel#${id}`, id, { userId: 'U0YOU', channelId: 'C0OPS' });
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('cancelled');
+
+    const other = await requestReset(freshZone());
+    expect(await ephemeralReply(`approvals cancel ${other}`, 'U0LEAD')).toContain('Only the requester');
+    expect(await stateOf(other)).toBe('pending');
+    expect(await ephemeralReply(`approvals cancel ${other}`, 'U0YOU')).toContain(
+      `Request ${other} is cancelled`,
+    );
+    expect(await stateOf(other)).toBe('cancelled');
+    expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
+  });
+
   it('lists pending requests with buttons for approvers only', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');
