@@ -74,10 +74,16 @@ const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `
 /** Slack's word for why a message could not be posted, when the error carries one. */
 const DeliveryErrorSchema = z.object({ data: z.object({ error: z.string() }) });
 
-/** Why a card could not be posted, and what the requester can do, in plain words. */
-function unpostedReason(error: unknown): { why: string; todo: string; code: string } {
+/** Why a card (or the file before it) could not be posted, and what the requester can do, in plain words. */
+function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; todo: string; code: string } {
   const parsed = DeliveryErrorSchema.safeParse(error);
   const code = parsed.success ? parsed.data.data.error : 'unexpected';
+  if (stage === 'file' && !parsed.success)
+    return {
+      code: 'upload failed',
+      why: 'the file with its full parameters could not be uploaded there',
+      todo: 'Ask again in a minute.',
+    };
   switch (code) {
     case 'not_in_channel':
       return { code, why: 'the bot is not in that channel', todo: 'Invite it, then ask again.' };
@@ -214,13 +220,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     cardChannel: string,
   ): Promise<{ ok: true } | { ok: false; reply: Reply }> {
     const { card, file } = cardOf(request);
+    let stage: 'file' | 'card' = 'file';
     try {
       if (file) await ctx.surface.postToChannel(cardChannel, cardFileMessage(request, file));
+      stage = 'card';
       const ref = await ctx.surface.postToChannel(cardChannel, card);
       if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
       return { ok: true };
     } catch (error) {
-      const reason = unpostedReason(error);
+      const reason = unpostedReason(error, stage);
       logger.warn('approval card could not be posted; the request is cancelled', {
         approvalId: request.id,
         channel: cardChannel,

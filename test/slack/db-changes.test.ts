@@ -178,6 +178,25 @@ describe('database changes through approval', () => {
     await expect.poll(() => stateOf(id), { timeout: 10_000 }).toBe('rejected');
   });
 
+  it('cancels the request when the file with its full statement cannot be uploaded, and posts no card', async () => {
+    const sql = `UPDATE orders SET status = 'refunded' WHERE id = 9 -- ${'w'.repeat(6_000)}`;
+    h.fake.fail('files.completeUploadExternal', { error: 'internal_error' });
+    const seen = new Set(h.fake.callsTo('chat.postMessage'));
+    const { responseUrl } = await h.command(`db exec ${sql}`);
+    const told = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 10_000)).body,
+    );
+    expect(told).toContain(
+      'I could not post the approval card in <#C0APPROVALS>: the file with its full parameters could not be uploaded there.',
+    );
+    const id = /ap_[0-9a-f]{16}/.exec(told)![0];
+    expect(await stateOf(id)).toBe('cancelled');
+    const cards = h.fake
+      .callsTo('chat.postMessage')
+      .filter((c) => !seen.has(c) && JSON.stringify(c.args).includes('Approval needed'));
+    expect(cards).toEqual([]);
+  });
+
   it('db exec refuses a statement that cannot be parsed before asking anyone to approve it', async () => {
     const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
     const { responseUrl } = await h.command('db exec UPDAT orders SET status = 1');
