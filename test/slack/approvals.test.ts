@@ -115,6 +115,25 @@ async function withPolicy(yaml: string, work: () => Promise<void>) {
 }
 
 describe('the approval gate through Slack', () => {
+  it('cancels a request whose card could not be posted, with the reason audited, and tells the requester why', async () => {
+    const zone = freshZone();
+    // First in the file: no earlier test has a message still on its way to take this failure.
+    h.fake.fail('chat.postMessage', { error: 'not_in_channel' });
+    const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+    expect(reply).toContain(
+      'I could not post the approval card in <#C0APPROVALS>: the bot is not in that channel. Invite it, then ask again.',
+    );
+    expect(reply).not.toContain('correlation id');
+    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
+    expect(await stateOf(id)).toBe('cancelled');
+    const rows = (await h.runtime.services.audit.list({ limit: 50 })).filter((row) => row.approvalId === id);
+    expect(rows[0]).toMatchObject({ outcome: 'cancelled' });
+    expect(rows[0]?.detail).toContain('could not be posted in C0APPROVALS: the bot is not in that channel');
+    // Nothing holds the pull zone: asking again works once the bot is invited.
+    const again = await requestReset(zone);
+    expect(again).not.toBe(id);
+  });
+
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
     const zone = freshZone();
     await requestReset(zone);
@@ -282,24 +301,6 @@ describe('the approval gate through Slack', () => {
       "SELECT count(*) AS n FROM approvals WHERE target = 'solo-db'",
     );
     expect(Number(stored.rows[0]?.n)).toBe(0);
-  });
-
-  it('cancels a request whose card could not be posted, with the reason audited, and tells the requester why', async () => {
-    const zone = freshZone();
-    h.fake.fail('chat.postMessage', { error: 'not_in_channel' });
-    const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
-    expect(reply).toContain(
-      'I could not post the approval card in <#C0APPROVALS>: the bot is not in that channel. Invite it, then ask again.',
-    );
-    expect(reply).not.toContain('correlation id');
-    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
-    expect(await stateOf(id)).toBe('cancelled');
-    const rows = (await h.runtime.services.audit.list({ limit: 50 })).filter((row) => row.approvalId === id);
-    expect(rows[0]).toMatchObject({ outcome: 'cancelled' });
-    expect(rows[0]?.detail).toContain('could not be posted in C0APPROVALS: the bot is not in that channel');
-    // Nothing holds the pull zone: asking again works once the bot is invited.
-    const again = await requestReset(zone);
-    expect(again).not.toBe(id);
   });
 
   it('lets the requester cancel from /edge approvals, and with /edge approvals cancel ID', async () => {
