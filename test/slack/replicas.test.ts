@@ -165,11 +165,20 @@ describe('several replicas sharing one state database', () => {
 });
 
 describe('Slack redeliveries of ungated changes', () => {
-  it('a command that reached two replicas (the redelivery first) runs its change once', async () => {
-    const [a, b] = [
+  let a: AppProcess;
+  let b: AppProcess;
+  beforeAll(async () => {
+    [a, b] = [
       await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
       await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
     ];
+  }, 60_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it('a command that reached two replicas (the redelivery first) runs its change once', async () => {
     const before = sandbox.requests.count('pullzone.resetSecurityKey');
     const command = slashCommand({
       text: 'pullzone reset-key 410114 rotated',
@@ -189,15 +198,9 @@ describe('Slack redeliveries of ungated changes', () => {
       })
       .toBe(true);
     expect(resets()).toBe(1);
-    await a.stop();
-    await b.stop();
   }, 60_000);
 
   it('a form submission that reached two replicas at once changes Shield bot detection once', async () => {
-    const [a, b] = [
-      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
-      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
-    ];
     const before = sandbox.requests.count('shield.botDetection');
     const submission = viewSubmission({
       callbackId: 'shield.bot-detection:submit',
@@ -223,8 +226,6 @@ describe('Slack redeliveries of ungated changes', () => {
     const ignored = () => `${a.output()}${b.output()}`.includes('duplicate form submission ignored');
     await expect.poll(() => ignored() || changes() > 1, { timeout: 10_000 }).toBe(true);
     expect(changes()).toBe(1);
-    await a.stop();
-    await b.stop();
   }, 60_000);
 });
 
