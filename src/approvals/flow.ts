@@ -1,8 +1,9 @@
 /**
  * The two-person gate as people see it (PRODUCT §5): a request becomes a card in the
  * approvals channel, the requester gets a Cancel note, clicks are checked and applied by the
- * approval service, the card follows every transition, and an approved change runs once
- * with the stored parameters. Secrets an execution produces go to the requester by DM only.
+ * approval service, the card (drawn by card.ts) follows every transition, and an approved
+ * change runs once with the stored parameters. A request whose card cannot be posted is
+ * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { formatDistanceStrict } from 'date-fns';
 import { z } from 'zod';
@@ -27,8 +28,6 @@ import {
 import type { ExecutionOutcome, GatedOperation } from './gated.js';
 import type { ApprovalRequest } from './machine.js';
 import type { ApprovalService, ExecutionReport } from './service.js';
-
-export { APPROVAL_ACTIONS } from './card.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -337,7 +336,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         },
         {
           type: 'context',
-          text: md`Request ${request.id}; the card is in ${nest(trusted(`<#${cardChannel.replace(/[^A-Z0-9]/gi, '')}>`))}.`,
+          text: md`Request ${request.id}; the card is in ${nest(channelMention(cardChannel))}.`,
         },
         {
           type: 'actions',
