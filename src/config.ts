@@ -97,7 +97,8 @@ export interface Config {
   };
   /** `id` is set when the URL's first host label is not the database id (the sandbox's IP URL). */
   serviceDatabase?: { url: string; authToken?: string; id?: string };
-  stateDatabase: { url: string; authToken?: string };
+  /** `fromEnvironment`: STATE_DATABASE_URL was set (the console then keeps it even against the sandbox). */
+  stateDatabase: { url: string; authToken?: string; fromEnvironment: boolean };
   /** Path of the policy file, or undefined for the built-in policy. */
   policyPath?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -185,7 +186,11 @@ export function loadConfig(
     serviceDatabase: e.SERVICE_DATABASE_URL
       ? { url: e.SERVICE_DATABASE_URL, authToken: e.SERVICE_DATABASE_AUTH_TOKEN }
       : undefined,
-    stateDatabase: { url: e.STATE_DATABASE_URL, authToken: e.STATE_DATABASE_AUTH_TOKEN },
+    stateDatabase: {
+      url: e.STATE_DATABASE_URL,
+      authToken: e.STATE_DATABASE_AUTH_TOKEN,
+      fromEnvironment: emptyToUndefined(env.STATE_DATABASE_URL) !== undefined,
+    },
     policyPath,
     logLevel: e.LOG_LEVEL,
     executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,

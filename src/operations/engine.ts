@@ -64,6 +64,10 @@ export interface Engine {
   operations: readonly AnyOperation[];
   /** The operation a command line selects, for adapters that must act before running it. */
   find(text: string): AnyOperation | undefined;
+  /** Whether a command line, button or form changes something (see Operation.changes). */
+  changes(input: { text: string } | { actionId: string } | { callbackId: string }): boolean;
+  /** Tells the user that nothing was run because the state database could not record the request. */
+  refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
 }
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
@@ -336,12 +340,35 @@ export function createEngine(options: {
     if (audited) await audit(ctx, op.id, 'succeeded', fields).catch(() => undefined);
   }
 
+  /** The operation and handler name an action or callback id routes to. */
+  function route(id: string): { op: AnyOperation | undefined; name: string } {
+    // `#…` after the name only keeps ids unique within a block (Slack requires it).
+    const bare = id.split('#')[0]!;
+    const separator = bare.lastIndexOf(':');
+    return { op: byKey.get(bare.slice(0, separator)), name: bare.slice(separator + 1) };
+  }
+
+  function find(text: string): AnyOperation | undefined {
+    const raw = rawOperation(text);
+    if (raw) return raw.op;
+    const tokens = tokenize(text);
+    return tokens.ok ? match(tokens.tokens.length === 0 ? ['help'] : tokens.tokens)?.op : undefined;
+  }
+
   return {
     operations,
+    find,
 
-    find(text) {
-      const tokens = tokenize(text);
-      return tokens.ok ? match(tokens.tokens)?.op : undefined;
+    changes(input) {
+      if ('text' in input) return find(input.text)?.changes?.command === true;
+      const { op, name } = route('actionId' in input ? input.actionId : input.callbackId);
+      return op?.changes?.interactions?.includes(name) ?? false;
+    },
+
+    async refuseUnrecorded(input) {
+      const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
+      ctx.logger.error('the state database could not record a delivery; nothing was run');
+      await safeRespond(ctx, failureReply(ctx, new StateUnavailableError('delivery not recorded')).reply);
     },
 
     async command(input) {
@@ -427,11 +454,8 @@ export function createEngine(options: {
     async action(input) {
       const correlationId = newCorrelationId();
       const caller = { userId: input.userId, channelId: input.channelId };
-      // `#…` after the name only keeps ids unique within a block (Slack requires it).
-      const actionId = input.actionId.split('#')[0]!;
-      const separator = actionId.lastIndexOf(':');
-      const op = byKey.get(actionId.slice(0, separator));
-      const handler = op?.actions?.[actionId.slice(separator + 1)];
+      const { op, name } = route(input.actionId);
+      const handler = op?.actions?.[name];
       const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
       if (!op || !handler) {
         ctx.logger.warn('unknown action', { actionId: input.actionId });
@@ -475,6 +499,9 @@ export function createEngine(options: {
             op,
             { target: checked.target, params: checked.params ?? { form: input.callbackId } },
             checked.run,
+            // A form that stands in for a button (the typed confirmation of an approval) is
+            // checked like that button: by the operation itself, not by grants and channels.
+            !op.ownAccessForInteractions,
           ),
       };
     },

@@ -534,6 +534,7 @@ export const libraryCreate = defineOperation({
   summary: 'create a video library with a form; its API keys come to you by direct message',
   example: '/edge library create "Product demos"',
   flags: {},
+  changes: { interactions: ['form'] },
   parse: (positionals) =>
     parseWith(LibraryArgsSchema, { name: positionals.length > 0 ? positionals.join(' ') : undefined }),
   target: (args) => args.name,

@@ -1,7 +1,7 @@
 /** Every subcommand the bot knows, in the order help lists them, and the changes that can be gated. */
-import type { GatedOperation } from '../approvals/flow.js';
+import type { GatedOperation } from '../approvals/gated.js';
 import { apikeys } from './apikeys.js';
-import { approvals } from './approvals.js';
+import { approvals, approvalsCancel } from './approvals.js';
 import { audit } from './audit.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
@@ -32,6 +32,7 @@ export const operations: readonly AnyOperation[] = [
   dbTokensCreate,
   dbTokensInvalidate,
   approvals,
+  approvalsCancel,
   audit,
 ];
 

@@ -108,6 +108,13 @@ export interface Operation<S extends FlagSpecs, A> {
    */
   ownAccessForInteractions?: boolean;
   /**
+   * What changes something (on the platform, in the customer database or in the bot's own
+   * approvals) rather than only reading: the command itself, and the names of its buttons and
+   * forms that do. Adapters record the delivery of these before they run, so a redelivery never
+   * runs a change twice.
+   */
+  changes?: { command?: boolean; interactions?: readonly string[] };
+  /**
    * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
    * quotes, and `--` inside it is not a flag.
    */

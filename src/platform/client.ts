@@ -10,7 +10,7 @@ import { listDnsZones } from './dns-zones.js';
 import { type PlatformCallEvent, PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
 import { resetPullZoneSecurityKey } from './pull-zones.js';
-import { exportShieldEventLogs, getWafEnums, updateBotDetection } from './shield.js';
+import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
 import { createVideoLibrary } from './video-libraries.js';
 
 export interface PlatformClientOptions extends Omit<PlatformHttpOptions, 'logger' | 'onCall'> {
@@ -30,6 +30,7 @@ export interface PlatformClient {
   resetPullZoneSecurityKey: Bound<typeof resetPullZoneSecurityKey>;
   listDnsZones: Bound<typeof listDnsZones>;
   updateBotDetection: Bound<typeof updateBotDetection>;
+  getBotDetection: Bound<typeof getBotDetection>;
   getWafEnums: Bound<typeof getWafEnums>;
   exportShieldEventLogs: Bound<typeof exportShieldEventLogs>;
   getOriginErrorLogs: Bound<typeof getOriginErrorLogs>;
@@ -53,6 +54,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     resetPullZoneSecurityKey: (...args) => resetPullZoneSecurityKey(ctx, ...args),
     listDnsZones: (...args) => listDnsZones(ctx, ...args),
     updateBotDetection: (...args) => updateBotDetection(ctx, ...args),
+    getBotDetection: (...args) => getBotDetection(ctx, ...args),
     getWafEnums: () => getWafEnums(ctx),
     exportShieldEventLogs: (...args) => exportShieldEventLogs(ctx, ...args),
     getOriginErrorLogs: (...args) => getOriginErrorLogs(ctx, ...args),

@@ -126,7 +126,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   });
   registerCommands(app, options, deliveries);
   registerActions(app, options, deliveries);
-  registerViews(app, options);
+  registerViews(app, options, deliveries);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
   });

@@ -212,6 +212,44 @@ describe('approvals in the console', () => {
   });
 });
 
+describe('a console whose state database outlives the session', () => {
+  it('against a real platform, shows pending requests again at start with their buttons, and they can be approved', async () => {
+    const sandbox = await startSandbox({ now: clock });
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-state-'));
+    const env = {
+      PLATFORM_API_URL: sandbox.apiUrl,
+      PLATFORM_API_KEY: sandbox.apiKey,
+      STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+    };
+    try {
+      const first = await startConsole({ env });
+      try {
+        expect(await first.type('/edge pullzone reset-key 308006 rotated')).toContain('Approval requested');
+      } finally {
+        await first.end();
+        first.remove();
+      }
+      const second = await startConsole({ env });
+      try {
+        const start = second.text();
+        expect(start).toContain('1 approval request is still waiting; its card is shown again above.');
+        expect(start).toContain('Reset the token-authentication key of pull zone 308006');
+        const approve = buttonNumber(start, /^Approve/);
+        await second.type(':as U0LEAD');
+        await second.type(`:click ${approve}`);
+        await second.waitFor(/Done/, 0);
+        expect(sandbox.requests.count('pullzone.resetSecurityKey')).toBe(1);
+      } finally {
+        await second.end();
+        second.remove();
+      }
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('incident tools in the console', () => {
   it('summarises a day of origin errors and writes its CSV to the out folder', async () => {
     const c = await startConsole({ clock });

@@ -98,6 +98,14 @@ describe('platform client against the sandbox', () => {
       expect(sandbox.botDetection(sandbox.ids.shieldZone)?.executionMode).toBe(1);
     });
 
+    it('reads a zone’s current bot detection, and fails with the errorKey on a plan without it', async () => {
+      const current = await client.getBotDetection(sandbox.ids.shieldZone);
+      expect(current).toEqual(sandbox.botDetection(sandbox.ids.shieldZone));
+      const error = await failure(client.getBotDetection(sandbox.ids.basicShieldZone));
+      expect(error).toMatchObject({ kind: 'shield-error', errorKey: 'invalid_plan_type.bot_detection' });
+      expect((await failure(client.getBotDetection(4_040_404))).kind).toBe('not-found');
+    });
+
     it('reads the WAF enums', async () => {
       const enums = await client.getWafEnums();
       expect(enums.length).toBeGreaterThan(1);
