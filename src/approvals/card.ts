@@ -229,6 +229,7 @@ export function approvalCard(
       filename,
       title: `Approval request ${request.id}: every parameter in full`,
       content: parametersText(request, what, views),
+      about: 'every parameter of the request, in full',
     },
   };
 }

@@ -464,6 +464,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
             filename,
             title: 'Approval requests: every parameter in full',
             content: fileSections.join(`\n${'-'.repeat(72)}\n\n`),
+            about: 'every parameter of the requests listed, in full',
           },
         ],
       };

@@ -60,7 +60,7 @@ export async function getBotDetection(
 ): Promise<BotDetectionConfig | null> {
   const id = ShieldZoneIdSchema.safeParse(shieldZoneId);
   if (!id.success) throw invalidRequest('shield.botDetection.get', id.error);
-  const envelope = await ctx.http.json(
+  const envelope = await ctx.http.jsonWithStatus(
     {
       operation: 'shield.botDetection.get',
       subject: `Shield zone ${id.data}`,
@@ -72,17 +72,9 @@ export async function getBotDetection(
     },
     shieldEnvelope(BotDetectionConfigSchema),
   );
-  if (envelope.error && envelope.error.success === false) {
-    const key = envelope.error.errorKey ?? undefined;
-    throw new PlatformError({
-      kind: 'shield-error',
-      operation: 'shield.botDetection.get',
-      status: envelope.error.statusCode,
-      errorKey: key,
-      userMessage: `${envelope.error.message ?? 'The Shield API did not return the current settings.'}${key ? ` (${key})` : ''}`,
-    });
-  }
-  return envelope.data ?? null;
+  const failure = shieldEnvelopeFailure('shield.botDetection.get', envelope.status, envelope.body.error);
+  if (failure) throw failure;
+  return envelope.body.data ?? null;
 }
 
 /** GET /shield/waf/enums: every WAF enumeration with its values. */
