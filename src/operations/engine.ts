@@ -8,7 +8,7 @@ import { PlatformError } from '../platform/errors.js';
 import { closestName } from '../policy/suggest.js';
 import { md, trusted } from './markup.js';
 import type { ModalValues } from './modal.js';
-import { ephemeral, type Reply } from './reply.js';
+import { ephemeral, type Reply, RUN_COMMAND_ACTION } from './reply.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
@@ -65,7 +65,7 @@ export interface Engine {
   /** The operation a command line selects, for adapters that must act before running it. */
   find(text: string): AnyOperation | undefined;
   /** Whether a command line, button or form changes something (see Operation.changes). */
-  changes(input: { text: string } | { actionId: string } | { callbackId: string }): boolean;
+  changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
   refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
 }
@@ -355,12 +355,15 @@ export function createEngine(options: {
     return tokens.ok ? match(tokens.tokens.length === 0 ? ['help'] : tokens.tokens)?.op : undefined;
   }
 
-  return {
+  const engine: Engine = {
     operations,
     find,
 
     changes(input) {
       if ('text' in input) return find(input.text)?.changes?.command === true;
+      // A button that runs a command changes what that command changes.
+      if ('actionId' in input && input.actionId.split('#')[0] === RUN_COMMAND_ACTION)
+        return find(input.value ?? '')?.changes?.command === true;
       const { op, name } = route('actionId' in input ? input.actionId : input.callbackId);
       return op?.changes?.interactions?.includes(name) ?? false;
     },
@@ -452,6 +455,16 @@ export function createEngine(options: {
     },
 
     async action(input) {
+      // A next-step button runs its command as if the clicker had typed it: same policy and audit.
+      if (input.actionId.split('#')[0] === RUN_COMMAND_ACTION) {
+        await engine.command({
+          text: input.value,
+          userId: input.userId,
+          channelId: input.channelId,
+          surface: input.surface,
+        });
+        return;
+      }
       const correlationId = newCorrelationId();
       const caller = { userId: input.userId, channelId: input.channelId };
       const { op, name } = route(input.actionId);
@@ -506,4 +519,5 @@ export function createEngine(options: {
       };
     },
   };
+  return engine;
 }

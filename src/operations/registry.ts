@@ -15,11 +15,14 @@ import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js'
 import { shieldEnums } from './shield-enums.js';
 import { shieldExport } from './shield-export.js';
 import type { AnyOperation } from './types.js';
+import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
   help,
   whoami,
   dns,
+  pullZones,
+  shieldZones,
   apikeys,
   libraryCreate,
   logs,

@@ -22,6 +22,7 @@ import { originLogRoutes } from './routes/origin-logs.js';
 import { pullZoneRoutes } from './routes/pull-zones.js';
 import { shieldRoutes } from './routes/shield.js';
 import { videoLibraryRoutes } from './routes/video-library.js';
+import { zoneListRoutes } from './routes/zone-lists.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
 import { createState } from './state.js';
 import { createDatabaseTokens } from './tokens.js';
@@ -138,6 +139,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...videoLibraryRoutes(state),
     ...apiKeyRoutes(state),
     ...pullZoneRoutes(state),
+    ...zoneListRoutes(state),
     ...dnsZoneRoutes(state),
     ...shieldRoutes(state),
     ...originLogRoutes(state),

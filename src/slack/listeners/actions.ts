@@ -28,7 +28,7 @@ export function registerActions(app: App, options: SlackAppOptions, deliveries: 
         fresh = await deliveries.firstTime(
           `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
           context.retryNum,
-          { changes: options.engine.changes({ actionId: action.action_id }) },
+          { changes: options.engine.changes({ actionId: action.action_id, value: action.value ?? '' }) },
         );
       } catch (error) {
         if (!(error instanceof DeliveryUnrecordedError)) throw error;
