@@ -1,17 +1,28 @@
 /**
  * The customer database that `/edge db` works on (SERVICE_DATABASE_URL), over @libsql/client.
  *
- * A read-only query is refused unless three independent checks agree, because the configured
- * token may well be a full-access one: exactly one statement (counted here), the server's own
- * `describe` says it is read-only, and it runs inside a read transaction, where the server
- * refuses writes. `BEGIN … READONLY` alone is not enough: embedded libSQL accepts it and still
- * lets writes through.
+ * A read-only query is refused unless independent checks agree, because the configured token
+ * may well be a full-access one: exactly one statement (counted here), whose first keyword is
+ * SELECT, WITH, VALUES or EXPLAIN (read here), which the server's own `describe` calls read-only,
+ * run inside a read transaction, where the server refuses writes. `describe` alone is not enough:
+ * it calls ATTACH, PRAGMA setters and transaction control read-only; nor is `BEGIN … READONLY`
+ * alone: embedded libSQL accepts it and still lets writes through. Statements that are neither
+ * reads nor data changes are refused by both commands, before the server is asked anything.
  */
 import { createClient, type Value } from '@libsql/client';
 import type { SecretRegistry } from '../log.js';
 import { describeStatement } from './describe.js';
-import { createScrub, DatabaseError, type Scrub, timeoutError, toDatabaseError } from './errors.js';
-import { countStatements } from './statements.js';
+import {
+  changeSentToQueryError,
+  createScrub,
+  DatabaseError,
+  notAQueryError,
+  notRunError,
+  type Scrub,
+  timeoutError,
+  toDatabaseError,
+} from './errors.js';
+import { readStatement, type StatementReading } from './statements.js';
 import { parseDatabaseUrl } from './url.js';
 
 /** A cell as libSQL returns it with `intMode: 'bigint'`: blobs are ArrayBuffers. */
@@ -57,6 +68,24 @@ export interface CustomerDatabaseOptions {
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 
+const QUERY = '/edge db query';
+const EXEC = '/edge db exec';
+
+/** Exactly one statement, and one that /edge runs at all; refused before the server is asked. */
+function runnable(sql: string, command: string): StatementReading {
+  const reading = readStatement(sql);
+  if (reading.count !== 1)
+    throw new DatabaseError(
+      'refused',
+      reading.count === 0 ? 'SQL_NO_STATEMENT' : 'SQL_MANY_STATEMENTS',
+      reading.count === 0
+        ? 'There is no SQL statement to run (code SQL_NO_STATEMENT).'
+        : `The text holds more than one statement; ${command} runs exactly one (code SQL_MANY_STATEMENTS).`,
+    );
+  if (reading.kind === 'not-run') throw notRunError(reading.keyword);
+  return reading;
+}
+
 /** Rejects when `signal` aborts, so a call that ignores the signal cannot outlive the deadline. */
 function abandoned(signal: AbortSignal): Promise<never> {
   return new Promise((_resolve, reject) => {
@@ -81,7 +110,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
       fetch: (request: Request) => fetchFn(request, { signal }),
     });
 
-  async function query(sql: string, signal: AbortSignal): Promise<QueryResult> {
+  async function query(sql: string, reading: StatementReading, signal: AbortSignal): Promise<QueryResult> {
     const described = await describeStatement({
       httpUrl: endpoint.httpUrl,
       authToken,
@@ -96,6 +125,8 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
         'NOT_READ_ONLY',
         'Only read-only statements run with /edge db query; changes go through /edge db exec, which needs approval (the database describes this statement as a write; code NOT_READ_ONLY).',
       );
+    // Only a statement the database could parse gets here: its own words were not a query's.
+    if (reading.kind !== 'read') throw notAQueryError(reading.keyword);
     const client = clientFor(signal);
     try {
       const [result] = await client.batch([sql], 'read');
@@ -113,22 +144,15 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   /** Exactly one statement, under the deadline, with errors scrubbed. */
   async function single<T>(
     sql: string,
-    work: (signal: AbortSignal) => Promise<T>,
+    work: (signal: AbortSignal, reading: StatementReading) => Promise<T>,
     command: string,
   ): Promise<T> {
-    const statements = countStatements(sql);
-    if (statements !== 1)
-      throw new DatabaseError(
-        'refused',
-        statements === 0 ? 'SQL_NO_STATEMENT' : 'SQL_MANY_STATEMENTS',
-        statements === 0
-          ? 'There is no SQL statement to run (code SQL_NO_STATEMENT).'
-          : `The text holds more than one statement; ${command} runs exactly one (code SQL_MANY_STATEMENTS).`,
-      );
+    const reading = runnable(sql, command);
+    if (reading.kind === 'change' && command === QUERY) throw changeSentToQueryError(reading.keyword);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(timeoutError(timeoutMs)), timeoutMs);
     try {
-      return await Promise.race([work(controller.signal), abandoned(controller.signal)]);
+      return await Promise.race([work(controller.signal, reading), abandoned(controller.signal)]);
     } catch (error) {
       if (controller.signal.aborted) throw timeoutError(timeoutMs);
       throw toDatabaseError(error, scrub);
@@ -152,7 +176,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
 
   return {
     databaseId: options.databaseId ?? endpoint.databaseId,
-    runWrite: (sql) => single(sql, (signal) => write(sql, signal), '/edge db exec'),
+    runWrite: (sql) => single(sql, (signal) => write(sql, signal), EXEC),
     checkStatement: (sql) =>
       single(
         sql,
@@ -166,37 +190,13 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
             scrub,
           });
         },
-        '/edge db exec',
+        EXEC,
       ),
     useToken(token) {
       options.secrets.add(token);
       authToken = token;
     },
-    async runReadOnlyQuery(sql) {
-      const statements = countStatements(sql);
-      if (statements === 0)
-        throw new DatabaseError(
-          'refused',
-          'SQL_NO_STATEMENT',
-          'There is no SQL statement to run (code SQL_NO_STATEMENT).',
-        );
-      if (statements > 1)
-        throw new DatabaseError(
-          'refused',
-          'SQL_MANY_STATEMENTS',
-          'The text holds more than one statement; /edge db query runs exactly one (code SQL_MANY_STATEMENTS).',
-        );
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(timeoutError(timeoutMs)), timeoutMs);
-      try {
-        return await Promise.race([query(sql, controller.signal), abandoned(controller.signal)]);
-      } catch (error) {
-        if (controller.signal.aborted) throw timeoutError(timeoutMs);
-        throw toDatabaseError(error, scrub);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    runReadOnlyQuery: (sql) => single(sql, (signal, reading) => query(sql, reading, signal), QUERY),
     async close() {
       // Nothing is held between queries: each one opens and closes its own client.
     },

@@ -124,11 +124,96 @@ describe('read-only queries on the customer database', () => {
     const refunded = async () =>
       (await database.runReadOnlyQuery("SELECT count(*) FROM orders WHERE status = 'refunded'")).rows[0]?.[0];
     const before = await refunded();
-    const error = await failure(fooled.runReadOnlyQuery("UPDATE orders SET status = 'refunded'"));
+    // WITH passes the keyword check, so only describe and the read transaction stand in the way.
+    const error = await failure(
+      fooled.runReadOnlyQuery("WITH t AS (SELECT 1) UPDATE orders SET status = 'refunded'"),
+    );
     expect(error.code).toBe('SQLITE_READONLY');
     expect(error.userMessage).toContain('Only read-only statements');
     expect(before).not.toBe(30n);
     expect(await refunded()).toBe(before);
+  });
+
+  it('refuses a data change by its first keyword, naming the rule and /edge db exec, before anything is sent', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    for (const sql of [
+      'INSERT INTO orders (id) VALUES (99)',
+      '/* note */ (UPDATE orders SET total = 0)',
+      'drop table orders',
+    ]) {
+      const error = await failure(database.runReadOnlyQuery(sql));
+      expect(error.kind).toBe('refused');
+      expect(error.code).toBe('NOT_READ_ONLY');
+      expect(error.userMessage).toContain('starts with SELECT, WITH, VALUES or EXPLAIN');
+      expect(error.userMessage).toContain('/edge db exec');
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('refuses statements that are neither reads nor changes in query and in exec alike, before anything is sent', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const statements = [
+      "ATTACH DATABASE '/tmp/edgeops-never.db' AS elsewhere",
+      'DETACH elsewhere',
+      'PRAGMA writable_schema = ON',
+      'pragma foreign_keys = OFF',
+      'BEGIN',
+      'COMMIT',
+      'END',
+      'ROLLBACK',
+      'SAVEPOINT s1',
+      'RELEASE s1',
+      'VACUUM',
+      'ANALYZE',
+      'REINDEX',
+    ];
+    for (const sql of statements) {
+      const keyword = sql.split(' ')[0]!.toUpperCase();
+      for (const run of [database.runReadOnlyQuery, database.checkStatement, database.runWrite]) {
+        const error = await failure(run(sql));
+        expect(error.kind).toBe('refused');
+        expect(error.code).toBe('STATEMENT_NOT_RUN');
+        expect(error.userMessage).toContain(`/edge does not run ${keyword} statements`);
+        expect(error.userMessage).not.toContain('/edge db exec');
+        expect(error.userMessage).not.toContain('/edge db query');
+      }
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+  });
+
+  it('refuses a statement the database accepts when it does not start like a query', async () => {
+    // The transport answers describe with "read-only" for anything, as a lenient server might.
+    const lenient: typeof fetch = async (input, init) =>
+      typeof input === 'string' && String(init?.body).includes('"describe"')
+        ? new Response(
+            JSON.stringify({
+              baton: null,
+              base_url: null,
+              results: [
+                {
+                  type: 'ok',
+                  response: { type: 'describe', result: { is_explain: false, is_readonly: true } },
+                },
+                { type: 'ok', response: { type: 'close' } },
+              ],
+            }),
+            { status: 200, headers: { 'content-type': 'application/json' } },
+          )
+        : fetch(input, init);
+    const lenientDatabase = createCustomerDatabase({
+      url: sandbox.databaseUrl,
+      authToken: sandbox.databaseTokens.fullAccess,
+      secrets,
+      fetch: lenient,
+    });
+    const before = lastSeq();
+    const error = await failure(lenientDatabase.runReadOnlyQuery('SHOW TABLES'));
+    expect(error.code).toBe('NOT_A_QUERY');
+    expect(error.userMessage).toContain(
+      'starts with SELECT, WITH, VALUES or EXPLAIN; this one starts with SHOW',
+    );
+    expect(executedSince(before)).toEqual([]);
   });
 
   it('refuses several statements without sending any of them', async () => {

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -153,6 +156,46 @@ describe('/edge db query', () => {
     expect(await orderCount()).toBe(30n);
     const rows = await h.runtime.services.audit.list({ limit: 20 });
     expect(rows.some((row) => row.operation === 'db.query' && row.outcome === 'refused')).toBe(true);
+  });
+
+  it('points a data change to /edge db exec and names the rule, without asking the database', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const answer = await privateAnswer('INSERT INTO orders (id, customer_id) VALUES (99, 1)');
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toContain('starts with SELECT, WITH, VALUES or EXPLAIN');
+    expect(answer.text).toContain('/edge db exec');
+    expect(answer.text).toContain('NOT_READ_ONLY');
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('does not run ATTACH: no file appears and the database is not called', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-attach-'));
+    const path = join(dir, 'x.db');
+    try {
+      const before = sandbox.requests.count('database.pipeline');
+      const answer = await privateAnswer(`ATTACH DATABASE '${path}' AS x`);
+      expect(answer.text).toContain('/edge does not run ATTACH statements');
+      expect(answer.text).toContain('STATEMENT_NOT_RUN');
+      expect(answer.text).not.toContain('/edge db exec');
+      expect(existsSync(path)).toBe(false);
+      expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not run pragmas or transaction control, and says how to read a pragma instead', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const pragma = await privateAnswer('PRAGMA writable_schema = ON');
+    expect(pragma.text).toContain('/edge does not run PRAGMA statements');
+    expect(pragma.text).toContain('pragma_table_info');
+    for (const sql of ['BEGIN', 'SAVEPOINT s1', '/* x */ COMMIT', 'DETACH x']) {
+      const answer = await privateAnswer(sql);
+      expect(answer.text).toMatch(/\/edge does not run [A-Z]+ statements/);
+      expect(answer.text).not.toContain('/edge db exec');
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
   });
 
   it('refuses several statements in one command', async () => {
