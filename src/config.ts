@@ -32,6 +32,20 @@ const libsqlUrl = z.string().refine(
   { error: 'must be file:PATH, :memory:, libsql://, http:// or https://' },
 );
 
+const durationMs = (fallback: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .transform((value, ctx) => {
+        const parsed = parseDuration(value);
+        if (parsed.ok) return parsed.ms;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }),
+  );
+
 const rawEnvSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(
     emptyToUndefined,
@@ -60,18 +74,8 @@ const rawEnvSchema = z.object({
   STATE_DATABASE_AUTH_TOKEN: optionalString,
   EDGEOPS_POLICY: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
-  EDGEOPS_EXECUTION_TIMEOUT: z.preprocess(
-    emptyToUndefined,
-    z
-      .string()
-      .default('2m')
-      .transform((value, ctx) => {
-        const parsed = parseDuration(value);
-        if (parsed.ok) return parsed.ms;
-        ctx.addIssue({ code: 'custom', message: parsed.error });
-        return z.NEVER;
-      }),
-  ),
+  EDGEOPS_EXECUTION_TIMEOUT: durationMs('2m'),
+  EDGEOPS_DB_QUERY_TIMEOUT: durationMs('10s'),
 });
 
 export interface Config {
@@ -98,6 +102,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** An approved change still running after this long is taken as interrupted by a crash. */
   executionTimeoutMs: number;
+  /** Bounds of one `/edge db` statement: its deadline. */
+  databaseQuery: { timeoutMs: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -182,6 +188,9 @@ export function loadConfig(
     policyPath,
     logLevel: e.LOG_LEVEL,
     executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,
+    databaseQuery: {
+      timeoutMs: e.EDGEOPS_DB_QUERY_TIMEOUT,
+    },
   };
 }
 

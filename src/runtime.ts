@@ -125,6 +125,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         authToken: config.serviceDatabase.authToken,
         databaseId: config.serviceDatabase.id,
         secrets,
+        timeoutMs: config.databaseQuery.timeoutMs,
       })
     : undefined;
   const services: Services = {

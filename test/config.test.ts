@@ -100,4 +100,12 @@ describe('configuration', () => {
   it('uses edgeops.policy.yml when present and EDGEOPS_POLICY is unset', () => {
     expect(loadConfig({}, (path) => path === 'edgeops.policy.yml').policyPath).toBe('edgeops.policy.yml');
   });
+
+  it('abandons a customer-database statement after 10 s unless told otherwise', () => {
+    expect(loadConfig({}, noFiles).databaseQuery.timeoutMs).toBe(10_000);
+    expect(loadConfig({ EDGEOPS_DB_QUERY_TIMEOUT: '30s' }, noFiles).databaseQuery.timeoutMs).toBe(30_000);
+    const error = failure({ EDGEOPS_DB_QUERY_TIMEOUT: 'ten' });
+    expect(error.variable).toBe('EDGEOPS_DB_QUERY_TIMEOUT');
+    expect(error.message).toMatch(/not a duration/);
+  });
 });

@@ -191,12 +191,18 @@ export const notAQueryError = (keyword: string): DatabaseError =>
     withCode(`${QUERY_RULE}; this one starts with ${keyword ? keyword : 'something else'}.`, 'NOT_A_QUERY'),
   );
 
+function inWords(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = Math.round(ms / 1000);
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
 export const timeoutError = (timeoutMs: number): DatabaseError =>
   new DatabaseError(
     'timeout',
     'TIMEOUT',
     withCode(
-      `The query was abandoned after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} seconds`}. Narrow it down (a WHERE clause or a LIMIT) and try again.`,
+      `The query was abandoned after ${inWords(timeoutMs)}. Narrow it down (a WHERE clause or a LIMIT) and try again.`,
       'TIMEOUT',
     ),
   );

@@ -271,4 +271,37 @@ describe('/edge db query', () => {
       await sleep(Math.max(0, 400 - (performance.now() - started)));
     }
   });
+
+  it('keeps answering other commands while a runaway query runs, and abandons it at its deadline', async () => {
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        timeoutMs: 8_000,
+      }),
+    );
+    try {
+      const before = sandbox.requests.count('database.pipeline');
+      // Counts for minutes: far past the deadline, and still ends should a regression block the loop.
+      const { responseUrl } = await h.command(
+        'db query WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000000000) SELECT count(*) FROM r',
+      );
+      const answered = () => h.fake.responses.some((p) => responseUrl.endsWith(p.id));
+      // Described, then sent to run.
+      await expect
+        .poll(() => sandbox.requests.count('database.pipeline'), { timeout: 5_000 })
+        .toBe(before + 2);
+      const whoami = await h.command('whoami');
+      const other = await h.fake.waitForResponse((p) => whoami.responseUrl.endsWith(p.id), 5_000);
+      expect(JSON.stringify(other.body)).toContain('U0');
+      expect(answered()).toBe(false);
+      const post = await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 15_000);
+      expect(ResponseSchema.parse(post.body).text).toContain('The query was abandoned after 8 seconds');
+    } finally {
+      useDatabase(database);
+    }
+    const next = await channelAnswer('SELECT count(*) AS n FROM orders');
+    expect(next.table).toMatch(/^n\n-+\n30$/);
+  });
 });
