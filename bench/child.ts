@@ -6,12 +6,20 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMeasurement } from './types.js';
 
-/** Runs `script` with `args` (a .ts file under tsx, a .js file as is); resolves with what it printed last. */
-export function measureInChild(script: string, args: string[]): Promise<ChildMeasurement> {
+/**
+ * Runs `script` with `args` (a .ts file under tsx, a .js file as is), with `env` added to this
+ * process's environment; resolves with what it printed last.
+ */
+export function measureInChild(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ChildMeasurement> {
   const loader = script.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...loader, script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
     });
     let out = '';
     child.stdout.setEncoding('utf8');

@@ -46,6 +46,25 @@ const durationMs = (fallback: string) =>
       }),
   );
 
+const BYTE_UNITS: Record<string, number> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** A size such as `100MB`, `512KB`, `1GB` or a number of bytes; KB, MB and GB are powers of 1024. */
+const byteSize = (fallback: string, max: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .transform((value, ctx) => {
+        const match = /^(\d{1,12})\s*(B|KB|MB|GB)?$/i.exec(value.trim());
+        const bytes = match ? Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toUpperCase()] ?? 1) : 0;
+        if (!match) ctx.addIssue({ code: 'custom', message: 'must be a size such as 100MB, 512KB or 1GB' });
+        else if (bytes < 1024 || bytes > max)
+          ctx.addIssue({ code: 'custom', message: `must be between 1KB and ${max / 1024 ** 3}GB` });
+        return bytes;
+      }),
+  );
+
 const rawEnvSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(
     emptyToUndefined,
@@ -76,6 +95,16 @@ const rawEnvSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['debug', 'info', 'warn', 'error']).default('info')),
   EDGEOPS_EXECUTION_TIMEOUT: durationMs('2m'),
   EDGEOPS_DB_QUERY_TIMEOUT: durationMs('10s'),
+  EDGEOPS_DB_QUERY_MAX_ROWS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of rows' })
+      .int({ error: 'must be a whole number of rows' })
+      .min(1, { error: 'must be at least 1' })
+      .max(10_000_000, { error: 'must be at most 10000000' })
+      .default(100_000),
+  ),
+  EDGEOPS_DB_QUERY_MAX_BYTES: byteSize('100MB', 1024 ** 3),
 });
 
 export interface Config {
@@ -102,8 +131,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** An approved change still running after this long is taken as interrupted by a crash. */
   executionTimeoutMs: number;
-  /** Bounds of one `/edge db` statement: its deadline. */
-  databaseQuery: { timeoutMs: number };
+  /** Bounds of `/edge db`: a statement's deadline, and the rows and bytes of values a query keeps. */
+  databaseQuery: { timeoutMs: number; maxRows: number; maxBytes: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -190,6 +219,8 @@ export function loadConfig(
     executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,
     databaseQuery: {
       timeoutMs: e.EDGEOPS_DB_QUERY_TIMEOUT,
+      maxRows: e.EDGEOPS_DB_QUERY_MAX_ROWS,
+      maxBytes: e.EDGEOPS_DB_QUERY_MAX_BYTES,
     },
   };
 }

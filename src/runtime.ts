@@ -126,6 +126,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         databaseId: config.serviceDatabase.id,
         secrets,
         timeoutMs: config.databaseQuery.timeoutMs,
+        limits: { maxRows: config.databaseQuery.maxRows, maxBytes: config.databaseQuery.maxBytes },
       })
     : undefined;
   const services: Services = {

@@ -8,8 +8,14 @@
  * it calls ATTACH, PRAGMA setters and transaction control read-only; nor is `BEGIN … READONLY`
  * alone: embedded libSQL accepts it and still lets writes through. Statements that are neither
  * reads nor data changes are refused by both commands, before the server is asked anything.
+ *
+ * A query's result is bounded where it is produced: a statement that can be wrapped runs as
+ * `SELECT * FROM (…) LIMIT cap + 1`, and its rows are read as they stream in (read-query.ts), up
+ * to a row cap and a cap on the bytes of values, never held whole. EXPLAIN cannot be wrapped; its
+ * output grows with the statement's length only (20,000 characters at most), and the same caps
+ * stop the reading.
  */
-import { createClient, type Value } from '@libsql/client';
+import { createClient } from '@libsql/client';
 import type { SecretRegistry } from '../log.js';
 import { describeStatement } from './describe.js';
 import {
@@ -22,21 +28,37 @@ import {
   timeoutError,
   toDatabaseError,
 } from './errors.js';
+import {
+  type Cell,
+  type QueryLimits,
+  type QueryStop,
+  type QuerySummary,
+  type RowSink,
+  readQuery,
+} from './read-query.js';
 import { readStatement, type StatementReading } from './statements.js';
 import { parseDatabaseUrl } from './url.js';
 
-/** A cell as libSQL returns it with `intMode: 'bigint'`: blobs are ArrayBuffers. */
-export type Cell = Value;
+export type { Cell, QueryLimits, QueryStop, QuerySummary, RowSink } from './read-query.js';
 
 export interface QueryResult {
   columns: string[];
   rows: Cell[][];
+  /** Set when a cap stopped the reading: the result has more than these rows. */
+  stopped?: QueryStop;
 }
 
 export interface CustomerDatabase {
   /** The database id: the first host label of SERVICE_DATABASE_URL. */
   readonly databaseId: string;
-  /** Runs one statement that the server confirms is read-only; throws DatabaseError otherwise. */
+  /** How much one query keeps at most. */
+  readonly limits: QueryLimits;
+  /**
+   * Runs one statement that the server confirms is read-only, handing its rows to `sink` as they
+   * arrive, within the limits; throws DatabaseError otherwise.
+   */
+  streamReadOnlyQuery(sql: string, sink: RowSink): Promise<QuerySummary>;
+  /** The same, with the rows (within the limits) collected. */
   runReadOnlyQuery(sql: string): Promise<QueryResult>;
   /** Runs one statement in a write transaction (approved `db exec` only). */
   runWrite(sql: string): Promise<WriteResult>;
@@ -60,6 +82,8 @@ export interface CustomerDatabaseOptions {
   secrets: SecretRegistry;
   /** A query still running after this long is abandoned; 10 seconds by default. */
   timeoutMs?: number;
+  /** How much one query keeps: DEFAULT_QUERY_LIMITS where not given. */
+  limits?: Partial<QueryLimits>;
   /** The HTTP transport; the global fetch by default. */
   fetch?: typeof fetch;
   /** The database id for token management, when the URL's first host label is not it. */
@@ -67,6 +91,12 @@ export interface CustomerDatabaseOptions {
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxRows: 100_000, maxBytes: 100 * 1024 * 1024 };
+
+/** SELECT, VALUES and WITH … SELECT can sit inside `SELECT * FROM (…)`; EXPLAIN cannot. */
+const wrappable = (reading: StatementReading) =>
+  ['SELECT', 'VALUES'].includes(reading.keyword === 'WITH' ? reading.mainKeyword : reading.keyword);
 
 const QUERY = '/edge db query';
 const EXEC = '/edge db exec';
@@ -100,6 +130,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   const scrub: Scrub = createScrub((text) => options.secrets.redact(text));
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const fetchFn = options.fetch ?? fetch;
+  const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
 
   /** One client per statement: its transport carries that statement's deadline. */
   const clientFor = (signal: AbortSignal) =>
@@ -110,7 +141,12 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
       fetch: (request: Request) => fetchFn(request, { signal }),
     });
 
-  async function query(sql: string, reading: StatementReading, signal: AbortSignal): Promise<QueryResult> {
+  async function query(
+    sql: string,
+    reading: StatementReading,
+    sink: RowSink,
+    signal: AbortSignal,
+  ): Promise<QuerySummary> {
     const described = await describeStatement({
       httpUrl: endpoint.httpUrl,
       authToken,
@@ -127,18 +163,17 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
       );
     // Only a statement the database could parse gets here: its own words were not a query's.
     if (reading.kind !== 'read') throw notAQueryError(reading.keyword);
-    const client = clientFor(signal);
-    try {
-      const [result] = await client.batch([sql], 'read');
-      if (!result) return { columns: [], rows: [] };
-      const width = result.columns.length;
-      return {
-        columns: [...result.columns],
-        rows: result.rows.map((row) => Array.from({ length: width }, (_, index) => row[index] ?? null)),
-      };
-    } finally {
-      client.close();
-    }
+    return readQuery({
+      httpUrl: endpoint.httpUrl,
+      authToken,
+      // One row past the cap tells that the result has more.
+      sql: wrappable(reading) ? `SELECT * FROM (\n${reading.body}\n) LIMIT ${limits.maxRows + 1}` : sql,
+      limits,
+      sink,
+      fetch: fetchFn,
+      signal,
+      scrub,
+    });
   }
 
   /** Exactly one statement, under the deadline, with errors scrubbed. */
@@ -196,7 +231,19 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
       options.secrets.add(token);
       authToken = token;
     },
-    runReadOnlyQuery: (sql) => single(sql, (signal, reading) => query(sql, reading, signal), QUERY),
+    limits,
+    streamReadOnlyQuery: (sql, sink) =>
+      single(sql, (signal, reading) => query(sql, reading, sink, signal), QUERY),
+    async runReadOnlyQuery(sql) {
+      const rows: Cell[][] = [];
+      const summary = await single(
+        sql,
+        (signal, reading) =>
+          query(sql, reading, { columns: () => {}, row: (cells) => void rows.push(cells) }, signal),
+        QUERY,
+      );
+      return { columns: summary.columns, rows, stopped: summary.stopped };
+    },
     async close() {
       // Nothing is held between queries: each one opens and closes its own client.
     },

@@ -44,6 +44,9 @@ const PipelineBodySchema = z.object({
       type: z.string(),
       sql: z.string().nullish(),
       stmt: z.looseObject({ sql: z.string().nullish() }).optional(),
+      batch: z
+        .object({ steps: z.array(z.looseObject({ stmt: z.looseObject({ sql: z.string() }) })) })
+        .optional(),
     }),
   ),
 });
@@ -56,6 +59,10 @@ function executedSince(from: number): string[] {
     const body = PipelineBodySchema.parse(request.body);
     for (const item of body.requests) {
       if (item.type === 'describe' || item.type === 'close') continue;
+      if (item.batch) {
+        texts.push(...item.batch.steps.map((step) => step.stmt.sql));
+        continue;
+      }
       texts.push(item.sql ?? item.stmt?.sql ?? JSON.stringify(item));
     }
   }
@@ -266,5 +273,80 @@ describe('read-only queries on the customer database', () => {
     expect(own.values()).toContain(token);
     const result = await fromUrl.runReadOnlyQuery('SELECT name FROM customers WHERE id = 2');
     expect(result.rows).toEqual([['Grace Hopper']]);
+  });
+});
+
+describe('bounded query results', () => {
+  const limited = (limits: { maxRows?: number; maxBytes?: number }) =>
+    createCustomerDatabase({
+      url: sandbox.databaseUrl,
+      authToken: sandbox.databaseTokens.readOnly,
+      secrets,
+      limits,
+    });
+
+  it('runs a query wrapped with a row cap and says where it stopped', async () => {
+    const before = lastSeq();
+    const result = await limited({ maxRows: 5 }).runReadOnlyQuery('SELECT id FROM orders ORDER BY id DESC');
+    expect(result.rows).toEqual([[30n], [29n], [28n], [27n], [26n]]);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 5 });
+    expect(executedSince(before)).toEqual([
+      'BEGIN TRANSACTION READONLY',
+      'SELECT * FROM (\nSELECT id FROM orders ORDER BY id DESC\n) LIMIT 6',
+      'COMMIT',
+      'ROLLBACK',
+    ]);
+  });
+
+  it('bounds a result that never ends at the source', async () => {
+    const result = await limited({ maxRows: 1000 }).runReadOnlyQuery(
+      'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+    );
+    expect(result.rows).toHaveLength(1000);
+    expect(result.rows.at(-1)).toEqual([1000n]);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 1000 });
+  });
+
+  it('keeps a result of exactly the cap whole', async () => {
+    const result = await limited({ maxRows: 5 }).runReadOnlyQuery(
+      'SELECT id FROM orders ORDER BY id LIMIT 5;',
+    );
+    expect(result.rows).toHaveLength(5);
+    expect(result.stopped).toBeUndefined();
+  });
+
+  it('stops before the bytes of values pass their cap, keeping the rows read', async () => {
+    // Each row holds 100 bytes of text and a one-digit-to-three-digit number.
+    const result = await limited({ maxBytes: 2048 }).runReadOnlyQuery(
+      "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 100) SELECT n, printf('%.100c', 'x') AS pad FROM r",
+    );
+    expect(result.columns).toEqual(['n', 'pad']);
+    expect(result.rows).toHaveLength(20);
+    expect(result.stopped).toEqual({ cap: 'bytes', limit: 2048 });
+  });
+
+  it('keeps column names, order and types through the wrap, for WITH and VALUES too', async () => {
+    const database = limited({});
+    const named = await database.runReadOnlyQuery(
+      'WITH recent AS (SELECT id, status FROM orders ORDER BY id DESC LIMIT 3) SELECT id AS "order", status FROM recent ORDER BY id',
+    );
+    expect(named.columns).toEqual(['order', 'status']);
+    expect(named.rows.map((row) => row[0])).toEqual([28n, 29n, 30n]);
+    // As in any SQLite subquery, a repeated name gets a suffix.
+    const repeated = await database.runReadOnlyQuery(
+      'SELECT o.id, c.id FROM orders o JOIN customers c ON c.id = o.customer_id LIMIT 1',
+    );
+    expect(repeated.columns).toEqual(['id', 'id:1']);
+    const values = await database.runReadOnlyQuery("VALUES (1, 'a', 2.5, NULL) -- a comment");
+    expect(values.rows).toEqual([[1n, 'a', 2.5, null]]);
+  });
+
+  it('runs EXPLAIN as it is, and stops reading its output at the same caps', async () => {
+    const before = lastSeq();
+    const result = await limited({ maxRows: 3 }).runReadOnlyQuery('EXPLAIN SELECT * FROM orders');
+    expect(result.columns).toContain('opcode');
+    expect(result.rows).toHaveLength(3);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 3 });
+    expect(executedSince(before)).toContain('EXPLAIN SELECT * FROM orders');
   });
 });

@@ -148,6 +148,66 @@ describe('/edge db query', () => {
     expect(row).toMatch(/^"(?:[a-z]+@example\.com,){9}[a-z]+@example\.com",'=1\+2,'-5$/);
   });
 
+  it('stops at the row cap, says so and which cap, and puts every row read in the CSV', async () => {
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        limits: { maxRows: 50 },
+      }),
+    );
+    try {
+      const answer = await channelAnswer(
+        'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n, n * n AS square FROM r',
+      );
+      expect(answer.all).toContain(
+        '50 rows, 2 columns. The query stopped at the cap of 50 rows (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. Showing the first 20; the rows read are in query-',
+      );
+      expect(answer.text).toBe('The query stopped at a cap after 50 rows');
+      const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('square FROM r'), 5_000);
+      expect(file.initialComment).toMatch(
+        /^First 50 rows, 2 columns \(stopped at a cap; the result has more\) from: WITH RECURSIVE/,
+      );
+      const records = file.bytes
+        .toString('utf8')
+        .split('\r\n')
+        .filter((record) => record !== '');
+      expect(records).toHaveLength(51);
+      expect(records[0]).toBe('n,square');
+      expect(records[50]).toBe('50,2500');
+    } finally {
+      useDatabase(database);
+    }
+  });
+
+  it('stops at the cap on bytes of values, says so, and keeps what was read', async () => {
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        limits: { maxBytes: 4096 },
+      }),
+    );
+    try {
+      const answer = await channelAnswer(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT printf('%.1000c', 'y') AS wide FROM r",
+      );
+      expect(answer.all).toContain(
+        '4 rows, 1 column. The query stopped at the cap of 4 KB of values (EDGEOPS_DB_QUERY_MAX_BYTES) after 4 rows: the result has more.',
+      );
+      const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes("'%.1000c'"), 5_000);
+      const records = file.bytes
+        .toString('utf8')
+        .split('\r\n')
+        .filter((record) => record !== '');
+      expect(records).toEqual(['wide', ...Array(4).fill('y'.repeat(1000))]);
+    } finally {
+      useDatabase(database);
+    }
+  });
+
   it('refuses a write although the token could write, and changes nothing', async () => {
     const answer = await privateAnswer('DELETE FROM orders WHERE id > 0');
     expect(answer.response_type).toBe('ephemeral');
