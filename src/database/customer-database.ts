@@ -34,6 +34,7 @@ import {
   type QueryStop,
   type QuerySummary,
   type RowSink,
+  RowSinkError,
   readQuery,
 } from './read-query.js';
 import { readStatement, type StatementReading } from './statements.js';
@@ -190,6 +191,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
       return await Promise.race([work(controller.signal, reading), abandoned(controller.signal)]);
     } catch (error) {
       if (controller.signal.aborted) throw timeoutError(timeoutMs);
+      if (error instanceof RowSinkError) throw error.cause;
       throw toDatabaseError(error, scrub);
     } finally {
       clearTimeout(timer);

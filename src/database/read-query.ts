@@ -30,6 +30,24 @@ export interface RowSink {
   row(cells: Cell[]): void | Promise<void>;
 }
 
+/** The sink failed (a full disk, say), not the database: the caller gets `cause` as it was. */
+export class RowSinkError extends Error {
+  override name = 'RowSinkError';
+
+  constructor(override readonly cause: unknown) {
+    super('the rows could not be handed on');
+  }
+}
+
+/** Calls the sink, marking what it throws as its own. */
+async function handOn(work: () => void | Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    throw new RowSinkError(error);
+  }
+}
+
 export interface QuerySummary {
   columns: string[];
   /** Rows handed to the sink. */
@@ -214,13 +232,13 @@ export async function readQuery(request: ReadQueryRequest): Promise<QuerySummary
       }
       summary.rows += 1;
       summary.bytes += bytes;
-      await sink.row(cells);
+      await handOn(() => sink.row(cells));
       return true;
     };
     const named = async (names: string[]) => {
       columns = names;
       summary.columns = names;
-      await sink.columns(names);
+      await handOn(() => sink.columns(names));
     };
 
     reader: for await (const chunk of response.body) {

@@ -349,4 +349,17 @@ describe('bounded query results', () => {
     expect(result.stopped).toEqual({ cap: 'rows', limit: 3 });
     expect(executedSince(before)).toContain('EXPLAIN SELECT * FROM orders');
   });
+
+  it('reports a failure to store the rows as it is, not as a database error', async () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const failure = await limited({})
+      .streamReadOnlyQuery('SELECT id FROM orders', {
+        columns: () => {},
+        row: () => {
+          throw full;
+        },
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBe(full);
+  });
 });

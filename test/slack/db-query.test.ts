@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -333,6 +333,10 @@ describe('/edge db query', () => {
   });
 
   it('keeps answering other commands while a runaway query runs, and abandons it at its deadline', async () => {
+    // The query's CSV is written under the OS temporary folder: give this test a folder of its own.
+    const scratch = mkdtempSync(join(tmpdir(), 'edgeops-query-'));
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
     useDatabase(
       createCustomerDatabase({
         url: sandbox.databaseUrl,
@@ -358,8 +362,13 @@ describe('/edge db query', () => {
       expect(answered()).toBe(false);
       const post = await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 15_000);
       expect(ResponseSchema.parse(post.body).text).toContain('The query was abandoned after 8 seconds');
+      // The CSV begun for it is gone with it.
+      expect(readdirSync(scratch).filter((name) => name.endsWith('.csv'))).toEqual([]);
     } finally {
       useDatabase(database);
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+      rmSync(scratch, { recursive: true, force: true });
     }
     const next = await channelAnswer('SELECT count(*) AS n FROM orders');
     expect(next.table).toMatch(/^n\n-+\n30$/);
