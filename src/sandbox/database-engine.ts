@@ -14,6 +14,7 @@ import {
   type Client,
   createClient,
   type InStatement,
+  LibsqlError,
   type ResultSet,
   type Transaction,
 } from '@libsql/client';
@@ -95,11 +96,16 @@ class Session {
   private transaction: Transaction | undefined;
   private inReadTransaction = false;
   private queryOnly = false;
+  /** A statement failed with SQLITE_BUSY: the driver leaves it unfinished on the connection. */
+  private unfinished = false;
+  client: Client;
 
   constructor(
-    readonly client: Client,
+    private readonly connect: () => Client,
     private readonly analysis: Client,
-  ) {}
+  ) {
+    this.client = connect();
+  }
 
   get autocommit(): boolean {
     return this.transaction === undefined;
@@ -128,6 +134,10 @@ class Session {
       }
       const result = await this.run(statement);
       return await this.exactRowid(result);
+    } catch (error) {
+      // A busy statement stays unfinished, and SQLite then refuses every COMMIT on that connection.
+      if (error instanceof LibsqlError && error.code === 'SQLITE_BUSY') this.unfinished = true;
+      throw error;
     } finally {
       this.settle();
     }
@@ -136,6 +146,15 @@ class Session {
   async reset(): Promise<void> {
     this.transaction?.close();
     this.settle();
+  }
+
+  /** Outside a transaction, a connection left with an unfinished statement is replaced. */
+  private renewIfUnfinished(): void {
+    if (!this.unfinished || this.transaction) return;
+    this.client.close();
+    this.client = this.connect();
+    this.queryOnly = false;
+    this.unfinished = false;
   }
 
   private run(statement: InStatement): Promise<ResultSet> {
@@ -165,6 +184,7 @@ class Session {
       this.inReadTransaction = false;
     }
     if (this.transaction === undefined) this.inReadTransaction = false;
+    this.renewIfUnfinished();
   }
 }
 
@@ -279,7 +299,7 @@ export async function openDatabaseEngine(options: { url: string; seed: number })
       const reused = idle.pop();
       if (reused !== undefined) return reused;
       const id = nextId++;
-      sessions.set(id, new Session(connect(), analysis));
+      sessions.set(id, new Session(connect, analysis));
       return id;
     },
     async execute(id, statement, readOnly) {

@@ -281,6 +281,32 @@ describe('the Hrana pipeline', () => {
     expect(json().baton).toBeNull();
   });
 
+  it('lets a stream whose BEGIN met a busy database write and commit once the other writer is done', async () => {
+    const writer = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
+    const waiting = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
+    expect(codes(waiting)).toEqual(['SQLITE_BUSY']);
+    const done = (
+      await pipeline({ baton: writer.baton, requests: [execute('COMMIT'), { type: 'close' }] })
+    ).json();
+    expect(codes(done)).toEqual(['ok', 'ok']);
+    const retried = (
+      await pipeline({
+        baton: waiting.baton,
+        requests: [
+          execute('BEGIN IMMEDIATE'),
+          execute("UPDATE customers SET plan = 'retried' WHERE id = 4"),
+          execute('COMMIT'),
+          { type: 'close' },
+        ],
+      })
+    ).json();
+    expect(codes(retried)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const read = (
+      await pipeline({ requests: [execute('SELECT plan FROM customers WHERE id = 4'), { type: 'close' }] })
+    ).json();
+    expect(firstCell(read, 0)).toEqual({ type: 'text', value: 'retried' });
+  });
+
   it('keeps a stream open with a baton, isolated from other streams until commit', async () => {
     const opened = (
       await pipeline({
