@@ -90,16 +90,19 @@ export class BatchRowScanner {
         throw new BatchRowsError('the response continues after its end');
       }
       if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (code === BACKSLASH) this.escaped = true;
-        else if (code === QUOTE) {
-          this.inString = false;
-          if (this.key !== undefined && !this.capture) {
-            const top = this.stack[this.stack.length - 1]!;
-            top.position = String(parse(this.key + text.slice(from, i + 1)));
-            this.key = undefined;
-            from = i + 1;
-          }
+        // Long values are most of a body: jump to the quote that ends the string.
+        const end = this.stringEnd(text, i);
+        if (end < 0) {
+          i = text.length;
+          continue;
+        }
+        i = end;
+        this.inString = false;
+        if (this.key !== undefined && !this.capture) {
+          const top = this.stack[this.stack.length - 1]!;
+          top.position = String(parse(this.key + text.slice(from, i + 1)));
+          this.key = undefined;
+          from = i + 1;
         }
         continue;
       }
@@ -194,6 +197,32 @@ export class BatchRowScanner {
     else if (this.key !== undefined) this.key += rest;
     else if (!this.ended && !inRows()) this.keep(rest);
     return events;
+  }
+
+  /**
+   * The index of the quote that ends the string being read, from `at` on; -1 when the string goes
+   * on into the next chunk (then whether that chunk starts escaped is remembered).
+   */
+  private stringEnd(text: string, at: number): number {
+    let from = at;
+    if (this.escaped) {
+      this.escaped = false;
+      from += 1;
+    }
+    for (;;) {
+      const quote = text.indexOf('"', from);
+      const stop = quote < 0 ? text.length : quote;
+      // An odd run of backslashes right before it escapes the quote (or, at the end, the next character).
+      let backslashes = 0;
+      while (stop - backslashes - 1 >= from && text.charCodeAt(stop - backslashes - 1) === BACKSLASH)
+        backslashes += 1;
+      if (quote < 0) {
+        this.escaped = backslashes % 2 === 1;
+        return -1;
+      }
+      if (backslashes % 2 === 0) return quote;
+      from = quote + 1;
+    }
   }
 
   /** The document without the rows (and with null for the cols), once the body has ended. */
