@@ -132,6 +132,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         authToken: config.serviceDatabase.authToken,
         databaseId: config.serviceDatabase.id,
         secrets,
+        timeoutMs: config.databaseQuery.timeoutMs,
+        limits: { maxRows: config.databaseQuery.maxRows, maxBytes: config.databaseQuery.maxBytes },
       })
     : undefined;
   const jobs = createJobRegistry({

@@ -80,6 +80,9 @@ export interface Sandbox {
   pullZoneSecurityKey(pullZoneId: number): string | undefined;
   /** The stored bot-detection configuration of a Shield zone. */
   botDetection(shieldZoneId: number): BotDetectionConfig | undefined;
+  /** The id of the process that runs the database's statements, while one runs. */
+  databaseProcessId(): number | undefined;
+  /** Stops both listeners and the database process, mid-statement if need be. */
   close(): Promise<void>;
 }
 
@@ -214,6 +217,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     knobs,
     pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
     botDetection: (id) => state.botDetection.get(id),
+    databaseProcessId: () => database.processId(),
     async close() {
       await Promise.all([closeServer(apiServer), closeServer(databaseServer)]);
       await hrana.close();

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -207,6 +210,34 @@ describe('database changes through approval', () => {
     expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
       cards,
     );
+  });
+
+  it('db exec does not run statements that are neither reads nor changes, and asks nobody to approve them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-attach-'));
+    const path = join(dir, 'x.db');
+    const cards = () =>
+      h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const before = cards();
+    try {
+      for (const [sql, keyword] of [
+        [`ATTACH DATABASE '${path}' AS x`, 'ATTACH'],
+        ['PRAGMA foreign_keys = OFF', 'PRAGMA'],
+        ['BEGIN IMMEDIATE', 'BEGIN'],
+        ['VACUUM', 'VACUUM'],
+      ] as const) {
+        const { responseUrl } = await h.command(`db exec ${sql}`);
+        const told = JSON.stringify(
+          (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+        );
+        expect(told).toContain(`/edge does not run ${keyword} statements`);
+        expect(told).not.toContain('/edge db query');
+        expect(told).not.toContain('Approval requested');
+      }
+      expect(cards()).toBe(before);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('db tokens create gives a read-only token to the requester alone, by DM', async () => {
