@@ -8,15 +8,9 @@
  * execution's audit row carries in full.
  */
 import { formatDistanceStrict } from 'date-fns';
-import { type Markup, md, nest, trusted } from '../operations/markup.js';
-import {
-  inChannel,
-  type Reply,
-  type ReplyBlock,
-  type ReplyButton,
-  type ReplyFile,
-} from '../operations/reply.js';
-import { codeBlock } from '../slack/escape.js';
+import { codeBlock } from '../reply/escape.js';
+import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
+import { inChannel, type Reply, type ReplyBlock, type ReplyButton, type ReplyFile } from '../reply/model.js';
 import { canonicalJson } from '../state/canonical-json.js';
 import type { GatedOperation, ParameterView } from './gated.js';
 import type { ApprovalRequest } from './machine.js';
@@ -58,11 +52,6 @@ const STATE_LABEL: Record<string, string> = {
 /** `unknown` for a request approved but never started: it is certain that nothing ran. */
 const NOT_STARTED_LABEL =
   ':warning: Not run: the bot stopped after the approval, before the change started. It will not run now; ask again if it is still needed.';
-
-export const mention = (userId: string): Markup => trusted(`<@${userId.replace(/[^A-Z0-9]/gi, '')}>`);
-
-export const channelMention = (channelId: string): Markup =>
-  trusted(`<#${channelId.replace(/[^A-Z0-9]/gi, '')}>`);
 
 const count = (n: number) => n.toLocaleString('en-US');
 

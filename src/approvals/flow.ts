@@ -10,21 +10,14 @@ import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
 import { isOperationId } from '../operations/ids.js';
-import { md, nest, trusted, withMentions } from '../operations/markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../operations/reply.js';
 import type { RunContext, Surface } from '../operations/types.js';
 import type { ApprovalRequirement, Operation } from '../policy/authorize.js';
 import type { PolicyAuthorizer } from '../policy/authorizer.js';
 import type { GroupMembership } from '../policy/groups.js';
+import { channelRef, md, mention, nest, trusted, withMentions } from '../reply/markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import type { JsonValue } from '../state/canonical-json.js';
-import {
-  APPROVAL_ACTIONS,
-  approvalCard,
-  cardFileMessage,
-  channelMention,
-  listedRequest,
-  mention,
-} from './card.js';
+import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
 import type { ExecutionOutcome, GatedOperation } from './gated.js';
 import type { ApprovalRequest } from './machine.js';
 import type { ApprovalService, ExecutionReport } from './service.js';
@@ -239,7 +232,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         `the approval card could not be posted in ${cardChannel}: ${reason.why} (${reason.code})`,
         { correlationId: ctx.correlationId },
       );
-      const text = md`I could not post the approval card in ${nest(channelMention(cardChannel))}: ${reason.why}. ${reason.todo}`;
+      const text = md`I could not post the approval card in ${nest(channelRef(cardChannel))}: ${reason.why}. ${reason.todo}`;
       return {
         ok: false,
         reply: ephemeral(`I could not post the approval card: ${reason.why}. ${reason.todo}`, [
@@ -336,7 +329,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         },
         {
           type: 'context',
-          text: md`Request ${request.id}; the card is in ${nest(channelMention(cardChannel))}.`,
+          text: md`Request ${request.id}; the card is in ${nest(channelRef(cardChannel))}.`,
         },
         {
           type: 'actions',

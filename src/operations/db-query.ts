@@ -11,15 +11,15 @@ import {
 } from '../database/customer-database.js';
 import { DatabaseError, type DatabaseErrorKind } from '../database/errors.js';
 import { PlatformError, type PlatformErrorKind } from '../platform/errors.js';
+import { MESSAGE_BUDGET } from '../reply/budget.js';
+import { codeBlock } from '../reply/escape.js';
+import { md, mention, nest } from '../reply/markup.js';
+import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
+import { formatTable } from '../reply/table.js';
 import { CsvFileWriter } from '../reports/csv-file.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
-import { codeBlock } from '../slack/escape.js';
-import { SECTION_TEXT_MAX } from '../slack/limits.js';
 import { UserFacingError } from './engine.js';
-import { md } from './markup.js';
-import { inChannel, type Reply, type ReplyBlock } from './reply.js';
-import { formatTable } from './table.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 /** Rows shown in the message; the rest are in the CSV file. */
@@ -54,11 +54,11 @@ function fittedTable(headers: string[], first: Cell[][]): { table: string; shown
   );
   let shown = rows.length;
   let table = formatTable(headers, rows, { maxColumnWidth: MAX_COLUMN_WIDTH });
-  while (shown > 0 && codeBlock(table, Number.POSITIVE_INFINITY).length > SECTION_TEXT_MAX) {
+  while (shown > 0 && codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) {
     shown -= 1;
     table = formatTable(headers, rows.slice(0, shown), { maxColumnWidth: MAX_COLUMN_WIDTH });
   }
-  if (codeBlock(table, Number.POSITIVE_INFINITY).length > SECTION_TEXT_MAX) cut = true;
+  if (codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) cut = true;
   return { table, shown, cut };
 }
 
@@ -129,7 +129,7 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   const statement =
     sql.length > MAX_COMMENT_SQL ? `${sql.slice(0, MAX_COMMENT_SQL)}… (whole in the message)` : sql;
   const blocks: ReplyBlock[] = [
-    { type: 'text', text: md`*Query* by <@${input.userId}>` },
+    { type: 'text', text: md`*Query* by ${nest(mention(input.userId))}` },
     { type: 'code', text: sql },
   ];
   const { columns } = summary;

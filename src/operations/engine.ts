@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '../platform/errors.js';
 import { closestName } from '../policy/suggest.js';
-import { md, trusted } from './markup.js';
+import { md, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import type { ModalValues } from './modal.js';
-import { ephemeral, type Reply, RUN_COMMAND_ACTION } from './reply.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,

@@ -1,6 +1,6 @@
 import { closestName } from '../policy/suggest.js';
-import { md, nest, trusted } from './markup.js';
-import { ephemeral } from './reply.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { ephemeral } from '../reply/model.js';
 import { type AnyOperation, defineOperation } from './types.js';
 
 const line = (op: AnyOperation) => md`\`${op.usage}\` — ${op.summary}`;

@@ -8,7 +8,7 @@ import {
   EXECUTION_MODE_NAMES,
   SENSITIVITY_NAMES,
 } from '../platform/schemas.js';
-import { md } from './markup.js';
+import { md } from '../reply/markup.js';
 import type { ModalOption } from './modal.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -8,12 +8,12 @@ import type { ApprovalFlow } from '../approvals/flow.js';
 import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
+import type { Reply } from '../reply/model.js';
 import type { AuditLog } from '../state/audit.js';
 import type { StateStore } from '../state/store.js';
 import type { OperationId } from './ids.js';
 import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
-import type { Reply } from './reply.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
 
 /** Where a reply went, so that it can be updated later (progress, approval cards). */

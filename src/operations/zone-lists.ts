@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../platform/schemas.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { commandButton, ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import { UserFacingError } from './engine.js';
-import { md, nest, trusted } from './markup.js';
 import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
-import { commandButton, ephemeral, type Reply, type ReplyBlock, type ReplyButton } from './reply.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 /** Each zone is two blocks (its line and its buttons): 20 of them stay well inside a message. */

@@ -5,9 +5,9 @@
 
 import type { AccessDecision, Authorizer } from '../operations/engine.js';
 import { isOperationId, type OperationId } from '../operations/ids.js';
-import { md, nest, trusted } from '../operations/markup.js';
-import { ephemeral, type Reply } from '../operations/reply.js';
 import type { Caller } from '../operations/types.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply } from '../reply/model.js';
 import { approvalRuleFor, authorize, type Decision, isApprover, type Operation } from './authorize.js';
 import { explainAccess } from './explain.js';
 import { type GroupMembership, groupIdsIn } from './groups.js';

@@ -105,8 +105,8 @@ describe('the console against the in-process sandbox', () => {
   });
 
   it('writes what does not fit in a message to a file in the out folder and prints its path', async () => {
-    // Enough audit rows that the table is longer than one Slack section.
-    await c.type(...Array.from({ length: 50 }, () => 'apikeys --per-page 5'));
+    // Enough audit rows that the table is longer than a whole message (12,000 characters).
+    await c.type(...Array.from({ length: 80 }, () => 'apikeys --per-page 5'));
     const out = await c.type('/edge audit --limit 200');
     expect(out).toContain('The rest did not fit in a message');
     const saved = /📎 (\S+)/.exec(out)?.[1];
