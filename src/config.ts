@@ -79,6 +79,9 @@ const rawEnvSchema = z.object({
   ),
 });
 
+/** Every environment variable the configuration reads (for .env.example and the docs). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(rawEnvSchema.shape);
+
 export interface Config {
   mode: RunMode;
   slack: {
