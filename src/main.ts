@@ -7,6 +7,7 @@ import { createLogger, SecretRegistry } from './log.js';
 import { PolicyLoadError } from './policy/store.js';
 import { createRuntime } from './runtime.js';
 import { startSlackApp } from './slack/app.js';
+import { BotTokenRejectedError } from './slack/bot-token.js';
 import { createSlackGroupFetcher } from './slack/groups.js';
 import { createSlackSurface } from './slack/surface.js';
 
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP' : 'Socket Mode'} mode`, {
+  logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP mode' : 'Socket Mode'}`, {
     mode: config.mode,
     port: config.port,
   });
@@ -57,11 +58,20 @@ async function main(): Promise<void> {
     services: runtime.services,
     metrics: runtime.metrics,
     logger,
+    onFatal: stopStarting,
   });
   await runtime.startBackground(
     createSlackSurface({ client: slack.client, userId: '', channelId: '', logger, secrets }),
   );
-  logger.info('edgeops is ready', { port: slack.port });
+  if (!slack.isReady())
+    logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
+      port: slack.port,
+    });
+  // A failure of `ready` is onFatal's to report.
+  slack.ready.then(
+    () => logger.info('edgeops is ready', { port: slack.port }),
+    () => undefined,
+  );
 
   const shutdown = async (signal: string) => {
     logger.info('shutting down', { signal });
@@ -100,13 +110,18 @@ process.on('uncaughtException', (error) =>
   isClosedPipe(error) ? leaveQuietly() : fallbackLogger.error('uncaught exception', { error }),
 );
 
-main().catch((error: unknown) => {
+/** Ends a start that cannot succeed with one line on stderr that says what to fix. */
+function stopStarting(error: unknown): never {
   if (error instanceof PolicyLoadError) {
     process.stderr.write(`edgeops: policy error: ${error.message}\n`);
-    process.exit(1);
+  } else if (error instanceof BotTokenRejectedError) {
+    process.stderr.write(`edgeops: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `edgeops: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
-  process.stderr.write(
-    `edgeops: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
   process.exit(1);
-});
+}
+
+main().catch((error: unknown) => stopStarting(error));
