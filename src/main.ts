@@ -3,13 +3,8 @@
  */
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createLogger, SecretRegistry } from './log.js';
+import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { PolicyLoadError } from './policy/store.js';
-import { createRuntime } from './runtime.js';
-import { startSlackApp } from './slack/app.js';
-import { BotTokenRejectedError } from './slack/bot-token.js';
-import { createSlackGroupFetcher } from './slack/groups.js';
-import { createSlackSurface } from './slack/surface.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -35,6 +30,35 @@ async function main(): Promise<void> {
     mode: config.mode,
     port: config.port,
   });
+  await runSlack(config, config.mode, secrets, logger);
+}
+
+/**
+ * HTTP or Socket Mode. Its modules (Bolt among them) are loaded here, not at the top, so that the
+ * console never pays for them.
+ */
+async function runSlack(
+  config: Config,
+  mode: 'http' | 'socket',
+  secrets: SecretRegistry,
+  logger: Logger,
+): Promise<void> {
+  const [
+    { createRuntime },
+    { startSlackApp },
+    { BotTokenRejectedError },
+    { createSlackGroupFetcher },
+    { createSlackSurface },
+  ] = await Promise.all([
+    import('./runtime.js'),
+    import('./slack/app.js'),
+    import('./slack/bot-token.js'),
+    import('./slack/groups.js'),
+    import('./slack/surface.js'),
+  ]);
+  // A token Slack rejects is one line naming SLACK_BOT_TOKEN, as a configuration error is.
+  const stopOnSlackError = (error: unknown): never =>
+    error instanceof BotTokenRejectedError ? stopWith(error.message) : stopStarting(error);
   const fetchGroupMembers = createSlackGroupFetcher({
     token: config.slack.botToken!,
     apiUrl: config.slack.apiUrl,
@@ -48,7 +72,7 @@ async function main(): Promise<void> {
     now: systemClock,
   });
   const slack = await startSlackApp({
-    mode: config.mode,
+    mode,
     botToken: config.slack.botToken!,
     signingSecret: config.slack.signingSecret,
     appToken: config.slack.appToken,
@@ -58,8 +82,8 @@ async function main(): Promise<void> {
     services: runtime.services,
     metrics: runtime.metrics,
     logger,
-    onFatal: stopStarting,
-  });
+    onFatal: stopOnSlackError,
+  }).catch(stopOnSlackError);
   await runtime.startBackground(
     createSlackSurface({ client: slack.client, userId: '', channelId: '', logger, secrets }),
   );
@@ -111,17 +135,14 @@ process.on('uncaughtException', (error) =>
 );
 
 /** Ends a start that cannot succeed with one line on stderr that says what to fix. */
-function stopStarting(error: unknown): never {
-  if (error instanceof PolicyLoadError) {
-    process.stderr.write(`edgeops: policy error: ${error.message}\n`);
-  } else if (error instanceof BotTokenRejectedError) {
-    process.stderr.write(`edgeops: ${error.message}\n`);
-  } else {
-    process.stderr.write(
-      `edgeops: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  }
+function stopWith(line: string): never {
+  process.stderr.write(`edgeops: ${line}\n`);
   process.exit(1);
+}
+
+function stopStarting(error: unknown): never {
+  if (error instanceof PolicyLoadError) stopWith(`policy error: ${error.message}`);
+  stopWith(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 main().catch((error: unknown) => stopStarting(error));

@@ -4,7 +4,7 @@
  * approval service, the card follows every transition, and an approved change runs once
  * with the stored parameters. Secrets an execution produces go to the requester by DM only.
  */
-import { formatDistanceStrict } from 'date-fns';
+import { formatDistanceStrict } from '../date-fns.js';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
 import { type Markup, md, nest, trusted, withMentions } from '../operations/markup.js';

@@ -1,9 +1,9 @@
 import { UTCDate } from '@date-fns/utc';
-import { format } from 'date-fns';
 import { z } from 'zod';
 import { resultCsv, tableCell } from '../database/cells.js';
 import { customerDatabaseOf, type QueryResult } from '../database/customer-database.js';
 import { DatabaseError, type DatabaseErrorKind } from '../database/errors.js';
+import { format } from '../date-fns.js';
 import { PlatformError, type PlatformErrorKind } from '../platform/errors.js';
 import { codeBlock } from '../slack/escape.js';
 import { SECTION_TEXT_MAX } from '../slack/limits.js';
