@@ -16,7 +16,9 @@ RUN npm run build
 
 # --- runtime: production dependencies and dist/ only ---
 FROM node:24-trixie-slim AS runtime
-ENV NODE_ENV=production
+# Node 22+ keeps the compiled code of the modules it loads here, so a restarted container starts
+# faster; /tmp is writable by the process user. Older Node ignores it.
+ENV NODE_ENV=production NODE_COMPILE_CACHE=/tmp/edgeops-compile-cache
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -113,6 +113,11 @@ describe('the Dockerfile', () => {
     expect(finalStage[chownAt]!.args).toMatch(/\bmkdir -p \/app\/data \/app\/out\b/);
   });
 
+  it('keeps the compile cache where the process user can write it', () => {
+    const env = inFinal('ENV').map((i) => i.args).join(' ');
+    expect(env).toMatch(/\bNODE_COMPILE_CACHE=\/tmp\/\S+/);
+  });
+
   it('keeps the state database on a volume under its working directory', () => {
     expect(inFinal('WORKDIR').at(-1)?.args).toBe('/app');
     const volumes = inFinal('VOLUME').flatMap((i) => i.args.replace(/[[\]",]/g, ' ').split(/\s+/));
