@@ -114,7 +114,9 @@ describe('the Dockerfile', () => {
   });
 
   it('keeps the compile cache where the process user can write it', () => {
-    const env = inFinal('ENV').map((i) => i.args).join(' ');
+    const env = inFinal('ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/\bNODE_COMPILE_CACHE=\/tmp\/\S+/);
   });
 
