@@ -112,6 +112,9 @@ const rawEnvSchema = z.object({
   EDGEOPS_DB_QUERY_MAX_BYTES: byteSize('100MB', 1024 ** 3),
 });
 
+/** Every environment variable the configuration reads (for .env.example and the docs). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(rawEnvSchema.shape);
+
 export interface Config {
   mode: RunMode;
   slack: {

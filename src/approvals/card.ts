@@ -7,7 +7,7 @@
  * cut. The card also shows the first 12 hex digits of the parameters' SHA-256 digest, which the
  * execution's audit row carries in full.
  */
-import { formatDistanceStrict } from 'date-fns';
+import { formatDistanceStrict } from '../date-fns.js';
 import { codeBlock } from '../reply/escape.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock, type ReplyButton, type ReplyFile } from '../reply/model.js';

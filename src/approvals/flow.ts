@@ -5,8 +5,8 @@
  * change runs once with the stored parameters. A request whose card cannot be posted is
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
-import { formatDistanceStrict } from 'date-fns';
 import { z } from 'zod';
+import { formatDistanceStrict } from '../date-fns.js';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
 import { isOperationId } from '../operations/ids.js';

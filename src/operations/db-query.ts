@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { UTCDate } from '@date-fns/utc';
-import { format } from 'date-fns';
 import { z } from 'zod';
 import { csvCell, tableCell } from '../database/cells.js';
 import {
@@ -10,6 +9,7 @@ import {
   type QuerySummary,
 } from '../database/customer-database.js';
 import { DatabaseError, type DatabaseErrorKind } from '../database/errors.js';
+import { format } from '../date-fns.js';
 import { PlatformError, type PlatformErrorKind } from '../platform/errors.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { codeBlock } from '../reply/escape.js';

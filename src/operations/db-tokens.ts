@@ -1,6 +1,6 @@
-import { addMilliseconds } from 'date-fns';
 import { z } from 'zod';
 import { failedExecution, type GatedOperation } from '../approvals/gated.js';
+import { addMilliseconds } from '../date-fns.js';
 import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { parseDuration } from './duration.js';
