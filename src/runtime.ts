@@ -4,7 +4,6 @@
  * Slack and the console run exactly the same product.
  */
 import { randomBytes } from 'node:crypto';
-import { createApprovalFlow } from './approvals/flow.js';
 import { APPROVAL_STATES } from './approvals/machine.js';
 import { createApprovalService } from './approvals/service.js';
 import type { Clock } from './clock.js';
@@ -13,6 +12,7 @@ import { configSecrets } from './config.js';
 import { createCustomerDatabase } from './database/customer-database.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { type ApprovalFlow, createApprovalFlow } from './operations/approvals/flow.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
 import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
@@ -26,6 +26,7 @@ import { createGroupMembership } from './policy/groups.js';
 import type { Policy } from './policy/schema.js';
 import { createPolicyStore, type PolicyStore } from './policy/store.js';
 import { sweepTemporaryFiles } from './reports/temp-file.js';
+import { migrations } from './schema.js';
 import { createAuditLog } from './state/audit.js';
 import { openStateStore } from './state/store.js';
 
@@ -62,6 +63,8 @@ export interface Runtime {
   metrics: Metrics;
   policies: PolicyStore;
   authorizer: PolicyAuthorizer;
+  /** The approval flow, for the sweep and for showing pending cards again. */
+  approvals: ApprovalFlow;
   secrets: SecretRegistry;
   logger: Logger;
   /**
@@ -93,6 +96,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     authToken: config.stateDatabase.authToken,
     logger,
     now: () => new Date(now()),
+    migrations,
   });
   const metrics = createMetrics({ defaultMetrics: true });
   const platform = createPlatformClient({
@@ -181,6 +185,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
     policies,
     authorizer,
+    approvals,
     secrets,
     logger,
     async startBackground(surface) {

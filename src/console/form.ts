@@ -3,7 +3,7 @@
  * an optional field, `:cancel` leaves the form. Values come back exactly as the Slack adapter
  * reads them from a view: strings, string lists, numbers and times as strings (times in ms).
  */
-import { parseDuration } from '../operations/duration.js';
+import { parseDuration } from '../duration.js';
 import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../operations/modal.js';
 import { markupToPlain } from '../reply/markup.js';
 import { type Style, safeForTerminal } from './style.js';

@@ -176,7 +176,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   await runtime.startBackground(background);
   if (!state.fresh) {
     // Their buttons went with the session that showed them: show them again, clickable.
-    const pending = await runtime.services.approvals.showPending(background).catch((error: unknown) => {
+    const pending = await runtime.approvals.showPending(background).catch((error: unknown) => {
       logger.error('pending approval requests could not be shown', { error });
       return 0;
     });

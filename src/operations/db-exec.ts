@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { GatedOperation } from '../approvals/gated.js';
 import { DatabaseError } from '../database/errors.js';
+import type { GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './engine.js';
 import { defineOperation, parseWith } from './types.js';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import { addMilliseconds } from '../date-fns.js';
+import { parseDuration } from '../duration.js';
 import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
-import { parseDuration } from './duration.js';
+import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './engine.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

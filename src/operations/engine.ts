@@ -5,9 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '../platform/errors.js';
+import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
+import { denialReply, denialSentence, whoamiReply } from './access-text.js';
 import type { ModalValues } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
@@ -20,18 +22,6 @@ import {
   type SubmissionOutcome,
   type Surface,
 } from './types.js';
-
-/** The access decision for one operation, with the reason a denial shows. */
-export interface AccessDecision {
-  allowed: boolean;
-  reason: string;
-}
-
-/** The policy as the engine needs it; implemented over src/policy. */
-export interface Authorizer {
-  decide(operation: string, caller: Caller): Promise<AccessDecision>;
-  explain(caller: Caller, operations: readonly AnyOperation[]): Promise<Reply>;
-}
 
 export interface CommandInput extends Caller {
   text: string;
@@ -179,7 +169,7 @@ export function createEngine(options: {
         for (const op of operations) if ((await authorizer.decide(op.id, caller)).allowed) allowed.add(op.id);
         return allowed;
       },
-      explain: () => authorizer.explain(caller, operations),
+      explain: async () => whoamiReply(caller, await authorizer.explanation(caller)),
     };
   }
 
@@ -313,14 +303,11 @@ export function createEngine(options: {
         );
     };
     try {
-      const decision = checkAccess ? await authorizer.decide(op.id, ctx) : { allowed: true, reason: '' };
-      if (!decision.allowed) {
+      const decision = checkAccess ? await authorizer.decide(op.id, ctx) : undefined;
+      if (decision && !decision.allowed) {
         outcome(op.id, 'denied');
-        await audit(ctx, op.id, 'denied', { ...fields, detail: decision.reason });
-        await safeRespond(
-          ctx,
-          ephemeral(decision.reason, [{ type: 'text', text: md`:no_entry: ${decision.reason}` }]),
-        );
+        await audit(ctx, op.id, 'denied', { ...fields, detail: denialSentence(decision) });
+        await safeRespond(ctx, denialReply(decision));
         return;
       }
       // Written before anything runs: without a working state store, nothing runs at all.

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
+import { parseDuration } from '../duration.js';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
@@ -8,7 +9,6 @@ import { originErrorsFilename } from '../reports/filenames.js';
 import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
-import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import { parseDay } from './time-args.js';
 import { defineOperation, type RunContext } from './types.js';

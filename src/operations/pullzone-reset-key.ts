@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import { fingerprint } from '../log.js';
+import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { defineOperation, parseWith } from './types.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

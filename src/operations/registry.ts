@@ -1,7 +1,8 @@
 /** Every subcommand the bot knows, in the order help lists them, and the changes that can be gated. */
-import type { GatedOperation } from '../approvals/gated.js';
+
 import { apikeys } from './apikeys.js';
-import { approvals, approvalsCancel } from './approvals.js';
+import type { GatedOperation } from './approvals/gate.js';
+import { approvals, approvalsCancel } from './approvals/listing.js';
 import { audit } from './audit.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import { PlatformError } from '../platform/errors.js';
 import {
   AGGRESSION_NAMES,
@@ -9,6 +8,7 @@ import {
   SENSITIVITY_NAMES,
 } from '../platform/schemas.js';
 import { md } from '../reply/markup.js';
+import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import type { ModalOption } from './modal.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from '../duration.js';
 import {
   EXPORT_FILTER_FIELDS,
   EXPORT_FILTER_OPS,
@@ -12,7 +13,6 @@ import { inChannel, type Reply } from '../reply/model.js';
 import { writeShieldExportCsv } from '../reports/export-csv.js';
 import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
-import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import type { ModalField, ModalValues } from './modal.js';
 import { formatUtc, parseInstant } from './time-args.js';

@@ -5,7 +5,7 @@
  */
 import { utc } from '@date-fns/utc';
 import { isValid, parse, parseISO, startOfDay, subDays } from '../date-fns.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../duration.js';
 
 export type TimeResult = { ok: true; ms: number } | { ok: false; error: string };
 

@@ -4,14 +4,16 @@
  * was asked from Slack, the console or a test.
  */
 import type { z } from 'zod';
-import type { ApprovalFlow } from '../approvals/flow.js';
+import type { ApprovalRequest } from '../approvals/machine.js';
 import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
+import type { OperationId } from '../operation-ids.js';
 import type { PlatformClient } from '../platform/client.js';
+import type { Operation as PolicyOperation } from '../policy/authorize.js';
 import type { Reply } from '../reply/model.js';
 import type { AuditLog } from '../state/audit.js';
+import type { JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
-import type { OperationId } from './ids.js';
 import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
@@ -42,6 +44,24 @@ export interface TtlCache {
   set<T>(key: string, value: T, ttlMs: number): void;
 }
 
+/** The two-person gate as operations call it; operations/approvals/flow.ts implements it. */
+export interface ApprovalGate {
+  /** Asks for approval, or runs at once when the policy does not gate the operation. */
+  submit(
+    ctx: RunContext,
+    input: { operation: PolicyOperation; target: string; params: Record<string, JsonValue>; reason: string },
+  ): Promise<Reply | undefined>;
+  click(
+    ctx: RunContext,
+    input: { action: 'approve' | 'reject' | 'cancel'; requestId: string; confirmation?: string },
+  ): Promise<Reply | undefined>;
+  list(ctx: RunContext, all: boolean): Promise<Reply>;
+  /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
+  cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
+  /** The request as stored, for forms that need its target. */
+  peek(id: string): Promise<ApprovalRequest | null>;
+}
+
 /** Long-lived services operations may use; built once by the composition root. */
 export interface Services {
   platform: PlatformClient;
@@ -50,7 +70,7 @@ export interface Services {
   logger: Logger;
   secrets: SecretRegistry;
   cache: TtlCache;
-  approvals: ApprovalFlow;
+  approvals: ApprovalGate;
   /** Long jobs running in this process, with their caps. */
   jobs: JobRegistry;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */

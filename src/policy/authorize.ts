@@ -3,8 +3,8 @@
  * channel, and if so, does it need approval? Pure: group membership is resolved by the caller
  * (groups.ts), so the same inputs always give the same answer and the reason can be trusted.
  */
-import type { AlwaysAllowed, OperationId } from '../operations/ids.js';
-import { ALWAYS_ALLOWED } from '../operations/ids.js';
+import type { AlwaysAllowed, OperationId } from '../operation-ids.js';
+import { ALWAYS_ALLOWED } from '../operation-ids.js';
 import { type ApprovalRule, EVERYONE, type Grant, type Policy } from './schema.js';
 
 export type Operation = OperationId | AlwaysAllowed;
@@ -29,10 +29,33 @@ export interface ApprovalRequirement {
   channel?: string;
 }
 
-/** The operation needs approval and nobody could give it; the text says how to fix that. */
-export interface ApprovalUnavailable {
-  unavailable: string;
-}
+/** Why an operation was allowed, as data; operations/access-text.ts writes it for people. */
+export type Grounds =
+  | { code: 'always' }
+  | { code: 'built-in' }
+  | { code: 'granted'; roles: string[]; grant: string };
+
+/** Why an operation was refused, as data; operations/access-text.ts writes it for people. */
+export type Denial =
+  /** The policy's `channels` leave this channel out. */
+  | { code: 'outside-policy-channels'; channels: string[] }
+  | { code: 'no-grant'; source: string }
+  /** Granted to roles the user is not in; `unread` are groups Slack did not answer for. */
+  | { code: 'not-in-role'; roles: string[]; helpers: string[]; unread: string[] }
+  /** The user's grants allow it only in other channels. */
+  | { code: 'grant-channels'; channels: string[]; grants: string[] }
+  /** Needs approval and nobody could give it: the built-in policy has no approvers, */
+  | { code: 'built-in-has-no-approvers' }
+  /** or the approver roles are empty, */
+  | { code: 'no-approvers'; approverRoles: string[]; source: string }
+  /** or fewer approvers than required are left once the requester is left out. */
+  | {
+      code: 'too-few-approvers';
+      required: number;
+      approverRoles: string[];
+      others: number;
+      groups: string[];
+    };
 
 /**
  * Which rule decided: `always` (help, whoami), `channel` (the policy's channels or a grant's),
@@ -41,18 +64,28 @@ export interface ApprovalUnavailable {
  */
 export type DecisionRule = 'channel' | 'grant' | 'role' | 'default' | 'always';
 
-export interface Decision {
-  /** True means the user may run it, or request it when `approval` is an ApprovalRequirement. */
-  allowed: boolean;
-  /** One or two sentences for the user: what decided and what to do. */
-  reason: string;
+interface DecisionBase {
+  operation: Operation;
   rule: DecisionRule;
-  /** On a denial: user and group ids who may run the operation (or approve it) and so can help. */
+}
+
+/** The user may run it, or request it when `approval` is set. */
+export interface Allowed extends DecisionBase {
+  allowed: true;
+  grounds: Grounds;
+  approval?: ApprovalRequirement;
+}
+
+export interface Denied extends DecisionBase {
+  allowed: false;
+  denial: Denial;
+  /** User and group ids who may run the operation (or approve it) and so can help. */
   helpers?: string[];
   /** On a channel denial: the channels where it would be allowed. */
   channels?: string[];
-  approval?: ApprovalRequirement | ApprovalUnavailable;
 }
+
+export type Decision = Allowed | Denied;
 
 export interface AuthorizeOptions {
   /** Groups whose members could not be read from Slack; a denial that may be due to them says so. */
@@ -107,8 +140,6 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 
 const grantLabel = (policy: Policy, grant: Grant) => `grants[${policy.grants.indexOf(grant)}]`;
 
-const list = (values: readonly string[]) => values.join(', ');
-
 export function authorize(
   policy: Policy,
   request: AccessRequest,
@@ -116,13 +147,15 @@ export function authorize(
   options: AuthorizeOptions = {},
 ): Decision {
   const { operation: op, userId, channelId } = request;
-  if (isAlwaysAllowed(op)) return { allowed: true, rule: 'always', reason: `${op} is always allowed` };
+  if (isAlwaysAllowed(op))
+    return { allowed: true, operation: op, rule: 'always', grounds: { code: 'always' } };
 
   if (policy.channels && !policy.channels.includes(channelId)) {
     return {
       allowed: false,
+      operation: op,
       rule: 'channel',
-      reason: `/edge works only in ${list(policy.channels)}; ask there`,
+      denial: { code: 'outside-policy-channels', channels: [...policy.channels] },
       channels: [...policy.channels],
     };
   }
@@ -131,8 +164,9 @@ export function authorize(
   if (covering.length === 0) {
     return {
       allowed: false,
+      operation: op,
       rule: 'grant',
-      reason: `no grant in ${policy.source} allows ${op}; ask whoever maintains that file to add one`,
+      denial: { code: 'no-grant', source: policy.source },
       helpers: [],
     };
   }
@@ -144,14 +178,11 @@ export function authorize(
     const roles = unique(covering.flatMap((grant) => grant.roles));
     const helpers = unique(roles.flatMap((role) => membersOf(policy, role))).filter((id) => id !== EVERYONE);
     const unread = helpers.filter((id) => options.unresolvedGroups?.has(id));
-    const note =
-      unread.length > 0
-        ? ` (Slack did not answer whether you are in ${list(unread)}; try again in a minute)`
-        : '';
     return {
       allowed: false,
+      operation: op,
       rule: 'role',
-      reason: `${op} is granted to ${list(roles)}, and you are ${roles.length > 1 ? 'in none of them' : 'not in it'}; ask ${helpers.length > 0 ? list(helpers) : 'whoever maintains the policy'} for help${note}`,
+      denial: { code: 'not-in-role', roles, helpers, unread },
       helpers,
     };
   }
@@ -161,25 +192,29 @@ export function authorize(
     const channels = unique(mine.flatMap((grant) => grant.channels ?? []));
     return {
       allowed: false,
+      operation: op,
       rule: 'channel',
-      reason: `you may run ${op} only in ${list(channels)} (${list(mine.map((grant) => grantLabel(policy, grant)))})`,
+      denial: { code: 'grant-channels', channels, grants: mine.map((grant) => grantLabel(policy, grant)) },
       channels,
     };
   }
 
   const builtIn = policy.origin === 'default';
   const rule: DecisionRule = builtIn ? 'default' : 'grant';
-  const reason = builtIn
-    ? 'the built-in policy lets everyone run every operation'
-    : `granted to ${list(here.roles.filter((role) => roleIncludes(membersOf(policy, role), userId, membership)))} by ${grantLabel(policy, here)}`;
+  const grounds: Grounds = builtIn
+    ? { code: 'built-in' }
+    : {
+        code: 'granted',
+        roles: here.roles.filter((role) => roleIncludes(membersOf(policy, role), userId, membership)),
+        grant: grantLabel(policy, here),
+      };
 
   const approvalRule = approvalRuleFor(policy, op);
-  if (!approvalRule) return { allowed: true, rule, reason };
+  if (!approvalRule) return { allowed: true, operation: op, rule, grounds };
 
   const approverIds = unique(approvalRule.approvers.flatMap((role) => membersOf(policy, role)));
   const unavailable = whyApprovalIsUnavailable(
     policy,
-    op,
     approvalRule,
     approverIds,
     userId,
@@ -188,16 +223,17 @@ export function authorize(
   if (unavailable) {
     return {
       allowed: false,
+      operation: op,
       rule: builtIn ? 'default' : 'role',
-      reason: unavailable,
+      denial: unavailable,
       helpers: approverIds.filter((id) => id !== EVERYONE),
-      approval: { unavailable },
     };
   }
   return {
     allowed: true,
+    operation: op,
     rule,
-    reason: `${reason}; it needs ${approvalRule.required} approval${approvalRule.required > 1 ? 's' : ''} from ${list(approvalRule.approvers)}`,
+    grounds,
     approval: {
       required: approvalRule.required,
       approvers: [...approvalRule.approvers],
@@ -238,24 +274,24 @@ function countableApprovers(
  */
 function whyApprovalIsUnavailable(
   policy: Policy,
-  op: OperationId,
   rule: ApprovalRule,
   approverIds: readonly string[],
   requesterId: string,
   groupMembers: ReadonlyMap<string, ReadonlySet<string>> | undefined,
-): string | undefined {
-  if (policy.origin === 'default') {
-    return `${op} needs approval, and the built-in policy has no approvers. To use it, write a policy file (edgeops.policy.yml, or the path in EDGEOPS_POLICY) with a role listing the approvers' Slack ids and an approvals rule naming that role, e.g. approvals: { rules: [{ ops: [${op}], approvers: [leads] }] }`;
-  }
-  if (approverIds.length === 0) {
-    return `${op} needs approval from ${list(rule.approvers)}, and no one is in ${rule.approvers.length > 1 ? 'those roles' : 'that role'}; add approvers to it in ${policy.source}`;
-  }
+): Denial | undefined {
+  if (policy.origin === 'default') return { code: 'built-in-has-no-approvers' };
+  if (approverIds.length === 0)
+    return { code: 'no-approvers', approverRoles: [...rule.approvers], source: policy.source };
   const people = countableApprovers(approverIds, groupMembers);
   if (!people) return undefined;
   people.delete(requesterId);
   const others = people.size;
   if (others >= rule.required) return undefined;
-  const groups = approverIds.filter((id) => id.startsWith('S'));
-  const counting = groups.length > 0 ? ` (counting the members of ${list(groups)})` : '';
-  return `${op} needs ${rule.required} approval${rule.required > 1 ? 's' : ''} from ${list(rule.approvers)}, and only ${others} approver${others === 1 ? '' : 's'} other than you ${others === 1 ? 'is' : 'are'} listed${counting}; you cannot approve your own request`;
+  return {
+    code: 'too-few-approvers',
+    required: rule.required,
+    approverRoles: [...rule.approvers],
+    others,
+    groups: approverIds.filter((id) => id.startsWith('S')),
+  };
 }

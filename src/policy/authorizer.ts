@@ -1,22 +1,32 @@
 /**
- * The engine's view of the policy: resolves the caller's user groups (cached, from Slack),
- * then asks the pure authorize(). whoami's reply is built from the same decisions.
+ * The policy as the engine asks it: resolves the requester's user groups (cached, from Slack),
+ * then asks the pure authorize(). Answers are data; operations/access-text.ts writes them for people.
  */
 
-import type { AccessDecision, Authorizer } from '../operations/engine.js';
-import { isOperationId, type OperationId } from '../operations/ids.js';
-import type { Caller } from '../operations/types.js';
-import { md, nest, trusted } from '../reply/markup.js';
-import { ephemeral, type Reply } from '../reply/model.js';
+import { isOperationId, type OperationId } from '../operation-ids.js';
 import { approvalRuleFor, authorize, type Decision, isApprover, type Operation } from './authorize.js';
-import { explainAccess } from './explain.js';
+import { type AccessExplanation, explainAccess } from './explain.js';
 import { type GroupMembership, groupIdsIn } from './groups.js';
 import type { Policy } from './schema.js';
 import type { PolicyStore } from './store.js';
 
+/** Who asks, where: all the policy needs to know of a request. */
+export interface Requester {
+  userId: string;
+  channelId: string;
+}
+
+/** The policy as the engine needs it. */
+export interface Authorizer {
+  /** May the requester run `operation` here, and does it need approval? */
+  decide(operation: string, requester: Requester): Promise<Decision>;
+  /** Every operation's decision for the requester, for whoami. */
+  explanation(requester: Requester): Promise<AccessExplanation>;
+}
+
 export interface PolicyAuthorizer extends Authorizer {
   /** The full decision, approval requirement included, for the approval flow. */
-  decision(operation: Operation, caller: Caller): Promise<Decision>;
+  decision(operation: Operation, requester: Requester): Promise<Decision>;
   /** Whether the user is in one of the given roles (approver checks). */
   membership(userId: string): Promise<ReadonlySet<string>>;
   /** Whether the policy in force now names the user an approver of the operation. */
@@ -39,7 +49,7 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
     return groups.length > 0 ? groupsOf.membersOf(groups) : undefined;
   }
 
-  async function decision(operation: Operation, caller: Caller): Promise<Decision> {
+  async function decision(operation: Operation, caller: Requester): Promise<Decision> {
     const policy = policies.current();
     const [found, groupMembers] = await Promise.all([
       lookup(caller.userId),
@@ -64,53 +74,23 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
       if (!rule) return false;
       return isApprover(policy, rule, userId, (await lookup(userId)).groups);
     },
-    async decide(operation, caller): Promise<AccessDecision> {
-      const result = await decision(operation as Operation, caller);
-      return {
-        allowed: result.allowed,
-        reason: result.allowed ? result.reason : `Not allowed: ${result.reason}.`,
-      };
+    decide(operation, requester) {
+      return decision(operation as Operation, requester);
     },
-    async explain(caller): Promise<Reply> {
+    async explanation(requester) {
       const policy = policies.current();
       const approverGroups = policy.approvals.rules
         .flatMap((rule) => rule.approvers)
         .flatMap((role) => (Object.hasOwn(policy.roles, role) ? (policy.roles[role] ?? []) : []))
         .filter((id) => id.startsWith('S'));
       const [found, groupMembers] = await Promise.all([
-        lookup(caller.userId),
+        lookup(requester.userId),
         approverGroups.length > 0 ? groupsOf.membersOf(approverGroups) : undefined,
       ]);
-      const explanation = explainAccess(policy, caller.userId, caller.channelId, found.groups, {
+      return explainAccess(policy, requester.userId, requester.channelId, found.groups, {
         unresolvedGroups: found.unresolved,
         groupMembers,
       });
-      const lines = explanation.operations.map(({ operation, decision: d }) => {
-        const mark = d.allowed ? ':white_check_mark:' : ':no_entry_sign:';
-        const approval =
-          d.allowed && d.approval && 'required' in d.approval
-            ? md` — needs ${d.approval.required} approval(s) from ${d.approval.approvers.join(', ')}`
-            : trusted('');
-        return md`${nest(trusted(mark))} \`${operation}\`${nest(approval)}${d.allowed ? '' : ` — ${d.reason}`}`;
-      });
-      const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
-      return ephemeral(`You are ${caller.userId}; roles: ${roles}`, [
-        { type: 'header', text: 'Who you are to edgeops' },
-        {
-          type: 'fields',
-          fields: [
-            { label: 'User', value: md`${caller.userId}` },
-            { label: 'Roles', value: md`${roles}` },
-            { label: 'Policy', value: md`${explanation.source}` },
-            {
-              label: 'This channel',
-              value: md`${caller.channelId}${explanation.channelAllowed ? '' : ' (not allowed)'}`,
-            },
-          ],
-        },
-        { type: 'text', text: trusted(lines.join('\n')) },
-        { type: 'context', text: trusted('`help` and `whoami` are always allowed.') },
-      ]);
     },
   };
 }

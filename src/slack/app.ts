@@ -9,15 +9,15 @@ import { App, HTTPReceiver, LogLevel, type Logger as SlackLogger, SocketModeRece
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { Engine } from '../operations/engine.js';
 import type { Services } from '../operations/types.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
+import type { ListenerDeps } from './listeners/deps.js';
 import { registerViews } from './listeners/views.js';
 
-export interface SlackAppOptions {
+export interface SlackAppOptions extends ListenerDeps {
   mode: 'http' | 'socket';
   botToken: string;
   signingSecret?: string;
@@ -25,10 +25,6 @@ export interface SlackAppOptions {
   apiUrl: string;
   /** HTTP port; 0 picks a free one (tests). */
   port: number;
-  engine: Engine;
-  services: Services;
-  metrics: Metrics;
-  logger: Logger;
   /** Web API retry policy; the SDK default (up to 10 tries over minutes) suits production. */
   clientRetries?: { retries: number; minTimeout?: number; maxTimeout?: number };
   /** The pause between bot token checks while Slack cannot be reached (tests shorten it). */

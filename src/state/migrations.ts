@@ -1,6 +1,5 @@
 import type { Client } from '@libsql/client';
 import { z } from 'zod';
-import { approvalsMigration, approvedMayBecomeUnknownMigration } from '../approvals/migration.js';
 import type { Logger } from '../log.js';
 import { retryBusy } from './busy.js';
 
@@ -11,13 +10,15 @@ export interface Migration {
   statements: readonly string[];
 }
 
-/** Every schema change, oldest first. A new one goes at the end with the next version number. */
-export const migrations: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'audit log and claims',
-    statements: [
-      `CREATE TABLE audit_log (
+/**
+ * The state store's own tables (audit log, claims). The whole schema, with the tables other
+ * parts keep here, is listed in src/schema.ts and passed in.
+ */
+export const auditAndClaimsMigration: Migration = {
+  version: 1,
+  name: 'audit log and claims',
+  statements: [
+    `CREATE TABLE audit_log (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         time TEXT NOT NULL,
         user_id TEXT NOT NULL,
@@ -32,31 +33,28 @@ export const migrations: readonly Migration[] = [
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL
       )`,
-      // Each hash is the successor's prev_hash exactly once, so two rows can never fork the chain.
-      'CREATE UNIQUE INDEX audit_log_prev_hash ON audit_log (prev_hash)',
-      'CREATE INDEX audit_log_approval_id ON audit_log (approval_id) WHERE approval_id IS NOT NULL',
-      // Append-only even against a mistaken query; tampering then needs a deliberate DROP TRIGGER.
-      `CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+    // Each hash is the successor's prev_hash exactly once, so two rows can never fork the chain.
+    'CREATE UNIQUE INDEX audit_log_prev_hash ON audit_log (prev_hash)',
+    'CREATE INDEX audit_log_approval_id ON audit_log (approval_id) WHERE approval_id IS NOT NULL',
+    // Append-only even against a mistaken query; tampering then needs a deliberate DROP TRIGGER.
+    `CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
-      `CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+    `CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END`,
-      `CREATE TABLE claims (
+    `CREATE TABLE claims (
         key TEXT PRIMARY KEY,
         claimed_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL
       )`,
-      'CREATE INDEX claims_expires_at ON claims (expires_at)',
-    ],
-  },
-  // Version 2: approval requests; the schema lives beside the approval service.
-  approvalsMigration,
-  approvedMayBecomeUnknownMigration,
-];
+    'CREATE INDEX claims_expires_at ON claims (expires_at)',
+  ],
+};
 
 export interface ApplyMigrationsOptions {
   logger: Logger;
   now: () => Date;
-  migrations?: readonly Migration[];
+  /** Every schema change, oldest first (src/schema.ts). */
+  migrations: readonly Migration[];
 }
 
 export interface MigrationReport {
@@ -103,7 +101,7 @@ export async function applyMigrations(
   client: Client,
   options: ApplyMigrationsOptions,
 ): Promise<MigrationReport> {
-  const list = options.migrations ?? migrations;
+  const list = options.migrations;
   const { now } = options;
   checkOrder(list);
 

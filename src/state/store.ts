@@ -25,7 +25,8 @@ export interface StateStoreOptions {
   pingTimeoutMs?: number;
   /** False opens without touching the schema (tools that only read, tests of an unreachable server). */
   migrate?: boolean;
-  migrations?: readonly Migration[];
+  /** Every schema change, oldest first (src/schema.ts). */
+  migrations: readonly Migration[];
 }
 
 export interface StateStore {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APPROVAL_STATES, canTransition } from '../../src/approvals/machine.js';
 import { approvalsMigration } from '../../src/approvals/migration.js';
-import { migrations } from '../../src/state/migrations.js';
+import { migrations } from '../../src/schema.js';
 import { type ApprovalFixture, approvalFixture } from './support.js';
 
 let fixture: ApprovalFixture | undefined;

@@ -1,4 +1,3 @@
-import { approvalsMigration } from '../../src/approvals/migration.js';
 import {
   type ApprovalService,
   createApprovalService,
@@ -6,16 +5,13 @@ import {
 } from '../../src/approvals/service.js';
 import { SecretRegistry } from '../../src/log.js';
 import type { ApprovalRequirement } from '../../src/policy/authorize.js';
+import { migrations } from '../../src/schema.js';
 import { type AuditLog, createAuditLog } from '../../src/state/audit.js';
-import { migrations } from '../../src/state/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from '../state/temp-db.js';
 
-/** The store's migrations with the approvals table, whether or not the list already holds it. */
-export const approvalMigrations = [
-  ...migrations.filter((migration) => migration !== approvalsMigration),
-  approvalsMigration,
-].sort((a, b) => a.version - b.version);
+/** The whole schema, approvals table included. */
+export const approvalMigrations = migrations;
 
 /** A clock the test moves by hand. */
 export interface TestClock {

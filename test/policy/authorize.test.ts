@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_IDS } from '../../src/operations/ids.js';
+import { OPERATION_IDS } from '../../src/operation-ids.js';
+import { decisionText } from '../../src/operations/access-text.js';
 import {
   type AccessRequest,
   approvalRuleFor,
   authorize,
+  type Decision,
   isApprover,
   rolesOf,
 } from '../../src/policy/authorize.js';
@@ -26,6 +28,9 @@ const inOncall: ReadonlySet<string> = new Set(['S0ONCALL']);
 const ask = (policy: Policy, request: AccessRequest, membership = none) =>
   authorize(policy, request, membership);
 
+/** The approval requirement of an allowed decision; a denial has none. */
+const approvalOf = (decision: Decision) => (decision.allowed ? decision.approval : undefined);
+
 describe('authorize with the example policy', () => {
   it.each([
     ['help', 'C0RANDOM'],
@@ -42,7 +47,7 @@ describe('authorize with the example policy', () => {
   it('denies every operation outside the policy channels and names where /edge works', () => {
     const decision = ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0RANDOM' });
     expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS', 'C0INCIDENT'] });
-    expect(decision.reason).toBe('/edge works only in C0OPS, C0INCIDENT; ask there');
+    expect(decisionText(decision)).toBe('/edge works only in C0OPS, C0INCIDENT; ask there');
   });
 
   it.each([
@@ -64,17 +69,15 @@ describe('authorize with the example policy', () => {
       'granted to oncall by grants[1]',
     ],
   ] as const)('allows by %s', (_why, operation, userId, membership, channelId, reason) => {
-    expect(ask(example, { operation, userId, channelId }, membership)).toEqual({
-      allowed: true,
-      rule: 'grant',
-      reason,
-    });
+    const decision = ask(example, { operation, userId, channelId }, membership);
+    expect(decision).toMatchObject({ allowed: true, rule: 'grant', operation });
+    expect(decisionText(decision)).toBe(reason);
   });
 
   it('denies a user in no role of the covering grants, naming the role and who can help', () => {
     const decision = ask(example, { operation: 'apikey.list', userId: 'U0DAVE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'role', helpers: ['S0ONCALL', 'U0ALICE'] });
-    expect(decision.reason).toBe(
+    expect(decisionText(decision)).toBe(
       'apikey.list is granted to oncall, and you are not in it; ask S0ONCALL, U0ALICE for help',
     );
   });
@@ -89,13 +92,13 @@ describe('authorize with the example policy', () => {
       },
     );
     expect(decision.rule).toBe('role');
-    expect(decision.reason).toContain('Slack did not answer whether you are in S0ONCALL');
+    expect(decisionText(decision)).toContain('Slack did not answer whether you are in S0ONCALL');
   });
 
   it('denies a granted operation outside the grant channels and names them', () => {
     const decision = ask(example, { operation: 'apikey.list', userId: 'U0ALICE', channelId: 'C0INCIDENT' });
     expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS'] });
-    expect(decision.reason).toBe('you may run apikey.list only in C0OPS (grants[1])');
+    expect(decisionText(decision)).toBe('you may run apikey.list only in C0OPS (grants[1])');
   });
 
   it('denies by default what no grant covers when there is a policy file', () => {
@@ -104,14 +107,17 @@ describe('authorize with the example policy', () => {
     );
     const decision = ask(policy, { operation: 'audit.list', userId: 'U0ALICE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'grant', helpers: [] });
-    expect(decision.reason).toContain('no grant in edgeops.policy.yml allows audit.list');
+    expect(decisionText(decision)).toContain('no grant in edgeops.policy.yml allows audit.list');
   });
 
   it('attaches the approval rule to a granted operation that needs approval', () => {
-    expect(ask(example, { operation: 'pullzone.reset-key', userId: 'U0ALICE', channelId: 'C0OPS' })).toEqual({
+    const decision = ask(example, { operation: 'pullzone.reset-key', userId: 'U0ALICE', channelId: 'C0OPS' });
+    expect(decisionText(decision)).toBe('granted to oncall by grants[1]; it needs 1 approval from leads');
+    expect(decision).toEqual({
       allowed: true,
+      operation: 'pullzone.reset-key',
       rule: 'grant',
-      reason: 'granted to oncall by grants[1]; it needs 1 approval from leads',
+      grounds: { code: 'granted', roles: ['oncall'], grant: 'grants[1]' },
       approval: {
         required: 1,
         approvers: ['leads'],
@@ -129,19 +135,19 @@ describe('authorize with the example policy', () => {
       userId: 'U0ALICE',
       channelId: 'C0OPS',
     });
-    expect(decision.approval).toMatchObject({ required: 2, confirm: true });
+    expect(approvalOf(decision)).toMatchObject({ required: 2, confirm: true });
   });
 
   it('attaches no approval to an operation without a rule', () => {
     expect(
-      ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0OPS' }).approval,
+      approvalOf(ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0OPS' })),
     ).toBeUndefined();
   });
 
   it('leaves out the approvals channel when the policy has none', () => {
     const policy = policyFrom(EXAMPLE_POLICY_YAML.replace('  channel: C0APPROVALS\n', ''));
     const decision = ask(policy, { operation: 'db.exec', userId: 'U0ALICE', channelId: 'C0OPS' });
-    expect(decision.approval).not.toHaveProperty('channel');
+    expect(approvalOf(decision)).not.toHaveProperty('channel');
   });
 });
 
@@ -154,7 +160,8 @@ describe('approvals that could never be given', () => {
   it('are refused when the approver role is empty', () => {
     const decision = ask(withLeads('[]', 1), { operation: 'db.exec', userId: 'U0ALICE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'role' });
-    expect(decision.approval).toEqual({ unavailable: expect.stringContaining('no one is in that role') });
+    expect(decision).toMatchObject({ denial: { code: 'no-approvers', approverRoles: ['leads'] } });
+    expect(decisionText(decision)).toContain('no one is in that role');
   });
 
   it('are refused when fewer listed approvers than required remain besides the requester', () => {
@@ -164,7 +171,7 @@ describe('approvals that could never be given', () => {
       channelId: 'C0OPS',
     });
     expect(decision.allowed).toBe(false);
-    expect(decision.reason).toContain('you cannot approve your own request');
+    expect(decisionText(decision)).toContain('you cannot approve your own request');
     expect(
       ask(withLeads('[U0BOB, U0CAROL]', 2), { operation: 'db.exec', userId: 'U0DAVE', channelId: 'C0OPS' })
         .allowed,
@@ -185,9 +192,9 @@ describe('approvals that could never be given', () => {
   it('are refused when the approver group holds nobody but the requester', () => {
     const decision = askCounting(withLeads('[S0LEADS]', 1), 'U0BOB', { S0LEADS: ['U0BOB'] });
     expect(decision).toMatchObject({ allowed: false, rule: 'role' });
-    expect(decision.reason).toContain('only 0 approvers other than you are listed');
-    expect(decision.reason).toContain('counting the members of S0LEADS');
-    expect(decision.approval).toEqual({ unavailable: decision.reason });
+    expect(decisionText(decision)).toContain('only 0 approvers other than you are listed');
+    expect(decisionText(decision)).toContain('counting the members of S0LEADS');
+    expect(decision).toMatchObject({ denial: { code: 'too-few-approvers', others: 0, groups: ['S0LEADS'] } });
     expect(askCounting(withLeads('[S0LEADS]', 1), 'U0DAVE', { S0LEADS: ['U0BOB'] }).allowed).toBe(true);
   });
 
@@ -195,16 +202,18 @@ describe('approvals that could never be given', () => {
     const policy = withLeads('[S0LEADS, U0CAROL, S0ONCALL]', 2);
     const groups = { S0LEADS: ['U0BOB', 'U0CAROL'], S0ONCALL: ['U0CAROL', 'U0BOB'] };
     expect(askCounting(policy, 'U0BOB', groups).allowed).toBe(false);
-    expect(askCounting(policy, 'U0BOB', groups).reason).toContain('only 1 approver other than you is listed');
+    expect(decisionText(askCounting(policy, 'U0BOB', groups))).toContain(
+      'only 1 approver other than you is listed',
+    );
     expect(askCounting(policy, 'U0DAVE', groups).allowed).toBe(true);
     expect(askCounting(withLeads('[S0LEADS, U0CAROL, S0ONCALL]', 3), 'U0DAVE', groups).allowed).toBe(false);
   });
 
   it('are refused for N of M plain user ids when fewer than N remain besides the requester', () => {
     const policy = withLeads('[U0BOB, U0CAROL, U0DAVE]', 3);
-    expect(ask(policy, { operation: 'db.exec', userId: 'U0BOB', channelId: 'C0OPS' }).reason).toContain(
-      'only 2 approvers other than you are listed',
-    );
+    expect(
+      decisionText(ask(policy, { operation: 'db.exec', userId: 'U0BOB', channelId: 'C0OPS' })),
+    ).toContain('only 2 approvers other than you are listed');
     expect(ask(policy, { operation: 'db.exec', userId: 'U0ERIN', channelId: 'C0OPS' }).allowed).toBe(true);
   });
 
@@ -238,22 +247,20 @@ describe('the built-in default policy', () => {
 
   it('lets everyone run every operation that needs no approval, in any channel', () => {
     for (const operation of OPERATION_IDS.filter((op) => !GATED_BY_DEFAULT.includes(op))) {
-      expect(ask(policy, { operation, userId: 'U0ANYONE', channelId: 'D0DIRECT' })).toEqual({
-        allowed: true,
-        rule: 'default',
-        reason: 'the built-in policy lets everyone run every operation',
-      });
+      const decision = ask(policy, { operation, userId: 'U0ANYONE', channelId: 'D0DIRECT' });
+      expect(decision).toEqual({ allowed: true, operation, rule: 'default', grounds: { code: 'built-in' } });
+      expect(decisionText(decision)).toBe('the built-in policy lets everyone run every operation');
     }
   });
 
   it.each(GATED_BY_DEFAULT)('refuses %s and explains how to configure approvers', (operation) => {
     const decision = ask(policy, { operation, userId: 'U0ANYONE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'default' });
-    expect(decision.reason).toContain(
+    expect(decisionText(decision)).toContain(
       `${operation} needs approval, and the built-in policy has no approvers`,
     );
-    expect(decision.reason).toContain('EDGEOPS_POLICY');
-    expect(decision.approval).toEqual({ unavailable: decision.reason });
+    expect(decisionText(decision)).toContain('EDGEOPS_POLICY');
+    expect(decision).toMatchObject({ denial: { code: 'built-in-has-no-approvers' } });
   });
 });
 
@@ -271,7 +278,7 @@ describe('the console demo policy', () => {
       'db.tokens.create',
       'shield.bot-detection',
     ] as const) {
-      expect(ask(policy, { operation, userId: 'U0YOU', channelId: 'C0CONSOLE' }).approval).toEqual({
+      expect(approvalOf(ask(policy, { operation, userId: 'U0YOU', channelId: 'C0CONSOLE' }))).toEqual({
         required: 1,
         approvers: ['leads'],
         approverIds: ['U0LEAD', 'U0LEAD2'],
@@ -281,7 +288,7 @@ describe('the console demo policy', () => {
       });
     }
     expect(
-      ask(policy, { operation: 'db.tokens.invalidate', userId: 'U0YOU', channelId: 'C0CONSOLE' }).approval,
+      approvalOf(ask(policy, { operation: 'db.tokens.invalidate', userId: 'U0YOU', channelId: 'C0CONSOLE' })),
     ).toMatchObject({
       required: 2,
       confirm: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_IDS } from '../../src/operations/ids.js';
+import { OPERATION_IDS } from '../../src/operation-ids.js';
 import { formatYamlPath, parsePolicy } from '../../src/policy/load.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';
 

@@ -170,7 +170,7 @@ describe('the approval gate through Slack', () => {
     const before = resets();
     expect(await clickAndRead('approve', id, 'U0LEAD')).toMatch(/expired/i);
     expect(resets()).toBe(before);
-    await h.runtime.services.approvals.sweep(h.systemSurface);
+    await h.runtime.approvals.sweep(h.systemSurface);
     expect(await stateOf(id)).toBe('expired');
     const updates = h.fake
       .callsTo('chat.update')

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../src/schema.js';
 import { createDeliveries, DeliveryUnrecordedError } from '../../src/slack/deliveries.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, tempDatabase } from '../state/temp-db.js';
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 async function replica(url: string): Promise<StateStore> {
-  const store = await openStateStore({ url, logger: memoryLogger(), now: asDates(clock) });
+  const store = await openStateStore({ url, logger: memoryLogger(), now: asDates(clock), migrations });
   cleanups.push(() => store.close());
   return store;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../../src/log.js';
+import { migrations } from '../../src/schema.js';
 import { type AuditEntry, type AuditLog, createAuditLog, GENESIS_HASH } from '../../src/state/audit.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';
@@ -21,7 +22,12 @@ interface Fixture {
 async function fixture(): Promise<Fixture> {
   const db = await tempDatabase();
   cleanups.push(db.remove);
-  const store = await openStateStore({ url: db.url, logger: memoryLogger(), now: asDates(pinnedClock()) });
+  const store = await openStateStore({
+    url: db.url,
+    logger: memoryLogger(),
+    now: asDates(pinnedClock()),
+    migrations,
+  });
   cleanups.push(() => store.close());
   const secrets = new SecretRegistry();
   let tick = Date.parse('2025-03-01T10:00:00Z');
@@ -155,7 +161,12 @@ describe('audit log chain', () => {
 
   it('keeps one unbroken chain when two stores in one process append at once', async () => {
     const { url, audit } = await fixture();
-    const other = await openStateStore({ url, logger: memoryLogger(), now: asDates(pinnedClock()) });
+    const other = await openStateStore({
+      url,
+      logger: memoryLogger(),
+      now: asDates(pinnedClock()),
+      migrations,
+    });
     cleanups.push(() => other.close());
     const otherAudit = createAuditLog({ store: other, secrets: new SecretRegistry() });
     await Promise.all(

@@ -1,6 +1,7 @@
 import { type Client, createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyMigrations, type Migration, MigrationError, migrations } from '../../src/state/migrations.js';
+import { migrations } from '../../src/schema.js';
+import { applyMigrations, type Migration, MigrationError } from '../../src/state/migrations.js';
 import { openStateStore } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, tempDatabase } from './temp-db.js';
@@ -52,10 +53,15 @@ describe('state database migrations', () => {
   it('applies nothing the second time the same database is opened', async () => {
     const db = await tempDatabase();
     cleanups.push(db.remove);
-    const first = await openStateStore({ url: db.url, logger, now: asDates(pinnedClock()) });
+    const first = await openStateStore({ url: db.url, logger, now: asDates(pinnedClock()), migrations });
     await first.close();
     const secondLogger = memoryLogger();
-    const second = await openStateStore({ url: db.url, logger: secondLogger, now: asDates(pinnedClock()) });
+    const second = await openStateStore({
+      url: db.url,
+      logger: secondLogger,
+      now: asDates(pinnedClock()),
+      migrations,
+    });
     cleanups.push(() => second.close());
     expect(await versions(second.client)).toEqual(ALL_VERSIONS);
     expect(secondLogger.lines.some((line) => line.includes('state database migrated'))).toBe(false);
@@ -114,7 +120,7 @@ describe('state database migrations', () => {
     const clients = Array.from({ length: 4 }, () => createClient({ url: db.url, timeout: 5000 }));
     for (const client of clients) cleanups.push(() => client.close());
     const reports = await Promise.all(
-      clients.map((client) => applyMigrations(client, { logger, now: asDates(pinnedClock()) })),
+      clients.map((client) => applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations })),
     );
     expect(reports.flatMap((report) => report.applied)).toEqual(ALL_VERSIONS);
     expect(reports.every((report) => report.current === ALL_VERSIONS.at(-1))).toBe(true);
@@ -122,10 +128,12 @@ describe('state database migrations', () => {
 
   it('warns, and keeps going, when the database is newer than this release', async () => {
     const client = await freshClient();
-    await applyMigrations(client, { logger, now: asDates(pinnedClock()) });
+    await applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations });
     await client.execute("INSERT INTO schema_migrations VALUES (7, '2030-01-01T00:00:00Z')");
     const warned = memoryLogger();
-    expect(await applyMigrations(client, { logger: warned, now: asDates(pinnedClock()) })).toEqual({
+    expect(
+      await applyMigrations(client, { logger: warned, now: asDates(pinnedClock()), migrations }),
+    ).toEqual({
       applied: [],
       current: 7,
     });

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../../src/log.js';
+import { migrations } from '../../src/schema.js';
 import { createAuditLog } from '../../src/state/audit.js';
-import { migrations } from '../../src/state/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { asDates, DEFAULT_INSTANT, pinnedClock } from '../support/clock.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
@@ -90,7 +90,12 @@ describe('two processes sharing one state file', () => {
     await together(workers, 'ready');
     await together(workers, 'opened');
     results = await Promise.all(workers.map((worker) => worker.done));
-    store = await openStateStore({ url: db.url, logger: memoryLogger(), now: asDates(pinnedClock()) });
+    store = await openStateStore({
+      url: db.url,
+      logger: memoryLogger(),
+      now: asDates(pinnedClock()),
+      migrations,
+    });
   });
 
   afterAll(async () => {

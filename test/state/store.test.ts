@@ -3,8 +3,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../src/schema.js';
 import { isBusyError } from '../../src/state/busy.js';
-import { migrations } from '../../src/state/migrations.js';
 import { filePathOf, openStateStore, type StateStore, stateDatabaseKind } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
@@ -24,7 +24,13 @@ async function open(
   url: string,
   extra: Partial<Parameters<typeof openStateStore>[0]> = {},
 ): Promise<StateStore> {
-  const store = await openStateStore({ url, logger: memoryLogger(), now: asDates(pinnedClock()), ...extra });
+  const store = await openStateStore({
+    url,
+    logger: memoryLogger(),
+    now: asDates(pinnedClock()),
+    migrations,
+    ...extra,
+  });
   cleanups.push(() => store.close());
   return store;
 }

@@ -1,11 +1,11 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
-import type { SlackAppOptions } from '../app.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
+import type { ListenerDeps } from './deps.js';
 
 /** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
-export function registerActions(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
+export function registerActions(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.action<BlockAction<ButtonAction>>(
     /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
     async ({ ack, body, action, client, context }) => {

@@ -1,11 +1,11 @@
 import type { App } from '@slack/bolt';
-import type { SlackAppOptions } from '../app.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
+import type { ListenerDeps } from './deps.js';
 
 /** `/edge …`: acknowledge at once, then run through the engine (a change once its delivery is recorded). */
-export function registerCommands(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
+export function registerCommands(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.command('/edge', async ({ ack, command, client, context }) => {
     const received = performance.now();
     await ack();

@@ -1,16 +1,16 @@
 import type { App } from '@slack/bolt';
-import type { SlackAppOptions } from '../app.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { createSlackSurface } from '../surface.js';
+import type { ListenerDeps } from './deps.js';
 
 /**
  * Form submissions: validation answers inside the acknowledgement (errors on the fields);
  * the operation itself runs after it, once a form that changes something has its delivery
  * recorded (one submission of a view, whichever replica it reached).
  */
-export function registerViews(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
+export function registerViews(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client, context }) => {
     const { channelId, metadata } = unwrapMetadata(view.private_metadata);
     const surface = createSlackSurface({

@@ -3,10 +3,11 @@
  * approver reads it, and how to run it. The card (card.ts) decides how each parameter is shown;
  * the operation only says what it is, in full.
  */
-import type { RunContext } from '../operations/types.js';
-import { PlatformError } from '../platform/errors.js';
-import type { Operation } from '../policy/authorize.js';
-import type { JsonValue } from '../state/canonical-json.js';
+
+import { PlatformError } from '../../platform/errors.js';
+import type { Operation } from '../../policy/authorize.js';
+import type { JsonValue } from '../../state/canonical-json.js';
+import type { RunContext } from '../types.js';
 
 /** What an executed change produced: a result for the channel, and secrets for the requester only. */
 export interface ExecutionOutcome {

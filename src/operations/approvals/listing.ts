@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { UserFacingError } from './engine.js';
-import { defineOperation, parseWith } from './types.js';
+import { UserFacingError } from '../engine.js';
+import { defineOperation, parseWith } from '../types.js';
 
 const RequestIdSchema = z.string().regex(/^ap_[0-9a-f]{16}$/);
 

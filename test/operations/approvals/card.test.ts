@@ -4,15 +4,20 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { approvalCard, BEFORE_UNKNOWN, cardFilename, listedRequest } from '../../src/approvals/card.js';
-import type { GatedOperation } from '../../src/approvals/gated.js';
-import type { ApprovalRequest } from '../../src/approvals/machine.js';
-import { paramsDigest } from '../../src/approvals/service.js';
-import { gatedOperations } from '../../src/operations/registry.js';
-import { renderReply } from '../../src/slack/blocks/reply.js';
-import { canonicalJson, type JsonValue } from '../../src/state/canonical-json.js';
-import { checkMessageLimits } from '../support/block-kit.js';
-import { PINNED_INSTANTS } from '../support/clock.js';
+import type { ApprovalRequest } from '../../../src/approvals/machine.js';
+import { paramsDigest } from '../../../src/approvals/service.js';
+import {
+  approvalCard,
+  BEFORE_UNKNOWN,
+  cardFilename,
+  listedRequest,
+} from '../../../src/operations/approvals/card.js';
+import type { GatedOperation } from '../../../src/operations/approvals/gate.js';
+import { gatedOperations } from '../../../src/operations/registry.js';
+import { renderReply } from '../../../src/slack/blocks/reply.js';
+import { canonicalJson, type JsonValue } from '../../../src/state/canonical-json.js';
+import { checkMessageLimits } from '../../support/block-kit.js';
+import { PINNED_INSTANTS } from '../../support/clock.js';
 
 const NOW = new Date(PINNED_INSTANTS[0].at);
 

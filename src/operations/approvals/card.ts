@@ -7,13 +7,20 @@
  * cut. The card also shows the first 12 hex digits of the parameters' SHA-256 digest, which the
  * execution's audit row carries in full.
  */
-import { formatDistanceStrict } from '../date-fns.js';
-import { codeBlock } from '../reply/escape.js';
-import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
-import { inChannel, type Reply, type ReplyBlock, type ReplyButton, type ReplyFile } from '../reply/model.js';
-import { canonicalJson } from '../state/canonical-json.js';
-import type { GatedOperation, ParameterView } from './gated.js';
-import type { ApprovalRequest } from './machine.js';
+
+import type { ApprovalRequest } from '../../approvals/machine.js';
+import { formatDistanceStrict } from '../../date-fns.js';
+import { codeBlock } from '../../reply/escape.js';
+import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
+import {
+  inChannel,
+  type Reply,
+  type ReplyBlock,
+  type ReplyButton,
+  type ReplyFile,
+} from '../../reply/model.js';
+import { canonicalJson } from '../../state/canonical-json.js';
+import type { GatedOperation, ParameterView } from './gate.js';
 
 /** Escaped characters one card field may hold: Slack allows 2,000 per field, its label included. */
 export const CARD_FIELD_MAX = 1_500;

@@ -6,21 +6,21 @@
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { z } from 'zod';
-import { formatDistanceStrict } from '../date-fns.js';
-import type { Logger } from '../log.js';
-import { OperationFailedError } from '../operations/engine.js';
-import { isOperationId } from '../operations/ids.js';
-import type { RunContext, Surface } from '../operations/types.js';
-import type { ApprovalRequirement, Operation } from '../policy/authorize.js';
-import type { PolicyAuthorizer } from '../policy/authorizer.js';
-import type { GroupMembership } from '../policy/groups.js';
-import { channelRef, md, mention, nest, trusted, withMentions } from '../reply/markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
-import type { JsonValue } from '../state/canonical-json.js';
+import type { ApprovalRequest } from '../../approvals/machine.js';
+import type { ApprovalService, ExecutionReport } from '../../approvals/service.js';
+import { formatDistanceStrict } from '../../date-fns.js';
+import type { Logger } from '../../log.js';
+import { isOperationId } from '../../operation-ids.js';
+import type { ApprovalRequirement } from '../../policy/authorize.js';
+import type { PolicyAuthorizer } from '../../policy/authorizer.js';
+import type { GroupMembership } from '../../policy/groups.js';
+import { channelRef, md, mention, nest, trusted, withMentions } from '../../reply/markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
+import { denialReply } from '../access-text.js';
+import { OperationFailedError } from '../engine.js';
+import type { ApprovalGate, RunContext, Surface } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
-import type { ExecutionOutcome, GatedOperation } from './gated.js';
-import type { ApprovalRequest } from './machine.js';
-import type { ApprovalService, ExecutionReport } from './service.js';
+import type { ExecutionOutcome, GatedOperation } from './gate.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -32,27 +32,14 @@ export interface ApprovalFlowOptions {
   staleExecutionMs?: number;
 }
 
-export interface ApprovalFlow {
+/** The gate as operations use it, plus what the composition root and the sweep need. */
+export interface ApprovalFlow extends ApprovalGate {
   register(operation: GatedOperation): void;
-  /** Asks for approval, or runs at once when the policy does not gate the operation. */
-  submit(
-    ctx: RunContext,
-    input: { operation: Operation; target: string; params: Record<string, JsonValue>; reason: string },
-  ): Promise<Reply | undefined>;
-  click(
-    ctx: RunContext,
-    input: { action: 'approve' | 'reject' | 'cancel'; requestId: string; confirmation?: string },
-  ): Promise<Reply | undefined>;
-  list(ctx: RunContext, all: boolean): Promise<Reply>;
-  /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
-  cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
   /**
    * Shows every pending request's card again, with its buttons (a console started on a state
    * database that outlived the last session); returns how many.
    */
   showPending(surface: Surface): Promise<number>;
-  /** The request as stored, for forms that need its target. */
-  peek(id: string): Promise<ApprovalRequest | null>;
   /** Expires stale requests and marks crashed executions unknown, updating their cards. */
   sweep(surface: Surface): Promise<void>;
 }
@@ -263,11 +250,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     async submit(ctx, input) {
       const op = spec(input.operation);
       const decision = await authorizer.decision(input.operation, ctx);
+      if (!decision.allowed) return denialReply(decision);
       const approval = decision.approval;
-      if (approval && 'unavailable' in approval)
-        return ephemeral(approval.unavailable, [
-          { type: 'text', text: md`:no_entry: ${approval.unavailable}` },
-        ]);
       if (!approval) {
         // Not gated by the policy: run now, with the same executor and the same secret handling.
         const outcome = await op.execute(input.params, ctx);

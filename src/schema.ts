@@ -1,0 +1,13 @@
+/**
+ * The bot's state database schema: every migration, oldest first. A new one goes at the end with
+ * the next version number. Each part keeps its tables' text beside its code; this list is where
+ * they meet, so that state/ needs to know nothing of approvals.
+ */
+import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
+import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
+
+export const migrations: readonly Migration[] = [
+  auditAndClaimsMigration,
+  approvalsMigration,
+  approvedMayBecomeUnknownMigration,
+];
