@@ -5,6 +5,7 @@
  * token.
  */
 import { z } from 'zod';
+import { EdgeopsError, type FailureOutcome } from '../errors.js';
 
 export type DatabaseErrorKind =
   /** The statement is not allowed here (not read-only, several statements, none). */
@@ -21,7 +22,7 @@ export type DatabaseErrorKind =
   /** The server failed or answered something unreadable: worth a correlation id. */
   | 'server';
 
-export class DatabaseError extends Error {
+export class DatabaseError extends EdgeopsError {
   override name = 'DatabaseError';
 
   constructor(
@@ -33,6 +34,20 @@ export class DatabaseError extends Error {
     readonly status?: number,
   ) {
     super(userMessage);
+  }
+
+  /** The statement's own problems are the user's to fix; the rest is a failure of the call. */
+  get outcome(): FailureOutcome {
+    return this.kind === 'refused' || this.kind === 'statement' ? 'refused' : 'failed';
+  }
+
+  /** Unreachable, timed out or failing: nothing the user could know, so worth a correlation id. */
+  get unexpected(): boolean {
+    return this.kind === 'unreachable' || this.kind === 'timeout' || this.kind === 'server';
+  }
+
+  override get detail(): string {
+    return `${this.kind} ${this.code}${this.status ? ` ${this.status}` : ''}: ${this.userMessage}`;
   }
 }
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { maskSecret } from '../log.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DatabaseError } from '../database/errors.js';
 import type { GatedOperation } from './approvals/gate.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import { defineOperation, parseWith } from './types.js';
 
 const NOT_CONFIGURED =

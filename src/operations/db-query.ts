@@ -8,9 +8,7 @@ import {
   customerDatabaseOf,
   type QuerySummary,
 } from '../database/customer-database.js';
-import { DatabaseError, type DatabaseErrorKind } from '../database/errors.js';
 import { format } from '../date-fns.js';
-import { PlatformError, type PlatformErrorKind } from '../platform/errors.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { codeBlock } from '../reply/escape.js';
 import { md, mention, nest } from '../reply/markup.js';
@@ -19,8 +17,8 @@ import { formatTable } from '../reply/table.js';
 import { CsvFileWriter } from '../reports/csv-file.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
-import { UserFacingError } from './engine.js';
-import { defineOperation, parseWith, type RunContext } from './types.js';
+import { UserFacingError } from './errors.js';
+import { defineOperation, parseWith } from './types.js';
 
 /** Rows shown in the message; the rest are in the CSV file. */
 export const MAX_TABLE_ROWS = 20;
@@ -178,34 +176,6 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   };
 }
 
-const FAILED_KIND: Record<Exclude<DatabaseErrorKind, 'refused' | 'statement'>, PlatformErrorKind> = {
-  unauthorized: 'unauthorized',
-  busy: 'rate-limited',
-  unreachable: 'network',
-  timeout: 'network',
-  server: 'server',
-};
-
-/**
- * The statement's own problems are the user's to fix (refused); a database that cannot be
- * reached or refuses the token is a failure of the call, reported with a correlation id.
- */
-function asReplyError(ctx: RunContext, error: DatabaseError): Error {
-  ctx.logger.warn('customer database query failed', {
-    kind: error.kind,
-    code: error.code,
-    status: error.status,
-    message: error.userMessage,
-  });
-  if (error.kind === 'refused' || error.kind === 'statement') return new UserFacingError(error.userMessage);
-  return new PlatformError({
-    kind: FAILED_KIND[error.kind],
-    operation: 'database.query',
-    userMessage: error.userMessage,
-    status: error.status,
-  });
-}
-
 /**
  * `/edge db query SQL`: one read-only statement on the customer database.
  *
@@ -231,11 +201,7 @@ export const dbQuery = defineOperation({
   async run(ctx, args) {
     const database = customerDatabaseOf(ctx.services);
     if (!database) throw new UserFacingError(NOT_CONFIGURED);
-    try {
-      return await answerQuery({ database, sql: args.sql, userId: ctx.userId, now: ctx.services.now() });
-    } catch (error) {
-      if (error instanceof DatabaseError) throw asReplyError(ctx, error);
-      throw error;
-    }
+    // A DatabaseError reaches the user through the engine's one failure mapper (operations/failure.ts).
+    return answerQuery({ database, sql: args.sql, userId: ctx.userId, now: ctx.services.now() });
   },
 });

@@ -4,7 +4,7 @@ import { parseDuration } from '../duration.js';
 import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 const CreateParams = z.object({

@@ -4,7 +4,7 @@ import { md, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, type ReplyButton } from '../reply/model.js';
 import { tableWithCuts } from '../reply/table.js';
 import { csvRecord } from '../reports/csv-safety.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -4,12 +4,13 @@
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
 import { randomBytes } from 'node:crypto';
-import { PlatformError } from '../platform/errors.js';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
+import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
+import { describeFailure } from './failure.js';
 import type { ModalValues } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
@@ -61,39 +62,6 @@ export interface Engine {
 }
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
-
-/** Thrown by operations for a refusal that is the user's to fix; shown as is. */
-export class UserFacingError extends Error {
-  override name = 'UserFacingError';
-
-  constructor(
-    message: string,
-    /** The whole reply to show instead of the message alone (e.g. with Cancel buttons). */
-    readonly reply?: Reply,
-  ) {
-    super(message);
-  }
-}
-
-/** A failure the user is told about in full (it says what failed); audited as failed. */
-export class OperationFailedError extends UserFacingError {
-  override name = 'OperationFailedError';
-
-  /** `unexpected`: the cause is ours or Slack's, not the user's; the reply carries a correlation id. */
-  constructor(
-    message: string,
-    readonly unexpected = false,
-    /** The whole reply to show instead of the message alone (e.g. with a button to retry). */
-    reply?: Reply,
-  ) {
-    super(message, reply);
-  }
-}
-
-/** The state database could not be written: nothing runs without its audit row. */
-export class StateUnavailableError extends Error {
-  override name = 'StateUnavailableError';
-}
 
 export function createEngine(options: {
   operations: readonly AnyOperation[];
@@ -224,56 +192,8 @@ export function createEngine(options: {
   }
 
   /** The reply for a failure, and the outcome word for the audit row. */
-  function failureReply(ctx: RunContext, error: unknown): { reply: Reply; outcome: string; detail: string } {
-    if (error instanceof OperationFailedError) {
-      if (error.unexpected) ctx.logger.error('operation failed', { error: error.message });
-      const text = error.unexpected
-        ? `${error.message} (correlation id ${ctx.correlationId})`
-        : error.message;
-      return {
-        reply: error.reply ?? ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
-        outcome: 'failed',
-        detail: error.message,
-      };
-    }
-    if (error instanceof UserFacingError)
-      return {
-        reply:
-          error.reply ?? ephemeral(error.message, [{ type: 'text', text: md`:warning: ${error.message}` }]),
-        outcome: 'refused',
-        detail: error.message,
-      };
-    if (error instanceof StateUnavailableError) {
-      const text = `The bot's state store is unavailable, so nothing was run. Try again in a minute (correlation id ${ctx.correlationId}).`;
-      return {
-        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
-        outcome: 'error',
-        detail: 'state unavailable',
-      };
-    }
-    if (error instanceof PlatformError) {
-      ctx.logger.warn('platform call failed', {
-        kind: error.kind,
-        status: error.status,
-        platformOperation: error.operation,
-        attempts: error.attempts,
-        message: error.userMessage,
-      });
-      const suffix = error.unexpected ? ` (correlation id ${ctx.correlationId})` : '';
-      const text = `${error.userMessage}${suffix}`;
-      return {
-        reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
-        outcome: 'failed',
-        detail: `${error.kind}${error.status ? ` ${error.status}` : ''}: ${error.userMessage}`,
-      };
-    }
-    ctx.logger.error('unexpected failure', { error });
-    const text = `Something went wrong on our side. Please report correlation id ${ctx.correlationId}.`;
-    return {
-      reply: ephemeral(text, [{ type: 'text', text: md`:x: ${text}` }]),
-      outcome: 'error',
-      detail: 'unexpected error',
-    };
+  function failureReply(ctx: RunContext, error: unknown) {
+    return describeFailure(error, ctx);
   }
 
   async function safeRespond(ctx: RunContext, reply: Reply): Promise<void> {

@@ -13,7 +13,7 @@ import {
 import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import { OperationFailedError, UserFacingError } from './engine.js';
+import { OperationFailedError, UserFacingError } from './errors.js';
 import type { ModalField, ModalSpec, ModalValues } from './modal.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import type { RunningJob } from './jobs.js';
 import { formatUtc } from './time-args.js';
 import type { MessageRef, RunContext } from './types.js';

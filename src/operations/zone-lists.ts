@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../platform/schemas.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
-import { UserFacingError } from './engine.js';
+import { UserFacingError } from './errors.js';
 import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 

@@ -3,6 +3,7 @@
  * The Slack and console adapters show `userMessage`; logs get the rest (never a secret).
  */
 import type { z } from 'zod';
+import { EdgeopsError } from '../errors.js';
 import {
   ApiErrorDataSchema,
   DatabaseApiErrorSchema,
@@ -49,8 +50,9 @@ export interface PlatformErrorInit {
   cause?: unknown;
 }
 
-export class PlatformError extends Error {
+export class PlatformError extends EdgeopsError {
   readonly kind: PlatformErrorKind;
+  readonly outcome = 'failed';
   readonly operation: string;
   readonly userMessage: string;
   readonly status?: number;
@@ -75,6 +77,10 @@ export class PlatformError extends Error {
   /** Failures whose cause is unknown to the user: they are shown with a correlation id. */
   get unexpected(): boolean {
     return this.kind === 'server' || this.kind === 'network' || this.kind === 'invalid-response';
+  }
+
+  override get detail(): string {
+    return `${this.kind}${this.status ? ` ${this.status}` : ''}: ${this.userMessage}`;
   }
 }
 

@@ -1,10 +1,48 @@
 /**
  * How a report that did not finish is reported: its partial file removed, and the failure
- * turned into the platform error kinds the chat adapter already knows how to show.
+ * turned into a ReportError, which the one failure mapper shows like any other domain error.
  */
 import { rm } from 'node:fs/promises';
+import { EdgeopsError } from '../errors.js';
 import { PlatformError } from '../platform/errors.js';
 import type { WorkerFailure } from './tasks.js';
+
+/** Named like the platform error kinds they resemble, so audit rows read the same. */
+export type ReportErrorKind =
+  /** The platform's response could not be read (not the documented format). */
+  | 'invalid-response'
+  /** Someone pressed Cancel, or the job's bound was reached. */
+  | 'aborted'
+  /** The worker itself failed: a bug of ours, shown only with a correlation id. */
+  | 'failed';
+
+export class ReportError extends EdgeopsError {
+  override name = 'ReportError';
+  readonly outcome = 'failed';
+
+  constructor(
+    readonly kind: ReportErrorKind,
+    /** The operation id, e.g. `logs.origin`. */
+    readonly operation: string,
+    readonly userMessage: string,
+    options?: { cause?: unknown },
+  ) {
+    super(userMessage, options);
+  }
+
+  get unexpected(): boolean {
+    return this.kind !== 'aborted';
+  }
+
+  override get detail(): string {
+    return `${this.kind}: ${this.userMessage}`;
+  }
+}
+
+/** Whether `error` says the report was cancelled, by the user or through its platform call. */
+export function isCancellation(error: unknown): boolean {
+  return (error instanceof ReportError || error instanceof PlatformError) && error.kind === 'aborted';
+}
 
 export interface ReportFailureWords {
   /** The operation id, e.g. `logs.origin`. */
@@ -18,16 +56,14 @@ export interface ReportFailureWords {
 }
 
 /** The error for a failure the worker returned. */
-export function workerFailureError(failure: WorkerFailure, words: ReportFailureWords): Error {
+export function workerFailureError(failure: WorkerFailure, words: ReportFailureWords): ReportError {
   if (failure.reason === 'invalid-response')
-    return new PlatformError({
-      kind: 'invalid-response',
-      operation: words.operation,
-      userMessage: `${words.unreadable}: ${failure.message}.`,
-    });
-  if (failure.reason === 'cancelled')
-    return new PlatformError({ kind: 'aborted', operation: words.operation, userMessage: words.cancelled });
-  return new Error(`${words.failed}: ${failure.message}`);
+    return new ReportError('invalid-response', words.operation, `${words.unreadable}: ${failure.message}.`);
+  if (failure.reason === 'cancelled') return new ReportError('aborted', words.operation, words.cancelled);
+  // The worker's own message may name our code paths: it goes to the log, not to the user.
+  return new ReportError('failed', words.operation, `${words.failed}.`, {
+    cause: new Error(failure.message),
+  });
 }
 
 /** Removes the partial file and says why the report stopped: cancelled wins over what it caused. */
@@ -38,12 +74,7 @@ export async function abandonReport(
   words: ReportFailureWords,
 ): Promise<never> {
   await rm(path, { force: true });
-  if (signal?.aborted && !(error instanceof PlatformError && error.kind === 'aborted'))
-    throw new PlatformError({
-      kind: 'aborted',
-      operation: words.operation,
-      userMessage: words.cancelled,
-      cause: error,
-    });
+  if (signal?.aborted && !isCancellation(error))
+    throw new ReportError('aborted', words.operation, words.cancelled, { cause: error });
   throw error;
 }

@@ -18,7 +18,7 @@
 import { rm } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
 import type { Logger, SecretRegistry } from '../log.js';
-import { OperationFailedError } from '../operations/engine.js';
+import { OperationFailedError } from '../operations/errors.js';
 import type { ModalSpec } from '../operations/modal.js';
 import type { MessageRef, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';

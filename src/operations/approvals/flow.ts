@@ -17,7 +17,7 @@ import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, md, mention, nest, trusted, withMentions } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { denialReply } from '../access-text.js';
-import { OperationFailedError } from '../engine.js';
+import { OperationFailedError } from '../errors.js';
 import type { ApprovalGate, RunContext, Surface } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';

@@ -7,6 +7,7 @@
 import { PlatformError } from '../../platform/errors.js';
 import type { Operation } from '../../policy/authorize.js';
 import type { JsonValue } from '../../state/canonical-json.js';
+import { describeFailure } from '../failure.js';
 import type { RunContext } from '../types.js';
 
 /** What an executed change produced: a result for the channel, and secrets for the requester only. */
@@ -50,14 +51,5 @@ export interface GatedOperation {
  */
 export function failedExecution(ctx: RunContext, error: unknown): ExecutionOutcome {
   if (!(error instanceof PlatformError)) throw error;
-  ctx.logger.warn('change failed on the platform', {
-    kind: error.kind,
-    status: error.status,
-    platformOperation: error.operation,
-    attempts: error.attempts,
-  });
-  return {
-    ok: false,
-    detail: `${error.userMessage}${error.unexpected ? ` (correlation id ${ctx.correlationId})` : ''}`,
-  };
+  return { ok: false, detail: describeFailure(error, ctx).text };
 }

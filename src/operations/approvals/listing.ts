@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UserFacingError } from '../engine.js';
+import { UserFacingError } from '../errors.js';
 import { defineOperation, parseWith } from '../types.js';
 
 const RequestIdSchema = z.string().regex(/^ap_[0-9a-f]{16}$/);
