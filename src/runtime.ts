@@ -4,7 +4,6 @@
  * Slack and the console run exactly the same product.
  */
 import { randomBytes } from 'node:crypto';
-import { APPROVAL_STATES } from './approvals/machine.js';
 import { createApprovalService } from './approvals/service.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -25,6 +24,7 @@ import { createDefaultPolicy } from './policy/defaults.js';
 import { createGroupMembership } from './policy/groups.js';
 import type { Policy } from './policy/schema.js';
 import { createPolicyStore, type PolicyStore } from './policy/store.js';
+import { createReportPool } from './reports/pool.js';
 import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { migrations } from './schema.js';
 import { createAuditLog } from './state/audit.js';
@@ -145,6 +145,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     progress: options.progress,
     onChange: (running) => metrics.setRunningJobs(running),
   });
+  const reports = createReportPool();
   const services: Services = {
     platform,
     audit,
@@ -154,6 +155,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cache: createTtlCache(now),
     approvals,
     jobs,
+    reports,
     database,
     now,
   };
@@ -171,9 +173,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     try {
       await approvals.sweep(surface);
       await state.purgeClaims();
-      const counts = await state.client.execute('SELECT state, count(*) AS n FROM approvals GROUP BY state');
-      for (const name of APPROVAL_STATES) metrics.setApprovals(name, 0);
-      for (const row of counts.rows) metrics.setApprovals(String(row.state), Number(row.n));
+      const counts = await approvals.countByState();
+      for (const [name, count] of Object.entries(counts)) metrics.setApprovals(name, count);
     } catch (error) {
       logger.warn('approval sweep failed', { error });
     }
@@ -196,6 +197,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (sweeper) clearInterval(sweeper);
       jobs.close();
+      await reports.close();
       policies.close();
       await database?.close();
       await platform.close();

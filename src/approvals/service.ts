@@ -33,6 +33,8 @@ import {
   formatUtc,
 } from './machine.js';
 
+const StateCountSchema = z.object({ state: z.enum(APPROVAL_STATES), n: z.number().int() });
+
 export interface ApprovalServiceOptions {
   store: StateStore;
   audit: AuditLog;
@@ -171,6 +173,8 @@ export interface ApprovalService {
   recoverAfterCrash(options?: RecoverOptions): Promise<ApprovalRequest[]>;
   get(id: string): Promise<ApprovalRequest | null>;
   list(options?: ListOptions): Promise<ApprovalRequest[]>;
+  /** How many requests are in each state, every state listed (the approvals-by-state gauge). */
+  countByState(): Promise<Record<ApprovalState, number>>;
   /** Where the request's card was posted, so later steps can update it. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
   /**
@@ -760,6 +764,19 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       const result = await read(selectById(id));
       const row = result.rows[0];
       return row === undefined ? null : toRequest(row);
+    },
+
+    async countByState() {
+      const counts = Object.fromEntries(APPROVAL_STATES.map((state) => [state, 0])) as Record<
+        ApprovalState,
+        number
+      >;
+      const result = await client.execute('SELECT state, count(*) AS n FROM approvals GROUP BY state');
+      for (const row of result.rows) {
+        const parsed = StateCountSchema.parse(row);
+        counts[parsed.state] = parsed.n;
+      }
+      return counts;
     },
 
     async list(listOptions = {}) {

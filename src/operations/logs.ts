@@ -167,6 +167,7 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
         source: response.body,
         filters: filtersOf(args, ctx.services.now()),
         csvPath,
+        pool: ctx.services.reports,
         signal: job.signal,
         onProgress: (progress) =>
           job.status(

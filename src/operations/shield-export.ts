@@ -94,6 +94,7 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
       const written = await writeShieldExportCsv({
         source: response.body,
         path,
+        pool: ctx.services.reports,
         signal: job.signal,
         onProgress: (progress) =>
           job.status(

@@ -11,6 +11,7 @@ import type { OperationId } from '../operation-ids.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { Operation as PolicyOperation } from '../policy/authorize.js';
 import type { Reply } from '../reply/model.js';
+import type { ReportPool } from '../reports/pool.js';
 import type { AuditLog } from '../state/audit.js';
 import type { JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
@@ -73,6 +74,8 @@ export interface Services {
   approvals: ApprovalGate;
   /** Long jobs running in this process, with their caps. */
   jobs: JobRegistry;
+  /** Worker threads for summaries and exports, so heavy parsing never blocks the event loop. */
+  reports: ReportPool;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
   database?: CustomerDatabase;
   now: () => number;

@@ -4,7 +4,7 @@
  * (PRODUCT §6) and memory stays flat for a body of any size. The work runs in a report worker.
  */
 import { abandonReport, type ReportFailureWords, workerFailureError } from './failures.js';
-import { type ReportPool, sharedReportPool } from './pool.js';
+import type { ReportPool } from './pool.js';
 import { ExportWorkerResultSchema } from './tasks.js';
 import { streamToWorker } from './worker-channel.js';
 
@@ -29,8 +29,8 @@ export interface WriteShieldExportCsvOptions {
   path: string;
   signal?: AbortSignal;
   onProgress?: (progress: ShieldExportProgress) => void;
-  /** The worker pool; the process-wide one when left out. */
-  pool?: ReportPool;
+  /** The worker pool (the runtime's, closed with it). */
+  pool: ReportPool;
 }
 
 const WORDS: ReportFailureWords = {
@@ -47,7 +47,7 @@ export async function writeShieldExportCsv(options: WriteShieldExportCsvOptions)
   const { path, signal, onProgress } = options;
   try {
     const raw = await streamToWorker({
-      pool: options.pool ?? sharedReportPool(),
+      pool: options.pool,
       worker: 'export-worker',
       task: { path },
       source: options.source,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { abandonReport, type ReportFailureWords, workerFailureError } from './failures.js';
 import { OriginCountsSchema, type OriginFilters, OriginFiltersSchema } from './origin-tally.js';
-import { type ReportPool, sharedReportPool } from './pool.js';
+import type { ReportPool } from './pool.js';
 import { OriginWorkerResultSchema } from './tasks.js';
 import { streamToWorker } from './worker-channel.js';
 
@@ -45,8 +45,8 @@ export interface SummariseOriginErrorsOptions {
   csvPath: string;
   signal?: AbortSignal;
   onProgress?: (progress: OriginProgress) => void;
-  /** The worker pool; the process-wide one when left out. */
-  pool?: ReportPool;
+  /** The worker pool (the runtime's, closed with it). */
+  pool: ReportPool;
 }
 
 const WORDS: ReportFailureWords = {
@@ -61,7 +61,7 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
   const { csvPath, signal, onProgress } = options;
   try {
     const raw = await streamToWorker({
-      pool: options.pool ?? sharedReportPool(),
+      pool: options.pool,
       worker: 'origin-worker',
       task: { csvPath, filters },
       source: options.source,

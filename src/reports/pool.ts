@@ -89,11 +89,3 @@ export function createReportPool(options: ReportPoolOptions = {}): ReportPool {
     },
   };
 }
-
-let shared: ReportPool | undefined;
-
-/** The process-wide pool, made on first use; its idle threads exit and never hold the process open. */
-export function sharedReportPool(): ReportPool {
-  shared ??= createReportPool();
-  return shared;
-}

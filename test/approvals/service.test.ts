@@ -550,3 +550,25 @@ describe('the stored state', () => {
     expect(late.ok ? '' : late.message).toContain('already approved by <@U0BOB>');
   });
 });
+
+describe('counting requests by state', () => {
+  it('lists every state, with the requests in each', async () => {
+    const { service } = await setUp();
+    const first = await requested(service, { target: '1' });
+    await requested(service, { target: '2' });
+    const third = await requested(service, { target: '3' });
+    await service.click(click(first.id, 'U0CAROL', 'reject'));
+    await service.click(click(third.id, third.requester, 'cancel'));
+    expect(await service.countByState()).toEqual({
+      pending: 1,
+      approved: 0,
+      executing: 0,
+      succeeded: 0,
+      failed: 0,
+      unknown: 0,
+      rejected: 1,
+      expired: 0,
+      cancelled: 1,
+    });
+  });
+});

@@ -6,7 +6,7 @@
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { z } from 'zod';
-import type { ApprovalRequest } from '../../approvals/machine.js';
+import type { ApprovalRequest, ApprovalState } from '../../approvals/machine.js';
 import type { ApprovalService, ExecutionReport } from '../../approvals/service.js';
 import { formatDistanceStrict } from '../../date-fns.js';
 import type { Logger } from '../../log.js';
@@ -42,6 +42,8 @@ export interface ApprovalFlow extends ApprovalGate {
   showPending(surface: Surface): Promise<number>;
   /** Expires stale requests and marks crashed executions unknown, updating their cards. */
   sweep(surface: Surface): Promise<void>;
+  /** How many requests are in each state, for the metrics. */
+  countByState(): Promise<Record<ApprovalState, number>>;
 }
 
 /** The form an approver fills when the rule says `confirm: true`. */
@@ -468,6 +470,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       }
       return pending.length;
     },
+
+    countByState: () => service.countByState(),
 
     async sweep(surface) {
       const expired = await service.expireStale();
