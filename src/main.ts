@@ -48,7 +48,7 @@ async function runSlack(
     { startSlackApp },
     { BotTokenRejectedError },
     { createSlackGroupFetcher },
-    { createSlackSurface },
+    { createSlackMessenger },
   ] = await Promise.all([
     import('./runtime.js'),
     import('./slack/app.js'),
@@ -84,9 +84,7 @@ async function runSlack(
     logger,
     onFatal: stopOnSlackError,
   }).catch(stopOnSlackError);
-  await runtime.startBackground(
-    createSlackSurface({ client: slack.client, userId: '', channelId: '', logger, secrets }),
-  );
+  await runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
       port: slack.port,

@@ -16,7 +16,7 @@ import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
 import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
 import { gatedOperations, operations, wordAliases } from './operations/registry.js';
-import type { Services, Surface } from './operations/types.js';
+import type { Messenger, Services } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
 import type { PlatformHttpOptions } from './platform/http.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from './policy/authorizer.js';
@@ -71,7 +71,7 @@ export interface Runtime {
    * Starts the approval sweep (expiry, crash recovery) with a surface that can update cards
    * and send DMs outside any request; runs one sweep at once.
    */
-  startBackground(surface: Surface): Promise<void>;
+  startBackground(messenger: Messenger): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -169,7 +169,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   let sweeper: NodeJS.Timeout | undefined;
   /** Expires and recovers approvals, then refreshes the approvals-by-state gauge. */
-  const sweep = async (surface: Surface) => {
+  const sweep = async (surface: Messenger) => {
     try {
       await approvals.sweep(surface);
       await state.purgeClaims();

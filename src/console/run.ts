@@ -36,7 +36,7 @@ import { DEFAULT_CONSOLE_LOG_FILE, openConsoleLog } from './log-file.js';
 import { createOutFiles } from './out-files.js';
 import { createConsoleSession } from './session.js';
 import { createStyle, type Style, wantsColour } from './style.js';
-import { type ConsoleScreen, createConsoleSurface } from './surface.js';
+import { type ConsoleScreen, createConsoleMessenger } from './surface.js';
 import { createTerminal } from './terminal.js';
 
 /** The channel console commands are typed in; policies can name it like any Slack channel. */
@@ -172,7 +172,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     }),
   );
   // Expiry and crash recovery update cards outside any command; they print like any message.
-  const background = createConsoleSurface(screen, { userId: '', channelId: CONSOLE_CHANNEL_ID });
+  const background = createConsoleMessenger(screen);
   await runtime.startBackground(background);
   if (!state.fresh) {
     // Their buttons went with the session that showed them: show them again, clickable.

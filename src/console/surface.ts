@@ -5,7 +5,7 @@
  */
 import type { Logger, SecretRegistry } from '../log.js';
 import type { ModalSpec } from '../operations/modal.js';
-import type { MessageRef, Surface } from '../operations/types.js';
+import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
 import type { MessageBook, ShownMessage } from './book.js';
@@ -62,7 +62,8 @@ const fileSize = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1048576).toFixed(1)} MB`;
 
-export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCaller): Surface {
+/** Printing and the messages anyone can post: no caller involved. */
+function consoleDelivery(screen: ConsoleScreen) {
   const { terminal, style, book, files, logger } = screen;
 
   async function saveFiles(list: ReplyFile[]): Promise<string[]> {
@@ -115,6 +116,45 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
     return message;
   }
 
+  const messenger: Messenger = {
+    async postToChannel(channelId, reply) {
+      return (await show(reply, { where: `posted in #${channelId}`, channelId, posted: true })).ref;
+    },
+    async update(ref, reply) {
+      const known = book.byRef(ref);
+      if (known)
+        await show(reply, { where: known.where, channelId: known.channelId, posted: true, again: known });
+      else
+        await show(reply, {
+          where: `in #${ref.channelId}`,
+          channelId: ref.channelId,
+          posted: true,
+          ref,
+          note: 'updated a message from an earlier session',
+        });
+    },
+    async sendDirect(userId, reply) {
+      await show(reply, {
+        where: `DM to ${userId}`,
+        channelId: directChannelId(userId),
+        visibleTo: userId,
+        posted: true,
+      });
+    },
+  };
+  return { show, messenger };
+}
+
+/** Posts, updates and DMs outside any request (the approval sweep, pending cards shown again). */
+export function createConsoleMessenger(screen: ConsoleScreen): Messenger {
+  return consoleDelivery(screen).messenger;
+}
+
+/** Answers one request typed at the prompt, and posts anywhere as the engine needs. */
+export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCaller): Surface {
+  const { book } = screen;
+  const { show, messenger } = consoleDelivery(screen);
+
   const placeReply = (reply: Reply): Placement => {
     const replaces = reply.replaceOriginal ? caller.origin : undefined;
     if (replaces) book.retire(replaces);
@@ -142,32 +182,9 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
   };
 
   return {
+    ...messenger,
     async respond(reply) {
       return (await show(reply, placeReply(reply))).ref;
-    },
-    async postToChannel(channelId, reply) {
-      return (await show(reply, { where: `posted in #${channelId}`, channelId, posted: true })).ref;
-    },
-    async update(ref, reply) {
-      const known = book.byRef(ref);
-      if (known)
-        await show(reply, { where: known.where, channelId: known.channelId, posted: true, again: known });
-      else
-        await show(reply, {
-          where: `in #${ref.channelId}`,
-          channelId: ref.channelId,
-          posted: true,
-          ref,
-          note: 'updated a message from an earlier session',
-        });
-    },
-    async sendDirect(userId, reply) {
-      await show(reply, {
-        where: `DM to ${userId}`,
-        channelId: directChannelId(userId),
-        visibleTo: userId,
-        posted: true,
-      });
     },
     async openModal(modal) {
       screen.forms.push({ modal, userId: caller.userId, channelId: caller.channelId });

@@ -29,15 +29,23 @@ export interface MessageRef {
  * What an adapter offers operations: answer the requester, post elsewhere, update, DM, open
  * a form. Slack implements it with the Web API; the console prints.
  */
-export interface Surface {
-  /** Answers the requester where they asked (visibility decides ephemeral, channel or DM). */
-  respond(reply: Reply): Promise<MessageRef | undefined>;
+/** Posts anywhere, outside any one request: the approval sweep and shown cards use it alone. */
+export interface Messenger {
   postToChannel(channelId: string, reply: Reply): Promise<MessageRef | undefined>;
   update(ref: MessageRef, reply: Reply): Promise<void>;
   /** A private message to one user, for secrets that are shown once. */
   sendDirect(userId: string, reply: Reply): Promise<void>;
+}
+
+/** Answers the one request being handled. */
+export interface Responder {
+  /** Answers the requester where they asked (visibility decides ephemeral, channel or DM). */
+  respond(reply: Reply): Promise<MessageRef | undefined>;
   openModal(modal: ModalSpec): Promise<void>;
 }
+
+/** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */
+export interface Surface extends Responder, Messenger {}
 
 /** A small cache with expiry, for answers that change rarely (the WAF enums). */
 export interface TtlCache {

@@ -20,7 +20,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger, SecretRegistry } from '../log.js';
 import { OperationFailedError } from '../operations/errors.js';
 import type { ModalSpec } from '../operations/modal.js';
-import type { MessageRef, Surface } from '../operations/types.js';
+import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { wrapMetadata } from './blocks/metadata.js';
@@ -29,15 +29,18 @@ import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply 
 import { type PostResponse, ResponseUrlError } from './response-url.js';
 import { UploadError, uploadFile } from './upload.js';
 
-export interface SlackSurfaceOptions {
+export interface SlackMessengerOptions {
   client: WebClient;
+  logger: Logger;
+  secrets: SecretRegistry;
+}
+
+export interface SlackSurfaceOptions extends SlackMessengerOptions {
   userId: string;
   channelId: string;
   /** Answers through the command's or button's response_url, when there is one. */
   respond?: PostResponse;
   triggerId?: string;
-  logger: Logger;
-  secrets: SecretRegistry;
 }
 
 /** Slack's word for a failed call: a Web API error code, or a response_url's answer. */
@@ -93,7 +96,11 @@ function mapStrings<T>(value: T, change: (text: string) => string): T {
   return value;
 }
 
-export function createSlackSurface(options: SlackSurfaceOptions): Surface {
+/** Rewrites a sent message after the fact, so the files that failed are named as failed. */
+type Correct = (sent: Sent, message: Message) => Promise<void>;
+
+/** What answering and posting share: the client, the secret scrub, the DM channels, file delivery. */
+function slackDelivery(options: SlackMessengerOptions) {
   const { client, logger, secrets } = options;
   const dmChannels = new Map<string, string>();
 
@@ -139,32 +146,17 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
       return { via: 'chat', ref: { channelId: posted.channel ?? channelId, ts: posted.ts ?? '' } };
     };
 
-  const viaResponseUrl =
-    (respond: PostResponse, responseType: 'ephemeral' | 'in_channel', replaceOriginal: boolean) =>
-    async (message: Message): Promise<Sent> => {
-      await respond({ response_type: responseType, replace_original: replaceOriginal, ...message });
-      return { via: 'response_url', responseType };
-    };
-
-  const viaEphemeral = async (message: Message): Promise<Sent> => {
-    await client.chat.postEphemeral({ channel: options.channelId, user: options.userId, ...message });
-    return { via: 'ephemeral' };
-  };
-
-  /** Rewrites a sent message after the fact: the files that failed are named as failed. */
-  async function correct(sent: Sent, message: Message): Promise<void> {
+  /** A message sent by chat.postMessage or chat.update is corrected with chat.update. */
+  const correctChat: Correct = async (sent, message) => {
+    if (sent.via !== 'chat') return;
     try {
-      if (sent.via === 'chat')
-        await client.chat.update({ channel: sent.ref.channelId, ts: sent.ref.ts, ...message });
-      else if (sent.via === 'response_url' && options.respond)
-        await options.respond({ response_type: sent.responseType, replace_original: true, ...message });
-      else await viaEphemeral(message);
+      await client.chat.update({ channel: sent.ref.channelId, ts: sent.ref.ts, ...message });
     } catch (error) {
       logger.warn('the message naming a failed file could not be corrected', {
         slackError: slackErrorCode(error),
       });
     }
-  }
+  };
 
   /** Uploads each file into `channelId`; returns the ones that failed, with Slack's reason. */
   async function upload(channelId: string, files: ReplyFile[], reply: Reply): Promise<Map<string, string>> {
@@ -197,6 +189,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
     delivery: FileDelivery,
     send: (message: Message) => Promise<Sent>,
     filesTo: () => Promise<string>,
+    correct: Correct = correctChat,
   ): Promise<Sent> {
     const { sent, rendered, render } = await sendRendered(reply, delivery, send);
     if (rendered.files.length === 0) return sent;
@@ -215,6 +208,93 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
       true,
     );
   }
+
+  /** Removes the reply's temporary files, delivered or not. */
+  async function cleanUp(reply: Reply): Promise<void> {
+    await Promise.all(
+      (reply.files ?? []).flatMap((file) =>
+        file.path ? [rm(file.path, { force: true }).catch(() => undefined)] : [],
+      ),
+    );
+  }
+
+  const messenger: Messenger = {
+    async postToChannel(channelId, reply) {
+      try {
+        const sent = await deliver(reply, { place: 'below' }, viaChat(channelId), async () => channelId);
+        return sent.via === 'chat' ? sent.ref : undefined;
+      } finally {
+        await cleanUp(reply);
+      }
+    },
+    async update(ref, reply) {
+      try {
+        await deliver(
+          reply,
+          { place: 'below' },
+          async (message) => {
+            await client.chat.update({ channel: ref.channelId, ts: ref.ts, ...message });
+            return { via: 'chat', ref };
+          },
+          async () => ref.channelId,
+        );
+      } finally {
+        await cleanUp(reply);
+      }
+    },
+    async sendDirect(userId, reply) {
+      try {
+        const channel = await dmChannel(userId);
+        await deliver(reply, { place: 'below' }, viaChat(channel), async () => channel);
+      } finally {
+        await cleanUp(reply);
+      }
+    },
+  };
+
+  return { client, logger, dmChannel, scrub, deliver, viaChat, cleanUp, messenger };
+}
+
+/** Posts, updates and DMs anywhere, outside any request (the approval sweep, a shown card). */
+export function createSlackMessenger(options: SlackMessengerOptions): Messenger {
+  return slackDelivery(options).messenger;
+}
+
+/** Answers one request (a command, a click, a form) and can post anywhere, as the engine needs. */
+export function createSlackSurface(options: SlackSurfaceOptions): Surface {
+  const delivery = slackDelivery(options);
+  const { client, logger, dmChannel, scrub, viaChat, cleanUp, messenger } = delivery;
+
+  const viaResponseUrl =
+    (respond: PostResponse, responseType: 'ephemeral' | 'in_channel', replaceOriginal: boolean) =>
+    async (message: Message): Promise<Sent> => {
+      await respond({ response_type: responseType, replace_original: replaceOriginal, ...message });
+      return { via: 'response_url', responseType };
+    };
+
+  const viaEphemeral = async (message: Message): Promise<Sent> => {
+    await client.chat.postEphemeral({ channel: options.channelId, user: options.userId, ...message });
+    return { via: 'ephemeral' };
+  };
+
+  /** Rewrites a sent message after the fact: the files that failed are named as failed. */
+  const correct: Correct = async (sent, message) => {
+    try {
+      if (sent.via === 'chat')
+        await client.chat.update({ channel: sent.ref.channelId, ts: sent.ref.ts, ...message });
+      else if (sent.via === 'response_url' && options.respond)
+        await options.respond({ response_type: sent.responseType, replace_original: true, ...message });
+      else await viaEphemeral(message);
+    } catch (error) {
+      logger.warn('the message naming a failed file could not be corrected', {
+        slackError: slackErrorCode(error),
+      });
+    }
+  };
+
+  /** Sends for this request: a message sent by response_url or ephemerally is corrected the same way. */
+  const deliver = (...args: Parameters<typeof delivery.deliver>) =>
+    delivery.deliver(args[0], args[1], args[2], args[3], correct);
 
   /** The answer, whole, in the requester's DM, saying why it is there. */
   async function toRequesterDm(reply: Reply, why: string): Promise<Sent> {
@@ -294,16 +374,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
     }
   }
 
-  /** Removes the reply's temporary files, delivered or not. */
-  async function cleanUp(reply: Reply): Promise<void> {
-    await Promise.all(
-      (reply.files ?? []).flatMap((file) =>
-        file.path ? [rm(file.path, { force: true }).catch(() => undefined)] : [],
-      ),
-    );
-  }
-
   return {
+    ...messenger,
     async respond(reply) {
       try {
         if (reply.visibility === 'ephemeral') {
@@ -316,37 +388,6 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
           return sent.via === 'chat' ? sent.ref : undefined;
         }
         return await postInChannel(reply);
-      } finally {
-        await cleanUp(reply);
-      }
-    },
-    async postToChannel(channelId, reply) {
-      try {
-        const sent = await deliver(reply, { place: 'below' }, viaChat(channelId), async () => channelId);
-        return sent.via === 'chat' ? sent.ref : undefined;
-      } finally {
-        await cleanUp(reply);
-      }
-    },
-    async update(ref, reply) {
-      try {
-        await deliver(
-          reply,
-          { place: 'below' },
-          async (message) => {
-            await client.chat.update({ channel: ref.channelId, ts: ref.ts, ...message });
-            return { via: 'chat', ref };
-          },
-          async () => ref.channelId,
-        );
-      } finally {
-        await cleanUp(reply);
-      }
-    },
-    async sendDirect(userId, reply) {
-      try {
-        const channel = await dmChannel(userId);
-        await deliver(reply, { place: 'below' }, viaChat(channel), async () => channel);
       } finally {
         await cleanUp(reply);
       }

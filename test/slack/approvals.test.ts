@@ -256,11 +256,13 @@ describe('the approval gate through Slack', () => {
       5_000,
     );
     expect(JSON.stringify(dm.args)).toContain('not retried');
-    const update = h.fake
-      .callsTo('chat.update')
-      .filter((call) => JSON.stringify(call.args.blocks).includes(id))
-      .at(-1);
-    expect(JSON.stringify(update?.args.blocks)).toContain('Failed');
+    // The card and the DM are sent one after the other; under load the card may come second.
+    await h.fake.waitFor(
+      'chat.update',
+      (call) =>
+        JSON.stringify(call.args.blocks).includes(id) && JSON.stringify(call.args.blocks).includes('Failed'),
+      5_000,
+    );
   });
 
   it('a lead removed from the policy after the request was made can no longer approve it', async () => {

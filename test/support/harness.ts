@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import type { ViewStateValue } from '@slack/bolt';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger, SecretRegistry } from '../../src/log.js';
-import type { Surface } from '../../src/operations/types.js';
+import type { Messenger } from '../../src/operations/types.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { createSlackGroupFetcher } from '../../src/slack/groups.js';
-import { createSlackSurface } from '../../src/slack/surface.js';
+import { createSlackMessenger } from '../../src/slack/surface.js';
 import { pinnedClock, type TestClock } from './clock.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
@@ -70,7 +70,8 @@ export interface Harness {
   /** The one clock of this harness: move it with set/advance. */
   clock: TestClock;
   /** The surface background work (approval sweeps) uses: no user, no response_url. */
-  systemSurface: Surface;
+  /** Posts outside any request, as the approval sweep does. */
+  systemSurface: Messenger;
   /** Sends a signed `/edge …` and waits for the HTTP acknowledgement. */
   command(
     text: string,
@@ -159,13 +160,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger,
     clientRetries: { retries: 2, minTimeout: 0, maxTimeout: 1 },
   });
-  const systemSurface = createSlackSurface({
-    client: slack.client,
-    userId: '',
-    channelId: '',
-    logger,
-    secrets,
-  });
+  const systemSurface = createSlackMessenger({ client: slack.client, logger, secrets });
   await runtime.startBackground(systemSurface);
   const baseUrl = `http://127.0.0.1:${slack.port}`;
   const eventsUrl = `${baseUrl}/slack/events`;

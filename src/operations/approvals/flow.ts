@@ -18,7 +18,7 @@ import { channelRef, md, mention, nest, trusted, withMentions } from '../../repl
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
-import type { ApprovalGate, RunContext, Surface } from '../types.js';
+import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';
 
@@ -39,9 +39,9 @@ export interface ApprovalFlow extends ApprovalGate {
    * Shows every pending request's card again, with its buttons (a console started on a state
    * database that outlived the last session); returns how many.
    */
-  showPending(surface: Surface): Promise<number>;
+  showPending(messenger: Messenger): Promise<number>;
   /** Expires stale requests and marks crashed executions unknown, updating their cards. */
-  sweep(surface: Surface): Promise<void>;
+  sweep(messenger: Messenger): Promise<void>;
   /** How many requests are in each state, for the metrics. */
   countByState(): Promise<Record<ApprovalState, number>>;
 }
@@ -99,7 +99,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
   const cardOf = (request: ApprovalRequest) =>
     approvalCard(request, gated.get(request.operation), new Date(options.now()));
 
-  async function updateCard(surface: Surface, request: ApprovalRequest): Promise<void> {
+  async function updateCard(surface: Messenger, request: ApprovalRequest): Promise<void> {
     if (!request.card) return;
     try {
       await surface.update({ channelId: request.card.channel, ts: request.card.ts }, cardOf(request).card);
