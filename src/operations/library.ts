@@ -15,6 +15,7 @@ import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { OperationFailedError, UserFacingError } from './errors.js';
 import type { ModalField, ModalSpec, ModalValues } from './modal.js';
+import { deliverSecret, type SecretDelivery, secretContext } from './secrets.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 // ---------------------------------------------------------------- choices offered in the form
@@ -393,34 +394,11 @@ const listText = (value: string | null | undefined) =>
         .join(', ')
     : '—';
 
-function keysReply(library: VideoLibrary, name: string): Reply {
-  const key = (value: string | null | undefined) => (value ? md`\`${value}\`` : trusted('_(none returned)_'));
-  return {
-    visibility: 'dm',
-    reveals: [library.ApiKey, library.ReadOnlyApiKey].filter((value): value is string => !!value),
-    text: `API keys of the new video library ${name}`,
-    blocks: [
-      { type: 'header', text: 'Your new video library keys' },
-      {
-        type: 'text',
-        text: md`The keys of *${name}* (library ${library.Id ?? 'id not given'}). They are shown this once, here only: store them in your secret manager now.`,
-      },
-      {
-        type: 'fields',
-        fields: [
-          { label: 'API key', value: key(library.ApiKey) },
-          { label: 'Read-only API key', value: key(library.ReadOnlyApiKey) },
-        ],
-      },
-    ],
-  };
-}
-
 function createdReply(
   ctx: RunContext,
   request: LibraryRequest,
   library: VideoLibrary,
-  keysDelivered: boolean,
+  delivery: SecretDelivery,
 ): Reply {
   const { body } = request;
   const name = library.Name ?? body.Name;
@@ -429,9 +407,9 @@ function createdReply(
   const keys = [library.ApiKey, library.ReadOnlyApiKey].filter((key): key is string => !!key);
   const masked = keys.map((key) => fingerprint(key)).join(', ');
   const notes: Markup[] = [
-    keysDelivered
+    delivery.delivered
       ? md`The API key and read-only API key (${masked}) were sent to ${nest(mention(ctx.userId))} by direct message, once.`
-      : md`:warning: The API keys (${masked}) could not be sent to ${nest(mention(ctx.userId))} by direct message; read them in the platform’s dashboard.`,
+      : md`${nest(delivery.notice)} Their fingerprints: ${masked}.`,
   ];
   if (request.transcribingTurnedOn)
     notes.push(md`Transcribing was turned on because smart generation needs transcripts.`);
@@ -502,19 +480,21 @@ async function createLibrary(ctx: RunContext, form: LibraryForm, request: Librar
       throw new OperationFailedError(error.userMessage, false, rejectedReply(error, form));
     throw error;
   }
-  // Registered before the keys go anywhere, so logs and audit rows can only ever show a fingerprint.
-  ctx.services.secrets.add(library.ApiKey, library.ReadOnlyApiKey, library.ApiAccessKey);
-  let delivered = true;
-  try {
-    await ctx.surface.sendDirect(ctx.userId, keysReply(library, library.Name ?? form.name));
-  } catch (error) {
-    delivered = false;
-    ctx.logger.error('the new library’s keys could not be sent by direct message', {
-      error,
-      libraryId: library.Id,
-    });
-  }
-  return createdReply(ctx, request, library, delivered);
+  // Registered before the keys go anywhere, so logs and audit rows can only ever show a fingerprint;
+  // the access key is never shown, but registered all the same.
+  if (library.ApiAccessKey) ctx.services.secrets.add(library.ApiAccessKey);
+  const name = library.Name ?? form.name;
+  const delivery = await deliverSecret(secretContext(ctx), ctx.surface, {
+    to: ctx.userId,
+    title: 'Your new video library keys',
+    about: md`The keys of *${name}* (library ${library.Id ?? 'id not given'}). Store them in your secret manager now.`,
+    secrets: [
+      { label: 'API key', value: library.ApiKey ?? undefined },
+      { label: 'Read-only API key', value: library.ReadOnlyApiKey ?? undefined },
+    ],
+    ifLost: 'read them in the platform’s dashboard',
+  });
+  return createdReply(ctx, request, library, delivery);
 }
 
 // ---------------------------------------------------------------- the operation

@@ -211,6 +211,26 @@ describe('the approval gate through Slack', () => {
     expect(rows.some((row) => row.approvalId === id && row.outcome === 'succeeded')).toBe(true);
   });
 
+  it('when the new key cannot be sent by DM, the channel is told so with what to do, and the key goes nowhere', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const posts = new Set(h.fake.callsTo('chat.postMessage'));
+    h.fake.fail('conversations.open', { error: 'user_disabled', times: 1 });
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    const result = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) => !posts.has(call) && JSON.stringify(call.args).includes('could not be sent'),
+      5_000,
+    );
+    const told = JSON.stringify(result.args);
+    expect(told).toContain('could not be sent to <@U0YOU> by direct message');
+    expect(told).toContain('ask for the change again');
+    expect(told).toMatch(/correlation id c-[0-9a-f]{10}/);
+    const key = h.sandbox.pullZoneSecurityKey(zone)!;
+    expect(h.fake.calls.filter((call) => JSON.stringify(call.args).includes(key))).toEqual([]);
+  });
+
   it('counts an approver in a Slack user group', async () => {
     const id = await requestReset(freshZone());
     await click('approve', id, 'U0GROUPLEAD');

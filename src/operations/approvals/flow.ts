@@ -18,6 +18,7 @@ import { channelRef, md, mention, nest, trusted, withMentions } from '../../repl
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
+import { deliverSecret, secretContext } from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';
@@ -146,29 +147,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
     const done = report.request;
     await updateCard(ctx.surface, done);
-    if (secrets.length > 0) {
-      for (const secret of secrets) ctx.services.secrets.add(secret.value);
-      await ctx.surface
-        .sendDirect(done.requester, {
-          ...inChannel('Your new secret', [
-            { type: 'header', text: 'Shown once: store it now' },
-            ...secrets.map(
-              (secret): ReplyBlock => ({
-                type: 'text',
-                text: md`*${secret.label}*${secret.note ? ` (${secret.note})` : ''}:\n\`${secret.value}\``,
-              }),
-            ),
-            {
-              type: 'context',
-              text: md`From approved request ${done.id}. edgeops does not keep it; it is not shown again.`,
-            },
-          ]),
-          reveals: secrets.map((secret) => secret.value),
-        })
-        .catch((error: unknown) =>
-          logger.error('secret could not be delivered by DM', { approvalId: done.id, error }),
-        );
-    }
+    const delivery =
+      secrets.length > 0
+        ? await deliverSecret(secretContext(ctx), ctx.surface, {
+            to: done.requester,
+            title: secrets.length === 1 ? 'Your new secret' : 'Your new secrets',
+            about: md`From approved request ${done.id}: ${op.describe(done.params)}.`,
+            secrets,
+            ifLost: 'ask for the change again to get a new one',
+          })
+        : undefined;
     const headline = report.outcome.ok
       ? md`:white_check_mark: ${op.describe(done.params)}: done. ${report.outcome.detail}`
       : md`:x: ${op.describe(done.params)}: failed. ${sentence(report.outcome.detail)} It was not retried.`;
@@ -177,6 +165,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         done.channelId,
         inChannel(report.outcome.ok ? 'Approved change done' : 'Approved change failed', [
           { type: 'text', text: headline },
+          ...(delivery && !delivery.delivered ? [{ type: 'text' as const, text: delivery.notice }] : []),
           { type: 'context', text: md`Request ${done.id}, asked by ${nest(mention(done.requester))}` },
         ]),
       )
@@ -257,18 +246,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       if (!approval) {
         // Not gated by the policy: run now, with the same executor and the same secret handling.
         const outcome = await op.execute(input.params, ctx);
-        if (outcome.secrets?.length) {
-          for (const secret of outcome.secrets) ctx.services.secrets.add(secret.value);
-          await ctx.surface.sendDirect(ctx.userId, {
-            ...inChannel('Your new secret', [
-              { type: 'header', text: 'Shown once: store it now' },
-              ...outcome.secrets.map(
-                (secret): ReplyBlock => ({ type: 'text', text: md`*${secret.label}*:\n\`${secret.value}\`` }),
-              ),
-            ]),
-            reveals: outcome.secrets.map((secret) => secret.value),
-          });
-        }
+        const delivery = outcome.secrets?.length
+          ? await deliverSecret(secretContext(ctx), ctx.surface, {
+              to: ctx.userId,
+              title: outcome.secrets.length === 1 ? 'Your new secret' : 'Your new secrets',
+              about: md`From ${op.describe(input.params)}.`,
+              secrets: outcome.secrets,
+              ifLost: 'run the change again to get a new one',
+            })
+          : undefined;
         // A failure goes through the engine, so it is audited as failed and shown to the requester.
         if (!outcome.ok)
           throw new OperationFailedError(`${op.describe(input.params)}: failed. ${outcome.detail}`);
@@ -277,6 +263,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
             type: 'text',
             text: md`:white_check_mark: ${op.describe(input.params)}: done. ${outcome.detail}`,
           },
+          ...(delivery && !delivery.delivered ? [{ type: 'text' as const, text: delivery.notice }] : []),
         ]);
       }
       const requirement: ApprovalRequirement = approval;
