@@ -134,6 +134,9 @@ export interface ApprovalClick {
   confirmation?: string;
 }
 
+/** An approval request's id: `ap_` and 16 hex digits (64 random bits). */
+export const APPROVAL_ID_PATTERN = /^ap_[0-9a-f]{16}$/;
+
 export const CLICK_REFUSALS = [
   /** The clicker asked for this request: nobody approves (or rejects) their own. */
   'own-request',

@@ -19,6 +19,7 @@ import { retryBusy } from '../state/busy.js';
 import { canonicalJson, type JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
 import {
+  APPROVAL_ID_PATTERN,
   APPROVAL_STATES,
   type ApprovalClick,
   type ApprovalRequest,
@@ -47,7 +48,7 @@ export interface ApprovalServiceOptions {
   instanceId?: string;
 }
 
-const IdSchema = z.string().regex(/^ap_[0-9a-f]{16}$/);
+const IdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 
 const ParamsSchema = z.record(z.string(), z.json());
 

@@ -153,6 +153,18 @@ export interface ApprovalCard {
   file?: ReplyFile;
 }
 
+/**
+ * Approve and Reject for one request. `unique` suffixes the action ids with the request id, for
+ * a message that lists several requests (Slack refuses repeated action ids in one message).
+ */
+export function decisionButtons(requestId: string, unique = false): ReplyButton[] {
+  const suffix = unique ? `#${requestId}` : '';
+  return [
+    { text: 'Approve', actionId: `${APPROVAL_ACTIONS.approve}${suffix}`, value: requestId, style: 'primary' },
+    { text: 'Reject', actionId: `${APPROVAL_ACTIONS.reject}${suffix}`, value: requestId, style: 'danger' },
+  ];
+}
+
 /** The card of a request as it stands now. */
 export function approvalCard(
   request: ApprovalRequest,
@@ -207,11 +219,7 @@ export function approvalCard(
   if (request.result && !notStarted) status += ` · ${md`${request.result.detail}`}`;
   blocks.push({ type: 'context', text: trusted(status) });
   if (request.state === 'pending') {
-    const buttons: ReplyButton[] = [
-      { text: 'Approve', actionId: APPROVAL_ACTIONS.approve, value: request.id, style: 'primary' },
-      { text: 'Reject', actionId: APPROVAL_ACTIONS.reject, value: request.id, style: 'danger' },
-    ];
-    blocks.push({ type: 'actions', buttons });
+    blocks.push({ type: 'actions', buttons: decisionButtons(request.id) });
   }
   blocks.push({
     type: 'context',

@@ -20,7 +20,7 @@ import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
 import { deliverSecret, secretContext } from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
-import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
+import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';
 
 export interface ApprovalFlowOptions {
@@ -403,20 +403,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         if (request.state === 'pending' && request.requester === ctx.userId)
           buttons.push(...requesterButtons(request));
         else if (request.state === 'pending' && (await mayApprove(request, ctx.userId)))
-          buttons.push(
-            {
-              text: 'Approve',
-              actionId: `${APPROVAL_ACTIONS.approve}#${request.id}`,
-              value: request.id,
-              style: 'primary',
-            },
-            {
-              text: 'Reject',
-              actionId: `${APPROVAL_ACTIONS.reject}#${request.id}`,
-              value: request.id,
-              style: 'danger',
-            },
-          );
+          buttons.push(...decisionButtons(request.id, true));
         const listed = listedRequest(request, gated.get(request.operation), filename, buttons);
         blocks.push(...listed.blocks);
         if (listed.fileSection) fileSections.push(listed.fileSection);

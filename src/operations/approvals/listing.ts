@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { UserFacingError } from '../errors.js';
 import { defineOperation, parseWith } from '../types.js';
 
-const RequestIdSchema = z.string().regex(/^ap_[0-9a-f]{16}$/);
+const RequestIdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 
 function requestId(value: string): string {
   const parsed = RequestIdSchema.safeParse(value);
@@ -71,7 +72,7 @@ export const approvalsCancel = defineOperation({
       ? { ok: false, error: 'give the id of one request, e.g. ap_3f2c9a1b7d4e6f80 (see /edge approvals)' }
       : parseWith(
           z.object({
-            requestId: z.string().regex(/^ap_[0-9a-f]{16}$/, {
+            requestId: z.string().regex(APPROVAL_ID_PATTERN, {
               error: `"${positionals[0]!.slice(0, 40)}" is not a request id (ap_ and 16 hex digits; see /edge approvals)`,
             }),
           }),
