@@ -25,6 +25,7 @@ import { createDefaultPolicy } from './policy/defaults.js';
 import { createGroupMembership } from './policy/groups.js';
 import type { Policy } from './policy/schema.js';
 import { createPolicyStore, type PolicyStore } from './policy/store.js';
+import { type ChartRendererOptions, createChartRenderer } from './reports/chart-render.js';
 import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { createAuditLog } from './state/audit.js';
 import { openStateStore } from './state/store.js';
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   staleExecutionMs?: number;
   /** When long jobs show progress and how often it changes (tests shorten it). */
   progress?: ProgressTiming;
+  /** The bound on drawing a chart picture, and its font; the defaults suit production. */
+  charts?: Pick<ChartRendererOptions, 'timeoutMs' | 'fontFile'>;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
   now: Clock;
 }
@@ -151,6 +154,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     approvals,
     jobs,
     database,
+    charts: createChartRenderer({ logger, ...options.charts }),
     now,
   };
   const engine = createEngine({

@@ -9,6 +9,7 @@ import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { Reply } from '../reply/model.js';
+import type { ChartRenderer } from '../reports/chart-render.js';
 import type { AuditLog } from '../state/audit.js';
 import type { StateStore } from '../state/store.js';
 import type { OperationId } from './ids.js';
@@ -55,6 +56,8 @@ export interface Services {
   jobs: JobRegistry;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
   database?: CustomerDatabase;
+  /** Draws charts as pictures off the event loop; no picture means the text chart is the answer. */
+  charts: ChartRenderer;
   now: () => number;
 }
 
