@@ -187,8 +187,10 @@ const round = (n: number) => Math.round(n * 100) / 100;
 export function chartSvg(chart: BucketChart): string {
   const { peak, from, to, partial } = chartFigures(chart);
   const unit = chart.unit ?? 'events';
-  const countEvery = countStep(peak.count);
-  const top = Math.max(countEvery, Math.ceil(peak.count / countEvery) * countEvery);
+  // Headroom above the peak for its count label, below the legend.
+  const headroom = peak.count * 1.08;
+  const countEvery = countStep(headroom);
+  const top = Math.max(countEvery, Math.ceil(headroom / countEvery) * countEvery);
   const slot = PLOT.width / chart.buckets.length;
   const gap = slot >= 6 ? Math.min(3, slot * 0.15) : 0;
   const yOf = (count: number) => PLOT.y + PLOT.height - (count / top) * PLOT.height;
@@ -253,8 +255,13 @@ export function chartSvg(chart: BucketChart): string {
   for (let at = Math.ceil(from / timeEvery) * timeEvery; at <= to; at += timeEvery) {
     const x = round(PLOT.x + ((at - from) / (to - from)) * PLOT.width);
     const day = new Date(at);
+    const midnight = at % DAY === 0;
     const words =
-      acrossDays && at % DAY === 0 ? `${MONTHS[day.getUTCMonth()]} ${day.getUTCDate()}` : clock(at);
+      acrossDays && midnight
+        ? `${MONTHS[day.getUTCMonth()]} ${day.getUTCDate()}`
+        : midnight && at === to && at !== from
+          ? '24:00'
+          : clock(at);
     parts.push(`<line x1="${x}" y1="${baseline}" x2="${x}" y2="${baseline + 4}" stroke="${COLOURS.axis}"/>`);
     parts.push(text(x, baseline + 17, words, { anchor: 'middle' }));
   }

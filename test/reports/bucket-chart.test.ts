@@ -3,6 +3,7 @@ import {
   type BucketChart,
   BucketChartSchema,
   bucketWidthWords,
+  CHART_LAYOUT,
   chartAltText,
   chartSvg,
 } from '../../src/reports/bucket-chart.js';
@@ -76,6 +77,23 @@ describe('a bucket chart', () => {
       expect(labels.length).toBeLessThanOrEqual(13);
       for (const label of labels) expect(label).toMatch(/^(\d\d:[0-5]\d|[A-Z][a-z]{2} \d{1,2})$/);
       for (const label of some) expect(labels, `${buckets} × ${bucketMs} ms`).toContain(label);
+    }
+  });
+
+  it('ends a whole UTC day at 24:00, not at a second 00:00', () => {
+    const labels = timeLabels(chartSvg(chart(new Array(24).fill(1), HOUR, DAY)));
+    expect(labels[0]).toBe('00:00');
+    expect(labels.at(-1)).toBe('24:00');
+  });
+
+  it('leaves room above the peak for its count, clear of the title and legend', () => {
+    for (const peak of [1, 10, 99, 100, 1_000, 12_345]) {
+      const svg = chartSvg(chart([peak, Math.ceil(peak / 2)], HOUR, DAY));
+      const label = new RegExp(
+        `<text x="[\\d.]+" y="([\\d.]+)"[^>]*>${peak.toLocaleString('en-US')}</text>`,
+      ).exec(svg);
+      // The label's baseline less its 11-unit font stays below the title band.
+      expect(Number(label?.[1]) - 11, `peak ${peak}`).toBeGreaterThanOrEqual(CHART_LAYOUT.titleBand.height);
     }
   });
 
