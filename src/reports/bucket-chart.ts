@@ -84,7 +84,7 @@ const COLOURS = {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-/** Time-label spacings, each a whole number of buckets of the common widths. */
+/** Round UTC spacings of time labels, from a minute to a day. */
 const LABEL_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((minutes) => minutes * MINUTE);
 const MAX_TIME_LABELS = 12;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -118,7 +118,7 @@ function countStep(max: number): number {
   return Math.max(1, step);
 }
 
-/** How far apart time labels are: a round UTC spacing (15 min, 3 h…), no finer than a bucket, at most 12 labels. */
+/** How far apart time labels are: a round UTC spacing, no finer than a bucket, at most 12 labels. */
 function timeLabelStep(bucketMs: number, windowMs: number): number {
   return (
     LABEL_STEPS.find((step) => step >= bucketMs && windowMs / step <= MAX_TIME_LABELS) ??
@@ -127,7 +127,7 @@ function timeLabelStep(bucketMs: number, windowMs: number): number {
 }
 
 /** The biggest bucket (the earliest of equals) and the sum of all. */
-export function chartFigures(chart: BucketChart) {
+function chartFigures(chart: BucketChart) {
   let peak = chart.buckets[0]!;
   let total = 0;
   for (const bucket of chart.buckets) {
