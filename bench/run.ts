@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { benchAck, benchAckUnderLoad } from './ack.js';
 import { benchApprovals } from './approvals.js';
+import { benchChart } from './chart.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import type { BenchRow } from './types.js';
@@ -48,6 +49,11 @@ const BENCHMARKS: Benchmark[] = [
     load: optional('db-query', 'benchDbQuery'),
   },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
+  {
+    name: 'chart',
+    what: 'drawing a chart PNG vs the 300 ms target, and its size',
+    load: async () => benchChart,
+  },
   { name: 'startup', what: "spawn to /readyz vs node -e ''", load: async () => benchStartup },
 ];
 

@@ -24,6 +24,7 @@ import { createDefaultPolicy } from './policy/defaults.js';
 import { createGroupMembership } from './policy/groups.js';
 import type { Policy } from './policy/schema.js';
 import { createPolicyStore, type PolicyStore } from './policy/store.js';
+import { type ChartRendererOptions, createChartRenderer } from './reports/chart-render.js';
 import { createReportPool } from './reports/pool.js';
 import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { migrations } from './schema.js';
@@ -53,6 +54,8 @@ export interface RuntimeOptions {
   staleExecutionMs?: number;
   /** When long jobs show progress and how often it changes (tests shorten it). */
   progress?: ProgressTiming;
+  /** The bound on drawing a chart picture, and its font; the defaults suit production. */
+  charts?: Pick<ChartRendererOptions, 'timeoutMs' | 'fontFile'>;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
   now: Clock;
 }
@@ -157,6 +160,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     jobs,
     reports,
     database,
+    charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
     now,
   };
   const engine = createEngine({

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -163,6 +164,54 @@ describe('the Dockerfile', () => {
     expect(defined.length).toBeGreaterThan(0);
     for (const name of defined) expect(name).not.toMatch(/TOKEN|SECRET|KEY|PASSWORD/i);
     expect(dockerfile).not.toMatch(/xox[abp]-|xapp-/);
+  });
+});
+
+describe('the chart renderer in the image', () => {
+  const LockSchema = z.object({
+    packages: z.record(
+      z.string(),
+      z.looseObject({
+        version: z.string().optional(),
+        dev: z.boolean().optional(),
+        optional: z.boolean().optional(),
+        hasInstallScript: z.boolean().optional(),
+        os: z.array(z.string()).optional(),
+        cpu: z.array(z.string()).optional(),
+        libc: z.array(z.string()).optional(),
+        optionalDependencies: z.record(z.string(), z.string()).optional(),
+      }),
+    ),
+  });
+  const lock = LockSchema.parse(JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')));
+  const entry = (name: string) => lock.packages[`node_modules/${name}`];
+  const image = finalStage[0]!.args.split(/\s+/)[0]!;
+  // Debian-based Node images use glibc; only the Alpine ones use musl.
+  const libc = /alpine/.test(image) ? 'musl' : 'glibc';
+
+  it('installs with npm ci alone: a prebuilt binary for the image, no install script', () => {
+    const resvg = entry('@resvg/resvg-js');
+    expect(resvg?.dev).toBeUndefined();
+    expect(resvg?.hasInstallScript).toBeUndefined();
+    // The image runs on amd64 and arm64 hosts: each has its binary for the image's libc.
+    for (const [cpu, suffix] of [
+      ['x64', 'x64'],
+      ['arm64', 'arm64'],
+    ] as const) {
+      const name = `@resvg/resvg-js-linux-${suffix}-${libc === 'glibc' ? 'gnu' : 'musl'}`;
+      expect(resvg?.optionalDependencies?.[name], name).toBe(resvg?.version);
+      const binary = entry(name);
+      expect(binary, `${name} in the lockfile`).toBeDefined();
+      expect(binary).toMatchObject({ optional: true, os: ['linux'], cpu: [cpu], libc: [libc] });
+      expect(binary?.hasInstallScript).toBeUndefined();
+    }
+  });
+
+  it('has its font in a production dependency, which --omit=dev keeps', () => {
+    const font = entry('@expo-google-fonts/inter');
+    expect(font).toBeDefined();
+    expect(font?.dev).toBeUndefined();
+    expect(font?.hasInstallScript).toBeUndefined();
   });
 });
 

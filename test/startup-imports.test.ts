@@ -82,6 +82,9 @@ describe('what a start loads', () => {
     expect([...files].filter((file) => /^(console|sandbox)\//.test(file))).toEqual([]);
     expect([...files].filter((file) => /-worker\.ts$/.test(file))).toEqual([]);
     expect(packages.has('piscina')).toBe(false);
+    // Charts are drawn in a report worker: the native renderer is never loaded at start.
+    expect([...packages].filter((name) => name.startsWith('@resvg/'))).toEqual([]);
+    expect(files.has('reports/chart-png.ts')).toBe(false);
   });
 
   it('no start loads date-fns as ES modules, which costs a second on Node 22 and 24', () => {

@@ -62,6 +62,21 @@ const fileSize = (bytes: number) =>
       ? `${(bytes / 1024).toFixed(1)} KB`
       : `${(bytes / 1048576).toFixed(1)} MB`;
 
+/** A terminal shows a picture as its text form (render.ts); the PNG itself is saved beside the other files. */
+const pictureFiles = (reply: Reply): ReplyFile[] =>
+  reply.blocks.flatMap((block) =>
+    block.type === 'image'
+      ? [
+          {
+            filename: block.image.filename,
+            title: block.image.title,
+            content: block.image.png,
+            about: 'the picture of the text chart above',
+          },
+        ]
+      : [],
+  );
+
 /** Printing and the messages anyone can post: no caller involved. */
 function consoleDelivery(screen: ConsoleScreen) {
   const { terminal, style, book, files, logger } = screen;
@@ -105,7 +120,7 @@ function consoleDelivery(screen: ConsoleScreen) {
       width: terminal.width,
       numberButton: (button) => book.number(message, button),
     });
-    const attached: ReplyFile[] = [...(reply.files ?? [])];
+    const attached: ReplyFile[] = [...(reply.files ?? []), ...pictureFiles(reply)];
     if (rendered.overflow !== undefined) attached.unshift(overflowFile(rendered.overflow));
     const fileLines = await saveFiles(attached);
     const title = placement.again ? `updated message #${message.id}` : `#${message.id}`;

@@ -4,7 +4,9 @@ import { parseDuration } from '../duration.js';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
+import type { ChartBucket } from '../reports/bucket-chart.js';
 import { hourlyBars } from '../reports/chart.js';
+import type { ChartPicture } from '../reports/chart-render.js';
 import { originErrorsFilename } from '../reports/filenames.js';
 import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
@@ -14,6 +16,7 @@ import { parseDay } from './time-args.js';
 import { defineOperation, type RunContext } from './types.js';
 
 const MB = 1024 * 1024;
+const HOUR_MS = 3_600_000;
 
 const ArgsSchema = z.object({
   pullZoneId: z.coerce
@@ -72,12 +75,29 @@ const counts = (items: { label: string; count: number }[]) =>
     ...(items.length > 12 ? [`+${items.length - 12} more`] : []),
   ].join(' · ') || '—';
 
+/** The chart's file beside the CSV: origin-errors-chart-ID-….png for origin-errors-ID-….csv. */
+const chartFilename = (csvFilename: string) =>
+  csvFilename.replace(/^origin-errors-/, 'origin-errors-chart-').replace(/\.csv$/, '.png');
+
+/** The day's per-hour counts as chart buckets: the hours up to now, the one now is in partial. */
+export function hourBuckets(dayMs: number, perHour: readonly number[], nowMs: number): ChartBucket[] {
+  const buckets: ChartBucket[] = [];
+  for (const [hour, count] of perHour.entries()) {
+    const start = dayMs + hour * HOUR_MS;
+    if (start >= nowMs && buckets.length > 0) break;
+    buckets.push({ start: new Date(start), count, ...(start + HOUR_MS > nowMs ? { partial: true } : {}) });
+  }
+  return buckets;
+}
+
 export function renderOriginSummary(
   pullZoneId: number,
   dayText: string,
   filters: string,
   summary: OriginSummary,
   filename: string,
+  /** The chart as a picture; without it, the text bars are the chart. */
+  chart?: ChartPicture,
 ): Reply {
   const blocks: ReplyBlock[] = [
     { type: 'header', text: `Origin errors · pull zone ${pullZoneId} · ${dayText}` },
@@ -135,8 +155,22 @@ export function renderOriginSummary(
         .join('\n'),
     });
   }
-  blocks.push({ type: 'text', text: trusted('*Errors per hour (UTC)*') });
-  blocks.push({ type: 'code', text: hourlyBars(summary.perHour).join('\n') });
+  const bars = hourlyBars(summary.perHour).join('\n');
+  if (chart)
+    blocks.push({
+      type: 'image',
+      image: {
+        filename: chartFilename(filename),
+        title: 'Errors per hour (UTC)',
+        png: chart.png,
+        altText: chart.altText,
+        text: bars,
+      },
+    });
+  else {
+    blocks.push({ type: 'text', text: trusted('*Errors per hour (UTC)*') });
+    blocks.push({ type: 'code', text: bars });
+  }
   return {
     ...inChannel(`${summary.total} origin errors for pull zone ${pullZoneId} on ${dayText}`, blocks),
     files: [
@@ -188,8 +222,23 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
           },
         ]);
       }
+      job.status('drawing the chart');
+      const chart = await ctx.services.charts.draw(
+        {
+          title: `Origin errors · pull zone ${args.pullZoneId} · ${args.dayText}${filters ? ` · ${filters}` : ''}`,
+          unit: 'errors',
+          bucketMs: HOUR_MS,
+          buckets: hourBuckets(args.dayMs, summary.perHour, ctx.services.now()),
+        },
+        { signal: job.signal },
+      );
+      if (job.signal.aborted) {
+        // Cancelled while the chart was drawn: nothing is posted, and the CSV goes too.
+        await rm(csvPath, { force: true });
+        job.signal.throwIfAborted();
+      }
       job.status('uploading');
-      return renderOriginSummary(args.pullZoneId, args.dayText, filters, summary, filename);
+      return renderOriginSummary(args.pullZoneId, args.dayText, filters, summary, filename, chart);
     },
   });
 }

@@ -11,6 +11,7 @@ import type { OperationId } from '../operation-ids.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { Operation as PolicyOperation } from '../policy/authorize.js';
 import type { Reply } from '../reply/model.js';
+import type { ChartRenderer } from '../reports/chart-render.js';
 import type { ReportPool } from '../reports/pool.js';
 import type { AuditLog } from '../state/audit.js';
 import type { JsonValue } from '../state/canonical-json.js';
@@ -86,6 +87,8 @@ export interface Services {
   reports: ReportPool;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
   database?: CustomerDatabase;
+  /** Draws charts as pictures off the event loop; no picture means the text chart is the answer. */
+  charts: ChartRenderer;
   now: () => number;
 }
 

@@ -2,7 +2,7 @@
  * How a message names the files that go with it: what each holds and where it went, or that
  * it could not be delivered. A message never claims a file that did not arrive.
  */
-import type { ReplyFile } from './model.js';
+import type { ReplyFile, ReplyImage } from './model.js';
 
 /** Where a message's files went: below it in the same conversation, or to the requester's DM. */
 export interface FileDelivery {
@@ -26,4 +26,9 @@ export function fileNotes(files: readonly ReplyFile[], delivery: FileDelivery): 
         : `sent to you in a direct message${delivery.why ? ` (${delivery.why})` : ''}`;
     return `📎 ${file.filename}${about}, ${where}.`;
   });
+}
+
+/** One plain line per picture uploaded below the message (a picture that failed is shown as text instead). */
+export function imageNotes(images: readonly ReplyImage[]): string[] {
+  return images.map((image) => `📈 ${image.title}: the picture is attached below.`);
 }

@@ -7,7 +7,7 @@
 import { MESSAGE_BUDGET as BUDGET } from './budget.js';
 import { codeBlock, truncate } from './escape.js';
 import { type Markup, md } from './markup.js';
-import type { Reply, ReplyBlock, ReplyButton, ReplyFile } from './model.js';
+import type { Reply, ReplyBlock, ReplyButton, ReplyFile, ReplyImage } from './model.js';
 import { overflowFile, replyToPlainText } from './plain.js';
 
 /** A reply block cut to the budget: each fits one block of any adapter. */
@@ -30,16 +30,23 @@ export interface FittedReply {
   blocks: FittedBlock[];
   /** Every file to deliver with the message: the whole reply first when it was cut, then its own. */
   files: ReplyFile[];
+  /** The pictures to upload beside the message (uploadImage chose them); the rest are text above. */
+  images: ReplyImage[];
   /** The whole reply as plain text, when something did not fit. */
   overflow?: string;
 }
 
 export interface FitOptions {
   /**
-   * Lines naming each file and where it went, shown before the closing buttons (the Slack
-   * adapter's notes). Room for them is kept whatever else is cut.
+   * Lines naming each file and uploaded picture and where it went, shown before the closing
+   * buttons (the Slack adapter's notes). Room for them is kept whatever else is cut.
    */
-  notes?: (files: readonly ReplyFile[]) => Markup[];
+  notes?: (files: readonly ReplyFile[], images: readonly ReplyImage[]) => Markup[];
+  /**
+   * Which pictures the adapter uploads beside the message. The others (all, by default) are
+   * shown in their place as their title and text form.
+   */
+  uploadImage?: (image: ReplyImage) => boolean;
 }
 
 /** An empty text is refused by Slack and shows nothing anywhere: an empty value reads as this. */
@@ -126,8 +133,14 @@ function fitButton(button: ReplyButton, cut: { value: boolean }): ReplyButton {
   };
 }
 
-/** A reply block as the budget allows it, and whether any of its content had to be cut. */
-function fitBlock(block: ReplyBlock): { blocks: FittedBlock[]; cut: boolean } {
+/**
+ * A reply block as the budget allows it, whether any of its content had to be cut, and the
+ * picture it is when that is uploaded rather than shown.
+ */
+function fitBlock(
+  block: ReplyBlock,
+  uploadImage: (image: ReplyImage) => boolean,
+): { blocks: FittedBlock[]; cut: boolean; image?: ReplyImage } {
   const cut = { value: false };
   const done = (blocks: FittedBlock[]) => ({ blocks, cut: cut.value });
   switch (block.type) {
@@ -164,6 +177,16 @@ function fitBlock(block: ReplyBlock): { blocks: FittedBlock[]; cut: boolean } {
       if (block.buttons.length > shown.length) cut.value = true;
       return done([{ type: 'actions', buttons: uniqueActionIds(shown.map((b) => fitButton(b, cut))) }]);
     }
+    case 'image': {
+      if (uploadImage(block.image)) return { blocks: [], cut: false, image: block.image };
+      const title = textSections(md`*${block.image.title}*`, cut).map(
+        (text): FittedBlock => ({ type: 'text', text: text as Markup }),
+      );
+      const text = codePieces(block.image.text, cut).map(
+        (piece): FittedBlock => ({ type: 'code', text: piece }),
+      );
+      return done([...title, ...text]);
+    }
   }
 }
 
@@ -182,7 +205,9 @@ const notification = (reply: Reply) =>
   truncate(reply.text.trim() ? reply.text : replyToPlainText(reply), BUDGET.notificationChars) || NOTHING;
 
 export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
-  const fitted = reply.blocks.map(fitBlock);
+  const uploadImage = options.uploadImage ?? (() => false);
+  const fitted = reply.blocks.map((block) => fitBlock(block, uploadImage));
+  const images = fitted.flatMap((f) => (f.image ? [f.image] : []));
   const all = fitted.flatMap((f) => f.blocks);
   let cut = fitted.some((f) => f.cut);
   // The closing buttons (paging, Approve) stay whatever is cut before them.
@@ -190,7 +215,7 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const trailing = last?.type === 'actions' ? last : undefined;
   const body = trailing ? all.slice(0, -1) : all;
   const ownFiles = reply.files ?? [];
-  const notesFor = (files: readonly ReplyFile[]) => noteBlocks(options.notes?.(files) ?? []);
+  const notesFor = (files: readonly ReplyFile[]) => noteBlocks(options.notes?.(files, images) ?? []);
   // Room for the file notes, the overflow's note included, before anything else is placed.
   const reserved = notesFor([...ownFiles, overflowFile('')]);
   let budget =
@@ -213,5 +238,5 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const text = notification(reply);
   // A reply with nothing else to show still says what its notification says.
   if (kept.length === 0) kept.push({ type: 'text', text: md`${truncate(text, BUDGET.sectionChars - 200)}` });
-  return { text, blocks: kept, files, overflow };
+  return { text, blocks: kept, files, images, overflow };
 }

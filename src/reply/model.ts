@@ -37,7 +37,25 @@ export type ReplyBlock =
   | { type: 'code'; text: string }
   | { type: 'context'; text: Markup }
   | { type: 'divider' }
-  | { type: 'actions'; buttons: ReplyButton[] };
+  | { type: 'actions'; buttons: ReplyButton[] }
+  /** A picture in its place among the blocks; see ReplyImage for how each adapter shows it. */
+  | { type: 'image'; image: ReplyImage };
+
+/**
+ * A picture (a chart) with its text form. An adapter that shows pictures uploads the PNG, with
+ * its alt text, beside the message; everywhere else (the console, a plain-text fallback, a
+ * picture whose upload failed) the title and `text` stand in its place.
+ */
+export interface ReplyImage {
+  filename: string;
+  /** Plain; adapters escape it. */
+  title: string;
+  png: Buffer;
+  /** Plain: what the picture shows, in words, for screen readers. */
+  altText: string;
+  /** The same content as preformatted text, e.g. the text bars of a chart. */
+  text: string;
+}
 
 export interface ReplyFile {
   filename: string;

@@ -27,6 +27,9 @@ export function replyToPlainText(reply: Reply): string {
       case 'divider':
         lines.push('');
         break;
+      case 'image':
+        lines.push(block.image.title, block.image.text);
+        break;
       case 'actions':
         break;
     }

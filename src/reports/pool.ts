@@ -11,18 +11,21 @@ import { fileURLToPath } from 'node:url';
 import type { MessagePort, ResourceLimits } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 
-export type ReportWorkerName = 'origin-worker' | 'export-worker';
+export type ReportWorkerName = 'origin-worker' | 'export-worker' | 'chart-worker';
 
 const HEAP_LIMITS: Record<ReportWorkerName, ResourceLimits | undefined> = {
   // V8's default young generation: smaller ones cost a third more time on a million-entry day.
   'origin-worker': undefined,
   // A stream of small records needs little heap; a small one keeps the export's RSS flat and low.
   'export-worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+  // A chart is a few kilobytes of SVG; resvg's pixels live outside the JavaScript heap.
+  'chart-worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
 };
 
 export interface ReportTaskOptions {
   worker: ReportWorkerName;
-  transferList: MessagePort[];
+  /** The ports a streamed task reads from; none for a task whose input is all in the message. */
+  transferList?: MessagePort[];
   /** Aborting terminates the thread running the task: the last resort when it does not stop. */
   signal: AbortSignal;
 }

@@ -5,6 +5,7 @@
  */
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
+import { BucketChartSchema } from './bucket-chart.js';
 import { OriginCountsSchema, OriginFiltersSchema } from './origin-tally.js';
 
 const FailureSchema = z.strictObject({
@@ -50,6 +51,24 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
   FailureSchema,
 ]);
 export type ExportWorkerResult = z.infer<typeof ExportWorkerResultSchema>;
+
+export const ChartTaskSchema = z.strictObject({
+  chart: BucketChartSchema,
+  /** A TrueType font file: the only font the chart is drawn with. */
+  fontFile: z.string().min(1),
+});
+
+export const ChartWorkerResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({
+    ok: z.literal(true),
+    png: z.instanceof(Uint8Array),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    altText: z.string(),
+  }),
+  FailureSchema,
+]);
+export type ChartWorkerResult = z.infer<typeof ChartWorkerResultSchema>;
 
 export type WorkerFailure = z.infer<typeof FailureSchema>;
 

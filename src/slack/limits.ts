@@ -76,6 +76,11 @@ export const INPUT_HINT_MAX = 2_000;
 export const MARKDOWN_BLOCK_MAX = 12_000;
 /** Image `alt_text` ("Image block": 2000). */
 export const IMAGE_ALT_TEXT_MAX = 2_000;
+/**
+ * A file's `alt_txt` ("files.getUploadURLExternal": description of image for screen-reader).
+ * Slack states no length; the image block's alt text limit is kept.
+ */
+export const FILE_ALT_TEXT_MAX = IMAGE_ALT_TEXT_MAX;
 
 // --- Elements ("Button element", "Select menu element", "Plain-text input element") ---
 

@@ -12,6 +12,8 @@
  *   plain text. Each fallback is logged once with Slack's error.
  * - The message names each file and where it went; a file that could not be uploaded is named
  *   as such in the message (updated after the fact), never claimed.
+ * - Pictures (charts) are uploaded below the message with their alt text; one that could not be
+ *   uploaded is shown in the message as its text form instead, and that is the whole answer.
  * - Everything sent passes the secret registry, except the secrets a reply exists to deliver.
  * - Temporary files of a reply are removed whatever happens.
  */
@@ -22,7 +24,7 @@ import { OperationFailedError } from '../operations/errors.js';
 import type { ModalSpec } from '../operations/modal.js';
 import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';
-import type { Reply, ReplyFile } from '../reply/model.js';
+import type { Reply, ReplyFile, ReplyImage } from '../reply/model.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';
@@ -180,9 +182,38 @@ function slackDelivery(options: SlackMessengerOptions) {
     return failed;
   }
 
+  /** Uploads each picture with its alt text; returns the ones that failed, with Slack's reason. */
+  async function uploadImages(
+    channelId: string,
+    images: ReplyImage[],
+    reply: Reply,
+  ): Promise<Map<string, string>> {
+    const failed = new Map<string, string>();
+    for (const image of images) {
+      try {
+        await uploadFile(client, {
+          channelId,
+          filename: image.filename,
+          title: scrub(image.title, reply),
+          altText: scrub(image.altText, reply),
+          content: image.png,
+        });
+      } catch (error) {
+        const code = slackErrorCode(error) ?? 'upload failed';
+        logger.warn('a picture could not be uploaded; its text form is shown instead', {
+          filename: image.filename,
+          slackError: code,
+        });
+        failed.set(image.filename, code);
+      }
+    }
+    return failed;
+  }
+
   /**
-   * Sends a reply, then its files into `filesTo`. A failed file is named as such in the message,
-   * and reported to the requester as an unexpected failure (with a correlation id).
+   * Sends a reply, then its pictures and files into `filesTo`. A failed file is named as such in
+   * the message, and reported to the requester as an unexpected failure (with a correlation id);
+   * a failed picture is shown in the message as its text form.
    */
   async function deliver(
     reply: Reply,
@@ -192,16 +223,24 @@ function slackDelivery(options: SlackMessengerOptions) {
     correct: Correct = correctChat,
   ): Promise<Sent> {
     const { sent, rendered, render } = await sendRendered(reply, delivery, send);
-    if (rendered.files.length === 0) return sent;
+    if (rendered.files.length === 0 && rendered.images.length === 0) return sent;
+    let failedImages: Map<string, string>;
     let failed: Map<string, string>;
     try {
-      failed = await upload(await filesTo(), rendered.files, reply);
+      const channelId = await filesTo();
+      failedImages = await uploadImages(channelId, rendered.images, reply);
+      failed = await upload(channelId, rendered.files, reply);
     } catch (error) {
       const code = slackErrorCode(error) ?? 'no conversation for the files';
+      failedImages = new Map(rendered.images.map((image) => [image.filename, code]));
       failed = new Map(rendered.files.map((file) => [file.filename, code]));
     }
+    if (failed.size === 0 && failedImages.size === 0) return sent;
+    await correct(
+      sent,
+      scrub(payload(render(reply, { ...delivery, failed: new Map([...failedImages, ...failed]) })), reply),
+    );
     if (failed.size === 0) return sent;
-    await correct(sent, scrub(payload(render(reply, { ...delivery, failed })), reply));
     const names = [...failed].map(([name, code]) => `${name} (${code})`).join(', ');
     throw new OperationFailedError(
       `The file${failed.size === 1 ? '' : 's'} ${names} could not be uploaded; run the command again to get ${failed.size === 1 ? 'it' : 'them'}.`,

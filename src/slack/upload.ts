@@ -5,9 +5,10 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import type { WebClient } from '@slack/web-api';
+import type { FilesGetUploadURLExternalArguments, WebClient } from '@slack/web-api';
 import { Agent, request } from 'undici';
-import { escapeMrkdwn } from '../reply/escape.js';
+import { escapeMrkdwn, truncate } from '../reply/escape.js';
+import { FILE_ALT_TEXT_MAX } from './limits.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }, bodyTimeout: 120_000 });
 
@@ -16,6 +17,8 @@ export interface UploadInput {
   filename: string;
   title: string;
   comment?: string;
+  /** Plain text a screen reader reads for a picture. */
+  altText?: string;
   /** A file on disk (streamed) or bytes in memory. */
   path?: string;
   content?: string | Buffer;
@@ -34,7 +37,13 @@ export class UploadError extends Error {
 export async function uploadFile(client: WebClient, input: UploadInput): Promise<void> {
   const bytes = input.path ? undefined : Buffer.from(input.content ?? '');
   const length = input.path ? (await stat(input.path)).size : bytes!.length;
-  const target = await client.files.getUploadURLExternal({ filename: input.filename, length });
+  // Slack's argument is `alt_txt`; the SDK's type calls it `alt_text`, a name Slack ignores.
+  const args: FilesGetUploadURLExternalArguments & { alt_txt?: string } = {
+    filename: input.filename,
+    length,
+    ...(input.altText?.trim() ? { alt_txt: truncate(input.altText, FILE_ALT_TEXT_MAX) } : {}),
+  };
+  const target = await client.files.getUploadURLExternal(args);
   if (!target.upload_url || !target.file_id)
     throw new UploadError('Slack gave no upload URL', 'no_upload_url');
   const response = await request(target.upload_url, {

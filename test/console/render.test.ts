@@ -114,6 +114,27 @@ describe('replies as terminal text', () => {
     expect(text).toContain('evil\ufffd]0;title\ufffd \ufffdgnp.exe');
   });
 
+  it('shows a picture as its title and text form, in its place', () => {
+    const { lines } = render({
+      visibility: 'channel',
+      text: 'chart',
+      blocks: [
+        { type: 'header', text: 'Origin errors' },
+        {
+          type: 'image',
+          image: {
+            filename: 'chart.png',
+            title: 'Errors per hour (UTC)',
+            png: Buffer.from('png'),
+            altText: 'Bar chart',
+            text: '00:00 ██ 2\n01:00 █ 1',
+          },
+        },
+      ],
+    });
+    expect(lines.slice(2)).toEqual(['Errors per hour (UTC)', '    00:00 ██ 2', '    01:00 █ 1']);
+  });
+
   it('falls back to the reply text when there are no blocks', () => {
     expect(render({ visibility: 'ephemeral', text: 'just text', blocks: [] }).lines).toEqual(['just text']);
   });

@@ -264,6 +264,12 @@ describe('incident tools in the console', () => {
       expect(out).toContain(saved!);
       const csv = readFileSync(join(c.outDir, saved!), 'utf8');
       expect(csv.split('\r\n')[0]).toBe('timestamp,status,error_code,server_zone,url,message,log_id');
+      // The chart is text bars here, and its picture is saved beside the CSV.
+      expect(out).toMatch(/ {4}00:00 [█▏▎▍▌▋▊▉ ]+ \d/);
+      const picture = `origin-errors-chart-308006-${day}.png`;
+      expect(readdirSync(c.outDir)).toContain(picture);
+      expect(out).toContain(picture);
+      expect(readFileSync(join(c.outDir, picture)).subarray(1, 4).toString('latin1')).toBe('PNG');
     } finally {
       await c.end();
       c.remove();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fileNotes } from '../../src/reply/files.js';
 import { md, trusted } from '../../src/reply/markup.js';
-import type { Reply, ReplyBlock } from '../../src/reply/model.js';
+import type { Reply, ReplyBlock, ReplyImage } from '../../src/reply/model.js';
 import { renderPlainReply, renderReply } from '../../src/slack/blocks/reply.js';
 import { checkMessageLimits, SLACK_REFUSES, validateBlocks } from '../support/block-kit.js';
 
@@ -92,6 +92,55 @@ describe('rendering a reply for Slack', () => {
     ]);
   });
 
+  describe('a picture', () => {
+    const chart: ReplyImage = {
+      filename: 'errors-chart.png',
+      title: 'Errors per hour <UTC>',
+      png: Buffer.from('png bytes'),
+      altText: 'Bar chart: errors per hour.',
+      text: '00:00 ██ 2\n01:00 █ 1',
+    };
+    const withChart = reply([
+      { type: 'header', text: 'Origin errors' },
+      { type: 'image', image: chart },
+      { type: 'text', text: trusted('after') },
+    ]);
+
+    it('goes below the message as an upload, named in the message, with no text bars in it', () => {
+      const rendered = renderReply(withChart);
+      expect(rendered.images).toEqual([chart]);
+      expect(json(rendered.blocks)).toContain(
+        '📈 Errors per hour &lt;UTC&gt;: the picture is attached below.',
+      );
+      expect(json(rendered.blocks)).not.toContain('██');
+      expect(refused(rendered.blocks)).toEqual([]);
+    });
+
+    it('is shown in its place as its title and text form when its upload failed', () => {
+      const rendered = renderReply(withChart, {
+        place: 'below',
+        failed: new Map([['errors-chart.png', 'x']]),
+      });
+      expect(rendered.images).toEqual([]);
+      const text = json(rendered.blocks);
+      expect(text).toContain('*Errors per hour &lt;UTC&gt;*');
+      expect(text).toContain('00:00 ██ 2');
+      expect(text.indexOf('Origin errors')).toBeLessThan(text.indexOf('00:00 ██ 2'));
+      expect(text.indexOf('00:00 ██ 2')).toBeLessThan(text.indexOf('after'));
+      expect(text).not.toContain('attached below');
+      expect(refused(rendered.blocks)).toEqual([]);
+    });
+
+    it('is shown as its text form when the files of the answer go to a DM, and in plain text', () => {
+      const toDm = renderReply(withChart, { place: 'dm' });
+      expect(toDm.images).toEqual([]);
+      expect(json(toDm.blocks)).toContain('01:00 █ 1');
+      const plain = renderPlainReply(withChart);
+      expect(plain.images).toEqual([]);
+      expect(plain.text).toContain('Errors per hour &lt;UTC&gt;\n00:00 ██ 2\n01:00 █ 1');
+    });
+  });
+
   it('falls back to plain text that keeps the answer and the file notes', () => {
     const plain = renderPlainReply(
       reply([{ type: 'text', text: md`*Total*: ${'<!channel>'} 42` }], {
@@ -119,9 +168,16 @@ describe('rendering a reply for Slack', () => {
         type: 'actions' as const,
         buttons: ids.map((actionId, i) => ({ text: `b${i}`, actionId, value: String(i) })),
       })),
+      fc.tuple(anyText, anyText).map(([title, text]) => ({
+        type: 'image' as const,
+        image: { filename: 'p.png', title, png: Buffer.alloc(0), altText: 'a picture', text },
+      })),
     );
     fc.assert(
       fc.property(fc.array(block, { maxLength: 60 }), (blocks) => {
+        // Pictures shown as their text form must fit as well as uploaded ones.
+        const asText = renderReply(reply(blocks), { place: 'below', failed: new Map([['p.png', 'x']]) });
+        expect(refused(asText.blocks)).toEqual([]);
         const rendered = renderReply(reply(blocks));
         expect(refused(rendered.blocks)).toEqual([]);
         const shown = json(rendered.blocks);

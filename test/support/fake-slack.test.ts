@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel, webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { allPayloadText, type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { blockActions, slashCommand, textInput, viewSubmission } from './payloads.js';
 import { postSigned, slackRequestTimestamp } from './signer.js';
@@ -153,6 +154,25 @@ describe('the Web API', () => {
       'files.getUploadURLExternal',
       'files.completeUploadExternal',
     ]);
+  });
+
+  it("records a picture's alt text from alt_txt, Slack's argument, and ignores alt_text as Slack does", async () => {
+    const web = client();
+    const send = async (filename: string, args: Record<string, string>) => {
+      const target = z
+        .object({ upload_url: z.string(), file_id: z.string() })
+        .parse(await web.apiCall('files.getUploadURLExternal', { filename, length: 3, ...args }));
+      await fetch(target.upload_url, { method: 'POST', body: 'png' });
+      await web.files.completeUploadExternal({
+        files: [{ id: target.file_id, title: filename }],
+        channel_id: 'C0OPS',
+      });
+      return fake.waitForUpload((file) => file.filename === filename);
+    };
+    expect((await send('chart.png', { alt_txt: 'Bar chart: errors per hour' })).altText).toBe(
+      'Bar chart: errors per hour',
+    );
+    expect((await send('other.png', { alt_text: 'a name Slack does not read' })).altText).toBeUndefined();
   });
 
   it('collects every payload, uploads included, for secret scans, but not the credentials', async () => {

@@ -62,6 +62,7 @@ export interface UploadedFile {
   filename: string;
   /** Declared by files.getUploadURLExternal. */
   length: number;
+  /** files.getUploadURLExternal's `alt_txt` (Slack's spelling; an `alt_text` there is ignored). */
   altText?: string;
   snippetType?: string;
   bytes: Buffer;
@@ -279,7 +280,7 @@ const usersInfoArgs = z.looseObject({ user: nonEmpty });
 const uploadUrlArgs = z.looseObject({
   filename: nonEmpty,
   length: z.coerce.number().int().nonnegative(),
-  alt_text: optionalString,
+  alt_txt: optionalString,
   snippet_type: optionalString,
 });
 const completeUploadArgs = z.looseObject({
@@ -413,6 +414,7 @@ const RENDERED_FIELDS = [
   'files',
   'title',
   'alt_text',
+  'alt_txt',
 ];
 
 /**
@@ -796,7 +798,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         id,
         filename: input.filename,
         length: input.length,
-        altText: input.alt_text,
+        altText: input.alt_txt,
         snippetType: input.snippet_type,
         bytes: Buffer.alloc(0),
         uploadContentType: '',

@@ -50,6 +50,8 @@ export interface HarnessOptions {
   platformHttp?: RuntimeOptions['platformHttp'];
   /** When long jobs show progress, and how often it may change. */
   progress?: RuntimeOptions['progress'];
+  /** The chart picture's bound and font, for the cases where drawing it fails. */
+  charts?: RuntimeOptions['charts'];
   /**
    * Tests of the fallbacks provoke refusals on purpose. Everywhere else a payload Slack would
    * refuse fails the test file when its harness closes: nobody would have seen it.
@@ -144,6 +146,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     fallbackPolicy: options.fallbackPolicy,
     platformHttp: options.platformHttp,
     progress: options.progress,
+    charts: options.charts,
     policyIntervalMs: 50,
     now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),

@@ -5,10 +5,10 @@
  */
 import type { types } from '@slack/bolt';
 import { codeBlock, escapeMrkdwn } from '../../reply/escape.js';
-import { type FileDelivery, fileNotes } from '../../reply/files.js';
+import { type FileDelivery, fileNotes, imageNotes } from '../../reply/files.js';
 import { type FittedBlock, fitReply } from '../../reply/fit.js';
 import { type Markup, md } from '../../reply/markup.js';
-import type { Reply, ReplyButton, ReplyFile } from '../../reply/model.js';
+import type { Reply, ReplyButton, ReplyFile, ReplyImage } from '../../reply/model.js';
 import { plainReply } from '../../reply/plain.js';
 
 type Block = types.Block;
@@ -22,6 +22,8 @@ export interface RenderedMessage {
   blocks: (KnownBlock | Block)[];
   /** Every file to deliver with the message: the reply's own, and the whole reply when cut. */
   files: ReplyFile[];
+  /** Pictures to upload below the message, each with its alt text; the others are in the blocks as text. */
+  images: ReplyImage[];
   /** Set when something did not fit: the whole reply as plain text (also in `files`). */
   overflow?: string;
 }
@@ -73,16 +75,26 @@ function toBlock(block: FittedBlock): KnownBlock {
 
 const escapedNotes =
   (delivery: FileDelivery) =>
-  (files: readonly ReplyFile[]): Markup[] =>
-    fileNotes(files, delivery).map((note) => md`${note}`);
+  (files: readonly ReplyFile[], images: readonly ReplyImage[]): Markup[] =>
+    [...imageNotes(images), ...fileNotes(files, delivery)].map((note) => md`${note}`);
+
+/**
+ * A picture is uploaded when it lands beside its message; one that would go to a DM instead, or
+ * whose upload failed, is shown in the message as its text form.
+ */
+const uploadsImage =
+  (delivery: FileDelivery) =>
+  (image: ReplyImage): boolean =>
+    delivery.place === 'below' && !delivery.failed?.has(image.filename);
 
 export function renderReply(reply: Reply, delivery: FileDelivery = { place: 'below' }): RenderedMessage {
-  const fitted = fitReply(reply, { notes: escapedNotes(delivery) });
+  const fitted = fitReply(reply, { notes: escapedNotes(delivery), uploadImage: uploadsImage(delivery) });
   return {
     // The notification text is plain and may carry platform text: escaped like the blocks.
     text: escapeMrkdwn(fitted.text),
     blocks: fitted.blocks.map(toBlock),
     files: fitted.files,
+    images: fitted.images,
     overflow: fitted.overflow,
   };
 }
@@ -96,5 +108,6 @@ export function renderPlainReply(
   delivery: FileDelivery = { place: 'below' },
 ): Omit<RenderedMessage, 'blocks'> {
   const plain = plainReply(reply, (files) => fileNotes(files, delivery));
-  return { text: escapeMrkdwn(plain.text), files: plain.files, overflow: plain.overflow };
+  // Pictures are in the plain text as their text form.
+  return { text: escapeMrkdwn(plain.text), files: plain.files, images: [], overflow: plain.overflow };
 }
