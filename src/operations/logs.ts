@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import { hourlyBars } from '../reports/chart.js';
+import { bucketBars } from '../reports/chart.js';
 import { originErrorsFilename } from '../reports/filenames.js';
 import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
@@ -136,7 +136,12 @@ export function renderOriginSummary(
     });
   }
   blocks.push({ type: 'text', text: trusted('*Errors per hour (UTC)*') });
-  blocks.push({ type: 'code', text: hourlyBars(summary.perHour).join('\n') });
+  const dayStart = Date.parse(`${dayText}T00:00:00Z`);
+  const hourly = summary.perHour.map((count, hour) => ({
+    start: new Date(dayStart + hour * 3_600_000),
+    count,
+  }));
+  blocks.push({ type: 'code', text: bucketBars(hourly, 3_600_000).join('\n') });
   return {
     ...inChannel(`${summary.total} origin errors for pull zone ${pullZoneId} on ${dayText}`, blocks),
     files: [
