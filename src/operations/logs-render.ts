@@ -175,7 +175,9 @@ const counts = (items: { label: string; count: number }[]) =>
     ...(items.length > 12 ? [`+${items.length - 12} more`] : []),
   ].join(' · ') || '—';
 
-const time = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().slice(11, 19)} UTC`);
+/** `14:03:12 UTC`, with the date in front when the window spans days. */
+const time = (ms: number | null, dated: boolean) =>
+  ms === null ? '—' : `${dated ? `${isoDate(ms)} ` : ''}${new Date(ms).toISOString().slice(11, 19)} UTC`;
 
 function changeLine(summary: OriginSummary, compared: readonly ComparisonState[]): string {
   const parts = compared.flatMap((c) => {
@@ -191,6 +193,7 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
   const { summary, pullZoneId, title, filters } = result;
   const compared = comparisonStates(result);
   const fresh = newcomers(summary, compared);
+  const dated = result.plan.windowDays.length > 1;
   const blocks: ReplyBlock[] = [
     { type: 'header', text: `Origin errors · pull zone ${pullZoneId} · ${title}` },
     {
@@ -198,7 +201,10 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       fields: [
         { label: 'Errors', value: md`${number(summary.total)}${filters ? ` (${filters})` : ''}` },
         { label: 'Change', value: md`${changeLine(summary, compared)}` },
-        { label: 'First / last seen', value: md`${time(summary.firstSeenMs)} / ${time(summary.lastSeenMs)}` },
+        {
+          label: 'First / last seen',
+          value: md`${time(summary.firstSeenMs, dated)} / ${time(summary.lastSeenMs, dated)}`,
+        },
         {
           label: 'By status',
           value: md`${counts(summary.byStatus.map((s) => ({ label: String(s.status), count: s.count })))}`,

@@ -69,9 +69,8 @@ export function parseLogsWindow(input: LogsWindowInput, now: number): LogsWindow
   };
 }
 
-/** `2h`, `90m`, `8h30m`, `3d`: a duration as short as it can be written exactly. */
+/** `2h`, `90m`, `8h30m`, `72h`: a duration as short as it can be written exactly. */
 export function formatLength(ms: number): string {
-  if (ms % DAY_MS === 0 && ms >= 2 * DAY_MS) return `${ms / DAY_MS}d`;
   if (ms % MINUTE_MS !== 0) return `${Math.round(ms / 1000)}s`;
   const hours = Math.floor(ms / HOUR_MS);
   const minutes = (ms % HOUR_MS) / MINUTE_MS;
