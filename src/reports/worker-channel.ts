@@ -33,6 +33,9 @@ const CreditSchema = z.strictObject({
   items: z.number().int().nonnegative(),
 });
 
+/** The worker has read a document to its end: the next one may be fetched. */
+const DocumentReadSchema = z.strictObject({ type: z.literal('document-read') });
+
 export interface StreamProgress {
   /** Body bytes handed to the worker so far. */
   bytes: number;
@@ -86,6 +89,7 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
       const data = this.queue.shift();
       if (data === DOCUMENT_BREAK) {
         this.onBreak?.();
+        this.port.postMessage({ type: 'document-read' });
         continue;
       }
       if (data) {
@@ -163,6 +167,8 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   const terminate = new AbortController();
   let credits = 0;
   let bytes = 0;
+  let breaks = 0;
+  let documentsRead = 0;
   let settled = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -172,6 +178,11 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   };
 
   port1.on('message', (raw: unknown) => {
+    if (DocumentReadSchema.safeParse(raw).success) {
+      documentsRead++;
+      notify();
+      return;
+    }
     const credit = CreditSchema.safeParse(raw);
     if (!credit.success) return;
     credits += credit.data.count;
@@ -226,6 +237,14 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
         size = 0;
         // Needs no credit: it holds no bytes, and the port keeps it in order after the last chunk.
         if (!settled) port1.postMessage({ type: 'break' });
+        breaks++;
+        // The next body is fetched only once this one is read whole: a bad one stops the rest.
+        while (documentsRead < breaks && !settled && !signal?.aborted)
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        signal?.throwIfAborted();
+        if (settled) throw new WorkerSettledError();
         continue;
       }
       batch.push(next.value);

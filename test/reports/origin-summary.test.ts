@@ -457,6 +457,24 @@ describe('summarising a window that spans UTC days', () => {
     expect(await exists(path)).toBe(false);
   });
 
+  it('does not fetch the next day once a day cannot be read', async () => {
+    let opened = 0;
+    const summary = summariseOriginErrors({
+      days: [
+        async () => inPieces(Buffer.from('{"logs":[{"logId":"x"},'), 7),
+        async () => {
+          opened++;
+          return bodyOf({ logs: today });
+        },
+      ],
+      filters: window,
+      csvPath: csvPath(),
+      pool: reportPool(),
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'invalid-response' });
+    expect(opened).toBe(0);
+  });
+
   it('refuses a second day cut short as an invalid response', async () => {
     const summary = summariseOriginErrors({
       days: [
