@@ -236,6 +236,19 @@ describe('the comparison with earlier windows', () => {
     expect(blocks).toContain('on previous 2h');
   });
 
+  it('leaves out a comparison whose day the platform fails to serve, and still answers', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    // Today (the window's day) is served; yesterday, needed only to compare, fails every try.
+    h.sandbox.faults.set('logs.origin', { status: 503, after: 1, times: 3 });
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    expect(blocks).toContain(
+      'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform did not serve 2026-11-20',
+    );
+    expect(blocks).toContain('HTTP 503');
+    expect(blocks).toContain('on previous 2h');
+  });
+
   it('fetches at most two more days than the window’s own, and says what it left out', async () => {
     h.clock.set('2026-11-21T14:00:00.000Z');
     const before = h.sandbox.requests.count('logs.origin');
