@@ -1,31 +1,34 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { parseDuration } from '../duration.js';
+import { PlatformError } from '../platform/errors.js';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
-import { md, nest, trusted } from '../reply/markup.js';
-import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import type { ChartBucket } from '../reports/bucket-chart.js';
-import { hourlyBars } from '../reports/chart.js';
-import type { ChartPicture } from '../reports/chart-render.js';
-import { originErrorsFilename } from '../reports/filenames.js';
-import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
+import { closestName } from '../policy/suggest.js';
+import type { Reply } from '../reply/model.js';
+import { originErrorsFilename, originErrorsWindowFilename } from '../reports/filenames.js';
+import type { OriginDayOpener, OriginFilters } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
+import { bucketGrid, chartBuckets, planOriginFetch } from '../reports/origin-window.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
+import { type OriginWindowResult, renderNothingFound, renderOriginSummary } from './logs-render.js';
+import { describeLogsWindow, type LogsWindow, parseLogsWindow } from './logs-window.js';
 import { cancelJob, runLongJob } from './long-job.js';
-import { parseDay } from './time-args.js';
 import { defineOperation, type RunContext } from './types.js';
 
 const MB = 1024 * 1024;
-const HOUR_MS = 3_600_000;
+const DOCUMENTED_CODES = Object.keys(ORIGIN_ERROR_CODES);
 
 const ArgsSchema = z.object({
   pullZoneId: z.coerce
     .number({ error: 'the pull zone id must be a number, e.g. 308006' })
     .int({ error: 'the pull zone id must be a whole number' })
     .positive({ error: 'the pull zone id must be positive' }),
-  dayMs: z.number(),
-  dayText: z.string(),
-  lastMs: z.number().optional(),
+  window: z.strictObject({
+    kind: z.enum(['day', 'last', 'range']),
+    startMs: z.number(),
+    endMs: z.number(),
+    dayMs: z.number().optional(),
+    lastMs: z.number().optional(),
+  }),
   status: z
     .string()
     .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: '--status takes a code like 502 or a class like 5xx' })
@@ -33,7 +36,7 @@ const ArgsSchema = z.object({
   code: z
     .string()
     .regex(/^[a-z_]{2,64}$/i, {
-      error: `--code takes an error code such as ${Object.keys(ORIGIN_ERROR_CODES).slice(0, 3).join(', ')}`,
+      error: `--code takes an error code such as ${DOCUMENTED_CODES.slice(0, 3).join(', ')}`,
     })
     .optional(),
   zone: z
@@ -43,7 +46,20 @@ const ArgsSchema = z.object({
 });
 type LogsArgs = z.infer<typeof ArgsSchema>;
 
-function filtersOf(args: LogsArgs, now: number): OriginFilters {
+/**
+ * A code close to a documented one but not one of them is a typo: refused before any download,
+ * with the code meant. One unlike any documented code may be new on the platform: it is looked
+ * for, and an empty result names the codes the logs do carry.
+ */
+function checkCode(code: string | undefined): string | undefined {
+  if (code === undefined || DOCUMENTED_CODES.includes(code.toLowerCase())) return undefined;
+  const suggestion = closestName(code, DOCUMENTED_CODES);
+  return suggestion
+    ? `--code ${code} is not a documented error code (did you mean --code ${suggestion}?)`
+    : undefined;
+}
+
+function filtersOf(args: LogsArgs): OriginFilters {
   const filters: OriginFilters = {};
   if (args.status) {
     const status = args.status.toLowerCase();
@@ -51,15 +67,11 @@ function filtersOf(args: LogsArgs, now: number): OriginFilters {
   }
   if (args.code) filters.errorCode = args.code;
   if (args.zone) filters.serverZone = args.zone;
-  if (args.lastMs) filters.sinceMs = now - args.lastMs;
   return filters;
 }
 
 const describeFilters = (args: LogsArgs) =>
   [
-    args.lastMs
-      ? `last ${args.lastMs / 3_600_000 >= 1 ? `${args.lastMs / 3_600_000}h` : `${args.lastMs / 60_000}m`}`
-      : '',
     args.status ? `status ${args.status}` : '',
     args.code ? `code ${args.code}` : '',
     args.zone ? `zone ${args.zone}` : '',
@@ -67,168 +79,93 @@ const describeFilters = (args: LogsArgs) =>
     .filter(Boolean)
     .join(', ');
 
-const time = (ms: number | null) => (ms === null ? '—' : `${new Date(ms).toISOString().slice(11, 19)} UTC`);
-/** The top 12, and how many more there are: the CSV has every entry. */
-const counts = (items: { label: string; count: number }[]) =>
-  [
-    ...items.slice(0, 12).map((item) => `${item.label} ×${item.count.toLocaleString('en-US')}`),
-    ...(items.length > 12 ? [`+${items.length - 12} more`] : []),
-  ].join(' · ') || '—';
+const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** The chart's file beside the CSV: origin-errors-chart-ID-….png for origin-errors-ID-….csv. */
-const chartFilename = (csvFilename: string) =>
-  csvFilename.replace(/^origin-errors-/, 'origin-errors-chart-').replace(/\.csv$/, '.png');
-
-/** The day's per-hour counts as chart buckets: the hours up to now, the one now is in partial. */
-export function hourBuckets(dayMs: number, perHour: readonly number[], nowMs: number): ChartBucket[] {
-  const buckets: ChartBucket[] = [];
-  for (const [hour, count] of perHour.entries()) {
-    const start = dayMs + hour * HOUR_MS;
-    if (start >= nowMs && buckets.length > 0) break;
-    buckets.push({ start: new Date(start), count, ...(start + HOUR_MS > nowMs ? { partial: true } : {}) });
-  }
-  return buckets;
-}
-
-export function renderOriginSummary(
-  pullZoneId: number,
-  dayText: string,
-  filters: string,
-  summary: OriginSummary,
-  filename: string,
-  /** The chart as a picture; without it, the text bars are the chart. */
-  chart?: ChartPicture,
-): Reply {
-  const blocks: ReplyBlock[] = [
-    { type: 'header', text: `Origin errors · pull zone ${pullZoneId} · ${dayText}` },
-    {
-      type: 'fields',
-      fields: [
-        {
-          label: 'Errors',
-          value: md`${summary.total.toLocaleString('en-US')}${filters ? ` (${filters})` : ''}`,
-        },
-        { label: 'First / last seen', value: md`${time(summary.firstSeenMs)} / ${time(summary.lastSeenMs)}` },
-        {
-          label: 'By status',
-          value: md`${counts(summary.byStatus.map((s) => ({ label: String(s.status), count: s.count })))}`,
-        },
-        {
-          label: 'By server zone',
-          value: md`${counts(summary.byServerZone.map((z) => ({ label: z.zone, count: z.count })))}`,
-        },
-      ],
-    },
-    {
-      type: 'text',
-      text: md`*By error code*\n${nest(
-        trusted(
-          summary.byErrorCode
-            .slice(0, 12)
-            .map(
-              (c) => md`• \`${c.code}\` ${c.words ? `(${c.words}) ` : ''}×${c.count.toLocaleString('en-US')}`,
-            )
-            .concat(
-              summary.byErrorCode.length > 12 ? [md`• +${summary.byErrorCode.length - 12} more codes`] : [],
-            )
-            .join('\n') || '—',
-        ),
-      )}`,
-    },
-  ];
-  if (summary.malformed > 0)
-    blocks.push({
-      type: 'context',
-      text: md`:warning: ${summary.malformed} entr${summary.malformed === 1 ? 'y has' : 'ies have'} a log that is missing or not valid JSON; they are counted from their labels, with an empty url and message in the CSV.`,
-    });
-  if (summary.untimed > 0)
-    blocks.push({
-      type: 'context',
-      text: md`:warning: ${summary.untimed} entr${summary.untimed === 1 ? 'y has no timestamp; it is' : 'ies have no timestamp; they are'} in the counts and the CSV (with an empty timestamp), not in the chart.`,
-    });
-  if (summary.topUrls.length > 0) {
-    blocks.push({ type: 'text', text: trusted('*Top URLs*') });
-    blocks.push({
-      type: 'code',
-      text: summary.topUrls
-        .map((u) => `${String(u.count).padStart(7)}${u.overcount > 0 ? '≈' : ' '} ${u.url}`)
-        .join('\n'),
-    });
-  }
-  const bars = hourlyBars(summary.perHour).join('\n');
-  if (chart)
-    blocks.push({
-      type: 'image',
-      image: {
-        filename: chartFilename(filename),
-        title: 'Errors per hour (UTC)',
-        png: chart.png,
-        altText: chart.altText,
-        text: bars,
-      },
-    });
-  else {
-    blocks.push({ type: 'text', text: trusted('*Errors per hour (UTC)*') });
-    blocks.push({ type: 'code', text: bars });
-  }
-  return {
-    ...inChannel(`${summary.total} origin errors for pull zone ${pullZoneId} on ${dayText}`, blocks),
-    files: [
-      {
-        filename,
-        title: `Origin errors, pull zone ${pullZoneId}, ${dayText}`,
-        path: summary.csv.path,
-        about: `all ${summary.csv.rows.toLocaleString('en-US')} entries (${(summary.csv.bytes / MB).toFixed(1)} MB)`,
-        comment: `${summary.csv.rows} origin errors for pull zone ${pullZoneId} on ${dayText}${filters ? ` (${filters})` : ''}`,
-      },
-    ],
-  };
+/** A day's body when a day only a comparison needs could not be fetched: that comparison is left out. */
+async function* emptyDay(): AsyncGenerator<Uint8Array> {
+  yield Buffer.from('{}');
 }
 
 async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undefined> {
-  const filename = originErrorsFilename(args.pullZoneId, args.dayMs);
+  const window: LogsWindow = args.window;
+  const plan = planOriginFetch(window, ctx.services.now());
+  const grid = bucketGrid(window);
   const filters = describeFilters(args);
+  const title = describeLogsWindow(window, ctx.services.now());
+  const filename =
+    plan.windowDays.length > 1
+      ? originErrorsWindowFilename(args.pullZoneId, plan.counted.startMs, plan.counted.endMs)
+      : originErrorsFilename(args.pullZoneId, plan.windowDays[0]!);
   return runLongJob(ctx, {
-    title: `Origin errors of pull zone ${args.pullZoneId} for ${args.dayText}`,
+    title: `Origin errors of pull zone ${args.pullZoneId}, ${title}`,
     cancelActionId: 'logs:cancel',
     async work(job) {
-      job.status('fetching');
-      const response = await ctx.services.platform.getOriginErrorLogs(args.pullZoneId, new Date(args.dayMs), {
-        signal: job.signal,
-      });
+      const failedDays = new Map<number, string>();
+      let reading = '';
+      const days = plan.days.map(
+        (dayMs, index): OriginDayOpener =>
+          async () => {
+            reading =
+              plan.days.length > 1 ? `${isoDate(dayMs)} (day ${index + 1} of ${plan.days.length}): ` : '';
+            job.status(`${reading}fetching`);
+            try {
+              const response = await ctx.services.platform.getOriginErrorLogs(
+                args.pullZoneId,
+                new Date(dayMs),
+                {
+                  signal: job.signal,
+                },
+              );
+              return response.body;
+            } catch (error) {
+              // The window's own days must all be read; a day only a comparison needs may be missing.
+              if (index < plan.windowDays.length || job.signal.aborted) throw error;
+              failedDays.set(dayMs, error instanceof PlatformError ? error.userMessage : 'it failed');
+              ctx.logger.warn('origin-log day for a comparison could not be fetched', { error });
+              return emptyDay();
+            }
+          },
+      );
       const csvPath = temporaryCsvPath();
       const summary = await summariseOriginErrors({
-        source: response.body,
-        filters: filtersOf(args, ctx.services.now()),
+        days,
+        filters: { ...filtersOf(args), sinceMs: window.startMs, untilMs: window.endMs },
+        view: { grid, comparisons: plan.comparisons.map(({ startMs, endMs }) => ({ startMs, endMs })) },
+        // Entries without a time belong to a window only when it is the whole day they came with.
+        ...(window.kind === 'day' ? { untimedDay: 0 } : {}),
         csvPath,
         pool: ctx.services.reports,
         signal: job.signal,
         onProgress: (progress) =>
           job.status(
-            `fetched ${(progress.bytes / MB).toFixed(1)} MB, summarised ${progress.entries.toLocaleString('en-US')} entries`,
+            `${reading}fetched ${(progress.bytes / MB).toFixed(1)} MB, summarised ${progress.entries.toLocaleString('en-US')} entries`,
           ),
       });
+      const result: OriginWindowResult = {
+        pullZoneId: args.pullZoneId,
+        window,
+        title,
+        filters,
+        code: args.code,
+        zone: args.zone,
+        summary,
+        plan,
+        grid,
+        nowMs: ctx.services.now(),
+        failedDays,
+        filename,
+      };
       if (summary.total === 0) {
         await rm(csvPath, { force: true });
-        const scope = filters ? ` matching ${filters}` : '';
-        // `{}` and `{"logs":null}` are legal answers: the vendor does not require the list.
-        const unlisted = summary.listed
-          ? trusted('')
-          : md` The platform sent no list of entries for that day, which most likely means there were no errors.`;
-        return inChannel(`No origin errors for pull zone ${args.pullZoneId} on ${args.dayText}`, [
-          {
-            type: 'text',
-            text: md`:white_check_mark: No origin errors${scope} for pull zone ${args.pullZoneId} on ${args.dayText}${summary.scanned > 0 ? ` (${summary.scanned.toLocaleString('en-US')} entries that day, none matching)` : ''}.${nest(unlisted)} No file posted.`,
-          },
-        ]);
+        return renderNothingFound(result);
       }
       job.status('drawing the chart');
       const chart = await ctx.services.charts.draw(
         {
-          title: `Origin errors · pull zone ${args.pullZoneId} · ${args.dayText}${filters ? ` · ${filters}` : ''}`,
+          title: `Origin errors · pull zone ${args.pullZoneId} · ${title}${filters ? ` · ${filters}` : ''}`,
           unit: 'errors',
-          bucketMs: HOUR_MS,
-          buckets: hourBuckets(args.dayMs, summary.perHour, ctx.services.now()),
+          bucketMs: grid.widthMs,
+          buckets: chartBuckets(grid, summary.buckets, window, result.nowMs),
         },
         { signal: job.signal },
       );
@@ -238,21 +175,24 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
         job.signal.throwIfAborted();
       }
       job.status('uploading');
-      return renderOriginSummary(args.pullZoneId, args.dayText, filters, summary, filename, chart);
+      return renderOriginSummary({ ...result, ...(chart ? { chart } : {}) });
     },
   });
 }
 
-/** `/edge logs PULLZONE_ID [DAY] [--last 2h] [--status 502|5xx] [--code CODE] [--zone ZONE]`. */
+/** `/edge logs PULLZONE_ID [DAY] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]`. */
 export const logs = defineOperation({
   id: 'logs.origin',
   words: ['logs'],
   usage:
-    '/edge logs PULLZONE_ID [today | yesterday | MM-dd-yyyy | yyyy-MM-dd] [--last 2h] [--status 502|5xx] [--code CODE] [--zone ZONE]',
-  summary: 'summarise a day of origin errors in the channel, with every entry attached as CSV',
-  example: '/edge logs 308006 today --status 5xx',
+    '/edge logs PULLZONE_ID [today | yesterday | MM-dd-yyyy | yyyy-MM-dd] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]',
+  summary:
+    'summarise origin errors of a day or a window of up to 72h in the channel, compared with earlier, with every entry attached as CSV',
+  example: '/edge logs 308006 --last 2h --status 5xx',
   flags: {
     last: { kind: 'string', aliases: ['since'] },
+    from: { kind: 'string' },
+    to: { kind: 'string' },
     status: { kind: 'string' },
     code: { kind: 'string' },
     zone: { kind: 'string' },
@@ -261,28 +201,21 @@ export const logs = defineOperation({
     if (positionals.length === 0)
       return { ok: false, error: 'give the pull zone id, e.g. /edge logs 308006' };
     if (positionals.length > 2) return { ok: false, error: `unexpected argument "${positionals[2]}"` };
-    const day = parseDay(positionals[1] ?? 'today', now);
-    if (!day.ok) return { ok: false, error: day.error };
-    let lastMs: number | undefined;
-    if (flags.last !== undefined) {
-      const last = parseDuration(flags.last);
-      if (!last.ok) return { ok: false, error: `--last: ${last.error}` };
-      if (last.ms > 24 * 3_600_000)
-        return { ok: false, error: '--last covers at most 24h; pick a day for older errors' };
-      lastMs = last.ms;
-    }
+    const window = parseLogsWindow(
+      { day: positionals[1], last: flags.last, from: flags.from, to: flags.to },
+      now,
+    );
+    if (!window.ok) return { ok: false, error: window.error };
     const parsed = ArgsSchema.safeParse({
       pullZoneId: positionals[0],
-      dayMs: day.ms,
-      dayText: new Date(day.ms).toISOString().slice(0, 10),
-      lastMs,
+      window: window.window,
       status: flags.status,
       code: flags.code,
       zone: flags.zone,
     });
-    return parsed.success
-      ? { ok: true, args: parsed.data }
-      : { ok: false, error: parsed.error.issues[0]!.message };
+    if (!parsed.success) return { ok: false, error: parsed.error.issues[0]!.message };
+    const codeError = checkCode(parsed.data.code);
+    return codeError ? { ok: false, error: codeError } : { ok: true, args: parsed.data };
   },
   target: (args) => String(args.pullZoneId),
   run: (ctx, args) => summarise(ctx, args),

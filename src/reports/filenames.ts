@@ -13,6 +13,11 @@ function compactUtc(ms: number): string {
   return format(date, date.getUTCSeconds() === 0 ? "yyyyMMdd'T'HHmm'Z'" : "yyyyMMdd'T'HHmmss'Z'");
 }
 
+/** `origin-errors-ID-FROM-TO.csv` for a window that spans UTC days, with compact UTC bounds. */
+export function originErrorsWindowFilename(pullZoneId: number, fromMs: number, toMs: number): string {
+  return `origin-errors-${pullZoneId}-${compactUtc(fromMs)}-${compactUtc(toMs)}.csv`;
+}
+
 /** `shield-events-ZONE-FROM-TO.csv` with compact UTC bounds, e.g. `20261121T1400Z`. */
 export function shieldExportFilename(zoneId: number, fromMs: number, toMs: number): string {
   return `shield-events-${zoneId}-${compactUtc(fromMs)}-${compactUtc(toMs)}.csv`;

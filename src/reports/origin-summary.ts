@@ -1,16 +1,25 @@
 /**
- * `/edge logs`: the summary of an origin-error day and its CSV, from the streamed response body.
- * The event loop only forwards the body; parsing, counting and CSV writing run in a report
+ * `/edge logs`: the summary of an origin-error window and its CSV, from the streamed response
+ * bodies of the UTC days it touches, read one after the other by the same worker task.
+ * The event loop only forwards the bodies; parsing, counting and CSV writing run in a report
  * worker (origin-worker.ts), so a million-entry day never blocks Slack acknowledgements.
  */
 import { z } from 'zod';
 import { abandonReport, type ReportFailureWords, workerFailureError } from './failures.js';
-import { OriginCountsSchema, type OriginFilters, OriginFiltersSchema } from './origin-tally.js';
+import { OriginDayReadSchema } from './origin-days.js';
+import {
+  OriginCountsSchema,
+  type OriginFilters,
+  OriginFiltersSchema,
+  type OriginView,
+  OriginViewSchema,
+} from './origin-tally.js';
 import type { ReportPool } from './pool.js';
 import { OriginWorkerResultSchema } from './tasks.js';
-import { streamToWorker } from './worker-channel.js';
+import { DOCUMENT_BREAK, type SourcePiece, streamToWorker } from './worker-channel.js';
 
-export type { OriginFilters } from './origin-tally.js';
+export type { OriginDayRead } from './origin-days.js';
+export type { ComparisonCounts, OriginFilters, OriginView } from './origin-tally.js';
 export { OriginFiltersSchema, URL_TRACK_CAPACITY } from './origin-tally.js';
 
 export const OriginSummarySchema = OriginCountsSchema.extend({
@@ -19,8 +28,10 @@ export const OriginSummarySchema = OriginCountsSchema.extend({
    * require it, and leaving it out most likely means a day without errors.
    */
   listed: z.boolean(),
-  /** Bytes of the response body read. */
+  /** Bytes of the response bodies read. */
   bodyBytes: z.number().int().nonnegative(),
+  /** Each day read, in the order of `days` (one, for a single `source`). */
+  days: z.array(OriginDayReadSchema),
   csv: z.strictObject({
     path: z.string(),
     /** Data rows, header excluded: equals `total`. */
@@ -37,10 +48,19 @@ export interface OriginProgress {
   entries: number;
 }
 
+/** Opens one day's body (GET {logging_url}/{id}/{date}); called only when the day before it is read. */
+export type OriginDayOpener = () => Promise<AsyncIterable<Uint8Array>>;
+
 export interface SummariseOriginErrorsOptions {
-  /** The response body of GET {logging_url}/{id}/{date}: `{"logs":[…]}`. */
-  source: AsyncIterable<Uint8Array>;
+  /** One response body of GET {logging_url}/{id}/{date}: `{"logs":[…]}`. */
+  source?: AsyncIterable<Uint8Array>;
+  /** Or several days, fetched and read one after the other through the same counts. */
+  days?: readonly OriginDayOpener[];
   filters?: OriginFilters;
+  /** The chart's buckets and the earlier windows to compare with. */
+  view?: OriginView;
+  /** The day (by position in `days`) whose entries without a timestamp count in the window. */
+  untimedDay?: number;
   /** Where the CSV goes; removed again when the summary fails or is cancelled. */
   csvPath: string;
   signal?: AbortSignal;
@@ -58,21 +78,39 @@ const WORDS: ReportFailureWords = {
 
 export async function summariseOriginErrors(options: SummariseOriginErrorsOptions): Promise<OriginSummary> {
   const filters = OriginFiltersSchema.parse(options.filters ?? {});
-  const { csvPath, signal, onProgress } = options;
+  const view = OriginViewSchema.parse(options.view ?? {});
+  const { csvPath, signal, onProgress, untimedDay } = options;
   try {
     const raw = await streamToWorker({
       pool: options.pool,
       worker: 'origin-worker',
-      task: { csvPath, filters },
-      source: options.source,
+      task: { csvPath, filters, view, ...(untimedDay === undefined ? {} : { untimedDay }) },
+      source: bodiesOf(options),
       signal,
       onProgress: onProgress && (({ bytes, items }) => onProgress({ bytes, entries: items })),
     });
     const result = OriginWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
-    const { counts, listed, bodyBytes, csvBytes } = result;
-    return { ...counts, listed, bodyBytes, csv: { path: csvPath, rows: counts.total, bytes: csvBytes } };
+    const { counts, listed, bodyBytes, csvBytes, days } = result;
+    return {
+      ...counts,
+      listed,
+      bodyBytes,
+      days,
+      csv: { path: csvPath, rows: counts.total, bytes: csvBytes },
+    };
   } catch (error) {
     return abandonReport(error, csvPath, signal, WORDS);
+  }
+}
+
+/** The bodies as one source, a DOCUMENT_BREAK between days; the next day is fetched only when asked for. */
+async function* bodiesOf(options: SummariseOriginErrorsOptions): AsyncGenerator<SourcePiece> {
+  const { source } = options;
+  const openers: readonly OriginDayOpener[] = options.days ?? (source ? [async () => source] : []);
+  if (openers.length === 0) throw new TypeError('summariseOriginErrors needs a source or days');
+  for (const [index, open] of openers.entries()) {
+    if (index > 0) yield DOCUMENT_BREAK;
+    yield* await open();
   }
 }

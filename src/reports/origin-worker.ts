@@ -5,6 +5,7 @@
 import { JsonArraySplitter, JsonStreamError } from '../platform/json-entries.js';
 import { CsvFileWriter } from './csv-file.js';
 import { csvRecord } from './csv-safety.js';
+import { OriginDayLedger } from './origin-days.js';
 import { CSV_HEADER, OriginTally } from './origin-tally.js';
 import { failureOf, OriginTaskSchema, type OriginWorkerResult } from './tasks.js';
 import { ChunkReceiver, StreamCancelledError } from './worker-channel.js';
@@ -12,8 +13,12 @@ import { ChunkReceiver, StreamCancelledError } from './worker-channel.js';
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
-  const tally = new OriginTally(task.filters);
-  const splitter = new JsonArraySplitter('logs');
+  const tally = new OriginTally(task.filters, task.view);
+  const days = new OriginDayLedger(tally, task.untimedDay);
+  let splitter = new JsonArraySplitter('logs');
+  receiver.onBreak = () => {
+    splitter = days.next(splitter);
+  };
   const csv = new CsvFileWriter(task.csvPath);
   try {
     await csv.write(csvRecord(CSV_HEADER));
@@ -23,23 +28,24 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
         const row = tally.add(element);
         if (row) text += csvRecord(row);
       }
-      receiver.items = tally.scannedCount + splitter.skipped;
+      receiver.items = tally.scannedCount + days.skipped + splitter.skipped;
       // One write per batch of the body: the fs stream queues it while the next batch is parsed.
       if (text.length > 0) await csv.write(text, receiver.signal);
     }
-    splitter.end();
+    days.close(splitter);
     await csv.close();
     const counts = tally.counts();
     return {
       ok: true,
       counts: {
         ...counts,
-        scanned: counts.scanned + splitter.skipped,
-        skipped: counts.skipped + splitter.skipped,
+        scanned: counts.scanned + days.skipped,
+        skipped: counts.skipped + days.skipped,
       },
-      listed: splitter.listed,
-      bodyBytes: splitter.bytes,
+      listed: days.listed,
+      bodyBytes: days.bytes,
       csvBytes: csv.bytesWritten,
+      days: [...days.days],
     };
   } catch (error) {
     await csv.discard();

@@ -6,7 +6,8 @@
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { BucketChartSchema } from './bucket-chart.js';
-import { OriginCountsSchema, OriginFiltersSchema } from './origin-tally.js';
+import { OriginDayReadSchema } from './origin-days.js';
+import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin-tally.js';
 
 const FailureSchema = z.strictObject({
   ok: z.literal(false),
@@ -20,6 +21,9 @@ export const OriginTaskSchema = z.strictObject({
   port: z.instanceof(MessagePort),
   csvPath: z.string().min(1),
   filters: OriginFiltersSchema,
+  view: OriginViewSchema.optional(),
+  /** The body (by position) whose entries without a timestamp belong to the window. */
+  untimedDay: z.number().int().nonnegative().optional(),
 });
 
 export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
@@ -30,6 +34,8 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
     listed: z.boolean(),
     bodyBytes: BytesSchema,
     csvBytes: BytesSchema,
+    /** Each body read, in order: one per UTC day of the window and its comparisons. */
+    days: z.array(OriginDayReadSchema),
   }),
   FailureSchema,
 ]);

@@ -59,6 +59,11 @@ export class SpaceSavingCounter {
     this.siftDown(0);
   }
 
+  /** Whether `rawKey` is tracked: a key seen is, unless it was evicted (then `evicted` is true). */
+  has(rawKey: string): boolean {
+    return this.slots.has(rawKey.length > this.maxKeyLength ? rawKey.slice(0, this.maxKeyLength) : rawKey);
+  }
+
   /** The `n` most counted keys, most first (ties by key, so output is stable). */
   top(n: number): CountedKey[] {
     return [...this.heap]

@@ -2,7 +2,8 @@
  * A response body streamed from the event loop into a report worker over a MessagePort, with
  * credit-based backpressure: the worker grants WINDOW batches up front and one more each time
  * it has finished one, so at most WINDOW × BATCH_BYTES sit in its port whatever the body size,
- * and a slow disk slows the HTTP read instead of filling memory.
+ * and a slow disk slows the HTTP read instead of filling memory. One task may read several
+ * bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
@@ -14,8 +15,13 @@ export const WINDOW = 4;
 /** How long a worker has to stop after a cancel before its thread is terminated. */
 const CANCEL_GRACE_MS = 2_000;
 
+/** In a source, between two bodies: what follows is a new document. */
+export const DOCUMENT_BREAK: unique symbol = Symbol('document break');
+export type SourcePiece = Uint8Array | typeof DOCUMENT_BREAK;
+
 const ToWorkerSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('chunk'), data: z.instanceof(Uint8Array) }),
+  z.strictObject({ type: z.literal('break') }),
   z.strictObject({ type: z.literal('end') }),
   z.strictObject({ type: z.literal('cancel') }),
 ]);
@@ -26,6 +32,9 @@ const CreditSchema = z.strictObject({
   /** Entries or rows the worker has handled so far. */
   items: z.number().int().nonnegative(),
 });
+
+/** The worker has read a document to its end: the next one may be fetched. */
+const DocumentReadSchema = z.strictObject({ type: z.literal('document-read') });
 
 export interface StreamProgress {
   /** Body bytes handed to the worker so far. */
@@ -41,18 +50,21 @@ export class StreamCancelledError extends Error {
 
 /** Worker side: the body as an async iterable of Buffers; pulling the next one grants a credit. */
 export class ChunkReceiver implements AsyncIterable<Buffer> {
-  private readonly queue: Uint8Array[] = [];
+  private readonly queue: (Uint8Array | typeof DOCUMENT_BREAK)[] = [];
   private ended = false;
   private readonly cancel = new AbortController();
   private wake: (() => void) | undefined;
   /** Set by the task so that credits carry its progress. */
   items = 0;
+  /** Called between two documents, after every chunk of the first has been handed out. */
+  onBreak: (() => void) | undefined;
 
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => {
       const message = ToWorkerSchema.safeParse(raw);
       if (!message.success) return;
       if (message.data.type === 'chunk') this.queue.push(message.data.data);
+      else if (message.data.type === 'break') this.queue.push(DOCUMENT_BREAK);
       else if (message.data.type === 'end') this.ended = true;
       else this.cancel.abort(new StreamCancelledError('cancelled'));
       const wake = this.wake;
@@ -75,6 +87,11 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
     for (;;) {
       this.signal.throwIfAborted();
       const data = this.queue.shift();
+      if (data === DOCUMENT_BREAK) {
+        this.onBreak?.();
+        this.port.postMessage({ type: 'document-read' });
+        continue;
+      }
       if (data) {
         yield Buffer.from(data.buffer, data.byteOffset, data.byteLength);
         this.grant(1);
@@ -99,7 +116,8 @@ export interface StreamToWorkerOptions {
   worker: ReportWorkerName;
   /** The task's own fields; `port` is added. Must be structured-cloneable. */
   task: Record<string, unknown>;
-  source: AsyncIterable<Uint8Array>;
+  /** The body, or several separated by DOCUMENT_BREAK. */
+  source: AsyncIterable<SourcePiece>;
   signal?: AbortSignal;
   onProgress?: (progress: StreamProgress) => void;
 }
@@ -149,6 +167,8 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   const terminate = new AbortController();
   let credits = 0;
   let bytes = 0;
+  let breaks = 0;
+  let documentsRead = 0;
   let settled = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -158,6 +178,11 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   };
 
   port1.on('message', (raw: unknown) => {
+    if (DocumentReadSchema.safeParse(raw).success) {
+      documentsRead++;
+      notify();
+      return;
+    }
     const credit = CreditSchema.safeParse(raw);
     if (!credit.success) return;
     credits += credit.data.count;
@@ -206,6 +231,22 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
     for (;;) {
       const next = await nextOrAbort(iterator.next(), signal);
       if (next.done) break;
+      if (next.value === DOCUMENT_BREAK) {
+        if (size > 0) await send(batch, size);
+        batch = [];
+        size = 0;
+        // Needs no credit: it holds no bytes, and the port keeps it in order after the last chunk.
+        if (!settled) port1.postMessage({ type: 'break' });
+        breaks++;
+        // The next body is fetched only once this one is read whole: a bad one stops the rest.
+        while (documentsRead < breaks && !settled && !signal?.aborted)
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        signal?.throwIfAborted();
+        if (settled) throw new WorkerSettledError();
+        continue;
+      }
       batch.push(next.value);
       size += next.value.byteLength;
       if (size >= BATCH_BYTES) {

@@ -24,6 +24,8 @@ export const FaultSchema = z.strictObject({
   malformedJson: z.literal(true).optional(),
   /** Apply to the next n requests only; unlimited when absent. */
   times: z.number().int().positive().optional(),
+  /** Let this many requests of the route through untouched first (the second day of a window, say). */
+  after: z.number().int().positive().optional(),
 });
 export type Fault = z.infer<typeof FaultSchema>;
 
@@ -57,6 +59,11 @@ export function createFaults(): FaultRegistry {
     take(route) {
       const fault = faults.get(route);
       if (!fault) return undefined;
+      if (fault.after !== undefined) {
+        const { after, ...rest } = fault;
+        faults.set(route, after > 1 ? { ...rest, after: after - 1 } : rest);
+        return undefined;
+      }
       if (fault.times !== undefined) {
         if (fault.times <= 1) faults.delete(route);
         else faults.set(route, { ...fault, times: fault.times - 1 });

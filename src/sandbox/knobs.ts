@@ -28,6 +28,11 @@ export interface Knobs {
   setLogDay(pullZoneId: number, entries: number): void;
   /** From now on exports of this Shield zone produce rows until about `bytes` bytes. */
   setExportBytes(shieldZoneId: number, bytes: number): void;
+  /**
+   * From now on the origin-log service keeps today and this many days before it, for every pull
+   * zone: an older day answers `{"logs":[]}`, as a platform that has let it go would.
+   */
+  setLogDaysKept(days: number): void;
   /** From now on these answer shapes; one left out keeps its earlier setting. */
   setVendorShapes(shapes: VendorShapes): void;
   /** Back to the seeded sizes and the ordinary answers. */
@@ -37,6 +42,8 @@ export interface Knobs {
 export interface KnobState extends Knobs {
   logDayEntries(pullZoneId: number): number | undefined;
   exportBytes(shieldZoneId: number): number | undefined;
+  /** Days before today the origin-log service keeps, when set; undefined keeps the seeded rule. */
+  logDaysKept(): number | undefined;
   vendorShapes(): Readonly<VendorShapes>;
 }
 
@@ -47,6 +54,7 @@ export const KnobRequestSchema = z.strictObject({
   exportBytes: z
     .strictObject({ shieldZoneId: z.number().int().positive(), bytes: z.number().int().nonnegative() })
     .optional(),
+  logDaysKept: z.number().int().nonnegative().optional(),
   vendorShapes: VendorShapesSchema.optional(),
 });
 
@@ -57,6 +65,7 @@ export function createKnobs(seeded: {
   const logDays = new Map(seeded.logDays);
   const exports = new Map(seeded.exportBytes);
   let shapes: VendorShapes = {};
+  let daysKept: number | undefined;
   return {
     setLogDay(pullZoneId, entries) {
       if (!Number.isSafeInteger(entries) || entries < 0)
@@ -67,11 +76,16 @@ export function createKnobs(seeded: {
       if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError('bytes must be a whole number ≥ 0');
       exports.set(shieldZoneId, bytes);
     },
+    setLogDaysKept(days) {
+      if (!Number.isSafeInteger(days) || days < 0) throw new RangeError('days must be a whole number ≥ 0');
+      daysKept = days;
+    },
     setVendorShapes(next) {
       shapes = { ...shapes, ...VendorShapesSchema.parse(next) };
     },
     clear() {
       shapes = {};
+      daysKept = undefined;
       logDays.clear();
       exports.clear();
       for (const [id, entries] of seeded.logDays) logDays.set(id, entries);
@@ -79,6 +93,7 @@ export function createKnobs(seeded: {
     },
     logDayEntries: (pullZoneId) => logDays.get(pullZoneId),
     exportBytes: (shieldZoneId) => exports.get(shieldZoneId),
+    logDaysKept: () => daysKept,
     vendorShapes: () => shapes,
   };
 }

@@ -257,7 +257,7 @@ describe('incident tools in the console', () => {
       const out = await c.type('/edge logs 308006 today');
       expect(out).toContain('posted in #C0CONSOLE');
       expect(out).toContain('Origin errors · pull zone 308006');
-      expect(out).toContain('Errors per hour (UTC)');
+      expect(out).toContain('Errors per 15 min (UTC)');
       const day = utcDay(clock());
       const saved = readdirSync(c.outDir).find((name) => name === `origin-errors-308006-${day}.csv`);
       expect(saved).toBeDefined();

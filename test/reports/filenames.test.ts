@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { originErrorsFilename, shieldExportFilename } from '../../src/reports/filenames.js';
+import {
+  originErrorsFilename,
+  originErrorsWindowFilename,
+  shieldExportFilename,
+} from '../../src/reports/filenames.js';
 
 describe('report file names', () => {
   it('names the origin-error CSV after the UTC day, even late in the evening west of UTC', () => {
@@ -7,6 +11,12 @@ describe('report file names', () => {
       'origin-errors-308006-2026-11-21.csv',
     );
     expect(originErrorsFilename(7, Date.UTC(2027, 0, 1))).toBe('origin-errors-7-2027-01-01.csv');
+  });
+
+  it('names the origin-error CSV of a window that spans days after its bounds in compact UTC', () => {
+    expect(
+      originErrorsWindowFilename(308006, Date.UTC(2026, 10, 20, 22, 20), Date.UTC(2026, 10, 21, 0, 20)),
+    ).toBe('origin-errors-308006-20261120T2220Z-20261121T0020Z.csv');
   });
 
   it('names the Shield export after its window in compact UTC', () => {

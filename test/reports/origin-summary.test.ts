@@ -7,7 +7,11 @@ import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { originDayStream } from '../../bench/origin-day.js';
-import { type OriginFilters, summariseOriginErrors } from '../../src/reports/origin-summary.js';
+import {
+  type OriginFilters,
+  type OriginView,
+  summariseOriginErrors,
+} from '../../src/reports/origin-summary.js';
 import { exists, inPieces, useReportScratch } from './support.js';
 
 const DAY = Date.UTC(2026, 10, 21);
@@ -90,11 +94,14 @@ function bodyOf(document: unknown, pieceBytes = 37): AsyncGenerator<Buffer> {
 
 const { pool: reportPool, csvPath } = useReportScratch('report');
 
+const HOURLY: OriginView = { grid: { startMs: DAY, widthMs: 3_600_000, count: 24 } };
+
 async function summarise(filters: OriginFilters = {}) {
   const path = csvPath();
   const summary = await summariseOriginErrors({
     source: bodyOf({ logs: FIXTURE }),
     filters,
+    view: HOURLY,
     csvPath: path,
     pool: reportPool(),
   });
@@ -151,7 +158,20 @@ describe('summarising an origin-error day', () => {
     const perHour = new Array<number>(24).fill(0);
     Object.assign(perHour, { 0: 2, 1: 1, 13: 2, 14: 2, 23: 1 });
     // The entry without a timestamp is counted, but has no hour.
-    expect(summary.perHour).toEqual(perHour);
+    expect(summary.buckets).toEqual(perHour);
+    expect(summary.windowed).toBe(9);
+    expect(summary.days).toEqual([{ entries: 10, listed: true }]);
+    expect(summary.labelsSeen).toEqual({
+      errorCodes: [
+        'dns_lookup',
+        'brand_new_code',
+        'http_invalid_range',
+        'http_loop_detected',
+        'http_timeout',
+        'network_io_error',
+      ],
+      serverZones: ['CA', 'DE', 'SG', 'UK'],
+    });
     expect(summary.csv.rows).toBe(9);
   });
 
@@ -162,13 +182,14 @@ describe('summarising an origin-error day', () => {
     ['an error code, whatever its case', { errorCode: 'DNS_LOOKUP' }, ['l1', 'l3']],
     ['a server zone, whatever its case', { serverZone: 'ca' }, ['l1', 'l6', 'l8']],
     ['a start time (--last)', { sinceMs: at(13, 30) }, ['l5', 'l6', 'l7', 'l8']],
+    ['a window, its end left out', { sinceMs: at(1, 0), untilMs: at(14, 0) }, ['l3', "'=cmd|calc", 'l5']],
     ['all of them at once', { status: { classes: [5] }, serverZone: 'CA', sinceMs: at(1, 0) }, ['l6']],
   ])('keeps only the entries matching %s, in the counts and in the CSV', async (_, filters, ids) => {
     const { summary, rows } = await summarise(filters);
     expect(rows.map((row) => row.log_id)).toEqual(ids);
     expect(summary.total).toBe(ids.length);
     expect(summary.scanned).toBe(10);
-    expect(summary.perHour.reduce((sum, count) => sum + count, 0)).toBe(ids.length);
+    expect(summary.buckets.reduce((sum, count) => sum + count, 0)).toBe(ids.length);
     expect(summary.byStatus.reduce((sum, entry) => sum + entry.count, 0)).toBe(ids.length);
   });
 
@@ -294,6 +315,7 @@ describe('summarising an origin-error day', () => {
     const summary = await summariseOriginErrors({
       source: originDayStream({ entries: 200_000, dayStartMs: DAY, malformedEvery: 10_000 }),
       csvPath: path,
+      view: HOURLY,
       pool: reportPool(),
       onProgress: ({ entries }) => {
         expect(entries).toBeGreaterThanOrEqual(lastEntries);
@@ -304,7 +326,7 @@ describe('summarising an origin-error day', () => {
     expect(summary).toMatchObject({ scanned: 200_000, total: 200_000, malformed: 20, skipped: 0 });
     expect(summary.csv.rows).toBe(200_000);
     expect(summary.topUrls).toHaveLength(10);
-    expect(summary.perHour.every((count) => count > 7_000 && count < 9_700)).toBe(true);
+    expect(summary.buckets.every((count) => count > 7_000 && count < 9_700)).toBe(true);
     expect(summary.bodyBytes).toBeGreaterThan(60 * 1024 * 1024);
     // Young-generation garbage from generating the body here counts too; holding the body would be ≥ 1×.
     expect(peak - before).toBeLessThan(summary.bodyBytes / 2);
@@ -313,6 +335,157 @@ describe('summarising an origin-error day', () => {
     let lines = 0;
     for (const byte of csv) if (byte === 0x0a) lines++;
     expect(lines).toBe(200_001);
+  });
+});
+
+describe('summarising a window that spans UTC days', () => {
+  const DAY_BEFORE = DAY - 86_400_000;
+  const entry = (logId: string, timestamp: number | undefined, url: string, code: string, zone = 'DE') => ({
+    logId,
+    ...(timestamp === undefined ? {} : { timestamp }),
+    log: detail({ RequestUrl: url, Message: 'm', ErrorCode: code, StatusCode: 502 }),
+    labels: { ErrorCode: code, StatusCode: '502', ServerZone: zone },
+  });
+  const hour = 3_600_000;
+  /** 2026-11-20 and 2026-11-21, each with entries on both sides of the window 22:20–00:20. */
+  const yesterday = [
+    entry('y-early', DAY_BEFORE + 20 * hour, '/old', 'http_timeout'),
+    entry('y-prev', DAY_BEFORE + 21 * hour, '/old', 'http_timeout', 'UK'),
+    entry('y-in-1', DAY - hour, '/a', 'dns_lookup'),
+    entry('y-in-2', DAY - 1, '/new', 'dns_lookup'),
+    entry('y-untimed', undefined, '/a', 'dns_lookup'),
+  ];
+  const today = [
+    entry('t-in', DAY + 10 * 60_000, '/a', 'http_loop_detected', 'SG'),
+    entry('t-after', DAY + 20 * 60_000, '/a', 'dns_lookup'),
+    entry('t-untimed', undefined, '/a', 'dns_lookup'),
+  ];
+  const window = { sinceMs: DAY - 100 * 60_000, untilMs: DAY + 20 * 60_000 };
+
+  async function summariseDays(
+    bodies: unknown[],
+    options: { filters?: OriginFilters; view?: OriginView } = {},
+  ) {
+    const opened: number[] = [];
+    const path = csvPath();
+    const summary = await summariseOriginErrors({
+      days: bodies.map((body, index) => async () => {
+        opened.push(index);
+        return bodyOf(body, 29);
+      }),
+      filters: { ...window, ...options.filters },
+      view: options.view,
+      untimedDay: 1,
+      csvPath: path,
+      pool: reportPool(),
+    });
+    const rows = parse(await readFile(path, 'utf8'), { columns: true }) as Record<string, string>[];
+    return { summary, rows, opened };
+  }
+
+  it('reads each day in turn and counts the entries of both that fall inside the window', async () => {
+    const { summary, rows, opened } = await summariseDays([{ logs: yesterday }, { logs: today }]);
+    expect(opened).toEqual([0, 1]);
+    expect(rows.map((row) => row.log_id)).toEqual(['y-in-1', 'y-in-2', 't-in', 't-untimed']);
+    expect(summary).toMatchObject({ scanned: 8, total: 4, windowed: 4, untimed: 1, listed: true });
+    expect(summary.days).toEqual([
+      { entries: 5, listed: true },
+      { entries: 3, listed: true },
+    ]);
+    expect(summary.firstSeenMs).toBe(DAY - hour);
+    expect(summary.lastSeenMs).toBe(DAY + 10 * 60_000);
+  });
+
+  it('tells a day the platform sent nothing for from one it sent entries for', async () => {
+    const { summary } = await summariseDays([{}, { logs: today }]);
+    expect(summary.days).toEqual([
+      { entries: 0, listed: false },
+      { entries: 3, listed: true },
+    ]);
+    expect(summary.total).toBe(2);
+  });
+
+  it('counts the chart by the view’s buckets, across midnight', async () => {
+    const view: OriginView = { grid: { startMs: DAY - 2 * hour, widthMs: 15 * 60_000, count: 10 } };
+    const { summary } = await summariseDays([{ logs: yesterday }, { logs: today }], { view });
+    // 23:00 is bucket 4, 23:59:59.999 bucket 7, 00:10 bucket 8; the untimed entry has none.
+    expect(summary.buckets).toEqual([0, 0, 0, 0, 1, 0, 0, 1, 1, 0]);
+  });
+
+  it('counts the earlier windows with the same filters, and which of the top URLs they saw', async () => {
+    const view: OriginView = {
+      comparisons: [
+        { startMs: DAY_BEFORE + 20 * hour + 40 * 60_000, endMs: window.sinceMs },
+        { startMs: DAY_BEFORE, endMs: DAY_BEFORE + 21 * hour + 1 },
+      ],
+    };
+    const { summary, rows } = await summariseDays([{ logs: yesterday }, { logs: today }], { view });
+    expect(rows).toHaveLength(4);
+    const [previous, dayBefore] = summary.comparisons;
+    expect(previous).toMatchObject({
+      total: 1,
+      byErrorCode: [{ code: 'http_timeout', count: 1 }],
+      byServerZone: [{ zone: 'UK', count: 1 }],
+      topUrls: [{ url: '/old', count: 1, overcount: 0 }],
+      seenTopUrls: [],
+      urlsEvicted: false,
+    });
+    expect(dayBefore).toMatchObject({ total: 2, byStatus: [{ status: '502', count: 2 }] });
+    const filtered = await summariseDays([{ logs: yesterday }, { logs: today }], {
+      view,
+      filters: { serverZone: 'DE' },
+    });
+    expect(filtered.summary.comparisons.map((c) => c.total)).toEqual([0, 1]);
+    // What was seen is read before the filters: a typo can be answered with what exists.
+    expect(filtered.summary.labelsSeen.serverZones).toEqual(['DE', 'SG', 'UK']);
+    expect(filtered.summary.windowed).toBe(4);
+    expect(filtered.summary.total).toBe(3);
+  });
+
+  it('stops at a day that cannot be fetched, and leaves no CSV behind', async () => {
+    const path = csvPath();
+    const summary = summariseOriginErrors({
+      days: [
+        async () => bodyOf({ logs: yesterday }),
+        () => Promise.reject(new Error('503 from the platform')),
+      ],
+      filters: window,
+      csvPath: path,
+      pool: reportPool(),
+    });
+    await expect(summary).rejects.toThrow('503 from the platform');
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('does not fetch the next day once a day cannot be read', async () => {
+    let opened = 0;
+    const summary = summariseOriginErrors({
+      days: [
+        async () => inPieces(Buffer.from('{"logs":[{"logId":"x"},'), 7),
+        async () => {
+          opened++;
+          return bodyOf({ logs: today });
+        },
+      ],
+      filters: window,
+      csvPath: csvPath(),
+      pool: reportPool(),
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'invalid-response' });
+    expect(opened).toBe(0);
+  });
+
+  it('refuses a second day cut short as an invalid response', async () => {
+    const summary = summariseOriginErrors({
+      days: [
+        async () => bodyOf({ logs: yesterday }),
+        async () => inPieces(Buffer.from(JSON.stringify({ logs: today }).slice(0, -20)), 29),
+      ],
+      filters: window,
+      csvPath: csvPath(),
+      pool: reportPool(),
+    });
+    await expect(summary).rejects.toMatchObject({ kind: 'invalid-response' });
   });
 });
 

@@ -30,6 +30,14 @@ describe('faults', () => {
     expect((await listKeys()).status).toBe(200);
   });
 
+  it('lets the first requests through when asked to apply after them', async () => {
+    sandbox.faults.set('apikey.list', { status: 503, after: 2, times: 1 });
+    expect((await listKeys()).status).toBe(200);
+    expect((await listKeys()).status).toBe(200);
+    expect((await listKeys()).status).toBe(503);
+    expect((await listKeys()).status).toBe(200);
+  });
+
   it('keeps answering until cleared when no count is given', async () => {
     sandbox.faults.set('apikey.list', {
       status: 502,

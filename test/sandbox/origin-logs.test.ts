@@ -100,6 +100,20 @@ describe('GET {logging_url}/{pullZoneId}/{MM-dd-yyyy}', () => {
     expect(await logsOf(sandbox.ids.apiPullZone, pathDate(NOW + DAY))).toEqual([]);
   });
 
+  it('answers days older than the days-kept knob with an empty list, for every zone', async () => {
+    sandbox.knobs.setLogDaysKept(1);
+    sandbox.knobs.setLogDay(sandbox.ids.quietPullZone, 10);
+    try {
+      expect((await logsOf(sandbox.ids.apiPullZone, pathDate(NOW - DAY))).length).toBeGreaterThan(0);
+      expect(await logsOf(sandbox.ids.apiPullZone, pathDate(NOW - 2 * DAY))).toEqual([]);
+      expect(await logsOf(sandbox.ids.quietPullZone, pathDate(NOW - DAY))).toHaveLength(10);
+      expect(await logsOf(sandbox.ids.quietPullZone, pathDate(NOW - 2 * DAY))).toEqual([]);
+    } finally {
+      sandbox.knobs.clear();
+    }
+    expect((await logsOf(sandbox.ids.apiPullZone, pathDate(NOW - 2 * DAY))).length).toBeGreaterThan(0);
+  });
+
   it('serves an empty day for the quiet pull zone', async () => {
     const response = await getDay(sandbox.ids.quietPullZone, TODAY_PATH);
     expect(await response.json()).toEqual({ logs: [] });

@@ -47,7 +47,7 @@ describe('/edge logs in Slack', () => {
     // Before the CSV, in the summary's conversation.
     expect(uploads().indexOf(picture!)).toBeLessThan(uploads().indexOf(csv));
     expect(picture!.channelId).toBe(DEFAULT_CHANNEL_ID);
-    expect(picture!.title).toBe('Errors per hour (UTC)');
+    expect(picture!.title).toBe('Errors per 15 min (UTC)');
 
     // A valid PNG, of the size it says, with its words drawn.
     expect(pngSize(picture!.bytes)).toEqual({
@@ -59,22 +59,26 @@ describe('/edge logs in Slack', () => {
     expect(inkIn(pixels, CHART_LAYOUT.timeLabels)).toBeGreaterThan(100);
     expect(inkIn(pixels, CHART_LAYOUT.countLabels)).toBeGreaterThan(100);
 
-    // The alt text says what the CSV holds: the window, the width, the peak hour and the total.
-    const perHour = new Array<number>(24).fill(0);
-    for (const row of parseCsv(csv.bytes, { columns: true }) as { timestamp: string }[])
-      perHour[new Date(row.timestamp).getUTCHours()]!++;
-    const total = perHour.reduce((sum, count) => sum + count, 0);
-    const peakHour = perHour.indexOf(Math.max(...perHour));
-    const hh = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
-    expect(picture!.altText).toContain(`15 bars of 1 h each, from 00:00 to 15:00 UTC on ${DAY}.`);
+    // The alt text says what the CSV holds: the window, the width, the peak quarter-hour and the total.
+    const QUARTERS = 58; // 00:00 to 14:30: the day so far at 14:20, in 15-minute bars
+    const perQuarter = new Array<number>(QUARTERS).fill(0);
+    for (const row of parseCsv(csv.bytes, { columns: true }) as { timestamp: string }[]) {
+      const at = new Date(row.timestamp);
+      perQuarter[at.getUTCHours() * 4 + Math.floor(at.getUTCMinutes() / 15)]!++;
+    }
+    const total = perQuarter.reduce((sum, count) => sum + count, 0);
+    const peak = perQuarter.indexOf(Math.max(...perQuarter));
+    const hhmm = (quarter: number) =>
+      `${String(Math.floor(quarter / 4)).padStart(2, '0')}:${String((quarter % 4) * 15).padStart(2, '0')}`;
+    expect(picture!.altText).toContain(`${QUARTERS} bars of 15 min each, from 00:00 to 14:30 UTC on ${DAY}.`);
     expect(picture!.altText).toContain(
-      `Peak ${hh(peakHour)}–${hh(peakHour + 1)} UTC with ${perHour[peakHour]!.toLocaleString('en-US')} errors; total ${total.toLocaleString('en-US')} errors.`,
+      `Peak ${hhmm(peak)}–${hhmm(peak + 1)} UTC with ${perQuarter[peak]!.toLocaleString('en-US')} errors; total ${total.toLocaleString('en-US')} errors.`,
     );
-    expect(picture!.altText).toContain('The bar from 14:00 UTC is partial');
+    expect(picture!.altText).toContain('The bar from 14:15 UTC is partial');
 
     // The message names the picture instead of drawing the text bars.
     const text = JSON.stringify(summary.args.blocks);
-    expect(text).toContain('📈 Errors per hour (UTC): the picture is attached below.');
+    expect(text).toContain('📈 Errors per 15 min (UTC): the picture is attached below.');
     expect(text).not.toContain('█');
   });
 
@@ -92,7 +96,7 @@ describe('/edge logs in Slack', () => {
     expect(csv.filename).toBe(`origin-errors-308006-${DAY}.csv`);
     expect(uploads().some((file) => file.filename.endsWith('.png'))).toBe(false);
     const text = JSON.stringify((await corrected).args.blocks);
-    expect(text).toContain('*Errors per hour (UTC)*');
+    expect(text).toContain('*Errors per 15 min (UTC)*');
     expect(text).toMatch(/14:00 [█▏▎▍▌▋▊▉]+ +\d/);
     expect(text).not.toContain('📈');
     expect(text).toContain(`📎 ${csv.filename}`);
@@ -116,7 +120,7 @@ describe('/edge logs when the picture cannot be drawn', () => {
     expect(csv.filename).toBe(`origin-errors-308006-${DAY}.csv`);
     expect(uploads().map((file) => file.filename)).toEqual([csv.filename]);
     const text = JSON.stringify(summary.args.blocks);
-    expect(text).toContain('*Errors per hour (UTC)*');
+    expect(text).toContain('*Errors per 15 min (UTC)*');
     expect(text).toMatch(/14:00 [█▏▎▍▌▋▊▉]+ +\d/);
     expect(text).not.toMatch(/picture|chart could not|could not be drawn|drawing failed/i);
     expect(

@@ -85,11 +85,11 @@ describe.each(PINNED_INSTANTS)('/edge logs at $name', ({ at }) => {
       const dayMs = Math.floor(h.clock() / DAY_MS) * DAY_MS - back * DAY_MS;
       const expected = await expectedDay(308006, dayMs);
       if (expected.total === 0) {
-        // Seconds into a day there may be nothing yet: said plainly, and no file.
+        // Seconds into a day there may be nothing yet: said plainly to the requester, and no file.
         const uploads = h.fake.uploads.length;
-        const said = uniqueMessage((text) => text.includes('No origin errors'));
-        await h.command(`logs 308006 ${word}`);
-        expect(JSON.stringify((await said).args)).toContain(utcDay(dayMs));
+        const said = await privateReply(`logs 308006 ${word}`);
+        expect(said).toContain('No origin errors recorded');
+        expect(said).toContain(utcDay(dayMs));
         expect(h.fake.uploads.length).toBe(uploads);
         return;
       }
@@ -115,7 +115,7 @@ describe.each(PINNED_INSTANTS)('/edge logs at $name', ({ at }) => {
       const text = JSON.stringify((await summary).args.blocks);
       expect(text).toContain(utcDay(dayMs));
       expect(text).toContain(expected.total.toLocaleString('en-US'));
-      expect(text).toContain('Errors per hour');
+      expect(text).toContain('Errors per 15 min');
       if (expected.malformed > 0) expect(text).toContain(`${expected.malformed} entr`);
       // A CSV keeps the platform's bytes (only formulas are neutralised)...
       if (expected.hostile) expect(file.bytes.toString('utf8')).toContain('/search?q=<!channel>');
@@ -124,12 +124,19 @@ describe.each(PINNED_INSTANTS)('/edge logs at $name', ({ at }) => {
     },
   );
 
-  it('says so and posts no file for a day without errors', async () => {
+  it('tells the requester alone of a day without errors, and posts no file', async () => {
     const uploads = h.fake.uploads.length;
-    const said = uniqueMessage((text) => text.includes('No origin errors'));
-    await h.command('logs 410114 yesterday');
-    expect(JSON.stringify((await said).args)).toContain(utcDay(h.clock() - DAY_MS));
+    const posts = h.fake.callsTo('chat.postMessage').length;
+    const today = await privateReply('logs 410114 today');
+    expect(today).toContain(`No origin errors recorded for pull zone 410114, ${utcDay(h.clock())}`);
+    // A past day the platform sent nothing for may be one it no longer keeps: never called error-free.
+    const yesterday = await privateReply('logs 410114 yesterday');
+    expect(yesterday).toContain(
+      `The platform returned no entries for ${utcDay(h.clock() - DAY_MS)}; it may keep fewer days.`,
+    );
+    expect(yesterday).not.toContain('No origin errors');
     expect(h.fake.uploads.length).toBe(uploads);
+    expect(h.fake.callsTo('chat.postMessage').length).toBe(posts);
     await expect.poll(() => tempCsvFiles(), { timeout: 5_000 }).toEqual([]);
   });
 
@@ -137,16 +144,28 @@ describe.each(PINNED_INSTANTS)('/edge logs at $name', ({ at }) => {
     const tomorrow = utcDay(h.clock() + DAY_MS);
     expect(await privateReply(`logs 308006 ${tomorrow}`)).toContain('in the future');
     const [year, month, day] = utcDay(h.clock()).split('-');
+    const [lastYear, lastMonth, lastDay] = utcDay(h.clock() - DAY_MS).split('-');
+    const hasEntries = (await expectedDay(308006, Math.floor(h.clock() / DAY_MS) * DAY_MS)).total > 0;
     const before = h.sandbox.requests.count('logs.origin');
     const said = uniqueMessage((text) => text.includes('pull zone 308006'));
     const next = upload(/^origin-errors-308006-/);
-    await h.command(`logs 308006 ${month}-${day}-${year}`);
-    await said;
-    expect(h.sandbox.requests.count('logs.origin')).toBe(before + 1);
-    expect(h.sandbox.requests.all().at(-1)?.path).toBe(`/logging/308006/${month}-${day}-${year}`);
-    // Seconds into a day there may be nothing yet, and then no file.
-    if ((await expectedDay(308006, Math.floor(h.clock() / DAY_MS) * DAY_MS)).total > 0)
+    const { responseUrl } = await h.command(`logs 308006 ${month}-${day}-${year}`);
+    // Seconds into a day there may be nothing yet, and then no file and no post in the channel.
+    if (hasEntries) {
+      await said;
       expect((await next).filename).toBe(`origin-errors-308006-${utcDay(h.clock())}.csv`);
+    } else await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000);
+    // Today, then yesterday for the comparison with the hours before and the same hours a day earlier.
+    expect(h.sandbox.requests.count('logs.origin')).toBe(before + 2);
+    expect(
+      h.sandbox.requests
+        .byRoute('logs.origin')
+        .slice(-2)
+        .map((request) => request.path),
+    ).toEqual([
+      `/logging/308006/${month}-${day}-${year}`,
+      `/logging/308006/${lastMonth}-${lastDay}-${lastYear}`,
+    ]);
   });
 });
 
@@ -164,7 +183,7 @@ describe('/edge logs', () => {
     ['logs 308006 2099-01-01', 'in the future'],
     ['logs 308006 someday', 'not a day'],
     ['logs 308006 today --last 3hours', 'not a duration'],
-    ['logs 308006 today --last 2d', 'at most 24h'],
+    ['logs 308006 today --last 4d', 'at most 72h'],
     ['logs 308006 today --status 6xx', '--status'],
     ['logs abc', 'pull zone id must be a number'],
   ])('refuses %s before any platform call', async (command, error) => {

@@ -106,7 +106,10 @@ describe('an origin-log day without a list of entries', () => {
     const { shown } = await run('logs 308006');
     const said = await shownMatching(shown, /No origin errors|could not be read/);
     expect(said).not.toContain('could not be read');
-    expect(said).toContain(`No origin errors for pull zone 308006 on ${utcDay(h.clock())}.`);
+    expect(said).toContain(
+      `No origin errors recorded for pull zone 308006, ${utcDay(h.clock())}, today so far`,
+    );
+    expect(said).toContain('"response_type":"ephemeral"');
     expect(said).toContain(
       'The platform sent no list of entries for that day, which most likely means there were no errors.',
     );
@@ -117,7 +120,10 @@ describe('an origin-log day without a list of entries', () => {
     h.sandbox.knobs.setVendorShapes({ originLogBody: 'empty-logs' });
     const { shown } = await run('logs 308006');
     const said = await shownMatching(shown, /No origin errors|could not be read/);
-    expect(said).toContain(`No origin errors for pull zone 308006 on ${utcDay(h.clock())}. No file posted.`);
+    expect(said).toContain(
+      `No origin errors recorded for pull zone 308006, ${utcDay(h.clock())}, today so far`,
+    );
+    expect(said).toContain('No file posted.');
     expect(said).not.toContain('sent no list');
   });
 });

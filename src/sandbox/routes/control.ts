@@ -56,6 +56,7 @@ export function handleControl(
       if (parsed.data.exportBytes) {
         deps.knobs.setExportBytes(parsed.data.exportBytes.shieldZoneId, parsed.data.exportBytes.bytes);
       }
+      if (parsed.data.logDaysKept !== undefined) deps.knobs.setLogDaysKept(parsed.data.logDaysKept);
       if (parsed.data.vendorShapes) deps.knobs.setVendorShapes(parsed.data.vendorShapes);
       return sendEmpty(res, 204);
     }

@@ -1,7 +1,8 @@
 /**
  * GET {logging_url}/{pullZoneId}/{MM-dd-yyyy}: origin errors of one UTC day, streamed entry by entry.
  * Seeded zones have errors on today and the seven days before it (relative to the sandbox clock);
- * other dates are empty. A bad date answers 400 with ApiErrorData: the logging service's error body
+ * other dates are empty. The `logDaysKept` knob shortens what is kept, for every zone: an older day
+ * answers `{"logs":[]}`, which is all the vendor's API says of a day it no longer has. A bad date answers 400 with ApiErrorData: the logging service's error body
  * is undocumented, and the core API's shape is the one clients already know how to show.
  * The `originLogBody` knob answers every day with one of the vendor-legal bodies without entries.
  */
@@ -37,11 +38,13 @@ export function parseLogDate(text: string): number | undefined {
 
 export function originLogRoutes(state: SandboxState): Route[] {
   const entriesFor = (pullZoneId: number, dayStart: number): { count: number; notAfter?: number } => {
+    const now = state.now();
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    const kept = state.knobs.logDaysKept();
+    if (kept !== undefined && dayStart < today - kept * DAY_MS) return { count: 0 };
     const knob = state.knobs.logDayEntries(pullZoneId);
     if (knob !== undefined) return { count: knob };
     const perDay = ORIGIN_ERRORS_PER_DAY[pullZoneId] ?? 0;
-    const now = state.now();
-    const today = Math.floor(now / DAY_MS) * DAY_MS;
     if (dayStart > today || dayStart < today - SEEDED_DAYS * DAY_MS) return { count: 0 };
     return { count: seededDayCount(state.seed, pullZoneId, dayStart, perDay), notAfter: now };
   };

@@ -1,0 +1,323 @@
+/**
+ * `/edge logs` over windows, end to end: the clock pinned where a window crosses midnight, the
+ * sandbox serving each UTC day on its own, and what Slack shows checked against what the
+ * sandbox served. Empty answers go to the requester alone and never read as an all-clear.
+ */
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { percentChange } from '../../src/reports/origin-window.js';
+import { renderedText, type UploadedFile } from '../support/fake-slack.js';
+import { type Harness, startHarness } from '../support/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  // No font, so no picture: these tests read the chart as the text bars Slack then shows
+  // (test/slack/charts.test.ts covers the picture).
+  h = await startHarness({ charts: { fontFile: '/nonexistent/fonts/inter.ttf' } });
+});
+afterAll(async () => {
+  await h?.close();
+});
+beforeEach(() => {
+  h.sandbox.faults.clear();
+  h.sandbox.knobs.clear();
+});
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const at = (iso: string) => Date.parse(iso);
+/** The path segment of a day, MM-dd-yyyy. */
+const pathDate = (ms: number) => {
+  const [year, month, day] = new Date(ms).toISOString().slice(0, 10).split('-');
+  return `${month}-${day}-${year}`;
+};
+
+interface ServedEntry {
+  timestamp: number;
+  log: string;
+  labels: { ErrorCode: string; StatusCode: string; ServerZone: string };
+}
+
+/** What the sandbox serves for the UTC days of [startMs, endMs), read the plain way and cut to it. */
+async function served(pullZoneId: number, startMs: number, endMs: number): Promise<ServedEntry[]> {
+  const entries: ServedEntry[] = [];
+  for (let day = Math.floor(startMs / DAY_MS) * DAY_MS; day < endMs; day += DAY_MS) {
+    const response = await h.runtime.services.platform.getOriginErrorLogs(pullZoneId, new Date(day));
+    let text = '';
+    for await (const chunk of response.body) text += (chunk as Buffer).toString('utf8');
+    const logs = (JSON.parse(text) as { logs: ServedEntry[] }).logs;
+    entries.push(...logs.filter((entry) => entry.timestamp >= startMs && entry.timestamp < endMs));
+  }
+  return entries;
+}
+
+let channels = 0;
+
+/** Runs `/edge TEXT` in a channel of its own; returns readers of the channel posts and of the private answers. */
+async function run(text: string) {
+  const channelId = `C0WINDOW${++channels}`;
+  const { responseUrl } = await h.command(text, { channelId });
+  const posts = () => h.fake.callsTo('chat.postMessage').filter((call) => call.args.channel === channelId);
+  const privately = () =>
+    JSON.stringify(
+      h.fake.responses.filter((post) => responseUrl.endsWith(`/${post.id}`)).map((post) => post.body),
+    );
+  const summary = async () => {
+    await expect
+      .poll(() => posts().some((call) => JSON.stringify(call.args).includes('Origin errors · ')), {
+        timeout: 20_000,
+      })
+      .toBe(true);
+    return JSON.stringify(
+      posts().find((call) => JSON.stringify(call.args).includes('Origin errors · '))!.args.blocks,
+    );
+  };
+  const answer = async (pattern: RegExp) => {
+    await expect.poll(privately, { timeout: 20_000 }).toMatch(pattern);
+    return privately();
+  };
+  const file = () =>
+    h.fake.waitForUpload(
+      (upload) => upload.channelId === channelId && upload.filename.endsWith('.csv'),
+      20_000,
+    ) as Promise<UploadedFile>;
+  return { channelId, posts, summary, answer, file };
+}
+
+/** The lines of the chart's code block: they start with a UTC time. */
+const chartLines = (blocks: string) => {
+  const code = [...blocks.matchAll(/```\\n((?:[^`])*?)\\n```/g)].map((match) => match[1]!.split('\\n'));
+  return code.flat().filter((line) => /^(\d\d-\d\d )?\d\d:\d\d [ █▏▎▍▌▋▊▉]/.test(line));
+};
+
+describe('a window that crosses midnight', () => {
+  it('at 00:20 UTC, --last 2h asks the platform for both dates and counts both', async () => {
+    h.clock.set('2026-11-21T00:20:00.000Z');
+    const now = h.clock();
+    const expected = await served(308006, now - 2 * HOUR_MS, now);
+    const before = h.sandbox.requests.count('logs.origin');
+    const r = await run('logs 308006 --last 2h');
+    const file = await r.file();
+    const blocks = await r.summary();
+    const paths = h.sandbox.requests
+      .byRoute('logs.origin')
+      .slice(before)
+      .map((request) => request.path);
+    expect(paths).toContain(`/logging/308006/${pathDate(now - DAY_MS)}`);
+    expect(paths).toContain(`/logging/308006/${pathDate(now)}`);
+    expect(file.filename).toBe('origin-errors-308006-20261120T2220Z-20261121T0020Z.csv');
+    const rows = parseCsv(file.bytes, { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(expected.length);
+    expect(rows.some((row) => row.timestamp!.startsWith('2026-11-20T2'))).toBe(true);
+    expect(rows.some((row) => row.timestamp!.startsWith('2026-11-21T00'))).toBe(true);
+    expect(rows.every((row) => Date.parse(row.timestamp!) >= now - 2 * HOUR_MS)).toBe(true);
+    expect(blocks).toContain('last 2h, 2026-11-20 22:20 – 2026-11-21 00:20 UTC');
+    expect(blocks).toContain(`*Errors*\\n${expected.length}`);
+    // 2 hours: 5-minute bars, from 22:20 across midnight up to now, none after.
+    expect(blocks).toContain('Errors per 5 min (UTC)');
+    const lines = chartLines(blocks);
+    expect(lines[0]).toMatch(/^11-20 22:20 /);
+    expect(lines.at(-1)).toMatch(/^11-21 00:15 /);
+    expect(lines).toHaveLength(24);
+    expect(blocks).toMatch(/First \/ last seen\*\\n2026-11-20 22:\d\d:\d\d UTC \/ 2026-11-21 00:/);
+  });
+
+  it('answers yesterday --last 2h about the last two hours of yesterday, as it would of today', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const expected = await served(308006, at('2026-11-20T22:00:00Z'), at('2026-11-21T00:00:00Z'));
+    const r = await run('logs 308006 yesterday --last 2h');
+    const file = await r.file();
+    expect(file.filename).toBe('origin-errors-308006-2026-11-20.csv');
+    expect((parseCsv(file.bytes, { columns: true }) as unknown[]).length).toBe(expected.length);
+    const blocks = await r.summary();
+    expect(blocks).toContain('last 2h of 2026-11-20, 22:00–24:00 UTC');
+    // A day that is over is charted whole: no bucket is still running.
+    const lines = chartLines(blocks);
+    expect(lines[0]).toMatch(/^22:00 /);
+    expect(lines.at(-1)).toMatch(/^23:55 /);
+    expect(lines.join('\n')).not.toContain('(partial)');
+  });
+
+  it('reads --from and --to across midnight into origin-errors-ID-FROM-TO.csv', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const expected = await served(410112, at('2026-11-20T23:00:00Z'), at('2026-11-21T01:30:00Z'));
+    const r = await run('logs 410112 --from 2026-11-20T23:00 --to 2026-11-21T01:30');
+    const file = await r.file();
+    expect(file.filename).toBe('origin-errors-410112-20261120T2300Z-20261121T0130Z.csv');
+    expect((parseCsv(file.bytes, { columns: true }) as unknown[]).length).toBe(expected.length);
+    expect(await r.summary()).toContain('2026-11-20 23:00 – 2026-11-21 01:30 UTC');
+  });
+});
+
+describe('the chart of a window', () => {
+  it.each([
+    ['--last 30m', 'minute'],
+    ['--last 2h', '5 min'],
+    ['--last 12h', '15 min'],
+    ['--last 30h', 'hour'],
+  ])('with %s has one bar per %s', async (flag, width) => {
+    h.clock.set('2026-11-21T18:10:00.000Z');
+    const r = await run(`logs 308006 ${flag}`);
+    expect(await r.summary()).toContain(`Errors per ${width} (UTC)`);
+  });
+
+  it('of today stops at now and marks the bucket still running', async () => {
+    h.clock.set('2026-11-21T14:05:00.000Z');
+    const r = await run('logs 308006 today');
+    const blocks = await r.summary();
+    expect(blocks).toContain('2026-11-21, today so far, 00:00–14:05 UTC');
+    const lines = chartLines(blocks);
+    expect(lines[0]).toMatch(/^00:00 /);
+    expect(lines.at(-1)).toMatch(/^14:00 .*\(partial\)$/);
+    expect(lines).toHaveLength(57);
+    expect(lines.join('\n')).not.toMatch(/^(14:15|23:45) /m);
+  });
+});
+
+describe('the comparison with earlier windows', () => {
+  it('shows the previous window and the same window a day earlier with the change as a percentage', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const now = h.clock();
+    const current = (await served(308006, now - 2 * HOUR_MS, now)).length;
+    const previous = (await served(308006, now - 4 * HOUR_MS, now - 2 * HOUR_MS)).length;
+    const dayBefore = (await served(308006, now - DAY_MS - 2 * HOUR_MS, now - DAY_MS)).length;
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    const signed = (n: number | undefined) => (n === undefined ? 'none before' : `${n > 0 ? '+' : ''}${n}%`);
+    expect(blocks).toContain(`${signed(percentChange(current, previous))} on previous 2h (${previous})`);
+    expect(blocks).toContain(`${signed(percentChange(current, dayBefore))} on a day earlier (${dayBefore})`);
+    expect(blocks).toContain(
+      '*Compared with* the previous 2h (2026-11-21 10:00–12:00 UTC) and the same window a day earlier (2026-11-20 12:00–14:00 UTC)',
+    );
+    expect(blocks).toMatch(/errors +\d+ +\d+ \([+-]?\d+%\) +\d+ \([+-]?\d+%\)/);
+  });
+
+  it('marks the error codes and URLs that no earlier window had', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const now = h.clock();
+    const entry = (id: string, minutesAgo: number, url: string, code: string) => ({
+      logId: id,
+      timestamp: now - minutesAgo * 60_000,
+      log: JSON.stringify({
+        RequestUrl: url,
+        PullZoneId: 308006,
+        Message: 'm',
+        ErrorCode: code,
+        StatusCode: 502,
+      }),
+      labels: { ErrorCode: code, StatusCode: '502', ServerZone: 'DE' },
+    });
+    // Today's body (fetched first, for the window) is ours; yesterday's is the sandbox's own.
+    h.sandbox.faults.set('logs.origin', {
+      status: 200,
+      body: {
+        logs: [
+          entry('p1', 150, '/index.html', 'http_timeout'),
+          entry('w1', 30, '/brand-new', 'brand_new_code'),
+          entry('w2', 20, '/brand-new', 'brand_new_code'),
+          entry('w3', 10, '/index.html', 'http_timeout'),
+        ],
+      },
+      times: 1,
+    });
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    expect(blocks).toContain('• `brand_new_code` ×2 · *new*');
+    expect(blocks).toContain('• `http_timeout` (origin timed out) ×1');
+    expect(blocks).not.toContain('×1 · *new*');
+    expect(blocks).toContain('      2  new  /brand-new');
+    expect(blocks).toContain('      1       /index.html');
+    expect(blocks).toContain('+200% on previous 2h (1)');
+  });
+
+  it('says which comparison the platform had no days for, instead of comparing with nothing', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    h.sandbox.knobs.setLogDaysKept(0);
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    expect(blocks).toContain(
+      'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform returned no entries for 2026-11-20; it may keep fewer days.',
+    );
+    expect(blocks).toContain('on previous 2h');
+  });
+
+  it('leaves out a comparison whose day the platform fails to serve, and still answers', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    // Today (the window's day) is served; yesterday, needed only to compare, fails every try.
+    h.sandbox.faults.set('logs.origin', { status: 503, after: 1, times: 3 });
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    expect(blocks).toContain(
+      'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform did not serve 2026-11-20',
+    );
+    expect(blocks).toContain('HTTP 503');
+    expect(blocks).toContain('on previous 2h');
+  });
+
+  it('fetches at most two more days than the window’s own, and says what it left out', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const before = h.sandbox.requests.count('logs.origin');
+    const r = await run('logs 308006 --last 72h');
+    const blocks = await r.summary();
+    // 72 hours from 14:00 touch four days; the day before adds one; the previous 72h would add three.
+    expect(h.sandbox.requests.count('logs.origin') - before).toBe(5);
+    expect(blocks).toContain(
+      'Not compared with the previous 72h: it would take 3 more days of logs, and a comparison fetches at most 2.',
+    );
+    expect(blocks).toContain('on a day earlier');
+    expect(blocks).toContain('Errors per hour (UTC)');
+  });
+});
+
+describe('no false all-clear', () => {
+  it('answers a typo in --code with a suggestion, and posts nothing in the channel', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const before = h.sandbox.requests.count('logs.origin');
+    const r = await run('logs 308006 --last 2h --code http_timout');
+    const said = await r.answer(/did you mean/);
+    expect(said).toContain(
+      '--code http_timout is not a documented error code (did you mean --code http_timeout?)',
+    );
+    expect(said).toContain('"response_type":"ephemeral"');
+    expect(h.sandbox.requests.count('logs.origin')).toBe(before);
+    expect(r.posts()).toEqual([]);
+  });
+
+  it('answers a --zone no entry has with the zones seen, privately and without a check mark', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const r = await run('logs 308006 --last 2h --zone DEE');
+    const said = await r.answer(/matched/);
+    expect(said).toMatch(
+      /None of the \d+ origin errors of pull zone 308006, last 2h, 12:00–14:00 UTC matched zone DEE\./,
+    );
+    expect(said).toContain('has server zone `DEE` (did you mean --zone DE?). Seen: ');
+    expect(said).not.toContain('white_check_mark');
+    expect(said).not.toContain('✓');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(r.posts()).toEqual([]);
+  });
+
+  it('tells "none matched your filter" apart from "no entries at all"', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    const filtered = await run('logs 308006 --last 2h --code brand_new_code');
+    const none = await filtered.answer(/matched|recorded/);
+    expect(none).toMatch(/None of the \d+ origin errors .* matched code brand_new_code/);
+    expect(none).toContain('has error code `brand_new_code`. Seen: ');
+    const quiet = await run('logs 410114 --last 2h');
+    const empty = await quiet.answer(/matched|recorded/);
+    expect(empty).toContain('No origin errors recorded for pull zone 410114, last 2h, 12:00–14:00 UTC.');
+    expect(empty).not.toContain('matched');
+    expect([...filtered.posts(), ...quiet.posts()]).toEqual([]);
+  });
+
+  it('says a day older than the platform keeps may be kept no longer, never that it had no errors', async () => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    h.sandbox.knobs.setLogDaysKept(2);
+    const r = await run('logs 308006 2026-11-17');
+    const said = await r.answer(/returned no entries/);
+    expect(said).toContain('The platform returned no entries for 2026-11-17; it may keep fewer days.');
+    expect(said).not.toContain('No origin errors');
+    expect(r.posts()).toEqual([]);
+    expect(renderedText(h.fake)).not.toContain('No origin errors recorded for pull zone 308006, 2026-11-17');
+  });
+});
