@@ -1,7 +1,8 @@
 /**
- * `/edge shield export`: the platform's event-log CSV, passed through a streaming parse and
- * re-write on its way to the file, so every cell that could run as a formula is neutralised
- * (PRODUCT §6) and memory stays flat for a body of any size. The work runs in a report worker.
+ * `/edge shield export`: the platform's event-log CSV, passed through the formula guard
+ * (csv-guard.ts, a streaming byte-level parse and re-write) on its way to the file, so every
+ * cell that could run as a formula is neutralised (PRODUCT §6) and memory stays flat for a body
+ * of any size. The work runs in a report worker.
  */
 import { abandonReport, type ReportFailureWords, workerFailureError } from './failures.js';
 import { type ReportPool, sharedReportPool } from './pool.js';

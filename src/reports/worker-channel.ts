@@ -2,7 +2,9 @@
  * A response body streamed from the event loop into a report worker over a MessagePort, with
  * credit-based backpressure: the worker grants WINDOW batches up front and one more each time
  * it has finished one, so at most WINDOW × BATCH_BYTES sit in its port whatever the body size,
- * and a slow disk slows the HTTP read instead of filling memory.
+ * and a slow disk slows the HTTP read instead of filling memory. A worker done with a chunk can
+ * hand its memory back with the next credit, so that a long body reuses a few batches instead
+ * of leaving hundreds of megabytes of spent ones for the garbage collector.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
@@ -11,6 +13,8 @@ import type { ReportPool, ReportWorkerName } from './pool.js';
 /** Small chunks from the socket are gathered into batches: fewer messages, same bytes. */
 export const BATCH_BYTES = 256 * 1024;
 export const WINDOW = 4;
+/** A batch's memory holds one more socket read than a batch needs, so returned ones fit the next. */
+const BATCH_CAPACITY = BATCH_BYTES + 64 * 1024;
 /** How long a worker has to stop after a cancel before its thread is terminated. */
 const CANCEL_GRACE_MS = 2_000;
 
@@ -25,6 +29,8 @@ const CreditSchema = z.strictObject({
   count: z.number().int().positive(),
   /** Entries or rows the worker has handled so far. */
   items: z.number().int().nonnegative(),
+  /** The memory of chunks the worker released, for the next batches. */
+  spent: z.array(z.instanceof(ArrayBuffer)).optional(),
 });
 
 export interface StreamProgress {
@@ -42,6 +48,7 @@ export class StreamCancelledError extends Error {
 /** Worker side: the body as an async iterable of Buffers; pulling the next one grants a credit. */
 export class ChunkReceiver implements AsyncIterable<Buffer> {
   private readonly queue: Uint8Array[] = [];
+  private spent: ArrayBuffer[] = [];
   private ended = false;
   private readonly cancel = new AbortController();
   private wake: (() => void) | undefined;
@@ -67,7 +74,18 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
   }
 
   private grant(count: number): void {
-    this.port.postMessage({ type: 'credit', count, items: this.items });
+    const spent = this.spent;
+    if (spent.length === 0) this.port.postMessage({ type: 'credit', count, items: this.items });
+    else {
+      this.spent = [];
+      this.port.postMessage({ type: 'credit', count, items: this.items, spent }, spent);
+    }
+  }
+
+  /** Gives the chunk's memory back to the sender with the next credit: the chunk must not be read again. */
+  release(chunk: Buffer): void {
+    if (chunk.buffer instanceof ArrayBuffer && chunk.buffer.byteLength >= BATCH_BYTES)
+      this.spent.push(chunk.buffer);
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
@@ -149,6 +167,8 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   const terminate = new AbortController();
   let credits = 0;
   let bytes = 0;
+  /** Batch memory the worker gave back. */
+  const spare: ArrayBuffer[] = [];
   let settled = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -161,6 +181,7 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
     const credit = CreditSchema.safeParse(raw);
     if (!credit.success) return;
     credits += credit.data.count;
+    for (const buffer of credit.data.spent ?? []) if (spare.length < WINDOW) spare.push(buffer);
     onProgress?.({ bytes, items: credit.data.items });
     notify();
   });
@@ -188,8 +209,17 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
     signal?.throwIfAborted();
     if (settled) throw new WorkerSettledError();
     credits--;
-    // A copy into a fresh ArrayBuffer we own: the client's chunks may be views over its own buffers.
-    const data = new Uint8Array(size);
+    // A copy into memory we own (the client's chunks may be views over its own buffers): a
+    // batch the worker gave back, or a new one with room for the next batch when it is returned.
+    const reused = spare.pop();
+    const data =
+      reused && reused.byteLength >= size
+        ? new Uint8Array(reused, 0, size)
+        : new Uint8Array(
+            new ArrayBuffer(size >= BATCH_BYTES ? Math.max(size, BATCH_CAPACITY) : size),
+            0,
+            size,
+          );
     let offset = 0;
     for (const chunk of batch) {
       data.set(chunk, offset);

@@ -65,13 +65,24 @@ describe('passing the Shield export through to a file', () => {
     });
   });
 
-  it('refuses a body that is not CSV and leaves no file behind', async () => {
+  it('refuses a body that is not CSV, says where, and leaves no file behind', async () => {
     const path = csvPath();
-    const source = Readable.from([Buffer.from('a,b\r\n"never closed,2\r\n')]);
+    const source = inPieces(Buffer.from(`a,b\r\n${'1,2\r\n'.repeat(10_000)}"never closed,2\r\n`), 4096);
     await expect(writeShieldExportCsv({ source, path, pool: reportPool() })).rejects.toMatchObject({
       kind: 'invalid-response',
       operation: 'shield.export',
+      userMessage:
+        'The Shield export is not a readable CSV file: record 10,002 opens a quote that is never closed.',
     });
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('refuses a UTF-16 export rather than writing it as something else', async () => {
+    const path = csvPath();
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n=1,2\r\n', 'utf16le')]);
+    await expect(
+      writeShieldExportCsv({ source: Readable.from([utf16]), path, pool: reportPool() }),
+    ).rejects.toMatchObject({ kind: 'invalid-response', userMessage: expect.stringMatching(/UTF-16/) });
     expect(await exists(path)).toBe(false);
   });
 
