@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { benchAck, benchAckUnderLoad } from './ack.js';
 import { benchApprovals } from './approvals.js';
+import { benchExport } from './export.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import type { BenchRow } from './types.js';
@@ -41,7 +42,7 @@ const BENCHMARKS: Benchmark[] = [
     load: async () => benchAckUnderLoad,
   },
   { name: 'logs', what: 'origin-log summary vs the JSON.parse floor', load: optional('logs', 'benchLogs') },
-  { name: 'export', what: 'Shield export memory and throughput', load: optional('export', 'benchExport') },
+  { name: 'export', what: 'Shield export memory and throughput', load: async () => benchExport },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
   { name: 'startup', what: "spawn to /readyz vs node -e ''", load: async () => benchStartup },
 ];

@@ -21,6 +21,9 @@
  * become U+FFFD, as csv-parse's decoding makes them.
  */
 import { isUtf8 } from 'node:buffer';
+import { ColumnReader, type CsvColumnTap } from './csv-columns.js';
+
+export type { CsvColumnTap } from './csv-columns.js';
 
 /** csv-parse's relaxed reading has no such bound; ours keeps a record from sitting whole in memory. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -28,17 +31,6 @@ export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 /** The body is not CSV that can be read; the message says where and why. */
 export class CsvShapeError extends Error {
   override name = 'CsvShapeError';
-}
-
-/**
- * Named columns of every data row handed over as text in the same pass, for summaries of the
- * export (the incident room's counts by action, rule, country…). Costs a string per named cell.
- */
-export interface CsvColumnTap {
-  /** Header names, as the platform writes them; a name the header lacks always reads ''. */
-  columns: readonly string[];
-  /** The row's cells for `columns`, in that order, as csv-parse reads them (not neutralised). */
-  onRow(cells: string[]): void;
 }
 
 export interface CsvGuardOptions {
@@ -119,11 +111,7 @@ export class CsvFormulaGuard {
   records = 0;
 
   private readonly maxRecordBytes: number;
-  private readonly tap: CsvColumnTap | undefined;
-  /** Per column of the header, the tap's slot for it or -1. */
-  private slots: Int32Array | undefined;
-  private header: string[] = [];
-  private row: string[] = [];
+  private readonly columns: ColumnReader | undefined;
 
   private bomChecked = false;
   private delimiter = UNKNOWN;
@@ -153,7 +141,7 @@ export class CsvFormulaGuard {
 
   constructor(options: CsvGuardOptions = {}) {
     this.maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-    this.tap = options.columns;
+    this.columns = options.columns && new ColumnReader(options.columns);
     this.outputs = options.reuseOutput ? [Buffer.alloc(0), Buffer.alloc(0)] : undefined;
   }
 
@@ -205,7 +193,7 @@ export class CsvFormulaGuard {
     } else this.out = Buffer.allocUnsafe(room);
     this.outAt = 0;
     this.copyFrom = 0;
-    const tapped = this.tap !== undefined;
+    const columns = this.columns;
     let cellStart = 0;
     let recordStart = 0;
     let i = this.resumeAt;
@@ -242,7 +230,12 @@ export class CsvFormulaGuard {
         const byte = buf[i]!;
         if (byte === COMMA) {
           // Most cells need nothing: they go out with the bytes around them.
-          if (special || tapped || state === TAIL || LEADS[buf[cellStart]!] !== 0)
+          if (
+            special ||
+            state === TAIL ||
+            LEADS[buf[cellStart]!] !== 0 ||
+            columns?.wants(this.cellIndex) === true
+          )
             this.endCell(buf, cellStart, i, state, special);
           else this.cellIndex++;
           cellStart = ++i;
@@ -333,6 +326,8 @@ export class CsvFormulaGuard {
       this.state = START;
       this.resumeAt = 0;
     } else {
+      // The named cells read so far point into `buf`, which the carried cell is about to overwrite.
+      columns?.settle(buf);
       this.flush(buf, cellStart);
       this.recordBytes += cellStart - recordStart;
       if (this.recordBytes + (n - cellStart) > this.maxRecordBytes) throw this.tooLarge();
@@ -411,7 +406,7 @@ export class CsvFormulaGuard {
     const contentAt = quoted ? start + 1 : start;
     // An empty quoted part leaves the tail's NUL as the first character: never a formula.
     const formula = startsFormula(buf, contentAt, closeAt);
-    if (this.tap) this.tapCell(buf, quoted, contentAt, closeAt, tailAt, end);
+    this.columns?.cell(buf, this.cellIndex, quoted && this.doubled, contentAt, closeAt, tailAt, end);
     this.cellIndex++;
     // Already in the rule's form: copied with the bytes around it.
     if (!formula && (quoted ? special && state === AFTER_CLOSE : !special)) return;
@@ -431,7 +426,7 @@ export class CsvFormulaGuard {
   /** Ends the record whose delimiter (of `length` bytes, 0 at the end of the body) is at `at`. */
   private endRecord(buf: Buffer, at: number, length: number, recordStart: number): void {
     if (this.recordBytes + (at - recordStart) > this.maxRecordBytes) throw this.tooLarge();
-    if (this.tap) this.tapRecord();
+    this.columns?.record(buf);
     this.records++;
     this.cellIndex = 0;
     this.recordBytes = 0;
@@ -448,39 +443,6 @@ export class CsvFormulaGuard {
     this.flush(buf, at);
     this.copyFrom = at + length;
   }
-  private tapCell(
-    buf: Buffer,
-    quoted: boolean,
-    contentAt: number,
-    closeAt: number,
-    tailAt: number,
-    end: number,
-  ): void {
-    const records = this.records;
-    const slot = records === 0 ? this.cellIndex : (this.slots?.[this.cellIndex] ?? -1);
-    if (slot < 0) return;
-    let text = buf.toString('utf8', contentAt, closeAt);
-    if (quoted && this.doubled) text = text.replaceAll('""', '"');
-    if (tailAt < end) text += buf.toString('utf8', tailAt, end);
-    if (records === 0) this.header.push(text);
-    else this.row[slot] = text;
-  }
-
-  private tapRecord(): void {
-    const tap = this.tap!;
-    if (this.records === 0) {
-      // A name the header repeats is read from its first column.
-      this.slots = Int32Array.from(this.header, (name, column) =>
-        this.header.indexOf(name) === column ? tap.columns.indexOf(name) : -1,
-      );
-      this.row = tap.columns.map(() => '');
-      return;
-    }
-    const row = this.row;
-    this.row = tap.columns.map(() => '');
-    tap.onRow(row);
-  }
-
   private shapeError(what: string): CsvShapeError {
     return new CsvShapeError(`record ${(this.records + 1).toLocaleString('en-US')} ${what}`);
   }

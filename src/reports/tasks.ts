@@ -1,17 +1,19 @@
 /**
  * What crosses the thread boundary between the event loop and a report worker: the task each
  * worker is given and the result it returns, both checked with zod on arrival. Kept apart from
- * the workers so the event loop does not load the parsing code it hands off.
+ * the workers so the event loop does not load the parsing code it hands off. The export worker
+ * loads none of this (export-worker.ts checks its task itself), and so no zod.
  */
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { OriginCountsSchema, OriginFiltersSchema } from './origin-tally.js';
+import type { WorkerFailure } from './task-failure.js';
 
 const FailureSchema = z.strictObject({
   ok: z.literal(false),
   reason: z.enum(['cancelled', 'invalid-response', 'failed']),
   message: z.string(),
-});
+}) satisfies z.ZodType<WorkerFailure>;
 
 const BytesSchema = z.number().int().nonnegative();
 
@@ -34,11 +36,6 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type OriginWorkerResult = z.infer<typeof OriginWorkerResultSchema>;
 
-export const ExportTaskSchema = z.strictObject({
-  port: z.instanceof(MessagePort),
-  path: z.string().min(1),
-});
-
 export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
   z.strictObject({
     ok: z.literal(true),
@@ -51,11 +48,5 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type ExportWorkerResult = z.infer<typeof ExportWorkerResultSchema>;
 
-export type WorkerFailure = z.infer<typeof FailureSchema>;
-
-/** A worker's own failure as a result value: errors lose their class crossing threads. */
-export function failureOf(error: unknown, cancelled: boolean, invalidResponse: boolean): WorkerFailure {
-  if (cancelled) return { ok: false, reason: 'cancelled', message: 'cancelled' };
-  const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, reason: invalidResponse ? 'invalid-response' : 'failed', message };
-}
+export type { WorkerFailure } from './task-failure.js';
+export { failureOf } from './task-failure.js';

@@ -7,7 +7,6 @@
  * of leaving hundreds of megabytes of spent ones for the garbage collector.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { z } from 'zod';
 import type { ReportPool, ReportWorkerName } from './pool.js';
 
 /** Small chunks from the socket are gathered into batches: fewer messages, same bytes. */
@@ -18,20 +17,34 @@ const BATCH_CAPACITY = BATCH_BYTES + 64 * 1024;
 /** How long a worker has to stop after a cancel before its thread is terminated. */
 const CANCEL_GRACE_MS = 2_000;
 
-const ToWorkerSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('chunk'), data: z.instanceof(Uint8Array) }),
-  z.strictObject({ type: z.literal('end') }),
-  z.strictObject({ type: z.literal('cancel') }),
-]);
+// The messages are checked by hand, not with zod: loading zod would cost every export worker
+// thread about 7 MB of its 150 MB budget (bench/export.ts).
 
-const CreditSchema = z.strictObject({
-  type: z.literal('credit'),
-  count: z.number().int().positive(),
+type ToWorker = { type: 'chunk'; data: Uint8Array } | { type: 'end' } | { type: 'cancel' };
+
+function toWorker(raw: unknown): ToWorker | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { type, data } = raw as Record<string, unknown>;
+  if (type === 'chunk') return data instanceof Uint8Array ? { type, data } : undefined;
+  return type === 'end' || type === 'cancel' ? { type } : undefined;
+}
+
+interface Credit {
+  count: number;
   /** Entries or rows the worker has handled so far. */
-  items: z.number().int().nonnegative(),
+  items: number;
   /** The memory of chunks the worker released, for the next batches. */
-  spent: z.array(z.instanceof(ArrayBuffer)).optional(),
-});
+  spent: ArrayBuffer[];
+}
+
+function creditOf(raw: unknown): Credit | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { type, count, items, spent = [] } = raw as Record<string, unknown>;
+  if (type !== 'credit' || !Number.isSafeInteger(count) || !Number.isSafeInteger(items)) return undefined;
+  if ((count as number) < 1 || (items as number) < 0) return undefined;
+  if (!Array.isArray(spent) || !spent.every((buffer) => buffer instanceof ArrayBuffer)) return undefined;
+  return { count: count as number, items: items as number, spent };
+}
 
 export interface StreamProgress {
   /** Body bytes handed to the worker so far. */
@@ -57,10 +70,10 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
 
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => {
-      const message = ToWorkerSchema.safeParse(raw);
-      if (!message.success) return;
-      if (message.data.type === 'chunk') this.queue.push(message.data.data);
-      else if (message.data.type === 'end') this.ended = true;
+      const message = toWorker(raw);
+      if (!message) return;
+      if (message.type === 'chunk') this.queue.push(message.data);
+      else if (message.type === 'end') this.ended = true;
       else this.cancel.abort(new StreamCancelledError('cancelled'));
       const wake = this.wake;
       this.wake = undefined;
@@ -178,11 +191,11 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   };
 
   port1.on('message', (raw: unknown) => {
-    const credit = CreditSchema.safeParse(raw);
-    if (!credit.success) return;
-    credits += credit.data.count;
-    for (const buffer of credit.data.spent ?? []) if (spare.length < WINDOW) spare.push(buffer);
-    onProgress?.({ bytes, items: credit.data.items });
+    const credit = creditOf(raw);
+    if (!credit) return;
+    credits += credit.count;
+    for (const buffer of credit.spent) if (spare.length < WINDOW) spare.push(buffer);
+    onProgress?.({ bytes, items: credit.items });
     notify();
   });
   signal?.addEventListener('abort', notify);

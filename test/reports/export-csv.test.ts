@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { neutraliseFormula, safeCsvOptions } from '../../src/reports/csv-safety.js';
 import { writeShieldExportCsv } from '../../src/reports/export-csv.js';
 import { exists, inPieces, useReportScratch } from './support.js';
 
@@ -84,6 +85,29 @@ describe('passing the Shield export through to a file', () => {
       writeShieldExportCsv({ source: Readable.from([utf16]), path, pool: reportPool() }),
     ).rejects.toMatchObject({ kind: 'invalid-response', userMessage: expect.stringMatching(/UTF-16/) });
     expect(await exists(path)).toBe(false);
+  });
+
+  it('writes a multi-megabyte export exactly as parse, neutralise and stringify would, batch after batch', async () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => [
+      `2026-11-21T14:00:${String(i % 60).padStart(2, '0')}.000Z`,
+      i % 7 === 0 ? '=HYPERLINK("http://evil.example","x")' : `r${i}`,
+      ['Block', 'Log', '-Challenge'][i % 3]!,
+      `203.0.113.${i % 256}`,
+      i % 5 === 0 ? `/search?q=${i},"quoted"\r\nline` : `/p/${i}`,
+      i % 11 === 0 ? '@sqlmap' : 'Mozilla/5.0 ünï',
+    ]);
+    const path = csvPath();
+    const result = await writeShieldExportCsv({
+      source: platformCsv(many, 60_000),
+      path,
+      pool: reportPool(),
+    });
+    const expected = stringify(
+      [HEADER, ...many].map((row) => row.map(neutraliseFormula)),
+      safeCsvOptions(),
+    );
+    expect(result.rows).toBe(40_000);
+    expect((await readFile(path)).equals(Buffer.from(expected))).toBe(true);
   });
 
   it('reports progress in body bytes and rows', async () => {
