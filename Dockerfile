@@ -1,9 +1,12 @@
 # edgeops: build the TypeScript once, run the compiled JavaScript with production dependencies only.
-# Configure it with the environment of PRODUCT §2 at run time (docker run --env-file …); no secret
-# is baked into the image.
+# Configure it with the environment of PRODUCT §2 at run time (docker run --env-file .env, from
+# .env.example); no secret is baked into the image.
+
+# Node 24 is the active LTS line (20 reached end of life in April 2026); trixie is Debian's stable
+# release, so the slim base keeps getting security updates for the life of this LTS.
 
 # --- build: dev dependencies and tsc, producing dist/ ---
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,18 +15,22 @@ COPY src ./src
 RUN npm run build
 
 # --- runtime: production dependencies and dist/ only ---
-FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production
+FROM node:24-trixie-slim AS runtime
+# Node 22+ keeps the compiled code of the modules it loads here, so a restarted container starts
+# faster; /tmp is writable by the process user. Older Node ignores it.
+ENV NODE_ENV=production NODE_COMPILE_CACHE=/tmp/edgeops-compile-cache
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# The default state database is file:data/edgeops.db, i.e. /app/data; the volume keeps it across restarts.
-RUN mkdir -p /app/data && chown node:node /app/data
-USER node
+# The code and dependencies stay root-owned (read-only to the process); only the state database
+# (file:data/edgeops.db) and the console's files (out/) are written, by the image's unprivileged
+# `node` user. Numeric, so that Kubernetes' runAsNonRoot can verify it.
+RUN mkdir -p /app/data /app/out && chown 1000:1000 /app/data /app/out
+USER 1000:1000
 EXPOSE 3000
 VOLUME /app/data
-# The slim image has no curl; Node 20's fetch does the probe.
+# The slim image has no curl; Node's own fetch does the probe, bounded below Docker's timeout.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

@@ -43,6 +43,11 @@ const BENCHMARKS: Benchmark[] = [
   },
   { name: 'logs', what: 'origin-log summary vs the JSON.parse floor', load: optional('logs', 'benchLogs') },
   { name: 'export', what: 'Shield export memory and throughput', load: async () => benchExport },
+  {
+    name: 'db-query',
+    what: 'db query peak RSS for a 100,000-row result vs SELECT 1',
+    load: optional('db-query', 'benchDbQuery'),
+  },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
   { name: 'startup', what: "spawn to /readyz vs node -e ''", load: async () => benchStartup },
 ];

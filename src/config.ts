@@ -32,6 +32,39 @@ const libsqlUrl = z.string().refine(
   { error: 'must be file:PATH, :memory:, libsql://, http:// or https://' },
 );
 
+const durationMs = (fallback: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .transform((value, ctx) => {
+        const parsed = parseDuration(value);
+        if (parsed.ok) return parsed.ms;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }),
+  );
+
+const BYTE_UNITS: Record<string, number> = { '': 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** A size such as `100MB`, `512KB`, `1GB` or a number of bytes; KB, MB and GB are powers of 1024. */
+const byteSize = (fallback: string, max: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .transform((value, ctx) => {
+        const match = /^(\d{1,12})\s*(B|KB|MB|GB)?$/i.exec(value.trim());
+        const bytes = match ? Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toUpperCase()] ?? 1) : 0;
+        if (!match) ctx.addIssue({ code: 'custom', message: 'must be a size such as 100MB, 512KB or 1GB' });
+        else if (bytes < 1024 || bytes > max)
+          ctx.addIssue({ code: 'custom', message: `must be between 1KB and ${max / 1024 ** 3}GB` });
+        return bytes;
+      }),
+  );
+
 const rawEnvSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(
     emptyToUndefined,
@@ -65,19 +98,22 @@ const rawEnvSchema = z.object({
     z.coerce.number().int().min(1).max(50).default(2),
   ),
   EDGEOPS_MAX_JOBS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(200).default(4)),
-  EDGEOPS_EXECUTION_TIMEOUT: z.preprocess(
+  EDGEOPS_EXECUTION_TIMEOUT: durationMs('2m'),
+  EDGEOPS_DB_QUERY_TIMEOUT: durationMs('10s'),
+  EDGEOPS_DB_QUERY_MAX_ROWS: z.preprocess(
     emptyToUndefined,
-    z
-      .string()
-      .default('2m')
-      .transform((value, ctx) => {
-        const parsed = parseDuration(value);
-        if (parsed.ok) return parsed.ms;
-        ctx.addIssue({ code: 'custom', message: parsed.error });
-        return z.NEVER;
-      }),
+    z.coerce
+      .number({ error: 'must be a whole number of rows' })
+      .int({ error: 'must be a whole number of rows' })
+      .min(1, { error: 'must be at least 1' })
+      .max(10_000_000, { error: 'must be at most 10000000' })
+      .default(100_000),
   ),
+  EDGEOPS_DB_QUERY_MAX_BYTES: byteSize('100MB', 1024 ** 3),
 });
+
+/** Every environment variable the configuration reads (for .env.example and the docs). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(rawEnvSchema.shape);
 
 export interface Config {
   mode: RunMode;
@@ -97,7 +133,8 @@ export interface Config {
   };
   /** `id` is set when the URL's first host label is not the database id (the sandbox's IP URL). */
   serviceDatabase?: { url: string; authToken?: string; id?: string };
-  stateDatabase: { url: string; authToken?: string };
+  /** `fromEnvironment`: STATE_DATABASE_URL was set (the console then keeps it even against the sandbox). */
+  stateDatabase: { url: string; authToken?: string; fromEnvironment: boolean };
   /** Path of the policy file, or undefined for the built-in policy. */
   policyPath?: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -105,6 +142,8 @@ export interface Config {
   executionTimeoutMs: number;
   /** Long jobs (log days, exports) running at once: per person, and in this process. */
   jobs: { perUser: number; perProcess: number };
+  /** Bounds of `/edge db`: a statement's deadline, and the rows and bytes of values a query keeps. */
+  databaseQuery: { timeoutMs: number; maxRows: number; maxBytes: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -185,11 +224,20 @@ export function loadConfig(
     serviceDatabase: e.SERVICE_DATABASE_URL
       ? { url: e.SERVICE_DATABASE_URL, authToken: e.SERVICE_DATABASE_AUTH_TOKEN }
       : undefined,
-    stateDatabase: { url: e.STATE_DATABASE_URL, authToken: e.STATE_DATABASE_AUTH_TOKEN },
+    stateDatabase: {
+      url: e.STATE_DATABASE_URL,
+      authToken: e.STATE_DATABASE_AUTH_TOKEN,
+      fromEnvironment: emptyToUndefined(env.STATE_DATABASE_URL) !== undefined,
+    },
     policyPath,
     logLevel: e.LOG_LEVEL,
     executionTimeoutMs: e.EDGEOPS_EXECUTION_TIMEOUT,
     jobs: { perUser: e.EDGEOPS_MAX_JOBS_PER_USER, perProcess: e.EDGEOPS_MAX_JOBS },
+    databaseQuery: {
+      timeoutMs: e.EDGEOPS_DB_QUERY_TIMEOUT,
+      maxRows: e.EDGEOPS_DB_QUERY_MAX_ROWS,
+      maxBytes: e.EDGEOPS_DB_QUERY_MAX_BYTES,
+    },
   };
 }
 

@@ -3,12 +3,8 @@
  */
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { createLogger, SecretRegistry } from './log.js';
+import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { PolicyLoadError } from './policy/store.js';
-import { createRuntime } from './runtime.js';
-import { startSlackApp } from './slack/app.js';
-import { createSlackGroupFetcher } from './slack/groups.js';
-import { createSlackSurface } from './slack/surface.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -30,10 +26,39 @@ async function main(): Promise<void> {
     return;
   }
 
-  logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP' : 'Socket Mode'} mode`, {
+  logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP mode' : 'Socket Mode'}`, {
     mode: config.mode,
     port: config.port,
   });
+  await runSlack(config, config.mode, secrets, logger);
+}
+
+/**
+ * HTTP or Socket Mode. Its modules (Bolt among them) are loaded here, not at the top, so that the
+ * console never pays for them.
+ */
+async function runSlack(
+  config: Config,
+  mode: 'http' | 'socket',
+  secrets: SecretRegistry,
+  logger: Logger,
+): Promise<void> {
+  const [
+    { createRuntime },
+    { startSlackApp },
+    { BotTokenRejectedError },
+    { createSlackGroupFetcher },
+    { createSlackSurface },
+  ] = await Promise.all([
+    import('./runtime.js'),
+    import('./slack/app.js'),
+    import('./slack/bot-token.js'),
+    import('./slack/groups.js'),
+    import('./slack/surface.js'),
+  ]);
+  // A token Slack rejects is one line naming SLACK_BOT_TOKEN, as a configuration error is.
+  const stopOnSlackError = (error: unknown): never =>
+    error instanceof BotTokenRejectedError ? stopWith(error.message) : stopStarting(error);
   const fetchGroupMembers = createSlackGroupFetcher({
     token: config.slack.botToken!,
     apiUrl: config.slack.apiUrl,
@@ -47,7 +72,7 @@ async function main(): Promise<void> {
     now: systemClock,
   });
   const slack = await startSlackApp({
-    mode: config.mode,
+    mode,
     botToken: config.slack.botToken!,
     signingSecret: config.slack.signingSecret,
     appToken: config.slack.appToken,
@@ -57,11 +82,20 @@ async function main(): Promise<void> {
     services: runtime.services,
     metrics: runtime.metrics,
     logger,
-  });
+    onFatal: stopOnSlackError,
+  }).catch(stopOnSlackError);
   await runtime.startBackground(
     createSlackSurface({ client: slack.client, userId: '', channelId: '', logger, secrets }),
   );
-  logger.info('edgeops is ready', { port: slack.port });
+  if (!slack.isReady())
+    logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
+      port: slack.port,
+    });
+  // A failure of `ready` is onFatal's to report.
+  slack.ready.then(
+    () => logger.info('edgeops is ready', { port: slack.port }),
+    () => undefined,
+  );
 
   const shutdown = async (signal: string) => {
     logger.info('shutting down', { signal });
@@ -100,13 +134,15 @@ process.on('uncaughtException', (error) =>
   isClosedPipe(error) ? leaveQuietly() : fallbackLogger.error('uncaught exception', { error }),
 );
 
-main().catch((error: unknown) => {
-  if (error instanceof PolicyLoadError) {
-    process.stderr.write(`edgeops: policy error: ${error.message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(
-    `edgeops: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+/** Ends a start that cannot succeed with one line on stderr that says what to fix. */
+function stopWith(line: string): never {
+  process.stderr.write(`edgeops: ${line}\n`);
   process.exit(1);
-});
+}
+
+function stopStarting(error: unknown): never {
+  if (error instanceof PolicyLoadError) stopWith(`policy error: ${error.message}`);
+  stopWith(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+main().catch((error: unknown) => stopStarting(error));

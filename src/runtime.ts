@@ -16,7 +16,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
 import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
-import { gatedOperations, operations } from './operations/registry.js';
+import { gatedOperations, operations, wordAliases } from './operations/registry.js';
 import type { Services, Surface } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
 import type { PlatformHttpOptions } from './platform/http.js';
@@ -132,6 +132,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         authToken: config.serviceDatabase.authToken,
         databaseId: config.serviceDatabase.id,
         secrets,
+        timeoutMs: config.databaseQuery.timeoutMs,
+        limits: { maxRows: config.databaseQuery.maxRows, maxBytes: config.databaseQuery.maxBytes },
       })
     : undefined;
   const jobs = createJobRegistry({
@@ -153,6 +155,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
   const engine = createEngine({
     operations,
+    aliases: wordAliases,
     services,
     authorizer,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),

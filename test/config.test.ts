@@ -100,4 +100,46 @@ describe('configuration', () => {
   it('uses edgeops.policy.yml when present and EDGEOPS_POLICY is unset', () => {
     expect(loadConfig({}, (path) => path === 'edgeops.policy.yml').policyPath).toBe('edgeops.policy.yml');
   });
+
+  it('bounds db query by a 10 s deadline, 100,000 rows and 100 MB of values unless told otherwise', () => {
+    expect(loadConfig({}, noFiles).databaseQuery).toEqual({
+      timeoutMs: 10_000,
+      maxRows: 100_000,
+      maxBytes: 100 * 1024 * 1024,
+    });
+    expect(
+      loadConfig(
+        {
+          EDGEOPS_DB_QUERY_TIMEOUT: '30s',
+          EDGEOPS_DB_QUERY_MAX_ROWS: '250000',
+          EDGEOPS_DB_QUERY_MAX_BYTES: '512MB',
+        },
+        noFiles,
+      ).databaseQuery,
+    ).toEqual({ timeoutMs: 30_000, maxRows: 250_000, maxBytes: 512 * 1024 * 1024 });
+    const bytes = (value: string) =>
+      loadConfig({ EDGEOPS_DB_QUERY_MAX_BYTES: value }, noFiles).databaseQuery.maxBytes;
+    expect(bytes('1GB')).toBe(1024 ** 3);
+    expect(bytes('64 kb')).toBe(64 * 1024);
+    expect(bytes('1048576')).toBe(1024 * 1024);
+  });
+
+  it('names the db query bound that is not a duration, a row count or a size', () => {
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ EDGEOPS_DB_QUERY_TIMEOUT: 'ten' }, 'EDGEOPS_DB_QUERY_TIMEOUT', /not a duration/],
+      [{ EDGEOPS_DB_QUERY_MAX_ROWS: '0' }, 'EDGEOPS_DB_QUERY_MAX_ROWS', /at least 1/],
+      [{ EDGEOPS_DB_QUERY_MAX_ROWS: '1.5' }, 'EDGEOPS_DB_QUERY_MAX_ROWS', /whole number/],
+      [{ EDGEOPS_DB_QUERY_MAX_ROWS: 'many' }, 'EDGEOPS_DB_QUERY_MAX_ROWS', /whole number/],
+      [{ EDGEOPS_DB_QUERY_MAX_ROWS: '20000000' }, 'EDGEOPS_DB_QUERY_MAX_ROWS', /at most/],
+      [{ EDGEOPS_DB_QUERY_MAX_BYTES: 'lots' }, 'EDGEOPS_DB_QUERY_MAX_BYTES', /100MB, 512KB or 1GB/],
+      [{ EDGEOPS_DB_QUERY_MAX_BYTES: '2TB' }, 'EDGEOPS_DB_QUERY_MAX_BYTES', /100MB, 512KB or 1GB/],
+      [{ EDGEOPS_DB_QUERY_MAX_BYTES: '100' }, 'EDGEOPS_DB_QUERY_MAX_BYTES', /between 1KB and 1GB/],
+      [{ EDGEOPS_DB_QUERY_MAX_BYTES: '2GB' }, 'EDGEOPS_DB_QUERY_MAX_BYTES', /between 1KB and 1GB/],
+    ];
+    for (const [env, variable, problem] of cases) {
+      const error = failure(env);
+      expect(error.variable).toBe(variable);
+      expect(error.message).toMatch(problem);
+    }
+  });
 });

@@ -57,12 +57,14 @@ const finalStage = stages.at(-1) ?? [];
 const inFinal = (keyword: string) => finalStage.filter((i) => i.keyword === keyword);
 
 describe('the Dockerfile', () => {
-  it('has a build stage and a runtime stage, all on node:20 slim', () => {
+  it('has a build stage and a runtime stage, all on the Node 24 LTS slim image', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     for (const stage of stages) {
       const image = stage[0]!.args.split(/\s+/)[0];
-      expect(image).toMatch(/^node:20(\.\d+){0,2}-bookworm-slim$/);
+      expect(image).toMatch(/^node:24(\.\d+){0,2}-(trixie|bookworm)-slim$/);
     }
+    // The build compiles with the same Node that runs the result.
+    expect(new Set(stages.map((stage) => stage[0]!.args.split(/\s+/)[0])).size).toBe(1);
   });
 
   it('builds dist/ with the dev dependencies in an earlier stage', () => {
@@ -82,11 +84,40 @@ describe('the Dockerfile', () => {
     expect(copies.some((i) => /(^|\s)(\.\/)?src(\/|\s|$)/.test(i.args))).toBe(false);
   });
 
-  it('runs as a non-root user in production mode', () => {
+  it('runs as a numeric non-root user in production mode', () => {
     const users = inFinal('USER');
     expect(users.length).toBeGreaterThan(0);
-    expect(users.at(-1)!.args).not.toMatch(/^(root|0)(:|$)/);
+    const [user = '', group] = users.at(-1)!.args.split(':');
+    // Numeric, so that Kubernetes' runAsNonRoot can check it; 0 is root whatever it is called.
+    expect(user).toMatch(/^[1-9]\d*$/);
+    if (group !== undefined) expect(group).toMatch(/^[1-9]\d*$/);
     expect(inFinal('ENV').some((i) => /\bNODE_ENV=production\b/.test(i.args))).toBe(true);
+  });
+
+  it('lets that user write data/ and out/, and nothing else of the application', () => {
+    const user = inFinal('USER').at(-1)!.args;
+    const chowns = inFinal('RUN').flatMap((i) =>
+      [...i.args.matchAll(/\bchown\s+(?:-R\s+)?(\S+)\s+([^&;|]+)/g)].map((m) => ({
+        owner: m[1]!,
+        paths: m[2]!.trim().split(/\s+/),
+      })),
+    );
+    const owned = chowns.filter((c) => c.owner === user).flatMap((c) => c.paths);
+    expect(owned.sort()).toEqual(['/app/data', '/app/out']);
+    expect(chowns.every((c) => c.owner === user)).toBe(true);
+    // Created before the switch to the user, who could not create them under a root-owned /app.
+    const userAt = finalStage.lastIndexOf(inFinal('USER').at(-1)!);
+    const chownAt = finalStage.findIndex((i) => i.keyword === 'RUN' && /\bchown\b/.test(i.args));
+    expect(chownAt).toBeGreaterThan(-1);
+    expect(chownAt).toBeLessThan(userAt);
+    expect(finalStage[chownAt]!.args).toMatch(/\bmkdir -p \/app\/data \/app\/out\b/);
+  });
+
+  it('keeps the compile cache where the process user can write it', () => {
+    const env = inFinal('ENV')
+      .map((i) => i.args)
+      .join(' ');
+    expect(env).toMatch(/\bNODE_COMPILE_CACHE=\/tmp\/\S+/);
   });
 
   it('keeps the state database on a volume under its working directory', () => {
@@ -97,11 +128,26 @@ describe('the Dockerfile', () => {
 
   it('exposes port 3000 and probes /healthz with node, since the slim image has no curl', () => {
     expect(inFinal('EXPOSE').flatMap((i) => i.args.split(/\s+/))).toContain('3000');
-    const [healthcheck] = inFinal('HEALTHCHECK');
-    expect(healthcheck?.args).toMatch(/CMD\s+\[\s*"node"/);
-    expect(healthcheck?.args).toContain('http://127.0.0.1:');
-    expect(healthcheck?.args).toContain('/healthz');
-    expect(healthcheck?.args).not.toMatch(/\b(curl|wget)\b/);
+    const healthchecks = inFinal('HEALTHCHECK');
+    expect(healthchecks).toHaveLength(1);
+    const args = healthchecks[0]!.args;
+    expect(args).toMatch(/CMD\s+\[\s*"node"/);
+    expect(args).toContain('http://127.0.0.1:');
+    expect(args).toContain('process.env.PORT || 3000');
+    expect(args).toContain('/healthz');
+    expect(args).not.toMatch(/\b(curl|wget)\b/);
+    const exec = JSON.parse(args.slice(args.indexOf('['))) as string[];
+    expect(exec.slice(0, 2)).toEqual(['node', '-e']);
+  });
+
+  it('bounds the probe: the fetch gives up before Docker kills it', () => {
+    const args = inFinal('HEALTHCHECK')[0]!.args;
+    const seconds = (flag: string) => Number(new RegExp(`--${flag}=(\\d+)s\\b`).exec(args)?.[1]);
+    expect(seconds('interval')).toBeGreaterThan(0);
+    expect(seconds('start-period')).toBeGreaterThan(0);
+    const abortMs = Number(/AbortSignal\.timeout\((\d+)\)/.exec(args)?.[1]);
+    expect(abortMs).toBeGreaterThan(0);
+    expect(abortMs).toBeLessThan(seconds('timeout') * 1000);
   });
 
   it('starts the compiled entry point directly, without tsx or npm', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import ajvFormats from 'ajv-formats';
@@ -50,6 +50,38 @@ function schemaErrors(schemaFile: string): string[] {
   return (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
 }
 
+/**
+ * The bot scope each Web API method edgeops calls needs (docs.slack.dev/reference/methods/…);
+ * an empty list for methods that need none (a trigger_id or the token itself is the permission).
+ */
+const SCOPE_OF_METHOD: Record<string, string[]> = {
+  'auth.test': [],
+  'chat.postMessage': ['chat:write'],
+  'chat.postEphemeral': ['chat:write'],
+  'chat.update': ['chat:write'],
+  'conversations.open': ['im:write'],
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
+  'usergroups.users.list': ['usergroups:read'],
+  'views.open': [],
+  'views.push': [],
+  'views.update': [],
+};
+
+/** Web API methods called through a WebClient anywhere in src/ (`client.chat.postMessage(`). */
+function slackMethodsCalled(): string[] {
+  const sources = readdirSync(path.join(repoRoot, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => readFileSync(path.join(repoRoot, 'src', file), 'utf8'));
+  const methods = new Set<string>();
+  for (const source of sources) {
+    for (const match of source.matchAll(/\bclient\.((?:[a-z]+\.)+[a-zA-Z]+)\(/g)) methods.add(match[1]!);
+    // A method called by name would escape the pattern above.
+    expect(source).not.toMatch(/\.apiCall\(/);
+  }
+  return [...methods].sort();
+}
+
 function allUrls(value: unknown): string[] {
   if (typeof value === 'string') return /^https?:\/\//.test(value) ? [value] : [];
   if (Array.isArray(value)) return value.flatMap(allUrls);
@@ -70,9 +102,32 @@ describe('the Slack app manifest', () => {
 
   it('asks for exactly the bot scopes edgeops uses', () => {
     expect([...parsed.oauth_config.scopes.bot].sort()).toEqual(
-      ['chat:write', 'commands', 'files:write', 'im:write', 'usergroups:read', 'users:read'].sort(),
+      ['chat:write', 'commands', 'files:write', 'im:write', 'usergroups:read'].sort(),
     );
     expect(new Set(parsed.oauth_config.scopes.bot).size).toBe(parsed.oauth_config.scopes.bot.length);
+  });
+
+  it('asks for no scope beyond what the Web API methods called in src/ need', () => {
+    const called = slackMethodsCalled();
+    expect(called.length).toBeGreaterThan(5);
+    const unknown = called.filter((method) => !(method in SCOPE_OF_METHOD));
+    expect(unknown, 'add the method and its scope to SCOPE_OF_METHOD').toEqual([]);
+    const needed = new Set(['commands', ...called.flatMap((method) => SCOPE_OF_METHOD[method] ?? [])]);
+    expect([...parsed.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
+    // users:read was asked for once; nothing reads a user profile.
+    expect(called.filter((method) => method.startsWith('users.'))).toEqual([]);
+  });
+
+  it('has every scope justified in the README', () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const start = readme.indexOf('### Slack scopes');
+    expect(start).toBeGreaterThan(-1);
+    const rest = readme.slice(start + 1);
+    const section = rest.slice(0, rest.search(/\n#/));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    const justified = rows.map((row) => /^\| `([^`]+)`/.exec(row)?.[1]);
+    expect(justified.sort()).toEqual([...parsed.oauth_config.scopes.bot].sort());
+    for (const row of rows) expect(row.split('|')[2]?.trim().length ?? 0).toBeGreaterThan(20);
   });
 
   it('declares /edge with a usage hint, unescaped, on the events URL', () => {

@@ -1,61 +1,26 @@
 /**
  * The two-person gate as people see it (PRODUCT §5): a request becomes a card in the
  * approvals channel, the requester gets a Cancel note, clicks are checked and applied by the
- * approval service, the card follows every transition, and an approved change runs once
- * with the stored parameters. Secrets an execution produces go to the requester by DM only.
+ * approval service, the card (drawn by card.ts) follows every transition, and an approved
+ * change runs once with the stored parameters. A request whose card cannot be posted is
+ * cancelled. Secrets an execution produces go to the requester by DM only.
  */
-import { formatDistanceStrict } from 'date-fns';
+import { z } from 'zod';
+import { formatDistanceStrict } from '../date-fns.js';
 import type { Logger } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
-import { type Markup, md, nest, trusted, withMentions } from '../operations/markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../operations/reply.js';
+import { isOperationId } from '../operations/ids.js';
 import type { RunContext, Surface } from '../operations/types.js';
-import { PlatformError } from '../platform/errors.js';
 import type { ApprovalRequirement, Operation } from '../policy/authorize.js';
 import type { PolicyAuthorizer } from '../policy/authorizer.js';
 import type { GroupMembership } from '../policy/groups.js';
+import { channelRef, md, mention, nest, trusted, withMentions } from '../reply/markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import type { JsonValue } from '../state/canonical-json.js';
+import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, listedRequest } from './card.js';
+import type { ExecutionOutcome, GatedOperation } from './gated.js';
 import type { ApprovalRequest } from './machine.js';
-import type { ApprovalService } from './service.js';
-
-/** What an executed change produced: a result for the channel, and secrets for the requester only. */
-export interface ExecutionOutcome {
-  ok: boolean;
-  /** For the card, the channel and the audit row: never a secret. */
-  detail: string;
-  /** Shown once, privately, to the requester (new keys, new tokens). */
-  secrets?: { label: string; value: string; note?: string }[];
-}
-
-/** A change that may need approval: how to describe it and how to run it. */
-export interface GatedOperation {
-  id: Operation;
-  /** One line: what will happen, e.g. "Reset the token-authentication key of pull zone 42". */
-  describe(params: Record<string, JsonValue>): string;
-  /** The parameters as shown on the card (never secrets). */
-  fields(params: Record<string, JsonValue>): { label: string; value: string }[];
-  /** A warning shown on the card, e.g. that the bot's own token will stop working. */
-  warning?(params: Record<string, JsonValue>): string | undefined;
-  execute(params: Record<string, JsonValue>, ctx: RunContext): Promise<ExecutionOutcome>;
-}
-
-/**
- * An execution that failed on the platform: the user's message, with the correlation id when
- * the cause is unknown to them, and a log line carrying that id.
- */
-export function failedExecution(ctx: RunContext, error: unknown): ExecutionOutcome {
-  if (!(error instanceof PlatformError)) throw error;
-  ctx.logger.warn('change failed on the platform', {
-    kind: error.kind,
-    status: error.status,
-    platformOperation: error.operation,
-    attempts: error.attempts,
-  });
-  return {
-    ok: false,
-    detail: `${error.userMessage}${error.unexpected ? ` (correlation id ${ctx.correlationId})` : ''}`,
-  };
-}
+import type { ApprovalService, ExecutionReport } from './service.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -79,34 +44,57 @@ export interface ApprovalFlow {
     input: { action: 'approve' | 'reject' | 'cancel'; requestId: string; confirmation?: string },
   ): Promise<Reply | undefined>;
   list(ctx: RunContext, all: boolean): Promise<Reply>;
+  /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
+  cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
+  /**
+   * Shows every pending request's card again, with its buttons (a console started on a state
+   * database that outlived the last session); returns how many.
+   */
+  showPending(surface: Surface): Promise<number>;
   /** The request as stored, for forms that need its target. */
   peek(id: string): Promise<ApprovalRequest | null>;
   /** Expires stale requests and marks crashed executions unknown, updating their cards. */
   sweep(surface: Surface): Promise<void>;
 }
 
-export const APPROVAL_ACTIONS = {
-  approve: 'approvals:approve',
-  reject: 'approvals:reject',
-  cancel: 'approvals:cancel',
-};
 /** The form an approver fills when the rule says `confirm: true`. */
 export const CONFIRM_CALLBACK = 'approvals:confirm';
 
-const STATE_LABEL: Record<string, string> = {
-  pending: ':hourglass_flowing_sand: Waiting for approval',
-  approved: ':white_check_mark: Approved, about to run',
-  executing: ':gear: Running',
-  succeeded: ':white_check_mark: Done',
-  failed: ':x: Failed',
-  rejected: ':no_entry: Rejected',
-  expired: ':alarm_clock: Expired',
-  cancelled: ':heavy_multiplication_x: Cancelled by the requester',
-  unknown:
-    ':warning: Outcome unknown: the bot stopped while this was running. Check the platform before asking again.',
-};
+/** Text ending in a full stop, so another sentence can follow. */
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
-const mention = (userId: string): Markup => trusted(`<@${userId.replace(/[^A-Z0-9]/gi, '')}>`);
+/** Slack's word for why a message could not be posted, when the error carries one. */
+const DeliveryErrorSchema = z.object({ data: z.object({ error: z.string() }) });
+
+/** Why a card (or the file before it) could not be posted, and what the requester can do, in plain words. */
+function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; todo: string; code: string } {
+  const parsed = DeliveryErrorSchema.safeParse(error);
+  const code = parsed.success ? parsed.data.data.error : 'unexpected';
+  if (stage === 'file' && !parsed.success)
+    return {
+      code: 'upload failed',
+      why: 'the file with its full parameters could not be uploaded there',
+      todo: 'Ask again in a minute.',
+    };
+  switch (code) {
+    case 'not_in_channel':
+      return { code, why: 'the bot is not in that channel', todo: 'Invite it, then ask again.' };
+    case 'channel_not_found':
+      return {
+        code,
+        why: 'the bot cannot see that channel',
+        todo: 'Check approvals.channel in the policy (and invite the bot), then ask again.',
+      };
+    case 'is_archived':
+      return {
+        code,
+        why: 'that channel is archived',
+        todo: 'Unarchive it or change approvals.channel in the policy, then ask again.',
+      };
+    default:
+      return { code, why: `the post failed (${code})`, todo: 'Ask again in a minute.' };
+  }
+}
 
 export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
   const { service, authorizer, groups, logger } = options;
@@ -119,70 +107,39 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     return found;
   };
 
-  function card(request: ApprovalRequest): Reply {
-    const now = new Date(options.now());
-    const op = gated.get(request.operation);
-    const params = request.params;
-    const what = op?.describe(params) ?? `${request.operation} on ${request.target}`;
-    const approvers = request.approvals.map((vote) => mention(vote.userId)).join(', ');
-    const fields = [
-      { label: 'Target', value: md`${request.target}` },
-      { label: 'Requested by', value: mention(request.requester) },
-      { label: 'Reason', value: md`${request.reason || '(none given)'}` },
-      {
-        label: 'Approvals',
-        value: md`${request.approvals.length} of ${request.required}${nest(trusted(approvers ? ` (${approvers})` : ''))}`,
-      },
-      {
-        label: request.state === 'pending' ? 'Expires' : 'Expiry',
-        value: md`${
-          request.state === 'pending'
-            ? `in ${formatDistanceStrict(request.expiresAt, now)}`
-            : `${request.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-        }`,
-      },
-      ...(op?.fields(params) ?? []).map((field) => ({ label: field.label, value: md`${field.value}` })),
-    ];
-    const blocks: ReplyBlock[] = [
-      { type: 'header', text: `Approval needed: ${request.operation}` },
-      { type: 'text', text: md`*${what}*` },
-      { type: 'fields', fields },
-    ];
-    const warning = op?.warning?.(params);
-    if (warning) blocks.push({ type: 'text', text: md`:warning: ${warning}` });
-    let status = STATE_LABEL[request.state] ?? request.state;
-    if (request.decidedBy && request.state !== 'pending' && request.decidedAt)
-      status += ` · by ${mention(request.decidedBy)} at ${request.decidedAt.toISOString().slice(11, 16)} UTC`;
-    if (request.result) status += ` · ${md`${request.result.detail}`}`;
-    blocks.push({ type: 'context', text: trusted(status) });
-    if (request.state === 'pending') {
-      const buttons: ReplyButton[] = [
-        { text: 'Approve', actionId: APPROVAL_ACTIONS.approve, value: request.id, style: 'primary' },
-        { text: 'Reject', actionId: APPROVAL_ACTIONS.reject, value: request.id, style: 'danger' },
-      ];
-      blocks.push({ type: 'actions', buttons });
-    }
-    blocks.push({ type: 'context', text: md`Request ${request.id}` });
-    return inChannel(`Approval ${request.state}: ${what}`, blocks);
-  }
+  const cardOf = (request: ApprovalRequest) =>
+    approvalCard(request, gated.get(request.operation), new Date(options.now()));
 
   async function updateCard(surface: Surface, request: ApprovalRequest): Promise<void> {
     if (!request.card) return;
     try {
-      await surface.update({ channelId: request.card.channel, ts: request.card.ts }, card(request));
+      await surface.update({ channelId: request.card.channel, ts: request.card.ts }, cardOf(request).card);
     } catch (error) {
       logger.warn('approval card could not be updated', { approvalId: request.id, error });
     }
   }
 
-  async function isApprover(request: ApprovalRequest, userId: string): Promise<boolean> {
+  /** Whether the rule stored with the request names the user, and whether the policy in force now does. */
+  async function approverStatus(
+    request: ApprovalRequest,
+    userId: string,
+  ): Promise<{ isApprover: boolean; isApproverNow: boolean }> {
     const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
     const membership = groupIds.length > 0 ? await groups.groupsOf(userId, groupIds) : new Set<string>();
-    return request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
+    const stored = request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
+    const now = isOperationId(request.operation)
+      ? await authorizer.isApproverNow(request.operation, userId)
+      : false;
+    return { isApprover: stored, isApproverNow: now };
   }
 
-  /** Runs an approved request once and tells everyone concerned. */
-  async function execute(ctx: RunContext, request: ApprovalRequest): Promise<void> {
+  const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
+    const status = await approverStatus(request, userId);
+    return status.isApprover && status.isApproverNow;
+  };
+
+  /** Runs an approved request once and tells everyone concerned; returns what happened. */
+  async function execute(ctx: RunContext, request: ApprovalRequest): Promise<ExecutionReport> {
     const op = spec(request.operation);
     let secrets: ExecutionOutcome['secrets'] = [];
     const report = await service.executeApproved(
@@ -196,7 +153,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     );
     if (!report.ran) {
       logger.info('approved request not executed here', { approvalId: request.id, reason: report.reason });
-      return;
+      return report;
     }
     const done = report.request;
     await updateCard(ctx.surface, done);
@@ -225,7 +182,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
     const headline = report.outcome.ok
       ? md`:white_check_mark: ${op.describe(done.params)}: done. ${report.outcome.detail}`
-      : md`:x: ${op.describe(done.params)}: failed. ${report.outcome.detail} It was not retried.`;
+      : md`:x: ${op.describe(done.params)}: failed. ${sentence(report.outcome.detail)} It was not retried.`;
     await ctx.surface
       .postToChannel(
         done.channelId,
@@ -242,9 +199,63 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           inChannel('Your approved change failed', [{ type: 'text', text: headline }]),
         )
         .catch(() => undefined);
+    return report;
   }
 
-  return {
+  /**
+   * Posts a new request's card (after the file with the parameters that do not fit on it). When
+   * either cannot be posted, the request is cancelled, since nobody could see it to approve it.
+   */
+  async function postCard(
+    ctx: RunContext,
+    request: ApprovalRequest,
+    cardChannel: string,
+  ): Promise<{ ok: true } | { ok: false; reply: Reply }> {
+    const { card, file } = cardOf(request);
+    let stage: 'file' | 'card' = 'file';
+    try {
+      if (file) await ctx.surface.postToChannel(cardChannel, cardFileMessage(request, file));
+      stage = 'card';
+      const ref = await ctx.surface.postToChannel(cardChannel, card);
+      if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
+      return { ok: true };
+    } catch (error) {
+      const reason = unpostedReason(error, stage);
+      logger.warn('approval card could not be posted; the request is cancelled', {
+        approvalId: request.id,
+        channel: cardChannel,
+        slackError: reason.code,
+        error,
+      });
+      await service.cancelUnposted(
+        request.id,
+        `the approval card could not be posted in ${cardChannel}: ${reason.why} (${reason.code})`,
+        { correlationId: ctx.correlationId },
+      );
+      const text = md`I could not post the approval card in ${nest(channelRef(cardChannel))}: ${reason.why}. ${reason.todo}`;
+      return {
+        ok: false,
+        reply: ephemeral(`I could not post the approval card: ${reason.why}. ${reason.todo}`, [
+          { type: 'text', text: md`:x: ${nest(text)}` },
+          {
+            type: 'context',
+            text: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
+          },
+        ]),
+      };
+    }
+  }
+
+  const requesterButtons = (request: ApprovalRequest): ReplyButton[] => [
+    {
+      text: 'Cancel request',
+      actionId: `${APPROVAL_ACTIONS.cancel}#${request.id}`,
+      value: request.id,
+      style: 'danger',
+    },
+  ];
+
+  const flow: ApprovalFlow = {
     register(operation) {
       gated.set(operation.id, operation);
     },
@@ -309,8 +320,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       }
       const request = created.request;
       const cardChannel = requirement.channel ?? ctx.channelId;
-      const ref = await ctx.surface.postToChannel(cardChannel, card(request));
-      if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
+      const posted = await postCard(ctx, request, cardChannel);
+      if (!posted.ok) return posted.reply;
       return ephemeral(`Approval requested: ${op.describe(input.params)}`, [
         {
           type: 'text',
@@ -318,7 +329,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         },
         {
           type: 'context',
-          text: md`Request ${request.id}; the card is in ${nest(trusted(`<#${cardChannel.replace(/[^A-Z0-9]/gi, '')}>`))}.`,
+          text: md`Request ${request.id}; the card is in ${nest(channelRef(cardChannel))}.`,
         },
         {
           type: 'actions',
@@ -355,7 +366,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         requestId: request.id,
         userId: ctx.userId,
         action: input.action,
-        isApprover: await isApprover(request, ctx.userId),
+        ...(await approverStatus(request, ctx.userId)),
         confirmation: input.confirmation,
         correlationId: ctx.correlationId,
       });
@@ -369,10 +380,25 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       await updateCard(ctx.surface, result.request);
       const what = spec(request.operation).describe(request.params);
       if (result.state === 'approved') {
-        await execute(ctx, result.request);
-        return ephemeral('Approved', [
-          { type: 'text', text: md`:white_check_mark: You approved *${what}*; it has run (see the card).` },
-        ]);
+        const report = await execute(ctx, result.request);
+        if (!report.ran)
+          return ephemeral('Approved', [
+            { type: 'text', text: md`:white_check_mark: You approved *${what}*. ${report.message}` },
+          ]);
+        // The approver is told the result as it is: a failed change is never reported as run.
+        return report.outcome.ok
+          ? ephemeral('Approved and done', [
+              {
+                type: 'text',
+                text: md`:white_check_mark: You approved *${what}*; it ran: ${report.outcome.detail}`,
+              },
+            ])
+          : ephemeral('Approved, and the change failed', [
+              {
+                type: 'text',
+                text: md`:x: You approved *${what}*, and it failed: ${sentence(report.outcome.detail)} It was not retried.`,
+              },
+            ]);
       }
       const said =
         result.action === 'cancel'
@@ -397,60 +423,86 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       const blocks: ReplyBlock[] = [
         { type: 'header', text: all ? 'Approval requests (latest 50)' : 'Waiting for approval' },
       ];
+      const filename = 'approval-requests.txt';
+      const fileSections: string[] = [];
       for (const request of requests) {
-        const what = gated.get(request.operation)?.describe(request.params) ?? request.operation;
-        blocks.push({
-          type: 'text',
-          text: md`*${what}* · ${request.state} · ${request.approvals.length}/${request.required} · asked by ${nest(mention(request.requester))} · ${request.id}`,
-        });
-        if (
-          request.state === 'pending' &&
-          request.requester !== ctx.userId &&
-          (await isApprover(request, ctx.userId))
-        )
-          blocks.push({
-            type: 'actions',
-            buttons: [
-              {
-                text: 'Approve',
-                actionId: `${APPROVAL_ACTIONS.approve}#${request.id}`,
-                value: request.id,
-                style: 'primary',
-              },
-              {
-                text: 'Reject',
-                actionId: `${APPROVAL_ACTIONS.reject}#${request.id}`,
-                value: request.id,
-                style: 'danger',
-              },
-            ],
-          });
+        const buttons: ReplyButton[] = [];
+        if (request.state === 'pending' && request.requester === ctx.userId)
+          buttons.push(...requesterButtons(request));
+        else if (request.state === 'pending' && (await mayApprove(request, ctx.userId)))
+          buttons.push(
+            {
+              text: 'Approve',
+              actionId: `${APPROVAL_ACTIONS.approve}#${request.id}`,
+              value: request.id,
+              style: 'primary',
+            },
+            {
+              text: 'Reject',
+              actionId: `${APPROVAL_ACTIONS.reject}#${request.id}`,
+              value: request.id,
+              style: 'danger',
+            },
+          );
+        const listed = listedRequest(request, gated.get(request.operation), filename, buttons);
+        blocks.push(...listed.blocks);
+        if (listed.fileSection) fileSections.push(listed.fileSection);
       }
-      return ephemeral(`${requests.length} approval requests`, blocks);
+      const reply = ephemeral(`${requests.length} approval requests`, blocks);
+      if (fileSections.length === 0) return reply;
+      return {
+        ...reply,
+        files: [
+          {
+            filename,
+            title: 'Approval requests: every parameter in full',
+            content: fileSections.join(`\n${'-'.repeat(72)}\n\n`),
+            about: 'every parameter of the requests listed, in full',
+          },
+        ],
+      };
+    },
+
+    async cancel(ctx, requestId) {
+      return flow.click(ctx, { action: 'cancel', requestId });
+    },
+
+    async showPending(surface) {
+      const pending = await service.list({ limit: 200 });
+      for (const request of pending) {
+        const { card } = cardOf(request);
+        try {
+          if (request.card)
+            await surface.update({ channelId: request.card.channel, ts: request.card.ts }, card);
+          else {
+            const ref = await surface.postToChannel(request.channelId, card);
+            if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
+          }
+        } catch (error) {
+          logger.warn('a pending approval card could not be shown again', { approvalId: request.id, error });
+        }
+      }
+      return pending.length;
     },
 
     async sweep(surface) {
       const expired = await service.expireStale();
       for (const request of expired) await updateCard(surface, request);
-      const crashed = await service.recoverAfterCrash({
-        startedBefore: new Date(options.now() - staleExecutionMs),
-      });
+      const cutoff = new Date(options.now() - staleExecutionMs);
+      const crashed = await service.recoverAfterCrash({ startedBefore: cutoff, approvedBefore: cutoff });
       for (const request of crashed) {
         await updateCard(surface, request);
+        const told =
+          request.startedAt === null
+            ? md`:warning: Request ${request.id} (${request.operation} on ${request.target}) was approved, but the bot stopped before the change started: it did not run, and it will not run now. Ask again if it is still needed.`
+            : md`:warning: The bot stopped while running request ${request.id} (${request.operation} on ${request.target}). Check the platform to see whether it happened; it will not be run again.`;
         await surface
-          .sendDirect(
-            request.requester,
-            inChannel('Outcome unknown', [
-              {
-                type: 'text',
-                text: md`:warning: The bot stopped while running request ${request.id} (${request.operation} on ${request.target}). Check the platform to see whether it happened; it will not be run again.`,
-              },
-            ]),
-          )
+          .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
       if (expired.length + crashed.length > 0)
         logger.info('approval sweep', { expired: expired.length, unknown: crashed.length });
     },
   };
+  return flow;
 }

@@ -28,7 +28,8 @@ export type OpenApprovalState = (typeof OPEN_STATES)[number];
 /** Every allowed move; anything else is refused here and by a trigger in the database. */
 export const TRANSITIONS: { readonly [S in ApprovalState]: readonly ApprovalState[] } = {
   pending: ['approved', 'rejected', 'expired', 'cancelled'],
-  approved: ['executing'],
+  // `unknown` when the bot stopped after the approval and no replica ever started it.
+  approved: ['executing', 'unknown'],
   executing: ['succeeded', 'failed', 'unknown'],
   succeeded: [],
   failed: [],
@@ -122,8 +123,13 @@ export type ClickableRequest = Pick<
 export interface ApprovalClick {
   userId: string;
   action: ClickAction;
-  /** Whether the policy's rule for this operation names the clicker as an approver, resolved at click time. */
+  /** Whether the rule stored with the request names the clicker as an approver, resolved at click time. */
   isApprover: boolean;
+  /**
+   * Whether the policy in force at the click names the clicker as an approver too (someone
+   * removed from it since the request was made no longer counts). Omitted: not checked here.
+   */
+  isApproverNow?: boolean;
   /** What the approver typed in the confirmation modal (rules with `confirm: true`). */
   confirmation?: string;
 }
@@ -131,7 +137,7 @@ export interface ApprovalClick {
 export const CLICK_REFUSALS = [
   /** The clicker asked for this request: nobody approves (or rejects) their own. */
   'own-request',
-  /** The clicker is not in the rule's approver roles. */
+  /** The clicker is not an approver under the request's rule, or not under the policy in force now. */
   'not-approver',
   /** The clicker has already approved; each approver counts once. */
   'duplicate-approval',
@@ -260,7 +266,15 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
         : 'You requested this; use Cancel to withdraw it.',
     );
   if (!click.isApprover)
-    return refuse('not-approver', `Only ${approverRoleText(request)} can ${click.action} this request.`);
+    return refuse(
+      'not-approver',
+      `Only ${approverRoleText(request)} can ${click.action} this request: approvers are those named when this request was made who are still approvers under the policy in force now.`,
+    );
+  if (click.isApproverNow === false)
+    return refuse(
+      'not-approver',
+      `You were among the approvers when this request was made, but the policy in force now does not name you, so your click does not count. Only ${approverRoleText(request)} who are still approvers can ${click.action} it.`,
+    );
 
   if (click.action === 'reject')
     return {

@@ -55,3 +55,21 @@ export const approvalsMigration: Migration = {
      BEGIN SELECT RAISE(ABORT, 'approvals: a request cannot be changed once made'); END`,
   ],
 };
+
+/**
+ * A request approved by a replica that stopped before it started the change must not stay
+ * `approved` (and hold its lock) for ever: the sweep may move it to `unknown`.
+ */
+export const approvedMayBecomeUnknownMigration: Migration = {
+  version: 3,
+  name: 'approvals: approved requests that never started may become unknown',
+  statements: [
+    'DROP TRIGGER approvals_transition',
+    `CREATE TRIGGER approvals_transition BEFORE UPDATE OF state ON approvals
+     WHEN OLD.state IS NOT NEW.state AND OLD.state || '>' || NEW.state NOT IN (
+       'pending>approved', 'pending>rejected', 'pending>expired', 'pending>cancelled',
+       'approved>executing', 'approved>unknown',
+       'executing>succeeded', 'executing>failed', 'executing>unknown')
+     BEGIN SELECT RAISE(ABORT, 'approvals: state transition not allowed'); END`,
+  ],
+};

@@ -75,6 +75,7 @@ export const ClickInputSchema = z.object({
   userId: z.string().min(1),
   action: z.enum(CLICK_ACTIONS),
   isApprover: z.boolean(),
+  isApproverNow: z.boolean().optional(),
   confirmation: z.string().optional(),
   correlationId: z.string().min(1),
 });
@@ -142,7 +143,16 @@ export interface RecoverOptions extends StepOptions {
    * an execution can take, so a replica starting up leaves the others' running work alone.
    */
   startedBefore?: Date;
+  /**
+   * Also requests approved before this time that no replica has started: the replica that
+   * approved them starts at once, so one still waiting stopped in between. Left alone when unset.
+   */
+  approvedBefore?: Date;
 }
+
+/** What the card and the audit say about a request approved but never started (it never ran). */
+export const NOT_STARTED_DETAIL =
+  'approved, but the bot stopped before the change started: it did not run, and it will not run now; ask again if it is still needed';
 
 export interface ApprovalService {
   request(input: NewApprovalRequest): Promise<RequestResult>;
@@ -154,12 +164,20 @@ export interface ApprovalService {
   executeApproved(id: string, executor: ApprovalExecutor, options?: StepOptions): Promise<ExecutionReport>;
   /** Closes pending requests whose expiry has passed and returns them, so their cards can be updated. */
   expireStale(options?: StepOptions): Promise<ApprovalRequest[]>;
-  /** Marks executions interrupted by a crash `unknown` and returns them; they are never run again. */
+  /**
+   * Marks executions interrupted by a crash, and approvals no replica started, `unknown` and
+   * returns them; they are never run again.
+   */
   recoverAfterCrash(options?: RecoverOptions): Promise<ApprovalRequest[]>;
   get(id: string): Promise<ApprovalRequest | null>;
   list(options?: ListOptions): Promise<ApprovalRequest[]>;
   /** Where the request's card was posted, so later steps can update it. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
+  /**
+   * Cancels a pending request whose card could not be posted (nobody could see it to approve
+   * it), with the reason in its audit row; false when it was no longer pending.
+   */
+  cancelUnposted(id: string, reason: string, options?: StepOptions): Promise<boolean>;
 }
 
 /** The approvals table could not be read or written, or a caller passed an invalid value. */
@@ -485,6 +503,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         userId: parsed.data.userId,
         action: parsed.data.action,
         isApprover: parsed.data.isApprover,
+        isApproverNow: parsed.data.isApproverNow,
         confirmation: parsed.data.confirmation,
       };
       const notFound: ClickResult = {
@@ -693,24 +712,45 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     async recoverAfterCrash(recoverOptions) {
       const correlationId = correlationOf(recoverOptions);
       const startedBefore = recoverOptions?.startedBefore?.getTime() ?? Number.MAX_SAFE_INTEGER;
-      const [updated] = await write([
+      const at = now().getTime();
+      const statements: InStatement[] = [
         {
           // This service's own executions are alive; anything else found running was cut off.
           sql: `UPDATE approvals SET state = 'unknown', finished_at = ?, version = version + 1
                 WHERE state = 'executing' AND (executor IS NULL OR executor <> ?)
                   AND (started_at IS NULL OR started_at < ?)
                 RETURNING ${COLUMNS}`,
-          args: [now().getTime(), instanceId, startedBefore],
+          args: [at, instanceId, startedBefore],
         },
-      ]);
-      const unknown = (updated?.rows ?? []).map(toRequest);
-      for (const request of unknown) {
+      ];
+      const approvedBefore = recoverOptions?.approvedBefore?.getTime();
+      if (approvedBefore !== undefined)
+        statements.push({
+          // Nothing ran: beginExecution moves a request to executing before anything runs.
+          sql: `UPDATE approvals SET state = 'unknown', finished_at = ?, result_json = ?, version = version + 1
+                WHERE state = 'approved' AND (decided_at IS NULL OR decided_at < ?)
+                RETURNING ${COLUMNS}`,
+          args: [at, JSON.stringify({ ok: false, detail: NOT_STARTED_DETAIL }), approvedBefore],
+        });
+      const [interrupted, notStarted] = await write(statements);
+      const unknown: ApprovalRequest[] = [];
+      for (const request of (interrupted?.rows ?? []).map(toRequest)) {
         logger.warn('approved operation was interrupted; marked unknown', { approvalId: request.id });
         await record(request, 'unknown', {
           userId: request.requester,
           correlationId,
           detail: 'the bot stopped while this was running; check the platform before asking again',
         });
+        unknown.push(request);
+      }
+      for (const request of (notStarted?.rows ?? []).map(toRequest)) {
+        logger.warn('approved operation never started; marked unknown', { approvalId: request.id });
+        await record(request, 'unknown', {
+          userId: request.requester,
+          correlationId,
+          detail: NOT_STARTED_DETAIL,
+        });
+        unknown.push(request);
       }
       return unknown;
     },
@@ -750,6 +790,25 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       }
       const result = await read(statement);
       return result.rows.map(toRequest);
+    },
+
+    async cancelUnposted(id, reason, stepOptions) {
+      if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
+      const { changed, request } = await transition(
+        {
+          sql: `UPDATE approvals SET state = 'cancelled', decided_at = ?, version = version + 1
+                WHERE id = ? AND state = 'pending'`,
+          args: [now().getTime(), id],
+        },
+        id,
+      );
+      if (!changed || request === null) return false;
+      await record(request, 'cancelled', {
+        userId: request.requester,
+        correlationId: correlationOf(stepOptions),
+        detail: redact(reason),
+      });
+      return true;
     },
 
     async setCard(id, channel, ts) {

@@ -3,8 +3,9 @@
  * across the session, so a number printed once keeps meaning the same button; a message that
  * is replaced or updated retires its old buttons, as Slack removes them from the screen.
  */
-import type { ReplyButton } from '../operations/reply.js';
+
 import type { MessageRef } from '../operations/types.js';
+import type { ReplyButton } from '../reply/model.js';
 
 export interface ShownMessage {
   /** Its number on screen (`#3`). */

@@ -4,8 +4,8 @@
  * reads them from a view: strings, string lists, numbers and times as strings (times in ms).
  */
 import { parseDuration } from '../operations/duration.js';
-import { markupToPlain } from '../operations/markup.js';
 import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../operations/modal.js';
+import { markupToPlain } from '../reply/markup.js';
 import { type Style, safeForTerminal } from './style.js';
 
 export interface FormIO {

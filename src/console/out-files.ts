@@ -5,7 +5,7 @@
  */
 import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { ReplyFile } from '../operations/reply.js';
+import type { ReplyFile } from '../reply/model.js';
 
 export interface SavedFile {
   /** Absolute path of the file written. */

@@ -3,10 +3,9 @@
  * (PRODUCT §6). What would not fit in a Slack message is cut here too, and the whole reply
  * is returned as plain text for a file, so both adapters agree on when a file appears.
  */
-import { markupToPlain } from '../operations/markup.js';
-import type { Reply, ReplyBlock, ReplyButton } from '../operations/reply.js';
-import { renderReply, replyToPlainText } from '../slack/blocks/reply.js';
-import { MESSAGE_MAX_BLOCKS, MESSAGE_TEXT_BUDGET, SECTION_TEXT_MAX } from '../slack/limits.js';
+import { type FittedBlock, fitReply } from '../reply/fit.js';
+import { markupToPlain } from '../reply/markup.js';
+import type { Reply, ReplyButton } from '../reply/model.js';
 import { type Style, safeForTerminal } from './style.js';
 
 export interface TerminalRenderOptions {
@@ -42,7 +41,6 @@ const EMOJI: Readonly<Record<string, string>> = {
 
 const CODE_INDENT = '    ';
 const CUT_NOTE = '… The rest did not fit in a message; the full reply is in the attached file.';
-const ALSO_IN_FILE_NOTE = 'The full reply is also in the attached file.';
 
 function markupToTerminal(markup: string, style: Style): string {
   const safe = safeForTerminal(markup);
@@ -76,91 +74,55 @@ function buttonRows(buttons: ReplyButton[], options: TerminalRenderOptions): str
   return rows;
 }
 
-/** Code longer than one Slack section is cut at a line break, as Slack would cut it. */
-function codeLines(text: string): { lines: string[]; cut: boolean } {
-  const lines = safeForTerminal(text.replace(/\r\n/g, '\n')).split('\n');
-  if (text.length <= SECTION_TEXT_MAX) return { lines: lines.map((line) => CODE_INDENT + line), cut: false };
-  const kept: string[] = [];
-  let size = 0;
-  for (const line of lines) {
-    if (size + line.length + 1 > SECTION_TEXT_MAX - 2) break;
-    kept.push(CODE_INDENT + line);
-    size += line.length + 1;
-  }
-  kept.push(`${CODE_INDENT}…`);
-  return { lines: kept, cut: true };
-}
-
-function blockLines(block: Exclude<ReplyBlock, { type: 'actions' }>, style: Style, width: number) {
+function blockLines(block: Exclude<FittedBlock, { type: 'actions' }>, style: Style, width: number): string[] {
   switch (block.type) {
     case 'header': {
       const text = safeForTerminal(block.text);
       return style.enabled
-        ? { lines: [style.bold(style.underline(text))], cut: false }
-        : { lines: [text, '='.repeat(Math.min(text.length, width))], cut: false };
+        ? [style.bold(style.underline(text))]
+        : [text, '='.repeat(Math.min(text.length, width))];
     }
     case 'text':
-      return { lines: markupToTerminal(block.text, style).split('\n'), cut: false };
-    case 'fields':
-      return {
-        lines: block.fields.flatMap((field) => {
-          const [first = '', ...rest] = markupToTerminal(field.value, style).split('\n');
-          return [
-            `${style.bold(`${safeForTerminal(field.label)}:`)} ${first}`,
-            ...rest.map((line) => `  ${line}`),
-          ];
-        }),
-        cut: false,
-      };
+      return markupToTerminal(block.text, style).split('\n');
     case 'code':
-      return codeLines(block.text);
+      return safeForTerminal(block.text)
+        .split('\n')
+        .map((line) => CODE_INDENT + line);
+    case 'fields':
+      return block.fields.flatMap((field) => {
+        const [first = '', ...rest] = markupToTerminal(field.value, style).split('\n');
+        return [
+          `${style.bold(`${safeForTerminal(field.label)}:`)} ${first}`,
+          ...rest.map((line) => `  ${line}`),
+        ];
+      });
     case 'context':
-      return {
-        lines: markupToTerminal(block.text, style)
+      return block.texts.flatMap((text) =>
+        markupToTerminal(text, style)
           .split('\n')
           .map((line) => style.dim(`› ${line}`)),
-        cut: false,
-      };
+      );
     case 'divider':
-      return { lines: [style.dim('─'.repeat(Math.min(width, 60)))], cut: false };
+      return [style.dim('─'.repeat(Math.min(width, 60)))];
   }
 }
 
+/**
+ * The reply as Slack would show it, cut in the same place (fitReply decides for both); what
+ * did not fit is the whole reply as plain text, for the file the console writes.
+ */
 export function renderReplyForTerminal(reply: Reply, options: TerminalRenderOptions): TerminalReply {
   const { style, width } = options;
+  const fitted = fitReply(reply);
   const lines: string[] = [];
-  let budget = MESSAGE_TEXT_BUDGET;
-  let blocks = 0;
-  let cut = false;
-  let full = false;
-  // The closing buttons (paging, Approve) stay after the cut note whatever was cut, as in Slack.
-  const last = reply.blocks.at(-1);
+  const last = fitted.blocks.at(-1);
   const trailing = last?.type === 'actions' ? last : undefined;
-  const body = trailing ? reply.blocks.slice(0, -1) : reply.blocks;
+  const body = trailing ? fitted.blocks.slice(0, -1) : fitted.blocks;
   for (const block of body) {
-    if (block.type === 'actions') {
-      lines.push(...buttonRows(block.buttons, options));
-      continue;
-    }
-    if (full) continue;
-    const shown = blockLines(block, style, width);
-    const size = shown.lines.reduce((sum, line) => sum + visibleLength(line) + 1, 0);
-    if (size > budget || blocks >= MESSAGE_MAX_BLOCKS - 1) {
-      // Like Slack's renderer: the message ends at the first block that does not fit.
-      full = true;
-      cut = true;
-      continue;
-    }
-    lines.push(...shown.lines);
-    budget -= size;
-    blocks += 1;
-    if (shown.cut) cut = true;
+    if (block.type === 'actions') lines.push(...buttonRows(block.buttons, options));
+    else lines.push(...blockLines(block, style, width));
   }
-  if (reply.blocks.length === 0) lines.push(...safeForTerminal(reply.text).split('\n'));
-  // Slack's own renderer may cut where the terminal did not; the file then comes with both.
-  const slackCut = renderReply(reply).overflow !== undefined;
-  if (cut) lines.push(style.dim(CUT_NOTE));
-  else if (slackCut) lines.push(style.dim(ALSO_IN_FILE_NOTE));
+  if (fitted.overflow !== undefined) lines.push(style.dim(CUT_NOTE));
   if (trailing) lines.push(...buttonRows(trailing.buttons, options));
-  return { lines, overflow: cut || slackCut ? replyToPlainText(reply) : undefined };
+  return { lines, overflow: fitted.overflow };
 }

@@ -11,7 +11,14 @@
  * - Forms are asked field by field after the command; `:cancel` leaves one.
  * - Log lines go to data/edgeops-console.log (stderr at warn level when it cannot be opened);
  *   stdout carries only the conversation. Files go to ./out.
+ * - Against the built-in sandbox each session gets a fresh state database (unless
+ *   STATE_DATABASE_URL is set), since the sandbox itself starts afresh: a request left pending
+ *   by an earlier session would only lock its target. Otherwise the state persists (its audit
+ *   chain records real changes), and pending requests are shown again with their buttons.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -59,11 +66,30 @@ export interface ConsoleOptions {
   now: Clock;
 }
 
+/** Where the session keeps its state: the configured database, or a fresh one it removes at the end. */
+interface SessionState {
+  config: Config;
+  fresh: boolean;
+  remove(): void;
+}
+
+function sessionState(config: Config, againstSandbox: boolean): SessionState {
+  if (!againstSandbox || config.stateDatabase.fromEnvironment)
+    return { config, fresh: false, remove: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-state-'));
+  return {
+    config: { ...config, stateDatabase: { ...config.stateDatabase, url: `file:${join(dir, 'edgeops.db')}` } },
+    fresh: true,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 function banner(options: {
   style: Style;
   backends: ConsoleBackends;
   runtime: Runtime;
   policyFile: boolean;
+  freshState: boolean;
   logWhere: string;
   outDir: string;
 }): string {
@@ -75,6 +101,9 @@ function banner(options: {
   return [
     style.bold('edgeops console: /edge in your terminal (no Slack credentials are set)'),
     ...backends.notes,
+    options.freshState
+      ? 'State: a fresh state database for this session, removed at the end (set STATE_DATABASE_URL to keep one).'
+      : 'State: the state database persists; requests still waiting from earlier sessions are shown again.',
     policy,
     `Log lines go to ${options.logWhere}; files go to ${options.outDir}/.`,
     `Type /edge help (the /edge prefix is optional), :help for console commands, :quit to leave.`,
@@ -98,11 +127,13 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   logger.info('edgeops starting in console mode', { mode: 'console' });
 
   let backends: ConsoleBackends | undefined;
+  let state: SessionState | undefined;
   let runtime: Runtime;
   try {
     backends = await prepareConsoleBackends({ config, secrets, logger, now: options.now });
+    state = sessionState(backends.config, backends.sandbox !== undefined);
     runtime = await createRuntime({
-      config: backends.config,
+      config: state.config,
       platform: backends.platform,
       secrets,
       logger,
@@ -112,6 +143,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
   } catch (error) {
     options.logger.error('the console could not start', { error });
     await backends?.close().catch(() => undefined);
+    state?.remove();
     log.close();
     throw error;
   }
@@ -134,12 +166,29 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       backends,
       runtime,
       policyFile: config.policyPath !== undefined,
+      freshState: state.fresh,
       logWhere: log.where,
       outDir: outDir.replace(/\/+$/, ''),
     }),
   );
   // Expiry and crash recovery update cards outside any command; they print like any message.
-  await runtime.startBackground(createConsoleSurface(screen, { userId: '', channelId: CONSOLE_CHANNEL_ID }));
+  const background = createConsoleSurface(screen, { userId: '', channelId: CONSOLE_CHANNEL_ID });
+  await runtime.startBackground(background);
+  if (!state.fresh) {
+    // Their buttons went with the session that showed them: show them again, clickable.
+    const pending = await runtime.services.approvals.showPending(background).catch((error: unknown) => {
+      logger.error('pending approval requests could not be shown', { error });
+      return 0;
+    });
+    if (pending > 0)
+      terminal.print(
+        style.dim(
+          pending === 1
+            ? '1 approval request is still waiting; its card is shown again above.'
+            : `${pending} approval requests are still waiting; their cards are shown again above.`,
+        ),
+      );
+  }
   const session = createConsoleSession({
     engine: runtime.engine,
     terminal,
@@ -155,6 +204,7 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     terminal.close();
     await runtime.close().catch((error: unknown) => logger.error('closing the runtime failed', { error }));
     await backends.close().catch((error: unknown) => logger.error('closing the sandbox failed', { error }));
+    state.remove();
     logger.info('console session ended');
     log.close();
   }

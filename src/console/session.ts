@@ -4,8 +4,8 @@
  * runs through the same engine (policy, audit, approvals, state) as Slack.
  */
 import type { Engine } from '../operations/engine.js';
-import { markupToPlain } from '../operations/markup.js';
 import { closestName } from '../policy/suggest.js';
+import { markupToPlain } from '../reply/markup.js';
 import { askForm } from './form.js';
 import { safeForTerminal } from './style.js';
 import { type ConsoleScreen, createConsoleSurface, type PendingForm } from './surface.js';

@@ -5,8 +5,9 @@
  */
 import type { Logger, SecretRegistry } from '../log.js';
 import type { ModalSpec } from '../operations/modal.js';
-import type { Reply, ReplyFile } from '../operations/reply.js';
 import type { MessageRef, Surface } from '../operations/types.js';
+import type { Reply, ReplyFile } from '../reply/model.js';
+import { overflowFile } from '../reply/plain.js';
 import type { MessageBook, ShownMessage } from './book.js';
 import type { OutFiles } from './out-files.js';
 import { renderReplyForTerminal } from './render.js';
@@ -104,8 +105,7 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
       numberButton: (button) => book.number(message, button),
     });
     const attached: ReplyFile[] = [...(reply.files ?? [])];
-    if (rendered.overflow)
-      attached.unshift({ filename: 'full-reply.txt', title: 'Full reply', content: rendered.overflow });
+    if (rendered.overflow !== undefined) attached.unshift(overflowFile(rendered.overflow));
     const fileLines = await saveFiles(attached);
     const title = placement.again ? `updated message #${message.id}` : `#${message.id}`;
     const heading = `── ${title} · ${placement.note ? `${placement.note} · ` : ''}${placement.where} ──`;

@@ -1,10 +1,9 @@
 /**
  * Query results as text: for the chat table (NULL spelled out, blobs as their size, integers
- * exact) and as an RFC 4180 CSV whose cells cannot run as spreadsheet formulas.
+ * exact) and for the CSV file (written record by record, neutralised against formulas, by the
+ * operation that writes it).
  */
-import { stringify } from 'csv-stringify/sync';
-import { safeCsvOptions } from '../reports/csv-safety.js';
-import type { Cell, QueryResult } from './customer-database.js';
+import type { Cell } from './read-query.js';
 
 const blobText = (blob: ArrayBuffer) => `<blob ${blob.byteLength} byte${blob.byteLength === 1 ? '' : 's'}>`;
 
@@ -20,9 +19,4 @@ export function csvCell(cell: Cell): string {
   if (cell === null) return '';
   if (cell instanceof ArrayBuffer) return blobText(cell);
   return String(cell);
-}
-
-/** The whole result as CSV text, header row first. */
-export function resultCsv(result: QueryResult): string {
-  return stringify([result.columns, ...result.rows.map((row) => row.map(csvCell))], safeCsvOptions());
 }

@@ -141,12 +141,68 @@ export function errorForStatus(status: number | undefined, message: string, scru
   return make('server', `The database refused the request${text ? `: ${text}` : '.'}`);
 }
 
+/** Why `/edge` leaves a kind of statement alone, in words that say what to do instead. */
+const NOT_RUN_REASONS: Record<string, string> = {
+  ATTACH: '/edge works on the database of SERVICE_DATABASE_URL only and opens no other',
+  DETACH: '/edge works on the database of SERVICE_DATABASE_URL only and opens no other',
+  PRAGMA:
+    "pragmas change how the connection behaves. To read one, select from its function instead, e.g. SELECT * FROM pragma_table_info('orders')",
+  BEGIN: 'every /edge db command already runs as one transaction of its own',
+  COMMIT: 'every /edge db command already runs as one transaction of its own',
+  END: 'every /edge db command already runs as one transaction of its own',
+  ROLLBACK: 'every /edge db command already runs as one transaction of its own',
+  SAVEPOINT: 'every /edge db command already runs as one transaction of its own',
+  RELEASE: 'every /edge db command already runs as one transaction of its own',
+  VACUUM: 'it is database maintenance, which is left to the platform',
+  ANALYZE: 'it is database maintenance, which is left to the platform',
+  REINDEX: 'it is database maintenance, which is left to the platform',
+};
+
+/** A statement that is neither a read nor a data change: neither `db query` nor `db exec` runs it. */
+export const notRunError = (keyword: string): DatabaseError =>
+  new DatabaseError(
+    'refused',
+    'STATEMENT_NOT_RUN',
+    withCode(
+      `/edge does not run ${keyword} statements: ${NOT_RUN_REASONS[keyword] ?? 'they are neither reads nor data changes'}.`,
+      'STATEMENT_NOT_RUN',
+    ),
+  );
+
+const QUERY_RULE =
+  'Only read-only statements run with /edge db query: one statement that starts with SELECT, WITH, VALUES or EXPLAIN';
+
+/** A data change sent to `db query`: the rule, and where changes go. */
+export const changeSentToQueryError = (keyword: string): DatabaseError =>
+  new DatabaseError(
+    'refused',
+    'NOT_READ_ONLY',
+    withCode(
+      `${QUERY_RULE}, and ${keyword} changes the database. Send it with /edge db exec, which needs approval.`,
+      'NOT_READ_ONLY',
+    ),
+  );
+
+/** A statement the database accepts but whose first keyword is not one of a query's. */
+export const notAQueryError = (keyword: string): DatabaseError =>
+  new DatabaseError(
+    'refused',
+    'NOT_A_QUERY',
+    withCode(`${QUERY_RULE}; this one starts with ${keyword ? keyword : 'something else'}.`, 'NOT_A_QUERY'),
+  );
+
+function inWords(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = Math.round(ms / 1000);
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
 export const timeoutError = (timeoutMs: number): DatabaseError =>
   new DatabaseError(
     'timeout',
     'TIMEOUT',
     withCode(
-      `The query was abandoned after ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} seconds`}. Narrow it down (a WHERE clause or a LIMIT) and try again.`,
+      `The query was abandoned after ${inWords(timeoutMs)}. Narrow it down (a WHERE clause or a LIMIT) and try again.`,
       'TIMEOUT',
     ),
   );

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import { maskSecret } from '../log.js';
+import { md, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply } from '../reply/model.js';
 import { UserFacingError } from './engine.js';
-import { md, trusted } from './markup.js';
 import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
-import { ephemeral, type Reply } from './reply.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 type Paging = z.infer<typeof PagingArgsSchema>;

@@ -18,10 +18,12 @@ export const approvals = defineOperation({
   id: 'approvals.list',
   words: ['approvals'],
   usage: '/edge approvals [--all]',
-  summary: 'list requests waiting for approval (with --all, the last 50 of any state)',
+  summary:
+    'list requests waiting for approval, with what each will do (with --all, the last 50 of any state)',
   example: '/edge approvals --all',
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
+  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm'] },
   parse: (positionals, flags) =>
     positionals.length > 0
       ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
@@ -50,4 +52,31 @@ export const approvals = defineOperation({
       };
     },
   },
+});
+
+/**
+ * `/edge approvals cancel ID`: the requester withdraws their own pending request, also when the
+ * note with its Cancel button is gone (another session, a cleared screen).
+ */
+export const approvalsCancel = defineOperation({
+  id: 'approvals.list',
+  words: ['approvals', 'cancel'],
+  usage: '/edge approvals cancel REQUEST_ID',
+  summary: 'withdraw a request of yours that is waiting for approval',
+  example: '/edge approvals cancel ap_3f2c9a1b7d4e6f80',
+  flags: {},
+  changes: { command: true },
+  parse: (positionals) =>
+    positionals.length !== 1
+      ? { ok: false, error: 'give the id of one request, e.g. ap_3f2c9a1b7d4e6f80 (see /edge approvals)' }
+      : parseWith(
+          z.object({
+            requestId: z.string().regex(/^ap_[0-9a-f]{16}$/, {
+              error: `"${positionals[0]!.slice(0, 40)}" is not a request id (ap_ and 16 hex digits; see /edge approvals)`,
+            }),
+          }),
+          { requestId: positionals[0] },
+        ),
+  target: (args) => args.requestId,
+  run: (ctx, args) => ctx.services.approvals.cancel(ctx, args.requestId),
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { md, trusted } from '../reply/markup.js';
+import { ephemeral, type ReplyBlock } from '../reply/model.js';
+import { tableWithCuts } from '../reply/table.js';
 import { csvRecord } from '../reports/csv-safety.js';
-import { md, trusted } from './markup.js';
-import { ephemeral, type ReplyBlock } from './reply.js';
-import { tableWithCuts } from './table.js';
 import { defineOperation, parseWith } from './types.js';
 
 const AuditArgsSchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { GatedOperation } from '../approvals/flow.js';
+import type { GatedOperation } from '../approvals/gated.js';
 import { DatabaseError } from '../database/errors.js';
 import { UserFacingError } from './engine.js';
 import { defineOperation, parseWith } from './types.js';
@@ -22,7 +22,10 @@ const ParamsSchema = z.object({ sql: z.string(), database: z.string() });
 export const dbExecGate: GatedOperation = {
   id: 'db.exec',
   describe: (params) => `Run a write statement on database ${String(params.database)}`,
-  fields: (params) => [{ label: 'Statement', value: String(params.sql) }],
+  fields: (params) => [
+    { label: 'Statement', value: String(params.sql), code: true },
+    { label: 'Database', value: String(params.database) },
+  ],
   async execute(params, ctx) {
     const { sql } = ParamsSchema.parse(params);
     const database = ctx.services.database;
@@ -51,6 +54,7 @@ export const dbExec = defineOperation({
   summary: 'run one write statement on the customer database (needs approval)',
   example: "/edge db exec UPDATE orders SET status = 'refunded' WHERE id = 7",
   flags: {},
+  changes: { command: true },
   rawArgument: true,
   parse: (positionals) =>
     parseWith(ArgsSchema, { sql: positionals.join(' ').replace(/[“”]/g, '"').replace(/[‘’]/g, "'") }),

@@ -1,24 +1,33 @@
+import { rm } from 'node:fs/promises';
 import { UTCDate } from '@date-fns/utc';
-import { format } from 'date-fns';
 import { z } from 'zod';
-import { resultCsv, tableCell } from '../database/cells.js';
-import { customerDatabaseOf, type QueryResult } from '../database/customer-database.js';
+import { csvCell, tableCell } from '../database/cells.js';
+import {
+  type Cell,
+  type CustomerDatabase,
+  customerDatabaseOf,
+  type QuerySummary,
+} from '../database/customer-database.js';
 import { DatabaseError, type DatabaseErrorKind } from '../database/errors.js';
+import { format } from '../date-fns.js';
 import { PlatformError, type PlatformErrorKind } from '../platform/errors.js';
-import { codeBlock } from '../slack/escape.js';
-import { SECTION_TEXT_MAX } from '../slack/limits.js';
+import { MESSAGE_BUDGET } from '../reply/budget.js';
+import { codeBlock } from '../reply/escape.js';
+import { md, mention, nest } from '../reply/markup.js';
+import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
+import { formatTable } from '../reply/table.js';
+import { CsvFileWriter } from '../reports/csv-file.js';
+import { csvRecord } from '../reports/csv-safety.js';
+import { temporaryCsvPath } from '../reports/temp-file.js';
 import { UserFacingError } from './engine.js';
-import { md } from './markup.js';
-import { inChannel, type Reply, type ReplyBlock } from './reply.js';
-import { formatTable } from './table.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 /** Rows shown in the message; the rest are in the CSV file. */
 export const MAX_TABLE_ROWS = 20;
 /** Widest a column may be in the message; wider cells are cut there and complete in the CSV. */
 export const MAX_COLUMN_WIDTH = 32;
-/** How much of the statement the message repeats. */
-const MAX_SHOWN_SQL = 500;
+/** How much of the statement a file's comment repeats (the message shows it whole). */
+const MAX_COMMENT_SQL = 500;
 
 const DbQueryArgsSchema = z.object({
   sql: z
@@ -37,58 +46,133 @@ export const queryFilename = (nowMs: number): string =>
   `query-${format(new UTCDate(nowMs), 'yyyyMMdd-HHmmss')}.csv`;
 
 /** The table as it appears in chat: the most rows (up to 20) whose code block fits one section. */
-function fittedTable(result: QueryResult): { table: string; shown: number; cut: boolean } {
-  const headers = result.columns;
-  const rows = result.rows.slice(0, MAX_TABLE_ROWS).map((row) => row.map(tableCell));
+function fittedTable(headers: string[], first: Cell[][]): { table: string; shown: number; cut: boolean } {
+  const rows = first.slice(0, MAX_TABLE_ROWS).map((row) => row.map(tableCell));
   // Anything flattened or shortened for the table differs from the data: the CSV has it whole.
   let cut = [headers, ...rows].some((row) =>
     row.some((cell) => cell.length > MAX_COLUMN_WIDTH || /[\u0000-\u001f\u007f]/.test(cell)),
   );
   let shown = rows.length;
   let table = formatTable(headers, rows, { maxColumnWidth: MAX_COLUMN_WIDTH });
-  while (shown > 0 && codeBlock(table, Number.POSITIVE_INFINITY).length > SECTION_TEXT_MAX) {
+  while (shown > 0 && codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) {
     shown -= 1;
     table = formatTable(headers, rows.slice(0, shown), { maxColumnWidth: MAX_COLUMN_WIDTH });
   }
-  if (codeBlock(table, Number.POSITIVE_INFINITY).length > SECTION_TEXT_MAX) cut = true;
+  if (codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) cut = true;
   return { table, shown, cut };
 }
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+const count = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
 
-function resultReply(ctx: RunContext, sql: string, result: QueryResult): Reply {
-  const statement = sql.length > MAX_SHOWN_SQL ? `${sql.slice(0, MAX_SHOWN_SQL)}…` : sql;
+const MB = 1024 * 1024;
+const size = (bytes: number) =>
+  bytes % MB === 0
+    ? `${count(bytes / MB)} MB`
+    : bytes % 1024 === 0
+      ? `${count(bytes / 1024)} KB`
+      : plural(bytes, 'byte');
+
+/** A query's rows as they were read: the first ones for the table, all of them in a CSV file. */
+interface ReadResult {
+  summary: QuerySummary;
+  first: Cell[][];
+  /** The CSV, header first, written row by row as the rows arrived. */
+  path: string;
+}
+
+async function readResult(database: CustomerDatabase, sql: string): Promise<ReadResult> {
+  const path = temporaryCsvPath();
+  const csv = new CsvFileWriter(path);
+  const first: Cell[][] = [];
+  try {
+    const summary = await database.streamReadOnlyQuery(sql, {
+      columns: (names) => csv.write(csvRecord(names)),
+      row: (cells) => {
+        if (first.length < MAX_TABLE_ROWS) first.push(cells);
+        return csv.write(csvRecord(cells.map(csvCell)));
+      },
+    });
+    await csv.close();
+    return { summary, first, path };
+  } catch (error) {
+    await csv.discard();
+    await rm(path, { force: true });
+    throw error;
+  }
+}
+
+/** Why the reading stopped, in words, naming the setting that moves the cap. */
+function stoppedWords(summary: QuerySummary): string {
+  const stop = summary.stopped;
+  if (!stop) return '';
+  return stop.cap === 'rows'
+    ? `The query stopped at the cap of ${plural(stop.limit, 'row')} (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. `
+    : `The query stopped at the cap of ${size(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) after ${plural(summary.rows, 'row')}: the result has more. `;
+}
+
+export interface QueryAnswerInput {
+  database: CustomerDatabase;
+  sql: string;
+  userId: string;
+  /** When the query ran, on the bot's clock: it names the CSV file. */
+  now: number;
+}
+
+/**
+ * Runs the query and builds its answer: the statement, a table of the first rows, and the whole
+ * result (or, past a cap, every row read) as a CSV file when the table does not show it all.
+ */
+export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
+  const { sql } = input;
+  const { summary, first, path } = await readResult(input.database, sql);
+  const statement =
+    sql.length > MAX_COMMENT_SQL ? `${sql.slice(0, MAX_COMMENT_SQL)}… (whole in the message)` : sql;
   const blocks: ReplyBlock[] = [
-    { type: 'text', text: md`*Query* by <@${ctx.userId}>` },
-    { type: 'code', text: statement },
+    { type: 'text', text: md`*Query* by ${nest(mention(input.userId))}` },
+    { type: 'code', text: sql },
   ];
-  if (result.columns.length === 0) {
+  const { columns } = summary;
+  if (columns.length === 0) {
+    await rm(path, { force: true });
     blocks.push({ type: 'context', text: md`The statement ran and returned no rows.` });
     return inChannel('The query returned no rows', blocks);
   }
-  const total = result.rows.length;
-  const { table, shown, cut } = fittedTable(result);
-  const withFile = total > shown || cut;
-  const filename = queryFilename(ctx.services.now());
+  const total = summary.rows;
+  const { table, shown, cut } = fittedTable(columns, first);
+  const withFile = total > shown || cut || summary.stopped !== undefined;
+  const filename = queryFilename(input.now);
   blocks.push({ type: 'code', text: table });
-  const summary = `${plural(total, 'row')}, ${plural(result.columns.length, 'column')}`;
+  const described = `${plural(total, 'row')}, ${plural(columns.length, 'column')}`;
+  const stopped = stoppedWords(summary);
+  const where = summary.stopped
+    ? `Showing the first ${count(shown)}; the file has the rows read.`
+    : `${total > shown ? `Showing the first ${count(shown)}` : 'Long values are cut here'}; the file has the complete result.`;
   blocks.push({
     type: 'context',
-    text: withFile
-      ? md`${summary}. ${total > shown ? `Showing the first ${shown}` : 'Long values are cut here'}; the file has the complete result.`
-      : md`${summary}.`,
+    text: withFile ? md`${described}. ${stopped}${where}` : md`${described}.`,
   });
-  const reply = inChannel(`The query returned ${plural(total, 'row')}`, blocks);
-  if (!withFile) return reply;
+  const reply = inChannel(
+    summary.stopped
+      ? `The query stopped at a cap after ${plural(total, 'row')}`
+      : `The query returned ${plural(total, 'row')}`,
+    blocks,
+  );
+  if (!withFile) {
+    await rm(path, { force: true });
+    return reply;
+  }
   return {
     ...reply,
     files: [
       {
         filename,
-        title: `Query result (${plural(total, 'row')})`,
-        content: resultCsv(result),
-        about: `the complete result, ${plural(total, 'row')}`,
-        comment: `${summary} from: ${statement}`,
+        title: `Query result (${summary.stopped ? 'first ' : ''}${plural(total, 'row')})`,
+        path,
+        about: summary.stopped
+          ? `the first ${plural(total, 'row')}, where the query stopped`
+          : `the complete result, ${plural(total, 'row')}`,
+        comment: `${summary.stopped ? 'First ' : ''}${described}${summary.stopped ? ' (stopped at a cap; the result has more)' : ''} from: ${statement}`,
       },
     ],
   };
@@ -147,13 +231,11 @@ export const dbQuery = defineOperation({
   async run(ctx, args) {
     const database = customerDatabaseOf(ctx.services);
     if (!database) throw new UserFacingError(NOT_CONFIGURED);
-    let result: QueryResult;
     try {
-      result = await database.runReadOnlyQuery(args.sql);
+      return await answerQuery({ database, sql: args.sql, userId: ctx.userId, now: ctx.services.now() });
     } catch (error) {
       if (error instanceof DatabaseError) throw asReplyError(ctx, error);
       throw error;
     }
-    return resultReply(ctx, args.sql, result);
   },
 });

@@ -1,6 +1,6 @@
-import { addMilliseconds } from 'date-fns';
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/gated.js';
+import { addMilliseconds } from '../date-fns.js';
 import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { parseDuration } from './duration.js';
@@ -127,6 +127,7 @@ export const dbTokensCreate = defineOperation({
   summary: 'create a database access token (needs approval); it comes to you by DM, once',
   example: '/edge db tokens create --read-only --expires 30d',
   flags: { 'read-only': { kind: 'boolean' }, expires: { kind: 'string' }, db: { kind: 'string' } },
+  changes: { command: true },
   parse(positionals, flags) {
     if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
     if (flags.expires !== undefined) {
@@ -158,6 +159,7 @@ export const dbTokensInvalidate = defineOperation({
   summary: 'invalidate every token of a database (needs approval); --regenerate issues a replacement',
   example: '/edge db tokens invalidate --regenerate',
   flags: { regenerate: { kind: 'boolean' }, db: { kind: 'string' } },
+  changes: { command: true },
   parse: (positionals, flags) =>
     positionals.length > 0
       ? { ok: false, error: `unexpected argument "${positionals[0]}"` }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply, type ReplyButton } from '../reply/model.js';
+import { tableWithCuts } from '../reply/table.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { UserFacingError } from './engine.js';
-import { md, nest, trusted } from './markup.js';
 import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
-import { ephemeral, type Reply, type ReplyButton } from './reply.js';
-import { tableWithCuts } from './table.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 const DnsArgsSchema = PagingArgsSchema.extend({

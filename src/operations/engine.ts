@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '../platform/errors.js';
 import { closestName } from '../policy/suggest.js';
-import { md, trusted } from './markup.js';
+import { md, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import type { ModalValues } from './modal.js';
-import { ephemeral, type Reply } from './reply.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
@@ -64,6 +64,10 @@ export interface Engine {
   operations: readonly AnyOperation[];
   /** The operation a command line selects, for adapters that must act before running it. */
   find(text: string): AnyOperation | undefined;
+  /** Whether a command line, button or form changes something (see Operation.changes). */
+  changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
+  /** Tells the user that nothing was run because the state database could not record the request. */
+  refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
 }
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
@@ -103,6 +107,8 @@ export class StateUnavailableError extends Error {
 
 export function createEngine(options: {
   operations: readonly AnyOperation[];
+  /** Other words for a command's first word (`log` for `logs`). */
+  aliases?: Readonly<Record<string, string>>;
   services: Services;
   authorizer: Authorizer;
   /** Called once per handled command, click or form with its outcome (metrics). */
@@ -126,6 +132,31 @@ export function createEngine(options: {
   }
 
   const rawOperations = operations.filter((op) => op.rawArgument);
+
+  /** True when `words` are the leading words of some commands, but no command themselves. */
+  const isGroup = (words: string[]) =>
+    words.length > 0 &&
+    operations.some(
+      (op) => op.words.length > words.length && words.every((word, i) => op.words[i] === word.toLowerCase()),
+    );
+
+  /** `shield enum`: the group is known, its next word is not; suggest the closest one. */
+  function notInGroup(words: string[], echo: (text: string) => string): string {
+    for (let depth = words.length - 1; depth >= 1; depth--) {
+      const head = words.slice(0, depth).map((word) => word.toLowerCase());
+      const next = operations
+        .filter((op) => op.words.length > depth && head.every((word, i) => op.words[i] === word))
+        .map((op) => op.words[depth]!);
+      if (next.length === 0) continue;
+      const typed = words[depth]!.toLowerCase();
+      const suggestion = closestName(typed, [...new Set(next)]);
+      const shownWords = [...head, echo(words[depth]!)].join(' ');
+      return suggestion
+        ? `"${shownWords}" is not a command (did you mean "${[...head, suggestion].join(' ')}"?).`
+        : `"${shownWords}" is not a command; /edge help ${head.join(' ')} lists that group.`;
+    }
+    return `"${echo(words.join(' '))}" is not a command.`;
+  }
 
   /** An operation that takes the rest of the line verbatim (SQL), matched on its leading words. */
   function rawOperation(text: string): { op: AnyOperation; rest: string } | undefined {
@@ -309,12 +340,38 @@ export function createEngine(options: {
     if (audited) await audit(ctx, op.id, 'succeeded', fields).catch(() => undefined);
   }
 
-  return {
-    operations,
+  /** The operation and handler name an action or callback id routes to. */
+  function route(id: string): { op: AnyOperation | undefined; name: string } {
+    // `#…` after the name only keeps ids unique within a block (Slack requires it).
+    const bare = id.split('#')[0]!;
+    const separator = bare.lastIndexOf(':');
+    return { op: byKey.get(bare.slice(0, separator)), name: bare.slice(separator + 1) };
+  }
 
-    find(text) {
-      const tokens = tokenize(text);
-      return tokens.ok ? match(tokens.tokens)?.op : undefined;
+  function find(text: string): AnyOperation | undefined {
+    const raw = rawOperation(text);
+    if (raw) return raw.op;
+    const tokens = tokenize(text);
+    return tokens.ok ? match(tokens.tokens.length === 0 ? ['help'] : tokens.tokens)?.op : undefined;
+  }
+
+  const engine: Engine = {
+    operations,
+    find,
+
+    changes(input) {
+      if ('text' in input) return find(input.text)?.changes?.command === true;
+      // A button that runs a command changes what that command changes.
+      if ('actionId' in input && input.actionId.split('#')[0] === RUN_COMMAND_ACTION)
+        return find(input.value ?? '')?.changes?.command === true;
+      const { op, name } = route('actionId' in input ? input.actionId : input.callbackId);
+      return op?.changes?.interactions?.includes(name) ?? false;
+    },
+
+    async refuseUnrecorded(input) {
+      const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
+      ctx.logger.error('the state database could not record a delivery; nothing was run');
+      await safeRespond(ctx, failureReply(ctx, new StateUnavailableError('delivery not recorded')).reply);
     },
 
     async command(input) {
@@ -348,15 +405,24 @@ export function createEngine(options: {
         await safeRespond(base, usageReply(undefined, tokens.error));
         return;
       }
-      const words = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const typed = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const alias = options.aliases?.[typed[0]!.toLowerCase()];
+      const words = alias ? [alias, ...typed.slice(1)] : typed;
       const found = match(words);
+      // A group word alone (`/edge shield`, `/edge db tokens`) shows that group's help.
+      const help = operations.find((op) => op.id === 'help');
+      if (!found && help && isGroup(words)) {
+        const ctx = context(caller, input.surface, correlationId, help.id);
+        await perform(ctx, help, {}, () => help.run(ctx, { topic: words.map((word) => word.toLowerCase()) }));
+        return;
+      }
       if (!found) {
         // Enough of the words to recognise them; an error never repeats a whole paste.
         const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
         const first = echo(words[0] ?? '');
         const suggestion = closestName(first.toLowerCase(), firstWords);
         const error = firstWords.includes(first.toLowerCase())
-          ? `"${first} ${echo(words[1] ?? '')}" is not a command.`
+          ? notInGroup(words, echo)
           : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
         outcome('unknown', 'usage');
         await safeRespond(base, usageReply(undefined, error));
@@ -389,13 +455,20 @@ export function createEngine(options: {
     },
 
     async action(input) {
+      // A next-step button runs its command as if the clicker had typed it: same policy and audit.
+      if (input.actionId.split('#')[0] === RUN_COMMAND_ACTION) {
+        await engine.command({
+          text: input.value,
+          userId: input.userId,
+          channelId: input.channelId,
+          surface: input.surface,
+        });
+        return;
+      }
       const correlationId = newCorrelationId();
       const caller = { userId: input.userId, channelId: input.channelId };
-      // `#…` after the name only keeps ids unique within a block (Slack requires it).
-      const actionId = input.actionId.split('#')[0]!;
-      const separator = actionId.lastIndexOf(':');
-      const op = byKey.get(actionId.slice(0, separator));
-      const handler = op?.actions?.[actionId.slice(separator + 1)];
+      const { op, name } = route(input.actionId);
+      const handler = op?.actions?.[name];
       const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
       if (!op || !handler) {
         ctx.logger.warn('unknown action', { actionId: input.actionId });
@@ -439,8 +512,12 @@ export function createEngine(options: {
             op,
             { target: checked.target, params: checked.params ?? { form: input.callbackId } },
             checked.run,
+            // A form that stands in for a button (the typed confirmation of an approval) is
+            // checked like that button: by the operation itself, not by grants and channels.
+            !op.ownAccessForInteractions,
           ),
       };
     },
   };
+  return engine;
 }

@@ -1,5 +1,6 @@
-import { md, nest, trusted } from './markup.js';
-import { ephemeral } from './reply.js';
+import { closestName } from '../policy/suggest.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { ephemeral } from '../reply/model.js';
 import { type AnyOperation, defineOperation } from './types.js';
 
 const line = (op: AnyOperation) => md`\`${op.usage}\` — ${op.summary}`;
@@ -19,9 +20,14 @@ export const help = defineOperation({
       .operations()
       .filter((op) => op.id === 'help' || op.id === 'whoami' || allowed.has(op.id));
     if (topic.length > 0) {
-      const matching = visible.filter((op) => topic.every((word, i) => op.words[i] === word));
+      // `/edge help shield` (a group), `/edge help reset-key` (a word of a command) both work.
+      const leading = visible.filter((op) => topic.every((word, i) => op.words[i] === word));
+      const matching =
+        leading.length > 0 ? leading : visible.filter((op) => topic.every((word) => op.words.includes(word)));
       if (matching.length === 0) {
-        const text = `There is no command "${topic.join(' ')}" that you can run here. Type /edge help for the list.`;
+        const words = [...new Set(visible.flatMap((op) => op.words))];
+        const suggestion = topic.length === 1 ? closestName(topic[0]!, words) : undefined;
+        const text = `There is no command "${topic.join(' ').slice(0, 60)}" that you can run here${suggestion ? ` (did you mean /edge help ${suggestion}?)` : ''}. Type /edge help for the list.`;
         return ephemeral(text, [{ type: 'text', text: md`${text}` }]);
       }
       return ephemeral(`Help for ${topic.join(' ')}`, [

@@ -7,6 +7,8 @@ export const OPERATION_IDS = [
   'apikey.list',
   'pullzone.reset-key',
   'dns.list',
+  'pullzone.list',
+  'shieldzone.list',
   'shield.bot-detection',
   'shield.enums',
   'shield.export',

@@ -10,11 +10,11 @@ import {
   type VideoLibrary,
   type VideoLibraryCreate,
 } from '../platform/schemas.js';
-import { BUTTON_VALUE_MAX } from '../slack/limits.js';
+import { MESSAGE_BUDGET } from '../reply/budget.js';
+import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { OperationFailedError, UserFacingError } from './engine.js';
-import { type Markup, md, nest, trusted } from './markup.js';
 import type { ModalField, ModalSpec, ModalValues } from './modal.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock } from './reply.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 // ---------------------------------------------------------------- choices offered in the form
@@ -363,9 +363,9 @@ export function libraryRequest(form: LibraryForm): LibraryRequest {
 /** The form as a button value, within Slack's limit: the name gives way if anything must. */
 export function reopenValue(form: LibraryForm): string {
   const rest = JSON.stringify({ ...form, name: '' });
-  const room = BUTTON_VALUE_MAX - rest.length;
+  const room = MESSAGE_BUDGET.buttonValueChars - rest.length;
   let name = form.name.slice(0, Math.max(0, room));
-  while (name.length > 0 && JSON.stringify({ ...form, name }).length > BUTTON_VALUE_MAX)
+  while (name.length > 0 && JSON.stringify({ ...form, name }).length > MESSAGE_BUDGET.buttonValueChars)
     name = name.slice(0, -1);
   return JSON.stringify({ ...form, name });
 }
@@ -430,8 +430,8 @@ function createdReply(
   const masked = keys.map((key) => fingerprint(key)).join(', ');
   const notes: Markup[] = [
     keysDelivered
-      ? md`The API key and read-only API key (${masked}) were sent to <@${ctx.userId}> by direct message, once.`
-      : md`:warning: The API keys (${masked}) could not be sent to <@${ctx.userId}> by direct message; read them in the platform’s dashboard.`,
+      ? md`The API key and read-only API key (${masked}) were sent to ${nest(mention(ctx.userId))} by direct message, once.`
+      : md`:warning: The API keys (${masked}) could not be sent to ${nest(mention(ctx.userId))} by direct message; read them in the platform’s dashboard.`,
   ];
   if (request.transcribingTurnedOn)
     notes.push(md`Transcribing was turned on because smart generation needs transcripts.`);
@@ -534,6 +534,7 @@ export const libraryCreate = defineOperation({
   summary: 'create a video library with a form; its API keys come to you by direct message',
   example: '/edge library create "Product demos"',
   flags: {},
+  changes: { interactions: ['form'] },
   parse: (positionals) =>
     parseWith(LibraryArgsSchema, { name: positionals.length > 0 ? positionals.join(' ') : undefined }),
   target: (args) => args.name,

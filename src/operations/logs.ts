@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { hourlyBars } from '../reports/chart.js';
 import { originErrorsFilename } from '../reports/filenames.js';
 import type { OriginFilters, OriginSummary } from '../reports/origin-summary.js';
@@ -8,8 +10,6 @@ import { summariseOriginErrors } from '../reports/origin-summary.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
 import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
-import { md, nest, trusted } from './markup.js';
-import { inChannel, type Reply, type ReplyBlock } from './reply.js';
 import { parseDay } from './time-args.js';
 import { defineOperation, type RunContext } from './types.js';
 
@@ -202,7 +202,7 @@ export const logs = defineOperation({
   summary: 'summarise a day of origin errors in the channel, with every entry attached as CSV',
   example: '/edge logs 308006 today --status 5xx',
   flags: {
-    last: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'] },
     status: { kind: 'string' },
     code: { kind: 'string' },
     zone: { kind: 'string' },

@@ -6,10 +6,10 @@
  * against the caps of the job registry; past them it is refused, naming what runs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { md, mention, nest, trusted } from '../reply/markup.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { UserFacingError } from './engine.js';
 import type { RunningJob } from './jobs.js';
-import { md, nest, trusted } from './markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock } from './reply.js';
 import { formatUtc } from './time-args.js';
 import type { MessageRef, RunContext } from './types.js';
 
@@ -85,7 +85,7 @@ function refusal(
       : `The bot is already running ${running.length} long jobs, the most it runs at once. Try again in a minute.`;
   const lines = running.map(
     (job) =>
-      md`• ${job.title}, started ${formatUtc(job.startedAt)}${nest(job.requester === ctx.userId ? trusted('') : md` by <@${job.requester}>`)}`,
+      md`• ${job.title}, started ${formatUtc(job.startedAt)}${nest(job.requester === ctx.userId ? trusted('') : md` by ${nest(mention(job.requester))}`)}`,
   );
   const own = running.filter((job) => job.requester === ctx.userId);
   const blocks: ReplyBlock[] = [
@@ -199,7 +199,7 @@ export function cancelJob(ctx: RunContext, jobId: string): Reply {
     ]);
   if (job.requester !== ctx.userId)
     return ephemeral('Not yours to cancel', [
-      { type: 'text', text: md`:no_entry: Only <@${job.requester}> can cancel ${job.title}.` },
+      { type: 'text', text: md`:no_entry: Only ${nest(mention(job.requester))} can cancel ${job.title}.` },
     ]);
   job.controller.abort(new Error('cancelled by the requester'));
   return ephemeral('Cancelling', [{ type: 'text', text: md`Cancelling ${job.title}…` }]);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReplyButton } from './reply.js';
+import type { ReplyButton } from '../reply/model.js';
 
 /** --page and --per-page as the list operations take them (spec: page ≥ 1, per page 5–1000). */
 export const PagingArgsSchema = z.object({

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/gated.js';
 import { fingerprint } from '../log.js';
 import { defineOperation, parseWith } from './types.js';
 
@@ -58,6 +58,7 @@ export const pullzoneResetKey = defineOperation({
   summary: 'reset a pull zone’s token-authentication key (needs approval); the new key comes to you by DM',
   example: '/edge pullzone reset-key 308006 key leaked in a CI log',
   flags: {},
+  changes: { command: true },
   parse: (positionals) =>
     positionals.length === 0
       ? { ok: false, error: 'give the pull zone id' }

@@ -1,7 +1,7 @@
 /** Every subcommand the bot knows, in the order help lists them, and the changes that can be gated. */
-import type { GatedOperation } from '../approvals/flow.js';
+import type { GatedOperation } from '../approvals/gated.js';
 import { apikeys } from './apikeys.js';
-import { approvals } from './approvals.js';
+import { approvals, approvalsCancel } from './approvals.js';
 import { audit } from './audit.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
@@ -15,11 +15,14 @@ import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js'
 import { shieldEnums } from './shield-enums.js';
 import { shieldExport } from './shield-export.js';
 import type { AnyOperation } from './types.js';
+import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
   help,
   whoami,
   dns,
+  pullZones,
+  shieldZones,
   apikeys,
   libraryCreate,
   logs,
@@ -32,8 +35,16 @@ export const operations: readonly AnyOperation[] = [
   dbTokensCreate,
   dbTokensInvalidate,
   approvals,
+  approvalsCancel,
   audit,
 ];
+
+/** Words people type for a command's first word: `/edge log` is `/edge logs`. */
+export const wordAliases: Readonly<Record<string, string>> = {
+  log: 'logs',
+  apikey: 'apikeys',
+  zones: 'dns',
+};
 
 export const gatedOperations: readonly GatedOperation[] = [
   resetKeyGate,

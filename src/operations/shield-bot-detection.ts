@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { failedExecution, type GatedOperation } from '../approvals/flow.js';
+import { failedExecution, type GatedOperation } from '../approvals/gated.js';
+import { PlatformError } from '../platform/errors.js';
 import {
   AGGRESSION_NAMES,
+  type BotDetectionConfig,
   BotDetectionUpdateSchema,
   EXECUTION_MODE_NAMES,
   SENSITIVITY_NAMES,
 } from '../platform/schemas.js';
+import { md } from '../reply/markup.js';
 import type { ModalOption } from './modal.js';
-import { defineOperation, parseWith } from './types.js';
+import { defineOperation, parseWith, type RunContext } from './types.js';
 
 const ZoneSchema = z.object({
   shieldZoneId: z.coerce
@@ -35,22 +38,100 @@ const FormSchema = z.object({
 const name = (names: readonly string[], value: unknown) =>
   value === undefined || value === null ? '?' : (names[Number(value)] ?? String(value));
 
+/** How long the form waits for the current settings: Slack's trigger lasts 3 seconds. */
+const FORM_READ_MS = 1_500;
+/** How long the change waits for them before the card says they are unknown. */
+const CARD_READ_MS = 5_000;
+
+/** The zone's settings before the change, as stored with the request: null where unknown. */
+const CurrentSchema = z.object({
+  executionMode: z.number().int().nullable(),
+  requestIntegrity: z.number().int().nullable(),
+  ipAddress: z.number().int().nullable(),
+  fingerprint: z.number().int().nullable(),
+  aggression: z.number().int().nullable(),
+  complexEnabled: z.boolean().nullable(),
+});
+type CurrentSettings = z.infer<typeof CurrentSchema>;
+
+/** The request: the body that is sent, and what the zone had when it was asked for. */
+const ParamsSchema = z.object({ settings: BotDetectionUpdateSchema, current: CurrentSchema.nullable() });
+
+function currentFrom(config: BotDetectionConfig): CurrentSettings {
+  return {
+    executionMode: config.executionMode ?? null,
+    requestIntegrity: config.requestIntegrity?.sensitivity ?? null,
+    ipAddress: config.ipAddress?.sensitivity ?? null,
+    fingerprint: config.browserFingerprint?.sensitivity ?? null,
+    aggression: config.browserFingerprint?.aggression ?? null,
+    complexEnabled: config.browserFingerprint?.complexEnabled ?? null,
+  };
+}
+
+/** The zone's current settings, or why they could not be read; never throws. */
+async function readCurrent(
+  ctx: RunContext,
+  shieldZoneId: number,
+  timeoutMs: number,
+): Promise<{ current: CurrentSettings } | { unknown: string }> {
+  try {
+    const config = await ctx.services.platform.getBotDetection(shieldZoneId, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return config ? { current: currentFrom(config) } : { unknown: 'the platform returned none' };
+  } catch (error) {
+    ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
+    return { unknown: error instanceof PlatformError ? error.userMessage : 'they could not be read' };
+  }
+}
+
+const onOff = (value: boolean | null | undefined) =>
+  value === null || value === undefined ? null : value ? 'on' : 'off';
+
 export const botDetectionGate: GatedOperation = {
   id: 'shield.bot-detection',
-  describe: (params) => `Update bot detection of Shield zone ${String(params.shieldZoneId)}`,
+  describe: (params) =>
+    `Update bot detection of Shield zone ${String(ParamsSchema.safeParse(params).data?.settings.shieldZoneId ?? '?')}`,
   fields(params) {
-    const body = BotDetectionUpdateSchema.parse(params);
+    const { settings: body, current } = ParamsSchema.parse(params);
+    const was = <T>(value: T | null | undefined, show: (value: T) => string) =>
+      value === null || value === undefined ? null : show(value);
+    const label = (names: readonly string[]) => (value: number) => name(names, value);
     return [
-      { label: 'Execution mode', value: name(EXECUTION_MODE_NAMES, body.executionMode) },
-      { label: 'Request integrity', value: name(SENSITIVITY_NAMES, body.requestIntegrity.sensitivity) },
-      { label: 'IP address', value: name(SENSITIVITY_NAMES, body.ipAddress.sensitivity) },
-      { label: 'Browser fingerprint', value: name(SENSITIVITY_NAMES, body.browserFingerprint.sensitivity) },
-      { label: 'Fingerprint aggression', value: name(AGGRESSION_NAMES, body.browserFingerprint.aggression) },
-      { label: 'Complex fingerprinting', value: body.browserFingerprint.complexEnabled ? 'on' : 'off' },
+      {
+        label: 'Execution mode',
+        value: name(EXECUTION_MODE_NAMES, body.executionMode),
+        before: was(current?.executionMode, label(EXECUTION_MODE_NAMES)),
+      },
+      {
+        label: 'Request integrity',
+        value: name(SENSITIVITY_NAMES, body.requestIntegrity.sensitivity),
+        before: was(current?.requestIntegrity, label(SENSITIVITY_NAMES)),
+      },
+      {
+        label: 'IP address',
+        value: name(SENSITIVITY_NAMES, body.ipAddress.sensitivity),
+        before: was(current?.ipAddress, label(SENSITIVITY_NAMES)),
+      },
+      {
+        label: 'Browser fingerprint',
+        value: name(SENSITIVITY_NAMES, body.browserFingerprint.sensitivity),
+        before: was(current?.fingerprint, label(SENSITIVITY_NAMES)),
+      },
+      {
+        label: 'Fingerprint aggression',
+        value: name(AGGRESSION_NAMES, body.browserFingerprint.aggression),
+        before: was(current?.aggression, label(AGGRESSION_NAMES)),
+      },
+      {
+        label: 'Complex fingerprinting',
+        value: onOff(body.browserFingerprint.complexEnabled) ?? 'off',
+        before: onOff(current?.complexEnabled),
+      },
     ];
   },
   async execute(params, ctx) {
-    const body = BotDetectionUpdateSchema.parse(params);
+    const body = ParamsSchema.parse(params).settings;
     try {
       const result = await ctx.services.platform.updateBotDetection(body);
       const fp = result.browserFingerprint;
@@ -64,6 +145,10 @@ export const botDetectionGate: GatedOperation = {
   },
 };
 
+/** A form value: the current setting when it is one of the options, else the default. */
+const initial = (value: number | null, options: ModalOption[], fallback: string) =>
+  value !== null && options.some((option) => option.value === String(value)) ? String(value) : fallback;
+
 /** `/edge shield bot-detection ZONE_ID`: a form, then the change (through approval when the policy says so). */
 export const shieldBotDetection = defineOperation({
   id: 'shield.bot-detection',
@@ -72,59 +157,68 @@ export const shieldBotDetection = defineOperation({
   summary: 'change a Shield zone’s bot detection in a form (approval when the policy asks for it)',
   example: '/edge shield bot-detection 5101',
   flags: {},
+  changes: { interactions: ['submit'] },
   parse: (positionals) =>
     positionals.length !== 1
       ? { ok: false, error: 'give exactly one Shield zone id' }
       : parseWith(ZoneSchema, { shieldZoneId: positionals[0] }),
   target: (args) => String(args.shieldZoneId),
   async run(ctx, args) {
+    // Read within the trigger's 3 seconds; the form falls back to defaults and says so.
+    const read = await readCurrent(ctx, args.shieldZoneId, FORM_READ_MS);
+    const current = 'current' in read ? read.current : null;
+    const executionModes = options(EXECUTION_MODE_NAMES);
+    const aggression = options(AGGRESSION_NAMES, 1);
     await ctx.surface.openModal({
       callbackId: 'shield.bot-detection:submit',
       title: 'Bot detection',
       submit: 'Continue',
       privateMetadata: String(args.shieldZoneId),
-      intro: `Shield zone *${args.shieldZoneId}*. Every setting is sent; Off turns a check off.`,
+      intro: current
+        ? md`Shield zone *${args.shieldZoneId}*: the form shows its current settings. Every setting is sent; Off turns a check off.`
+        : md`Shield zone *${args.shieldZoneId}*: its current settings could not be read (${'unknown' in read ? read.unknown : ''}), so the form shows defaults. Every setting is sent and replaces what the zone has.`,
       fields: [
         {
           id: 'executionMode',
           label: 'Execution mode',
           kind: 'select',
-          options: options(EXECUTION_MODE_NAMES),
-          initial: '0',
+          options: executionModes,
+          initial: initial(current?.executionMode ?? null, executionModes, '0'),
         },
         {
           id: 'requestIntegrity',
           label: 'Request integrity sensitivity',
           kind: 'select',
           options: sensitivity,
-          initial: '2',
+          initial: initial(current?.requestIntegrity ?? null, sensitivity, '2'),
         },
         {
           id: 'ipAddress',
           label: 'IP address sensitivity',
           kind: 'select',
           options: sensitivity,
-          initial: '2',
+          initial: initial(current?.ipAddress ?? null, sensitivity, '2'),
         },
         {
           id: 'fingerprint',
           label: 'Browser fingerprint sensitivity',
           kind: 'select',
           options: sensitivity,
-          initial: '2',
+          initial: initial(current?.fingerprint ?? null, sensitivity, '2'),
         },
         {
           id: 'aggression',
           label: 'Fingerprint aggression',
           kind: 'select',
-          options: options(AGGRESSION_NAMES, 1),
-          initial: '2',
+          options: aggression,
+          initial: initial(current?.aggression ?? null, aggression, '2'),
         },
         {
           id: 'complex',
           label: 'Complex fingerprinting',
           kind: 'checkboxes',
           options: [{ value: 'on', label: 'Enable complex fingerprinting' }],
+          initial: current?.complexEnabled ? ['on'] : [],
           optional: true,
         },
       ],
@@ -150,16 +244,20 @@ export const shieldBotDetection = defineOperation({
       });
       if (!body.success)
         return { errors: { executionMode: body.error.issues[0]?.message ?? 'invalid settings' } };
+      const settings = body.data;
       return {
         target: String(zone.data.shieldZoneId),
-        params: body.data,
-        run: () =>
-          ctx.services.approvals.submit(ctx, {
+        params: settings,
+        run: async () => {
+          // Read again now, so the card's "before" is what the zone has when the change is asked for.
+          const read = await readCurrent(ctx, settings.shieldZoneId, CARD_READ_MS);
+          return ctx.services.approvals.submit(ctx, {
             operation: 'shield.bot-detection',
-            target: String(zone.data.shieldZoneId),
-            params: body.data,
+            target: String(settings.shieldZoneId),
+            params: { settings, current: 'current' in read ? read.current : null },
             reason: '',
-          }),
+          });
+        },
       };
     },
   },

@@ -1,6 +1,6 @@
 import { WAF_OPERATORS, type WafEnum } from '../platform/schemas.js';
-import { md } from './markup.js';
-import { ephemeral, type ReplyBlock } from './reply.js';
+import { md } from '../reply/markup.js';
+import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { defineOperation, type RunContext } from './types.js';
 
 /** The WAF enums change with platform releases, not minute to minute. */

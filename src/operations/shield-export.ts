@@ -7,14 +7,14 @@ import {
   type ExportRequest,
   exportRequestSchema,
 } from '../platform/schemas.js';
+import { md } from '../reply/markup.js';
+import { inChannel, type Reply } from '../reply/model.js';
 import { writeShieldExportCsv } from '../reports/export-csv.js';
 import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
 import { parseDuration } from './duration.js';
 import { cancelJob, runLongJob } from './long-job.js';
-import { md } from './markup.js';
 import type { ModalField, ModalValues } from './modal.js';
-import { inChannel, type Reply } from './reply.js';
 import { formatUtc, parseInstant } from './time-args.js';
 import { defineOperation, type ParseResult, type RunContext, type SubmissionOutcome } from './types.js';
 
@@ -160,7 +160,7 @@ export const shieldExport = defineOperation({
   summary: 'export a Shield zone’s event log as CSV to the channel (a form asks for the window)',
   example: '/edge shield export 5101 --last 1h --filter country:in:DE,FR',
   flags: {
-    last: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'] },
     from: { kind: 'string' },
     to: { kind: 'string' },
     query: { kind: 'string' },

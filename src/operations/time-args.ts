@@ -4,16 +4,22 @@
  * means UTC), Unix milliseconds, or relative to now (`-3h`, `-90m`).
  */
 import { utc } from '@date-fns/utc';
-import { isValid, parse, parseISO, startOfDay, subDays } from 'date-fns';
+import { isValid, parse, parseISO, startOfDay, subDays } from '../date-fns.js';
 import { parseDuration } from './duration.js';
 
 export type TimeResult = { ok: true; ms: number } | { ok: false; error: string };
 
 const DAY_FORMATS = ['MM-dd-yyyy', 'yyyy-MM-dd'] as const;
 
+/** `03/04/2026` reads as March or as April depending on where one lives: refused, with what works. */
+const SLASH_DATE = /^\d{1,4}\/\d{1,2}\/\d{1,4}/;
+const slashDateError = (text: string) =>
+  `"${text.slice(0, 40)}" is ambiguous (month or day first?): write it as yyyy-MM-dd or MM-dd-yyyy, e.g. 2026-11-21 or 11-21-2026`;
+
 /** The UTC midnight that starts the day `text` names, checked: not in the future, a real date. */
 export function parseDay(text: string, now: number): TimeResult {
   const word = text.trim().toLowerCase();
+  if (SLASH_DATE.test(word)) return { ok: false, error: slashDateError(text.trim()) };
   const today = startOfDay(now, { in: utc }).getTime();
   if (word === 'today') return { ok: true, ms: today };
   if (word === 'yesterday') return { ok: true, ms: subDays(today, 1, { in: utc }).getTime() };
@@ -35,9 +41,21 @@ export function parseDay(text: string, now: number): TimeResult {
   };
 }
 
-/** An instant: ISO 8601 (UTC without a zone), Unix milliseconds, or `-3h`-style relative to now. */
+/**
+ * An instant: ISO 8601 (UTC without a zone), Unix milliseconds, `-3h`-style relative to now,
+ * or a time of today in UTC (`10:00`, `10:00:30`).
+ */
 export function parseInstant(text: string, now: number): TimeResult {
   const value = text.trim();
+  if (SLASH_DATE.test(value)) return { ok: false, error: slashDateError(value) };
+  const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (clock) {
+    const [hours, minutes, seconds] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)];
+    if (hours > 23 || minutes > 59 || seconds > 59)
+      return { ok: false, error: `"${value}" is not a time of day: write HH:mm in UTC, e.g. 14:30` };
+    const today = startOfDay(now, { in: utc }).getTime();
+    return { ok: true, ms: today + ((hours * 60 + minutes) * 60 + seconds) * 1000 };
+  }
   if (/^-\d+[smhd]$/.test(value)) {
     const duration = parseDuration(value.slice(1));
     return duration.ok ? { ok: true, ms: now - duration.ms } : { ok: false, error: duration.error };
@@ -49,7 +67,7 @@ export function parseInstant(text: string, now: number): TimeResult {
   }
   return {
     ok: false,
-    error: `"${value.slice(0, 40)}" is not a time: use ISO 8601 (2026-11-21T14:00:00Z), Unix milliseconds, or -3h`,
+    error: `"${value.slice(0, 40)}" is not a time: use ISO 8601 (2026-11-21T14:00:00Z), a time today in UTC (14:00), Unix milliseconds, or -3h`,
   };
 }
 

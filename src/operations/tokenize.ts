@@ -4,6 +4,7 @@
  * throws: every problem comes back as a short error a person can act on.
  */
 import { split } from 'shlex';
+import { closestName } from '../policy/suggest.js';
 
 export type TokenizeResult = { ok: true; tokens: string[] } | { ok: false; error: string };
 
@@ -171,6 +172,8 @@ export type FlagKind = 'string' | 'number' | 'boolean' | 'repeatable';
 export interface FlagSpec {
   /** `boolean` takes no value; `repeatable` is a string flag that may be given several times. */
   readonly kind: FlagKind;
+  /** Other names for the same flag, e.g. `since` for `last`. */
+  readonly aliases?: readonly string[];
 }
 
 /** Flag names without the leading `--`, e.g. `{ page: { kind: 'number' }, lite: { kind: 'boolean' } }`. */
@@ -197,12 +200,35 @@ const MAX_SHOWN = 40;
 
 const shown = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
+/** Dashes that phones and some keyboards type for `--`: em dash, en dash, and a lone hyphen. */
+const DASHED_FLAG = /^(?:—|–|-)(?!-)([A-Za-z][A-Za-z-]*)(=[\s\S]*)?$/u;
+
+/**
+ * A word typed as `—name`, `–name` or `-name` where a flag name is expected, read as `--name`
+ * when the name is one of the command's flags or close to one (so that a typo gets its
+ * suggestion). Anything else is left as typed: `-3h`, `-5`, or a reason that starts with a dash.
+ */
+function asDoubleDash(token: string, names: readonly string[]): string {
+  const match = DASHED_FLAG.exec(token);
+  if (!match) return token;
+  const name = match[1]!.toLowerCase();
+  if (names.includes(name) || closestName(name, names)) return `--${name}${match[2] ?? ''}`;
+  return token;
+}
+
 /**
  * Reads `--name value` and `--name=value` flags and returns the other words, in order, as
  * positionals. A value may start with a single `-` (`--from -3h`); one that starts with `--`
- * must use the `=` form. `--` on its own ends the flags.
+ * must use the `=` form. `--` on its own ends the flags. Flag names are matched without regard
+ * to case, an alias counts as its flag, and `—name`, `–name` or `-name` mean `--name`.
  */
 export function parseArgs<const S extends FlagSpecs>(tokens: readonly string[], spec: S): ParsedArgs<S> {
+  const byName = new Map<string, string>();
+  for (const [name, flag] of Object.entries(spec)) {
+    byName.set(name, name);
+    for (const alias of flag.aliases ?? []) byName.set(alias, name);
+  }
+  const names = [...byName.keys()];
   const values: Record<string, string | number | boolean | string[] | undefined> = {};
   const seen = new Set<string>();
   for (const name of Object.keys(spec)) {
@@ -214,7 +240,7 @@ export function parseArgs<const S extends FlagSpecs>(tokens: readonly string[], 
   let flagsEnded = false;
 
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
+    const token = flagsEnded ? tokens[i]! : asDoubleDash(tokens[i]!, names);
     if (flagsEnded || !token.startsWith('--')) {
       positionals.push(token);
       continue;
@@ -225,13 +251,18 @@ export function parseArgs<const S extends FlagSpecs>(tokens: readonly string[], 
     }
 
     const equals = token.indexOf('=');
-    const name = equals === -1 ? token.slice(2) : token.slice(2, equals);
-    // Own properties only: `--constructor` or `--__proto__` are unknown flags, not Object members.
-    const flag = Object.hasOwn(spec, name) ? spec[name] : undefined;
-    if (!flag) {
+    const typed = (equals === -1 ? token.slice(2) : token.slice(2, equals)).toLowerCase();
+    // A Map, not the spec object: `--constructor` or `--__proto__` are unknown flags, not members.
+    const name = byName.get(typed);
+    const flag = name === undefined ? undefined : spec[name];
+    if (name === undefined || !flag) {
       const known = Object.keys(spec).map((known) => `--${known}`);
+      const suggestion = closestName(typed, names);
       const list = known.length > 0 ? `known flags: ${known.join(', ')}` : 'this command takes no flags';
-      return { ok: false, error: `unknown flag --${shown(name)} (${list})` };
+      return {
+        ok: false,
+        error: `unknown flag --${shown(typed)}${suggestion ? ` (did you mean --${suggestion}?)` : ''} (${list})`,
+      };
     }
 
     if (seen.has(name) && flag.kind !== 'repeatable') {
@@ -250,7 +281,7 @@ export function parseArgs<const S extends FlagSpecs>(tokens: readonly string[], 
       raw = token.slice(equals + 1);
     } else {
       const next = tokens[i + 1];
-      if (next === undefined || next.startsWith('--')) {
+      if (next === undefined || asDoubleDash(next, names).startsWith('--')) {
         return {
           ok: false,
           error: `--${name} needs a value (write --${name}=VALUE when the value starts with --)`,

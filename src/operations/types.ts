@@ -8,12 +8,12 @@ import type { ApprovalFlow } from '../approvals/flow.js';
 import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
+import type { Reply } from '../reply/model.js';
 import type { AuditLog } from '../state/audit.js';
 import type { StateStore } from '../state/store.js';
 import type { OperationId } from './ids.js';
 import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
-import type { Reply } from './reply.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
 
 /** Where a reply went, so that it can be updated later (progress, approval cards). */
@@ -107,6 +107,13 @@ export interface Operation<S extends FlagSpecs, A> {
    * the request's approvers may click, whatever the grants say).
    */
   ownAccessForInteractions?: boolean;
+  /**
+   * What changes something (on the platform, in the customer database or in the bot's own
+   * approvals) rather than only reading: the command itself, and the names of its buttons and
+   * forms that do. Adapters record the delivery of these before they run, so a redelivery never
+   * runs a change twice.
+   */
+  changes?: { command?: boolean; interactions?: readonly string[] };
   /**
    * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
    * quotes, and `--` inside it is not a flag.

@@ -9,8 +9,9 @@ import { generateDatabaseToken, revokeDatabaseTokens } from './database-tokens.j
 import { listDnsZones } from './dns-zones.js';
 import { type PlatformCallEvent, PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
-import { resetPullZoneSecurityKey } from './pull-zones.js';
-import { exportShieldEventLogs, getWafEnums, updateBotDetection } from './shield.js';
+import { listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
+import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
+import { listShieldZones } from './shield-zones.js';
 import { createVideoLibrary } from './video-libraries.js';
 
 export interface PlatformClientOptions extends Omit<PlatformHttpOptions, 'logger' | 'onCall'> {
@@ -28,8 +29,11 @@ export interface PlatformClient {
   createVideoLibrary: Bound<typeof createVideoLibrary>;
   listApiKeys: Bound<typeof listApiKeys>;
   resetPullZoneSecurityKey: Bound<typeof resetPullZoneSecurityKey>;
+  listPullZones: Bound<typeof listPullZones>;
+  listShieldZones: Bound<typeof listShieldZones>;
   listDnsZones: Bound<typeof listDnsZones>;
   updateBotDetection: Bound<typeof updateBotDetection>;
+  getBotDetection: Bound<typeof getBotDetection>;
   getWafEnums: Bound<typeof getWafEnums>;
   exportShieldEventLogs: Bound<typeof exportShieldEventLogs>;
   getOriginErrorLogs: Bound<typeof getOriginErrorLogs>;
@@ -51,8 +55,11 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     createVideoLibrary: (...args) => createVideoLibrary(ctx, ...args),
     listApiKeys: (...args) => listApiKeys(ctx, ...args),
     resetPullZoneSecurityKey: (...args) => resetPullZoneSecurityKey(ctx, ...args),
+    listPullZones: (...args) => listPullZones(ctx, ...args),
+    listShieldZones: (...args) => listShieldZones(ctx, ...args),
     listDnsZones: (...args) => listDnsZones(ctx, ...args),
     updateBotDetection: (...args) => updateBotDetection(ctx, ...args),
+    getBotDetection: (...args) => getBotDetection(ctx, ...args),
     getWafEnums: () => getWafEnums(ctx),
     exportShieldEventLogs: (...args) => exportShieldEventLogs(ctx, ...args),
     getOriginErrorLogs: (...args) => getOriginErrorLogs(ctx, ...args),

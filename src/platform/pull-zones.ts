@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { endpoint, type PlatformContext } from './context.js';
 import { invalidRequest } from './errors.js';
-import { ResetSecurityKeySchema } from './schemas.js';
+import {
+  type PullZoneList,
+  PullZoneListSchema,
+  type PullZoneQuery,
+  PullZoneQuerySchema,
+  ResetSecurityKeySchema,
+} from './schemas.js';
 
 const PullZoneIdSchema = z
   .number()
@@ -30,4 +36,29 @@ export async function resetPullZoneSecurityKey(
     read: false,
     expect: [200, 204],
   });
+}
+
+/**
+ * GET /pullzone?page&perPage&search: the vendor's published list of pull zones, beyond the spec's
+ * nine operations, so that people can find an id without knowing it by heart.
+ */
+export async function listPullZones(
+  ctx: PlatformContext,
+  input: PullZoneQuery & { signal?: AbortSignal } = {},
+): Promise<PullZoneList> {
+  const { signal, ...rest } = input;
+  const query = PullZoneQuerySchema.safeParse(rest);
+  if (!query.success) throw invalidRequest('pullzone.list', query.error);
+  return ctx.http.json(
+    {
+      operation: 'pullzone.list',
+      method: 'GET',
+      url: endpoint(ctx.apiUrl, '/pullzone'),
+      query: { page: query.data.page, perPage: query.data.perPage, search: query.data.search },
+      read: true,
+      expect: [200],
+      signal,
+    },
+    PullZoneListSchema,
+  );
 }

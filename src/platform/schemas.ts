@@ -464,6 +464,63 @@ export type GeneratedToken = z.infer<typeof GeneratedTokenSchema>;
 /** Database ids are `db_<ulid>` on the real service; the sandbox accepts any label of that alphabet. */
 export const DatabaseIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, { error: 'is not a database id' });
 
+// ---------------------------------------------------------------- lists used to find ids (beyond the spec)
+
+/**
+ * GET /pullzone?page&perPage&search: the vendor's published list of pull zones (core API, paged
+ * like /dnszone). Only what people need to recognise a zone is read; every field may be absent.
+ */
+export const PullZoneQuerySchema = PagingSchema.extend({ search: z.string().min(1).max(255).optional() });
+export type PullZoneQuery = z.input<typeof PullZoneQuerySchema>;
+
+export const PullZoneSummarySchema = z.looseObject({
+  Id: z.number().int().optional(),
+  Name: z.string().nullish(),
+  OriginUrl: z.string().nullish(),
+  Enabled: z.boolean().nullish(),
+  Suspended: z.boolean().nullish(),
+  Hostnames: z
+    .array(z.looseObject({ Value: z.string().nullish() }))
+    .nullish()
+    .transform((hostnames) => (hostnames ?? []).flatMap((h) => (h.Value ? [h.Value] : []))),
+});
+export type PullZoneSummary = z.infer<typeof PullZoneSummarySchema>;
+export const PullZoneListSchema = pagedList(PullZoneSummarySchema);
+export type PullZoneList = z.infer<typeof PullZoneListSchema>;
+
+/** Shield plans (the vendor's PlanType): Basic has no bot detection. */
+export const SHIELD_PLAN_NAMES: Readonly<Record<number, string>> = {
+  0: 'Basic',
+  1: 'Advanced',
+  2: 'Business',
+  3: 'Enterprise',
+};
+
+/** GET /shield/shield-zones?page&perPage: the Shield API's envelope, `data` and a `page` object. */
+export const ShieldZoneSummarySchema = z.looseObject({
+  shieldZoneId: z.number().int().optional(),
+  pullZoneId: z.number().int().nullish(),
+  planType: z.number().int().nullish(),
+  learningMode: z.boolean().nullish(),
+  wafEnabled: z.boolean().nullish(),
+});
+export type ShieldZoneSummary = z.infer<typeof ShieldZoneSummarySchema>;
+export const ShieldZoneListSchema = z.looseObject({
+  data: z
+    .array(ShieldZoneSummarySchema)
+    .nullish()
+    .transform((zones) => zones ?? []),
+  page: z
+    .looseObject({
+      currentPage: z.number().int().nullish(),
+      pageSize: z.number().int().nullish(),
+      totalCount: z.number().int().nullish(),
+    })
+    .nullish(),
+  error: ShieldEnvelopeErrorSchema.nullish(),
+});
+export type ShieldZoneList = z.infer<typeof ShieldZoneListSchema>;
+
 // ---------------------------------------------------------------- error bodies
 
 export const ApiErrorDataSchema = z.looseObject({

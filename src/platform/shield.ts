@@ -47,6 +47,36 @@ export async function updateBotDetection(
   return envelope.body.data ?? body.data;
 }
 
+/**
+ * GET /shield/shield-zone/{id}/bot-detection: the zone's current configuration (reference 04,
+ * "Get Current Bot Detection"), so a change can show before → after. A plan without bot
+ * detection answers 202 with errorKey invalid_plan_type.bot_detection: a failure here, since
+ * there are no current settings to show. `null` when the envelope carries no data.
+ */
+export async function getBotDetection(
+  ctx: PlatformContext,
+  shieldZoneId: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<BotDetectionConfig | null> {
+  const id = ShieldZoneIdSchema.safeParse(shieldZoneId);
+  if (!id.success) throw invalidRequest('shield.botDetection.get', id.error);
+  const envelope = await ctx.http.jsonWithStatus(
+    {
+      operation: 'shield.botDetection.get',
+      subject: `Shield zone ${id.data}`,
+      method: 'GET',
+      url: endpoint(ctx.apiUrl, `/shield/shield-zone/${id.data}/bot-detection`),
+      read: true,
+      expect: [200, 202],
+      signal: options.signal,
+    },
+    shieldEnvelope(BotDetectionConfigSchema),
+  );
+  const failure = shieldEnvelopeFailure('shield.botDetection.get', envelope.status, envelope.body.error);
+  if (failure) throw failure;
+  return envelope.body.data ?? null;
+}
+
 /** GET /shield/waf/enums: every WAF enumeration with its values. */
 export async function getWafEnums(ctx: PlatformContext): Promise<WafEnum[]> {
   const response = await ctx.http.json(

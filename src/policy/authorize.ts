@@ -57,6 +57,11 @@ export interface Decision {
 export interface AuthorizeOptions {
   /** Groups whose members could not be read from Slack; a denial that may be due to them says so. */
   unresolvedGroups?: ReadonlySet<string>;
+  /**
+   * The members of approver groups, where they could be read: with them, a rule that names
+   * groups can be counted like one that names people, and refused when nobody could approve.
+   */
+  groupMembers?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 function isAlwaysAllowed(operation: Operation): operation is AlwaysAllowed {
@@ -172,7 +177,14 @@ export function authorize(
   if (!approvalRule) return { allowed: true, rule, reason };
 
   const approverIds = unique(approvalRule.approvers.flatMap((role) => membersOf(policy, role)));
-  const unavailable = whyApprovalIsUnavailable(policy, op, approvalRule, approverIds, userId);
+  const unavailable = whyApprovalIsUnavailable(
+    policy,
+    op,
+    approvalRule,
+    approverIds,
+    userId,
+    options.groupMembers,
+  );
   if (unavailable) {
     return {
       allowed: false,
@@ -198,8 +210,31 @@ export function authorize(
 }
 
 /**
- * Refuses up front what could never be approved: no approvers at all, or (when the approver
- * roles list only user ids) fewer approvers than required once the requester is left out.
+ * The distinct people the approver ids stand for, groups expanded; undefined when they cannot
+ * be counted: "*" (anyone) or a group whose members could not be read.
+ */
+function countableApprovers(
+  approverIds: readonly string[],
+  groupMembers: ReadonlyMap<string, ReadonlySet<string>> | undefined,
+): Set<string> | undefined {
+  const people = new Set<string>();
+  for (const id of approverIds) {
+    if (id === EVERYONE) return undefined;
+    if (!id.startsWith('S')) {
+      people.add(id);
+      continue;
+    }
+    const members = groupMembers?.get(id);
+    if (!members) return undefined;
+    for (const member of members) people.add(member);
+  }
+  return people;
+}
+
+/**
+ * Refuses up front what could never be approved: no approvers at all, or fewer approvers than
+ * required once the requester is left out (people named directly or through groups whose
+ * members are known; "*" always leaves someone else).
  */
 function whyApprovalIsUnavailable(
   policy: Policy,
@@ -207,6 +242,7 @@ function whyApprovalIsUnavailable(
   rule: ApprovalRule,
   approverIds: readonly string[],
   requesterId: string,
+  groupMembers: ReadonlyMap<string, ReadonlySet<string>> | undefined,
 ): string | undefined {
   if (policy.origin === 'default') {
     return `${op} needs approval, and the built-in policy has no approvers. To use it, write a policy file (edgeops.policy.yml, or the path in EDGEOPS_POLICY) with a role listing the approvers' Slack ids and an approvals rule naming that role, e.g. approvals: { rules: [{ ops: [${op}], approvers: [leads] }] }`;
@@ -214,11 +250,12 @@ function whyApprovalIsUnavailable(
   if (approverIds.length === 0) {
     return `${op} needs approval from ${list(rule.approvers)}, and no one is in ${rule.approvers.length > 1 ? 'those roles' : 'that role'}; add approvers to it in ${policy.source}`;
   }
-  // Groups and "*" may hold any number of people, so only a list of plain user ids can be counted.
-  const countable = approverIds.every((id) => id !== EVERYONE && !id.startsWith('S'));
-  const others = approverIds.filter((id) => id !== requesterId).length;
-  if (countable && others < rule.required) {
-    return `${op} needs ${rule.required} approval${rule.required > 1 ? 's' : ''} from ${list(rule.approvers)}, and only ${others} approver${others === 1 ? '' : 's'} other than you ${others === 1 ? 'is' : 'are'} listed; you cannot approve your own request`;
-  }
-  return undefined;
+  const people = countableApprovers(approverIds, groupMembers);
+  if (!people) return undefined;
+  people.delete(requesterId);
+  const others = people.size;
+  if (others >= rule.required) return undefined;
+  const groups = approverIds.filter((id) => id.startsWith('S'));
+  const counting = groups.length > 0 ? ` (counting the members of ${list(groups)})` : '';
+  return `${op} needs ${rule.required} approval${rule.required > 1 ? 's' : ''} from ${list(rule.approvers)}, and only ${others} approver${others === 1 ? '' : 's'} other than you ${others === 1 ? 'is' : 'are'} listed${counting}; you cannot approve your own request`;
 }

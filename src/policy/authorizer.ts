@@ -4,12 +4,14 @@
  */
 
 import type { AccessDecision, Authorizer } from '../operations/engine.js';
-import { md, nest, trusted } from '../operations/markup.js';
-import { ephemeral, type Reply } from '../operations/reply.js';
+import { isOperationId, type OperationId } from '../operations/ids.js';
 import type { Caller } from '../operations/types.js';
-import { authorize, type Decision, type Operation } from './authorize.js';
+import { md, nest, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply } from '../reply/model.js';
+import { approvalRuleFor, authorize, type Decision, isApprover, type Operation } from './authorize.js';
 import { explainAccess } from './explain.js';
 import { type GroupMembership, groupIdsIn } from './groups.js';
+import type { Policy } from './schema.js';
 import type { PolicyStore } from './store.js';
 
 export interface PolicyAuthorizer extends Authorizer {
@@ -17,20 +19,37 @@ export interface PolicyAuthorizer extends Authorizer {
   decision(operation: Operation, caller: Caller): Promise<Decision>;
   /** Whether the user is in one of the given roles (approver checks). */
   membership(userId: string): Promise<ReadonlySet<string>>;
+  /** Whether the policy in force now names the user an approver of the operation. */
+  isApproverNow(operation: OperationId, userId: string): Promise<boolean>;
 }
 
-export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembership): PolicyAuthorizer {
+export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMembership): PolicyAuthorizer {
   async function lookup(userId: string) {
-    return groups.lookup(userId, groupIdsIn(policies.current()));
+    return groupsOf.lookup(userId, groupIdsIn(policies.current()));
+  }
+
+  /** Members of the groups that approve `operation`, so a request nobody else could approve is refused. */
+  async function approverGroupMembers(policy: Policy, operation: Operation) {
+    if (!isOperationId(operation)) return undefined;
+    const rule = approvalRuleFor(policy, operation);
+    if (!rule) return undefined;
+    const groups = rule.approvers
+      .flatMap((role) => (Object.hasOwn(policy.roles, role) ? (policy.roles[role] ?? []) : []))
+      .filter((id) => id.startsWith('S'));
+    return groups.length > 0 ? groupsOf.membersOf(groups) : undefined;
   }
 
   async function decision(operation: Operation, caller: Caller): Promise<Decision> {
-    const found = await lookup(caller.userId);
+    const policy = policies.current();
+    const [found, groupMembers] = await Promise.all([
+      lookup(caller.userId),
+      approverGroupMembers(policy, operation),
+    ]);
     return authorize(
-      policies.current(),
+      policy,
       { operation, userId: caller.userId, channelId: caller.channelId },
       found.groups,
-      { unresolvedGroups: found.unresolved },
+      { unresolvedGroups: found.unresolved, groupMembers },
     );
   }
 
@@ -38,6 +57,12 @@ export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembe
     decision,
     async membership(userId) {
       return (await lookup(userId)).groups;
+    },
+    async isApproverNow(operation, userId) {
+      const policy = policies.current();
+      const rule = approvalRuleFor(policy, operation);
+      if (!rule) return false;
+      return isApprover(policy, rule, userId, (await lookup(userId)).groups);
     },
     async decide(operation, caller): Promise<AccessDecision> {
       const result = await decision(operation as Operation, caller);
@@ -47,9 +72,18 @@ export function createPolicyAuthorizer(policies: PolicyStore, groups: GroupMembe
       };
     },
     async explain(caller): Promise<Reply> {
-      const found = await lookup(caller.userId);
-      const explanation = explainAccess(policies.current(), caller.userId, caller.channelId, found.groups, {
+      const policy = policies.current();
+      const approverGroups = policy.approvals.rules
+        .flatMap((rule) => rule.approvers)
+        .flatMap((role) => (Object.hasOwn(policy.roles, role) ? (policy.roles[role] ?? []) : []))
+        .filter((id) => id.startsWith('S'));
+      const [found, groupMembers] = await Promise.all([
+        lookup(caller.userId),
+        approverGroups.length > 0 ? groupsOf.membersOf(approverGroups) : undefined,
+      ]);
+      const explanation = explainAccess(policy, caller.userId, caller.channelId, found.groups, {
         unresolvedGroups: found.unresolved,
+        groupMembers,
       });
       const lines = explanation.operations.map(({ operation, decision: d }) => {
         const mark = d.allowed ? ':white_check_mark:' : ':no_entry_sign:';

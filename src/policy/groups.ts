@@ -29,6 +29,8 @@ export interface GroupMembership {
   groupsOf(userId: string, groupIds: Iterable<string>): Promise<Set<string>>;
   /** Like groupsOf, and also says which groups could not be read, so a denial can say so. */
   lookup(userId: string, groupIds: Iterable<string>): Promise<GroupLookup>;
+  /** The members of each group that could be read (cached like lookups); unreadable ones are left out. */
+  membersOf(groupIds: Iterable<string>): Promise<Map<string, ReadonlySet<string>>>;
   /** Forgets one group's members (e.g. on a `subteam_members_changed` event), or all of them. */
   invalidate(groupId?: string): void;
 }
@@ -106,8 +108,21 @@ export function createGroupMembership(options: GroupMembershipOptions): GroupMem
     return { groups, unresolved };
   };
 
+  const members = async (groupIds: Iterable<string>): Promise<Map<string, ReadonlySet<string>>> => {
+    const ids = [...new Set(groupIds)];
+    const results = await Promise.allSettled(ids.map((id) => membersOf(id)));
+    const found = new Map<string, ReadonlySet<string>>();
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') found.set(ids[i]!, result.value);
+      else
+        options.logger?.warn('could not read user-group members', { groupId: ids[i], error: result.reason });
+    });
+    return found;
+  };
+
   return {
     lookup,
+    membersOf: members,
     groupsOf: async (userId, groupIds) => (await lookup(userId, groupIds)).groups,
     invalidate(groupId) {
       generation++;

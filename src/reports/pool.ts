@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { MessagePort, ResourceLimits } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 
 export type ReportWorkerName = 'origin-worker' | 'export-worker';
 
@@ -59,27 +59,33 @@ function workerExecArgv(): string[] {
 }
 
 export function createReportPool(options: ReportPoolOptions = {}): ReportPool {
-  const pools = new Map<ReportWorkerName, Piscina>();
-  const poolFor = (worker: ReportWorkerName): Piscina => {
+  // Piscina is loaded with the first report, not at start: most runs of the bot never need it.
+  const pools = new Map<ReportWorkerName, Promise<Piscina>>();
+  const poolFor = (worker: ReportWorkerName): Promise<Piscina> => {
     let pool = pools.get(worker);
     if (!pool) {
-      pool = new Piscina({
-        filename: reportWorkerFile(worker),
-        minThreads: 0,
-        maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
-        idleTimeout: options.idleTimeoutMs ?? 30_000,
-        execArgv: workerExecArgv(),
-        resourceLimits: HEAP_LIMITS[worker],
-      });
+      pool = import('piscina').then(
+        ({ Piscina }) =>
+          new Piscina({
+            filename: reportWorkerFile(worker),
+            minThreads: 0,
+            maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
+            idleTimeout: options.idleTimeoutMs ?? 30_000,
+            execArgv: workerExecArgv(),
+            resourceLimits: HEAP_LIMITS[worker],
+          }),
+      );
       pools.set(worker, pool);
     }
     return pool;
   };
   return {
-    run: (task, { worker, transferList, signal }) => poolFor(worker).run(task, { transferList, signal }),
+    run: async (task, { worker, transferList, signal }) =>
+      (await poolFor(worker)).run(task, { transferList, signal }),
     close: async () => {
-      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      const closing = [...pools.values()];
       pools.clear();
+      await Promise.all(closing.map(async (pool) => (await pool).close()));
     },
   };
 }

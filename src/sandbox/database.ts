@@ -1,47 +1,46 @@
 /**
- * The sandbox's customer database: a real libSQL file opened through @libsql/client.
+ * The sandbox's customer database, as the Hrana service sees it. The connections live in a
+ * child process (database-process.ts), not on the event loop that serves HTTP: embedded libSQL
+ * runs a statement synchronously, so a runaway one (a recursive CTE without end) would otherwise
+ * freeze the whole process, the bot too when the sandbox runs inside it (console mode, tests),
+ * and no deadline could fire. A worker thread would not do: it cannot be stopped while SQLite
+ * runs, and the process then cannot even exit.
  *
- * Each Hrana stream gets a session with its own connection, because an interactive transaction
- * must stay on one connection between HTTP requests. Read-only access is enforced by the engine
- * itself with `PRAGMA query_only`: embedded libSQL accepts `BEGIN TRANSACTION READONLY` and still
- * lets writes through (PRODUCT §4), so the session switches query_only on for read-only tokens and
- * for the length of a read transaction.
+ * A statement whose client went away (its HTTP request closed before the answer) is stopped by
+ * ending that process; the next call starts a fresh one on the same file. Streams that had a
+ * transaction open in the old process lose it, as they would when a server restarts. The next
+ * process starts at once, so that it is ready when the next client comes.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { z } from 'zod';
+import type { DescribedStatement, SqlStatement } from './database-engine.js';
 import {
-  type Client,
-  createClient,
-  type InStatement,
-  type ResultSet,
-  type Transaction,
-} from '@libsql/client';
-import { createRandom } from './random.js';
-import { statementShape } from './sql-text.js';
+  DatabaseAnswerSchema,
+  type DatabaseCall,
+  DescribedSchema,
+  ExecutedSchema,
+  SessionIdSchema,
+  type SqlResultSchema,
+} from './database-messages.js';
+import { StatementError } from './statement-error.js';
 
-/** A refusal decided by the sandbox rather than by the engine, carrying a Hrana error code. */
-export class StatementError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'StatementError';
-  }
-}
+export type { DescribedStatement, SqlStatement } from './database-engine.js';
+
+/** A statement's result; cells are checked as they are turned into Hrana values. */
+export type SqlResult = z.infer<typeof SqlResultSchema>;
 
 export interface SqlSession {
   /** True outside an explicit transaction. */
   readonly autocommit: boolean;
-  /** Runs one statement; `readOnly` is the access of the token that sent it. */
-  execute(statement: InStatement & object, readOnly: boolean): Promise<ResultSet>;
-}
-
-export interface DescribedStatement {
-  isReadonly: boolean;
-  cols: { name: string; decltype: string | null }[];
+  /**
+   * Runs one statement; `readOnly` is the access of the token that sent it. Aborting `signal`
+   * (the client went away) stops the statement.
+   */
+  execute(statement: SqlStatement, readOnly: boolean, signal?: AbortSignal): Promise<SqlResult>;
 }
 
 export interface SandboxDatabase {
@@ -51,257 +50,226 @@ export interface SandboxDatabase {
   /** Rolls back whatever the session left open and keeps its connection for the next stream. */
   releaseSession(session: SqlSession): Promise<void>;
   /** What `describe` reports, computed without running the statement. */
-  describe(sql: string): Promise<DescribedStatement>;
+  describe(sql: string, signal?: AbortSignal): Promise<DescribedStatement>;
+  /** The database process's id while one runs. */
+  processId(): number | undefined;
   close(): Promise<void>;
 }
 
 export interface SandboxDatabaseOptions {
-  /** `file:` URL or plain path; a fresh temporary file when absent. */
+  /** `file:` URL or plain path; a fresh temporary file, removed on close, when absent. */
   path?: string;
   seed: number;
 }
 
-const EMPTY_RESULT: ResultSet = {
-  columns: [],
-  columnTypes: [],
-  rows: [],
-  rowsAffected: 0,
-  lastInsertRowid: undefined,
-  toJSON: () => ({ columns: [], columnTypes: [], rows: [], rowsAffected: 0, lastInsertRowid: null }),
-};
+/** How long a database process has to close its connections before it is killed. */
+const CLOSE_GRACE_MS = 2_000;
 
-const SAFE_INTEGER_LIMIT = 2n ** 53n;
+/** Under tsx or vitest this module is a `.ts` file and so is the process's; in dist/ both are `.js`. */
+const runningFromSource = import.meta.url.endsWith('.ts');
 
-class Session implements SqlSession {
-  private transaction: Transaction | undefined;
-  private inReadTransaction = false;
-  private queryOnly = false;
+const processFile = () =>
+  fileURLToPath(new URL(`./database-process.${runningFromSource ? 'ts' : 'js'}`, import.meta.url));
+
+/** A `.ts` entry point is loaded by Node itself, not by the test runner's transform: give it tsx. */
+function processExecArgv(): string[] {
+  if (!runningFromSource) return [];
+  let loader = 'tsx';
+  try {
+    loader = import.meta.resolve('tsx');
+  } catch {
+    // Some module runners do not offer import.meta.resolve; Node then resolves `tsx` from the cwd.
+  }
+  return ['--import', loader];
+}
+
+const toFileUrl = (path: string) => (path.startsWith('file:') ? path : pathToFileURL(path).href);
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** One database process; a new one (a new generation) replaces it after it is stopped. */
+interface Incarnation {
+  child: ChildProcess;
+  generation: number;
+  pending: Map<number, Pending>;
+  /** Settles once the process has opened the database. */
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+const restarted = () =>
+  new StatementError(
+    'SQLITE_INTERRUPT',
+    'interrupted: the database stopped a statement whose client went away, and the transactions open with it',
+  );
+
+class RemoteSession implements SqlSession {
+  autocommit = true;
 
   constructor(
-    readonly client: Client,
-    private readonly analysis: Client,
+    readonly id: number,
+    readonly generation: number,
+    private readonly run: (
+      session: RemoteSession,
+      statement: SqlStatement,
+      readOnly: boolean,
+      signal?: AbortSignal,
+    ) => Promise<SqlResult>,
   ) {}
 
-  get autocommit(): boolean {
-    return this.transaction === undefined;
-  }
-
-  async execute(statement: InStatement & object, readOnly: boolean): Promise<ResultSet> {
-    const shape = statementShape(statement.sql);
-    if (shape.setsQueryOnly) {
-      throw new StatementError('SQLITE_AUTH', 'not authorized: PRAGMA query_only is managed by the server');
-    }
-    try {
-      await this.applyQueryOnly(readOnly || this.inReadTransaction);
-      if (shape.begin && !this.transaction) {
-        // An unknown BEGIN form is handed to the engine only to get its own error message.
-        if (shape.beginUnrecognised) await this.analysis.execute(`EXPLAIN ${statement.sql}`);
-        this.transaction = await this.client.transaction(shape.begin);
-        this.inReadTransaction = shape.begin === 'read';
-        return EMPTY_RESULT;
-      }
-      if (shape.isSavepoint && !this.transaction) {
-        // The client's pool would roll an implicit savepoint transaction back after the statement.
-        throw new StatementError(
-          'SQLITE_UNKNOWN',
-          'SAVEPOINT outside a transaction is not supported; run BEGIN first',
-        );
-      }
-      const result = await this.run(statement);
-      return await this.exactRowid(result);
-    } finally {
-      this.settle();
-    }
-  }
-
-  async reset(): Promise<void> {
-    this.transaction?.close();
-    this.settle();
-  }
-
-  private run(statement: InStatement): Promise<ResultSet> {
-    return this.transaction ? this.transaction.execute(statement) : this.client.execute(statement);
-  }
-
-  private async applyQueryOnly(wanted: boolean): Promise<void> {
-    if (wanted === this.queryOnly) return;
-    await this.run(`PRAGMA query_only = ${wanted ? 1 : 0}`);
-    this.queryOnly = wanted;
-  }
-
-  /** The embedded driver reports last_insert_rowid as a double; past 2^53 ask the engine for the exact value. */
-  private async exactRowid(result: ResultSet): Promise<ResultSet> {
-    const rowid = result.lastInsertRowid;
-    if (rowid === undefined || (rowid < SAFE_INTEGER_LIMIT && rowid > -SAFE_INTEGER_LIMIT)) return result;
-    const exact = await this.run('SELECT last_insert_rowid()');
-    const value = exact.rows[0]?.[0];
-    return typeof value === 'bigint' ? { ...result, lastInsertRowid: value } : result;
-  }
-
-  /** COMMIT, ROLLBACK or an error may have ended the transaction; give its connection back. */
-  private settle(): void {
-    if (this.transaction?.closed) {
-      this.transaction.close();
-      this.transaction = undefined;
-      this.inReadTransaction = false;
-    }
-    if (this.transaction === undefined) this.inReadTransaction = false;
+  execute(statement: SqlStatement, readOnly: boolean, signal?: AbortSignal): Promise<SqlResult> {
+    return this.run(this, statement, readOnly, signal);
   }
 }
-
-const EXPLAIN_WRITE_OPCODES = new Set(['Vacuum', 'JournalMode']);
-
-function seedStatements(seed: number): InStatement[] {
-  const random = createRandom(seed, 'database');
-  const customers = [
-    ['Ada Lovelace', 'GB'],
-    ['Grace Hopper', 'US'],
-    ['Katherine Johnson', 'US'],
-    ['Hedy Lamarr', 'AT'],
-    ['Radia Perlman', 'US'],
-    ['Margaret Hamilton', 'US'],
-    ['Frances Allen', 'US'],
-    ['Barbara Liskov', 'US'],
-    ['Sophie Wilson', 'GB'],
-    ['Karen Spärck Jones', 'GB'],
-  ] as const;
-  const statements: InStatement[] = customers.map(([name, country], index) => ({
-    sql: 'INSERT INTO customers (id, name, email, country, plan, created_at, avatar) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    args: [
-      BigInt(index + 1),
-      name,
-      `${name.split(' ')[0]?.toLowerCase()}@example.com`,
-      country,
-      random.pick(['free', 'pro', 'business']),
-      new Date(Date.UTC(2024, index, 3 + index)).toISOString(),
-      index === 0 ? new Uint8Array([0x89, 0x50, 0x4e, 0x47]).buffer : null,
-    ],
-  }));
-  const statuses = ['pending', 'paid', 'shipped', 'refunded', 'cancelled'] as const;
-  for (let id = 1; id <= 30; id++) {
-    statements.push({
-      sql: 'INSERT INTO orders (id, customer_id, placed_at, status, total, currency, external_ref, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      args: [
-        BigInt(id),
-        BigInt(random.between(1, customers.length)),
-        new Date(Date.UTC(2025, random.int(12), random.between(1, 28), random.int(24))).toISOString(),
-        random.pick(statuses),
-        Math.round(random.between(500, 250_000)) / 100,
-        random.pick(['EUR', 'USD', 'GBP']),
-        // One reference past 2^53, to prove integers travel exactly.
-        id === 7 ? 9007199254740993n : BigInt(random.between(100_000, 999_999)),
-        id === 13
-          ? 'customer wrote: <!channel> where is my parcel?'
-          : id === 21
-            ? 'gift wrap, "fragile"'
-            : null,
-      ],
-    });
-  }
-  return statements;
-}
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS customers (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    email TEXT NOT NULL UNIQUE,
-    country TEXT NOT NULL,
-    plan TEXT NOT NULL DEFAULT 'free',
-    created_at TEXT NOT NULL,
-    avatar BLOB
-  )`,
-  `CREATE TABLE IF NOT EXISTS orders (
-    id INTEGER PRIMARY KEY,
-    customer_id INTEGER NOT NULL REFERENCES customers(id),
-    placed_at TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('pending', 'paid', 'shipped', 'refunded', 'cancelled')),
-    total REAL NOT NULL,
-    currency TEXT NOT NULL DEFAULT 'EUR',
-    external_ref INTEGER,
-    note TEXT
-  )`,
-];
-
-function toFileUrl(path: string): string {
-  return path.startsWith('file:') ? path : pathToFileURL(path).href;
-}
-
-const MAX_IDLE_SESSIONS = 8;
 
 export async function openSandboxDatabase(options: SandboxDatabaseOptions): Promise<SandboxDatabase> {
   const temporaryDir = options.path ? undefined : mkdtempSync(join(tmpdir(), 'edgeops-sandbox-'));
   const url = options.path ? toFileUrl(options.path) : toFileUrl(join(temporaryDir ?? '', 'sandbox.db'));
-  const connect = () => createClient({ url, intMode: 'bigint', concurrency: 1 });
+  let current: Incarnation | undefined;
+  let generation = 0;
+  let requestId = 0;
+  let closed = false;
 
-  const setup = connect();
-  // WAL lets streams read while another stream holds a write transaction.
-  await setup.execute('PRAGMA journal_mode = WAL');
-  await setup.batch(SCHEMA, 'write');
-  const existing = await setup.execute('SELECT count(*) FROM customers');
-  if (existing.rows[0]?.[0] === 0n) await setup.batch(seedStatements(options.seed), 'write');
-  setup.close();
+  /** An idle process does not keep the host alive; one with work to do does. */
+  const holdWhileBusy = (incarnation: Incarnation) => {
+    const busy = incarnation.pending.size > 0;
+    if (busy) incarnation.child.ref();
+    else incarnation.child.unref();
+    const channel = incarnation.child.channel;
+    if (busy) channel?.ref();
+    else channel?.unref();
+  };
 
-  // Describe runs EXPLAIN here: the driver leaves EXPLAIN statements un-reset, which would block COMMIT
-  // on a session's connection.
-  const analysis = connect();
-  const idle: Session[] = [];
-  const all = new Set<Session>();
+  function request(incarnation: Incarnation, call: DatabaseCall, signal?: AbortSignal): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(restarted());
+      const id = ++requestId;
+      incarnation.pending.set(id, { resolve, reject });
+      holdWhileBusy(incarnation);
+      incarnation.child.send({ id, ...call }, (error) => {
+        // The process is gone (its exit already failed everything pending before this request).
+        if (error && incarnation.pending.delete(id)) reject(restarted());
+      });
+      // The client is gone: stop its statement the only way SQLite on another thread allows, and
+      // have the next process ready for the next client.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (!incarnation.pending.has(id)) return;
+          incarnation.child.kill('SIGKILL');
+          if (current === incarnation && !closed) start();
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Starts a database process; it becomes the current one at once, usable once `ready`. */
+  function start(): Incarnation {
+    const child = fork(processFile(), [], {
+      execArgv: processExecArgv(),
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    const incarnation: Incarnation = {
+      child,
+      generation: ++generation,
+      pending: new Map(),
+      ready: Promise.resolve(),
+      exited: new Promise((resolve) => child.once('exit', () => resolve())),
+    };
+    child.on('message', (raw: unknown) => {
+      const answer = DatabaseAnswerSchema.safeParse(raw);
+      if (!answer.success) return;
+      const pending = incarnation.pending.get(answer.data.id);
+      if (!pending) return;
+      incarnation.pending.delete(answer.data.id);
+      holdWhileBusy(incarnation);
+      if (answer.data.ok) pending.resolve(answer.data.value);
+      else pending.reject(new StatementError(answer.data.error.code, answer.data.error.message));
+    });
+    child.on('error', () => child.kill('SIGKILL'));
+    child.once('exit', () => {
+      if (current === incarnation) current = undefined;
+      for (const pending of incarnation.pending.values()) pending.reject(restarted());
+      incarnation.pending.clear();
+    });
+    incarnation.ready = request(incarnation, { op: 'open', url, seed: options.seed }).then(() => undefined);
+    // A process that cannot open the database is replaced on the next call, which reports why.
+    incarnation.ready.catch(() => child.kill('SIGKILL'));
+    current = incarnation;
+    return incarnation;
+  }
+
+  /** The running database process, started again after it was stopped. */
+  async function running(): Promise<Incarnation> {
+    if (closed) throw new StatementError('HRANA_CLOSED_ERROR', 'The database is closed');
+    const incarnation = current ?? start();
+    await incarnation.ready;
+    return incarnation;
+  }
+
+  async function execute(
+    session: RemoteSession,
+    statement: SqlStatement,
+    readOnly: boolean,
+    signal?: AbortSignal,
+  ): Promise<SqlResult> {
+    const incarnation = await running();
+    if (incarnation.generation !== session.generation) throw restarted();
+    const executed = ExecutedSchema.parse(
+      await request(incarnation, { op: 'execute', session: session.id, statement, readOnly }, signal),
+    );
+    session.autocommit = executed.autocommit;
+    return executed.result;
+  }
+
+  /** Lets an idle process close its connections; one still working (or starting) is killed. */
+  async function stop(incarnation: Incarnation): Promise<void> {
+    if (incarnation.pending.size > 0) incarnation.child.kill('SIGKILL');
+    else {
+      void request(incarnation, { op: 'close' }).catch(() => undefined);
+      const timer = setTimeout(() => incarnation.child.kill('SIGKILL'), CLOSE_GRACE_MS);
+      await incarnation.exited;
+      clearTimeout(timer);
+    }
+    await incarnation.exited;
+  }
+
+  try {
+    await start().ready;
+  } catch (error) {
+    closed = true;
+    if (temporaryDir) rmSync(temporaryDir, { recursive: true, force: true });
+    throw error;
+  }
 
   return {
     url,
     async openSession() {
-      const reused = idle.pop();
-      if (reused) return reused;
-      const session = new Session(connect(), analysis);
-      all.add(session);
-      return session;
+      const incarnation = await running();
+      const id = SessionIdSchema.parse(await request(incarnation, { op: 'openSession' }));
+      return new RemoteSession(id, incarnation.generation, execute);
     },
     async releaseSession(session) {
-      const owned = session instanceof Session && all.has(session) ? session : undefined;
-      if (!owned) return;
-      try {
-        await owned.reset();
-      } catch {
-        all.delete(owned);
-        owned.client.close();
-        return;
-      }
-      if (idle.length < MAX_IDLE_SESSIONS) {
-        idle.push(owned);
-      } else {
-        all.delete(owned);
-        owned.client.close();
-      }
+      if (!(session instanceof RemoteSession)) return;
+      const incarnation = current;
+      if (!incarnation || incarnation.generation !== session.generation) return;
+      session.autocommit = true;
+      await request(incarnation, { op: 'releaseSession', session: session.id }).catch(() => undefined);
     },
-    async describe(sql) {
-      const plan = await analysis.execute(`EXPLAIN ${sql}`);
-      // sqlite3_stmt_readonly() is false when the program opens a write transaction or vacuums.
-      const isReadonly = !plan.rows.some((row) => {
-        const opcode = row[1];
-        return (opcode === 'Transaction' && row[3] !== 0n) || EXPLAIN_WRITE_OPCODES.has(String(opcode));
-      });
-      const shape = statementShape(sql);
-      if (!isReadonly || !shape.isQuery) return { isReadonly, cols: [] };
-      // Unbound parameters are NULL, and LIMIT 0 keeps the query from doing any work.
-      const probe = await analysis.execute(`SELECT * FROM (\n${sql}\n) LIMIT 0`);
-      return {
-        isReadonly,
-        cols: probe.columns.map((name, index) => ({ name, decltype: probe.columnTypes[index] || null })),
-      };
+    async describe(sql, signal) {
+      const incarnation = await running();
+      return DescribedSchema.parse(await request(incarnation, { op: 'describe', sql }, signal));
     },
+    processId: () => current?.child.pid,
     async close() {
-      for (const session of all) {
-        try {
-          await session.reset();
-        } catch {
-          // the connection is closed next anyway
-        }
-        session.client.close();
-      }
-      all.clear();
-      idle.length = 0;
-      analysis.close();
+      if (closed) return;
+      closed = true;
+      if (current) await stop(current);
       if (temporaryDir) rmSync(temporaryDir, { recursive: true, force: true });
     },
   };

@@ -4,11 +4,12 @@
  * idle streams expired after ten seconds.
  */
 import { randomBytes } from 'node:crypto';
-import { type InValue, LibsqlError, type ResultSet } from '@libsql/client';
 import { z } from 'zod';
 import { type HranaValue, HranaValueSchema } from '../platform/schemas.js';
-import { type SandboxDatabase, type SqlSession, StatementError } from './database.js';
+import type { SandboxDatabase, SqlResult, SqlSession } from './database.js';
+import type { SqlValue } from './database-engine.js';
 import { splitStatements, statementParams, statementShape } from './sql-text.js';
+import { type HranaError, StatementError, toHranaError } from './statement-error.js';
 
 // ---------------------------------------------------------------- wire schemas
 
@@ -67,11 +68,6 @@ export const PipelineRequestSchema = z.object({
 
 // ---------------------------------------------------------------- results
 
-export interface HranaError {
-  message: string;
-  code: string;
-}
-
 interface StmtResult {
   cols: { name: string; decltype: string | null }[];
   rows: HranaValue[][];
@@ -119,7 +115,8 @@ export type HranaOutcome =
   | { status: 500; json: HranaError };
 
 export interface HranaService {
-  pipeline(body: unknown, readOnly: boolean): Promise<HranaOutcome>;
+  /** Aborting `signal` (the client went away) stops the statement running for it. */
+  pipeline(body: unknown, readOnly: boolean, signal?: AbortSignal): Promise<HranaOutcome>;
   /** Streams currently held open by a baton. */
   openStreams(): number;
   close(): Promise<void>;
@@ -142,7 +139,7 @@ const STREAM_EXPIRED: HranaError = {
 
 // ---------------------------------------------------------------- values
 
-function toArg(value: HranaValue): InValue {
+function toArg(value: HranaValue): SqlValue {
   switch (value.type) {
     case 'null':
       return null;
@@ -170,7 +167,7 @@ function toHranaValue(value: unknown): HranaValue {
   return { type: 'text', value: String(value) };
 }
 
-function toStmtResult(result: ResultSet, wantRows: boolean): StmtResult {
+function toStmtResult(result: SqlResult, wantRows: boolean): StmtResult {
   const width = result.columns.length;
   return {
     cols: result.columns.map((name, index) => ({ name, decltype: result.columnTypes[index] || null })),
@@ -181,28 +178,6 @@ function toStmtResult(result: ResultSet, wantRows: boolean): StmtResult {
     last_insert_rowid: result.lastInsertRowid === undefined ? null : result.lastInsertRowid.toString(),
     replication_index: null,
   };
-}
-
-const PARSE_ERROR = /syntax error|incomplete input|unrecognized token/i;
-
-/** sqld's codes: parse errors apart, the generic SQLITE_ERROR becomes SQLITE_UNKNOWN. */
-export function toHranaError(error: unknown): HranaError {
-  if (error instanceof StatementError) return { message: error.message, code: error.code };
-  if (error instanceof LibsqlError) {
-    const prefix = `${error.code}: `;
-    const text = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    if (error.code === 'SQLITE_ERROR') {
-      return PARSE_ERROR.test(text)
-        ? { message: `SQL string could not be parsed: ${text}`, code: 'SQL_PARSE_ERROR' }
-        : { message: `SQLite error: ${text}`, code: 'SQLITE_UNKNOWN' };
-    }
-    if (error.code.startsWith('SQLITE_')) return { message: `SQLite error: ${text}`, code: error.code };
-    return { message: text, code: 'SQLITE_UNKNOWN' };
-  }
-  if (error instanceof RangeError || error instanceof TypeError) {
-    return { message: `Invalid statement arguments: ${error.message}`, code: 'ARGS_INVALID' };
-  }
-  return { message: error instanceof Error ? error.message : String(error), code: 'SQLITE_UNKNOWN' };
 }
 
 // ---------------------------------------------------------------- streams
@@ -257,7 +232,12 @@ export function createHranaService(options: HranaOptions): HranaService {
     return stored;
   };
 
-  const execute = async (stream: Stream, stmt: Stmt, readOnly: boolean): Promise<StmtResult> => {
+  const execute = async (
+    stream: Stream,
+    stmt: Stmt,
+    readOnly: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<StmtResult> => {
     const sql = resolveSql(stream, stmt.sql, stmt.sql_id);
     singleStatement(sql);
     const positional = (stmt.args ?? []).map(toArg);
@@ -272,7 +252,7 @@ export function createHranaService(options: HranaOptions): HranaService {
       named.length > 0
         ? Object.fromEntries(named.map(({ name, value }) => [name, toArg(value)]))
         : positional;
-    const result = await stream.session.execute({ sql, args }, readOnly);
+    const result = await stream.session.execute({ sql, args }, readOnly, signal);
     return toStmtResult(result, stmt.want_rows !== false);
   };
 
@@ -304,6 +284,7 @@ export function createHranaService(options: HranaOptions): HranaService {
     stream: Stream,
     request: StreamRequest,
     readOnly: boolean,
+    signal: AbortSignal | undefined,
   ): Promise<StreamResponse> => {
     if (stream.closed) throw new StatementError('STREAM_CLOSED', 'The stream has been closed');
     switch (request.type) {
@@ -311,7 +292,7 @@ export function createHranaService(options: HranaOptions): HranaService {
         stream.closed = true;
         return { type: 'close' };
       case 'execute':
-        return { type: 'execute', result: await execute(stream, request.stmt, readOnly) };
+        return { type: 'execute', result: await execute(stream, request.stmt, readOnly, signal) };
       case 'batch': {
         const results: (StmtResult | null)[] = [];
         const errors: (HranaError | null)[] = [];
@@ -323,7 +304,7 @@ export function createHranaService(options: HranaOptions): HranaService {
             continue;
           }
           try {
-            results.push(await execute(stream, step.stmt, readOnly));
+            results.push(await execute(stream, step.stmt, readOnly, signal));
             errors.push(null);
           } catch (error) {
             if (error instanceof ProtocolError) throw error;
@@ -339,7 +320,7 @@ export function createHranaService(options: HranaOptions): HranaService {
       case 'sequence': {
         const sql = resolveSql(stream, request.sql, request.sql_id);
         for (const statement of splitStatements(sql)) {
-          await stream.session.execute({ sql: statement, args: [] }, readOnly);
+          await stream.session.execute({ sql: statement, args: [] }, readOnly, signal);
         }
         return { type: 'sequence' };
       }
@@ -354,7 +335,7 @@ export function createHranaService(options: HranaOptions): HranaService {
           }));
           return { type: 'describe', result: { params, cols, is_explain: true, is_readonly: true } };
         }
-        const described = await database.describe(sql);
+        const described = await database.describe(sql, signal);
         return {
           type: 'describe',
           result: { params, cols: described.cols, is_explain: false, is_readonly: described.isReadonly },
@@ -391,7 +372,7 @@ export function createHranaService(options: HranaOptions): HranaService {
   };
 
   return {
-    async pipeline(body, readOnly) {
+    async pipeline(body, readOnly, signal) {
       const parsed = PipelineRequestSchema.safeParse(body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
@@ -404,7 +385,7 @@ export function createHranaService(options: HranaOptions): HranaService {
       try {
         for (const request of parsed.data.requests) {
           try {
-            results.push({ type: 'ok', response: await handle(stream, request, readOnly) });
+            results.push({ type: 'ok', response: await handle(stream, request, readOnly, signal) });
           } catch (error) {
             if (error instanceof ProtocolError) throw error;
             results.push({ type: 'error', error: toHranaError(error) });

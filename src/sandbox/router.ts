@@ -9,6 +9,8 @@ export const ROUTE_IDS = [
   'videolibrary.create',
   'apikey.list',
   'pullzone.resetSecurityKey',
+  'pullzone.list',
+  'shieldzone.list',
   'dnszone.list',
   'shield.botDetection',
   'shield.botDetection.get',

@@ -38,6 +38,8 @@ export interface PullZone {
   id: number;
   name: string;
   securityKey: string;
+  originUrl: string;
+  hostnames: string[];
 }
 
 export interface ShieldZone {
@@ -369,7 +371,13 @@ function seedPullZones(seed: number): PullZone[] {
     [SEEDED_IDS.quietPullZone, 'quiet-static'],
     [SEEDED_IDS.bigPullZone, 'firehose'],
   ];
-  return zones.map(([id, name]) => ({ id, name, securityKey: random.uuid() }));
+  return zones.map(([id, name]) => ({
+    id,
+    name,
+    securityKey: random.uuid(),
+    originUrl: `https://origin.${name}.example.com`,
+    hostnames: [`${name}.b-cdn.net`, `${name.replace(/-.*/, '')}.example.com`],
+  }));
 }
 
 const SHIELD_ZONES: readonly ShieldZone[] = [

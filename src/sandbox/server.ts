@@ -22,6 +22,7 @@ import { originLogRoutes } from './routes/origin-logs.js';
 import { pullZoneRoutes } from './routes/pull-zones.js';
 import { shieldRoutes } from './routes/shield.js';
 import { videoLibraryRoutes } from './routes/video-library.js';
+import { zoneListRoutes } from './routes/zone-lists.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
 import { createState } from './state.js';
 import { createDatabaseTokens } from './tokens.js';
@@ -79,6 +80,9 @@ export interface Sandbox {
   pullZoneSecurityKey(pullZoneId: number): string | undefined;
   /** The stored bot-detection configuration of a Shield zone. */
   botDetection(shieldZoneId: number): BotDetectionConfig | undefined;
+  /** The id of the process that runs the database's statements, while one runs. */
+  databaseProcessId(): number | undefined;
+  /** Stops both listeners and the database process, mid-statement if need be. */
   close(): Promise<void>;
 }
 
@@ -138,6 +142,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...videoLibraryRoutes(state),
     ...apiKeyRoutes(state),
     ...pullZoneRoutes(state),
+    ...zoneListRoutes(state),
     ...dnsZoneRoutes(state),
     ...shieldRoutes(state),
     ...originLogRoutes(state),
@@ -212,6 +217,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     knobs,
     pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
     botDetection: (id) => state.botDetection.get(id),
+    databaseProcessId: () => database.processId(),
     async close() {
       await Promise.all([closeServer(apiServer), closeServer(databaseServer)]);
       await hrana.close();

@@ -1,14 +1,17 @@
 /**
  * The Bolt app in HTTP mode (POST /slack/events) or Socket Mode, with /healthz, /readyz and
  * /metrics beside it. Every listener acknowledges first and hands the work to the engine.
+ * Slack must accept the bot token (auth.test) before the app is ready; see bot-token.ts.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Engine } from '../operations/engine.js';
 import type { Services } from '../operations/types.js';
+import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
@@ -28,6 +31,13 @@ export interface SlackAppOptions {
   logger: Logger;
   /** Web API retry policy; the SDK default (up to 10 tries over minutes) suits production. */
   clientRetries?: { retries: number; minTimeout?: number; maxTimeout?: number };
+  /** The pause between bot token checks while Slack cannot be reached (tests shorten it). */
+  tokenCheckBackoff?: TokenCheckBackoff;
+  /**
+   * What happens when the app cannot go on after start-up: Slack rejected the token on a later
+   * try, or Socket Mode could not connect once it did. Logged by default; main exits.
+   */
+  onFatal?: (error: Error) => void;
 }
 
 export interface RunningSlackApp {
@@ -35,6 +45,13 @@ export interface RunningSlackApp {
   client: WebClient;
   /** The port the HTTP server listens on (events in HTTP mode, health and metrics in both). */
   port: number;
+  /**
+   * Resolves once Slack has accepted the bot token and, in Socket Mode, the socket is open; at
+   * once when that happened during start-up. Rejects as onFatal is told.
+   */
+  ready: Promise<void>;
+  /** Whether `ready` has resolved. */
+  isReady(): boolean;
   stop(): Promise<void>;
 }
 
@@ -57,7 +74,13 @@ function slackLogger(logger: Logger): SlackLogger {
   };
 }
 
-function healthRoutes(services: Services, metrics: Metrics) {
+interface HealthRoute {
+  path: string;
+  method: string[];
+  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+}
+
+function healthRoutes(services: Services, metrics: Metrics, token: BotTokenWatch): HealthRoute[] {
   const send = (res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8') => {
     res.writeHead(status, { 'content-type': type });
     res.end(body);
@@ -66,47 +89,90 @@ function healthRoutes(services: Services, metrics: Metrics) {
     {
       path: '/healthz',
       method: ['GET'],
-      handler: (_req: IncomingMessage, res: ServerResponse) => send(res, 200, 'ok\n'),
+      handler: (_req, res) => send(res, 200, 'ok\n'),
     },
     {
       path: '/readyz',
       method: ['GET'],
-      handler: async (_req: IncomingMessage, res: ServerResponse) => {
-        const ready = await services.state.ping().catch(() => false);
-        send(res, ready ? 200 : 503, ready ? 'ready\n' : 'state database unreachable\n');
+      handler: async (_req, res) => {
+        const reasons: string[] = [];
+        if (!(await services.state.ping().catch(() => false))) reasons.push('state database unreachable');
+        const slack = token.notReadyReason();
+        if (slack) reasons.push(slack);
+        send(
+          res,
+          reasons.length === 0 ? 200 : 503,
+          reasons.length === 0 ? 'ready\n' : `${reasons.join('\n')}\n`,
+        );
       },
     },
     {
       path: '/metrics',
       method: ['GET'],
-      handler: async (_req: IncomingMessage, res: ServerResponse) =>
+      handler: async (_req, res) =>
         send(res, 200, await metrics.registry.metrics(), metrics.registry.contentType),
     },
   ];
 }
 
+/**
+ * Socket Mode's HTTP server for the health routes: ours, so it listens while the socket waits for
+ * Slack to accept the token. (HTTP mode serves the same routes beside /slack/events.)
+ */
+async function listenForHealth(routes: HealthRoute[], port: number, logger: Logger): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const route = routes.find((r) => r.path === path && r.method.includes(req.method ?? 'GET'));
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    Promise.resolve(route.handler(req, res)).catch((error: unknown) => {
+      logger.error('health route failed', { path, error });
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
 export async function startSlackApp(options: SlackAppOptions): Promise<RunningSlackApp> {
   const logger = slackLogger(options.logger);
-  const customRoutes = healthRoutes(options.services, options.metrics);
   const clientOptions = {
     slackApiUrl: options.apiUrl,
     logger,
     logLevel: LogLevel.INFO,
     ...(options.clientRetries ? { retryConfig: options.clientRetries } : {}),
   };
+  if (options.mode === 'socket' && !options.appToken) throw new Error('Socket Mode needs SLACK_APP_TOKEN');
+  if (options.mode === 'http' && !options.signingSecret)
+    throw new Error('HTTP mode needs SLACK_SIGNING_SECRET');
+  // Before anything listens: a token Slack rejects stops the start here, with one line.
+  const token = await watchBotToken({
+    botToken: options.botToken,
+    clientOptions: { slackApiUrl: options.apiUrl },
+    logger: options.logger,
+    modeName: options.mode === 'socket' ? 'Socket Mode' : 'HTTP mode',
+    backoff: options.tokenCheckBackoff,
+  });
+  const customRoutes = healthRoutes(options.services, options.metrics, token);
   let receiver: HTTPReceiver | SocketModeReceiver;
   if (options.mode === 'socket') {
-    if (!options.appToken) throw new Error('Socket Mode needs SLACK_APP_TOKEN');
     receiver = new SocketModeReceiver({
-      appToken: options.appToken,
+      appToken: options.appToken!,
       logger,
-      customRoutes,
-      installerOptions: { clientOptions, port: options.port },
+      installerOptions: { clientOptions },
     });
   } else {
-    if (!options.signingSecret) throw new Error('HTTP mode needs SLACK_SIGNING_SECRET');
     receiver = new HTTPReceiver({
-      signingSecret: options.signingSecret,
+      signingSecret: options.signingSecret!,
       endpoints: '/slack/events',
       port: options.port,
       customRoutes,
@@ -116,7 +182,13 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
       unhandledRequestTimeoutMillis: 3001,
     });
   }
-  const app = new App({ receiver, token: options.botToken, logger, clientOptions });
+  // The token check above is Bolt's auth.test: Bolt's own would fail for good if Slack were
+  // down at that moment, and every request after it.
+  const authorize = async () => {
+    const identity = token.identity();
+    return { botToken: options.botToken, botId: identity?.botId, botUserId: identity?.botUserId };
+  };
+  const app = new App({ receiver, authorize, logger, clientOptions });
   // Slack redelivers what it thinks was lost, for up to a few minutes; ten covers it.
   const deliveries = createDeliveries({
     state: options.services.state,
@@ -126,24 +198,53 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   });
   registerCommands(app, options, deliveries);
   registerActions(app, options, deliveries);
-  registerViews(app, options);
+  registerViews(app, options, deliveries);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
   });
 
-  const started = (await app.start(options.port)) as unknown;
-  let port = options.port;
-  const socketServer = (receiver as unknown as { httpServer?: Server }).httpServer;
-  const server = (options.mode === 'http' ? started : socketServer) as Server | undefined;
-  if (server && !server.listening) await new Promise((resolve) => server.once('listening', resolve));
-  const address = server?.address?.();
-  if (address && typeof address === 'object') port = address.port;
+  let server: Server | undefined;
+  let socketOpen = false;
+  try {
+    if (options.mode === 'http') {
+      server = (await app.start(options.port)) as Server;
+      if (!server.listening) await new Promise((resolve) => server?.once('listening', resolve));
+    } else {
+      server = await listenForHealth(customRoutes, options.port, options.logger);
+      // Connected during start-up when Slack already answered; otherwise once it does.
+      if (token.identity()) {
+        await app.start();
+        socketOpen = true;
+      }
+    }
+  } catch (error) {
+    token.stop();
+    server?.close();
+    throw error;
+  }
+  let ready = false;
+  const readiness = token.accepted.then(async () => {
+    if (options.mode === 'socket' && !socketOpen) await app.start();
+    ready = true;
+  });
+  const onFatal = options.onFatal ?? ((error) => options.logger.error('Slack start-up failed', { error }));
+  readiness.catch((error: unknown) => onFatal(error instanceof Error ? error : new Error(String(error))));
+  if (token.identity()) await readiness;
+
   return {
     app,
-    client: app.client,
-    port,
+    // Outside a request (approval sweeps) with the bot token; listeners get Bolt's per-request one.
+    client: new WebClient(options.botToken, clientOptions),
+    port: (server.address() as AddressInfo).port,
+    ready: readiness,
+    isReady: () => ready,
     stop: async () => {
+      token.stop();
       await app.stop();
+      if (options.mode === 'socket') {
+        server?.closeAllConnections();
+        await new Promise((resolve) => server?.close(resolve));
+      }
       await deliveries.flush();
     },
   };

@@ -1,17 +1,31 @@
 /**
- * De-duplication of Slack's redeliveries. A first delivery (no X-Slack-Retry-Num) cannot have
- * been seen by any replica, so it is remembered in memory at once and written to the state
- * database in small batches shortly after; a redelivery, which Slack sends only after its
- * 3-second deadline, is checked against the database, where the first delivery's record has
- * long since landed. This keeps a synchronous database write off every command's path.
+ * De-duplication of Slack's redeliveries, across every replica sharing the state database.
+ *
+ * - A delivery that changes something (a command that runs or asks for a change, an approval
+ *   click, a form that creates or changes) is claimed in the state database before it runs: the
+ *   one claim that lands runs, whichever replica the first delivery or a redelivery reached. When
+ *   the database cannot say, it fails closed and nothing runs.
+ * - A read's first delivery (no X-Slack-Retry-Num) cannot have been seen by any replica, so it is
+ *   remembered in memory at once and written in small batches shortly after; a redelivery, which
+ *   Slack sends only after its 3-second deadline, is checked against the database. A read run
+ *   twice costs an extra answer, never a second change, so no synchronous write slows it down.
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { StateStore } from '../state/store.js';
 
+/** The state database could not record a change's delivery: it is not run. */
+export class DeliveryUnrecordedError extends Error {
+  override name = 'DeliveryUnrecordedError';
+}
+
 export interface Deliveries {
-  /** True when this delivery should be handled; false for a redelivery already handled. */
-  firstTime(key: string, retryNum: number | undefined): Promise<boolean>;
+  /**
+   * True when this delivery should be handled; false for a redelivery already handled. With
+   * `changes`, the claim is stored before this resolves, and a store that cannot say throws
+   * DeliveryUnrecordedError.
+   */
+  firstTime(key: string, retryNum: number | undefined, options?: { changes?: boolean }): Promise<boolean>;
   /** Writes what is pending now (tests, shutdown). */
   flush(): Promise<void>;
 }
@@ -21,7 +35,7 @@ export function createDeliveries(options: {
   logger: Logger;
   ttlMs: number;
   now: Clock;
-  /** How long first deliveries wait to be written together. */
+  /** How long first deliveries of reads wait to be written together. */
   batchMs?: number;
 }): Deliveries {
   const { state, logger, ttlMs } = options;
@@ -45,11 +59,26 @@ export function createDeliveries(options: {
     });
   }
 
+  async function claimChange(key: string): Promise<boolean> {
+    let claimed: boolean;
+    try {
+      claimed = await state.claimOnce(key, ttlMs);
+    } catch (error) {
+      logger.error('a delivery could not be recorded; the change is not run', { error });
+      throw new DeliveryUnrecordedError('the state database could not record this delivery', {
+        cause: error,
+      });
+    }
+    seen.set(key, options.now() + ttlMs);
+    return claimed;
+  }
+
   return {
-    async firstTime(key, retryNum) {
+    async firstTime(key, retryNum, firstOptions) {
       const now = options.now();
       forgetOld(now);
       if (seen.has(key)) return false;
+      if (firstOptions?.changes) return claimChange(key);
       seen.set(key, now + ttlMs);
       if (retryNum && retryNum > 0) return state.claimOnce(key, ttlMs).catch(() => true);
       pending.push(key);

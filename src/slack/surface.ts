@@ -19,10 +19,10 @@ import { rm } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
 import type { Logger, SecretRegistry } from '../log.js';
 import { OperationFailedError } from '../operations/engine.js';
-import { md } from '../operations/markup.js';
 import type { ModalSpec } from '../operations/modal.js';
-import type { Reply, ReplyFile } from '../operations/reply.js';
 import type { MessageRef, Surface } from '../operations/types.js';
+import { channelRef, md, nest } from '../reply/markup.js';
+import type { Reply, ReplyFile } from '../reply/model.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';
@@ -223,7 +223,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
       blocks: [
         {
           type: 'context',
-          text: md`I could not answer in <#${options.channelId}>: ${why}. Here is the answer.`,
+          text: md`I could not answer in ${nest(channelRef(options.channelId))}: ${why}. Here is the answer.`,
         },
         ...reply.blocks,
       ],

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
 import { Agent, request } from 'undici';
-import { escapeMrkdwn } from './escape.js';
+import { escapeMrkdwn } from '../reply/escape.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }, bodyTimeout: 120_000 });
 

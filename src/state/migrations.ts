@@ -1,6 +1,6 @@
 import type { Client } from '@libsql/client';
 import { z } from 'zod';
-import { approvalsMigration } from '../approvals/migration.js';
+import { approvalsMigration, approvedMayBecomeUnknownMigration } from '../approvals/migration.js';
 import type { Logger } from '../log.js';
 import { retryBusy } from './busy.js';
 
@@ -50,6 +50,7 @@ export const migrations: readonly Migration[] = [
   },
   // Version 2: approval requests; the schema lives beside the approval service.
   approvalsMigration,
+  approvedMayBecomeUnknownMigration,
 ];
 
 export interface ApplyMigrationsOptions {

@@ -44,6 +44,7 @@ const ALLOWED: ReadonlySet<string> = new Set([
   'pending>expired',
   'pending>cancelled',
   'approved>executing',
+  'approved>unknown',
   'executing>succeeded',
   'executing>failed',
   'executing>unknown',
@@ -225,6 +226,20 @@ const refusals: RefusalCase[] = [
     click: approve('U0BOB', { confirmation: 'db' }),
     reason: 'confirmation-mismatch',
     says: 'type `db-main` exactly',
+  },
+  {
+    name: 'an approver the policy in force no longer names cannot approve',
+    request: {},
+    click: { userId: 'U0BOB', action: 'approve', isApprover: true, isApproverNow: false },
+    reason: 'not-approver',
+    says: 'the policy in force now does not name you',
+  },
+  {
+    name: 'an approver the policy in force no longer names cannot reject',
+    request: {},
+    click: { userId: 'U0BOB', action: 'reject', isApprover: true, isApproverNow: false },
+    reason: 'not-approver',
+    says: 'your click does not count',
   },
   {
     name: 'only the requester can cancel',

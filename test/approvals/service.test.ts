@@ -429,6 +429,34 @@ describe('executing an approved request', () => {
     ]);
   });
 
+  it('a request approved but never started becomes unknown once approved before the cut-off, and never runs', async () => {
+    const { service, newService, clock } = await setUp();
+    const request = await requested(service);
+    await service.click(click(request.id, 'U0BOB'));
+    // The replica that approved it stops here, before beginExecution.
+    const restarted = newService();
+    expect(
+      await restarted.recoverAfterCrash({ approvedBefore: new Date(clock().getTime() - 60_000) }),
+    ).toEqual([]);
+    expect(await restarted.recoverAfterCrash()).toEqual([]);
+    clock.advance(2 * 60_000);
+    const recovered = await restarted.recoverAfterCrash({
+      approvedBefore: new Date(clock().getTime() - 60_000),
+    });
+    expect(recovered.map((r) => [r.id, r.state, r.startedAt])).toEqual([[request.id, 'unknown', null]]);
+    expect(recovered[0]?.result?.detail).toContain('it did not run');
+    let calls = 0;
+    const report = await service.executeApproved(request.id, async () => {
+      calls++;
+      return { ok: true, detail: 'ran' };
+    });
+    expect(calls).toBe(0);
+    expect(report).toMatchObject({ ran: false, reason: 'not-approved' });
+    expect(await outcomes(request.id)).toEqual(['approval-requested', 'approved', 'unknown']);
+    // The lock is free: the same operation and target may be asked for again.
+    expect((await service.request(resetKeyRequest())).ok).toBe(true);
+  });
+
   it('recovery leaves alone what this service is running itself, and executions started after a cut-off', async () => {
     const { service, newService, clock } = await setUp();
     const request = await requested(service);

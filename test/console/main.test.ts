@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 const repo = resolve(import.meta.dirname, '../..');
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
-function run(script: string, cwd: string, env: Record<string, string>) {
+function runConsole(script: string, cwd: string, env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
     const child = spawn(process.execPath, ['--import', tsxLoader, join(repo, 'src/main.ts')], {
       cwd,
@@ -43,7 +43,7 @@ it('runs `/edge dns` piped into the real entry point without Slack credentials, 
       HOME: cwd,
       STATE_DATABASE_URL: `file:${join(cwd, 'state.db')}`,
     };
-    const result = await run('/edge dns\n:quit\n', cwd, env);
+    const result = await runConsole('/edge dns\n:quit\n', cwd, env);
     expect(result.code, result.stderr).toBe(0);
     const [first, second] = result.stdout.split('\n');
     expect(`${first}\n${second}`).toMatch(/using the built-in sandbox platform at http:\/\/127\.0\.0\.1:\d+/);
@@ -57,3 +57,22 @@ it('runs `/edge dns` piped into the real entry point without Slack credentials, 
     rmSync(cwd, { recursive: true, force: true });
   }
 }, 25_000);
+
+it('runs the README walkthrough twice: against the sandbox each run starts with a fresh state database', async () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'edgeops-console-twice-'));
+  try {
+    // No STATE_DATABASE_URL: the default would keep the first run's request, and lock the pull zone.
+    const env = { PATH: process.env.PATH ?? '', HOME: cwd };
+    const script = '/edge pullzone reset-key 308006 rotated\n:quit\n';
+    const runs = [await runConsole(script, cwd, env), await runConsole(script, cwd, env)];
+    for (const [i, result] of runs.entries()) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout, `run ${i + 1}`).not.toContain('There is already an open request');
+      expect(result.stdout, `run ${i + 1}`).toContain('Approval requested');
+    }
+    for (const result of runs) expect(result.stdout).toContain('a fresh state database for this session');
+    expect(existsSync(join(cwd, 'data', 'edgeops.db'))).toBe(false);
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}, 50_000);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderReplyForTerminal } from '../../src/console/render.js';
 import { createStyle, wantsColour } from '../../src/console/style.js';
-import { md, trusted } from '../../src/operations/markup.js';
-import type { Reply } from '../../src/operations/reply.js';
+import { md, trusted } from '../../src/reply/markup.js';
+import type { Reply } from '../../src/reply/model.js';
 
 const numbered = () => {
   let next = 1;
@@ -83,7 +83,8 @@ describe('replies as terminal text', () => {
   });
 
   it('cuts what would not fit in a Slack message and returns the whole reply for a file', () => {
-    const rows = Array.from({ length: 200 }, (_, i) => `row ${i} ${'x'.repeat(40)}`).join('\n');
+    // About 20,000 characters of code: more than the 12,000 a message holds.
+    const rows = Array.from({ length: 400 }, (_, i) => `row ${i} ${'x'.repeat(40)}`).join('\n');
     const { lines, overflow } = render({
       visibility: 'ephemeral',
       text: 'long',
@@ -92,10 +93,11 @@ describe('replies as terminal text', () => {
         { type: 'actions', buttons: [{ text: 'Next ▶', actionId: 'x:page', value: '2' }] },
       ],
     });
-    expect(lines.join('\n').length).toBeLessThan(3_500);
+    expect(lines.join('\n').length).toBeLessThan(12_500);
+    expect(lines.join('\n')).toContain('row 100 ');
     expect(lines.at(-2)).toContain('The rest did not fit in a message');
     expect(lines.at(-1)).toBe('[1] Next ▶');
-    expect(overflow).toContain('row 199');
+    expect(overflow).toContain('row 399');
   });
 
   it('shows control characters and direction overrides from platform text as marks', () => {

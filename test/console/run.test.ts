@@ -105,8 +105,8 @@ describe('the console against the in-process sandbox', () => {
   });
 
   it('writes what does not fit in a message to a file in the out folder and prints its path', async () => {
-    // Enough audit rows that the table is longer than one Slack section.
-    await c.type(...Array.from({ length: 50 }, () => 'apikeys --per-page 5'));
+    // Enough audit rows that the table is longer than a whole message (12,000 characters).
+    await c.type(...Array.from({ length: 80 }, () => 'apikeys --per-page 5'));
     const out = await c.type('/edge audit --limit 200');
     expect(out).toContain('The rest did not fit in a message');
     const saved = /📎 (\S+)/.exec(out)?.[1];
@@ -208,6 +208,44 @@ describe('approvals in the console', () => {
     } finally {
       await c.end();
       c.remove();
+    }
+  });
+});
+
+describe('a console whose state database outlives the session', () => {
+  it('against a real platform, shows pending requests again at start with their buttons, and they can be approved', async () => {
+    const sandbox = await startSandbox({ now: clock });
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-state-'));
+    const env = {
+      PLATFORM_API_URL: sandbox.apiUrl,
+      PLATFORM_API_KEY: sandbox.apiKey,
+      STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+    };
+    try {
+      const first = await startConsole({ env });
+      try {
+        expect(await first.type('/edge pullzone reset-key 308006 rotated')).toContain('Approval requested');
+      } finally {
+        await first.end();
+        first.remove();
+      }
+      const second = await startConsole({ env });
+      try {
+        const start = second.text();
+        expect(start).toContain('1 approval request is still waiting; its card is shown again above.');
+        expect(start).toContain('Reset the token-authentication key of pull zone 308006');
+        const approve = buttonNumber(start, /^Approve/);
+        await second.type(':as U0LEAD');
+        await second.type(`:click ${approve}`);
+        await second.waitFor(/Done/, 0);
+        expect(sandbox.requests.count('pullzone.resetSecurityKey')).toBe(1);
+      } finally {
+        await second.end();
+        second.remove();
+      }
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { md } from '../../src/operations/markup.js';
-import { ephemeral, inChannel, type Reply } from '../../src/operations/reply.js';
 import { defineOperation, type MessageRef } from '../../src/operations/types.js';
+import { md } from '../../src/reply/markup.js';
+import { ephemeral, inChannel, type Reply } from '../../src/reply/model.js';
 import type { Runtime } from '../../src/runtime.js';
 import { type ConsoleDriver, startSession } from './driver.js';
 

@@ -44,6 +44,9 @@ const PipelineBodySchema = z.object({
       type: z.string(),
       sql: z.string().nullish(),
       stmt: z.looseObject({ sql: z.string().nullish() }).optional(),
+      batch: z
+        .object({ steps: z.array(z.looseObject({ stmt: z.looseObject({ sql: z.string() }) })) })
+        .optional(),
     }),
   ),
 });
@@ -56,6 +59,10 @@ function executedSince(from: number): string[] {
     const body = PipelineBodySchema.parse(request.body);
     for (const item of body.requests) {
       if (item.type === 'describe' || item.type === 'close') continue;
+      if (item.batch) {
+        texts.push(...item.batch.steps.map((step) => step.stmt.sql));
+        continue;
+      }
       texts.push(item.sql ?? item.stmt?.sql ?? JSON.stringify(item));
     }
   }
@@ -124,11 +131,96 @@ describe('read-only queries on the customer database', () => {
     const refunded = async () =>
       (await database.runReadOnlyQuery("SELECT count(*) FROM orders WHERE status = 'refunded'")).rows[0]?.[0];
     const before = await refunded();
-    const error = await failure(fooled.runReadOnlyQuery("UPDATE orders SET status = 'refunded'"));
+    // WITH passes the keyword check, so only describe and the read transaction stand in the way.
+    const error = await failure(
+      fooled.runReadOnlyQuery("WITH t AS (SELECT 1) UPDATE orders SET status = 'refunded'"),
+    );
     expect(error.code).toBe('SQLITE_READONLY');
     expect(error.userMessage).toContain('Only read-only statements');
     expect(before).not.toBe(30n);
     expect(await refunded()).toBe(before);
+  });
+
+  it('refuses a data change by its first keyword, naming the rule and /edge db exec, before anything is sent', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    for (const sql of [
+      'INSERT INTO orders (id) VALUES (99)',
+      '/* note */ (UPDATE orders SET total = 0)',
+      'drop table orders',
+    ]) {
+      const error = await failure(database.runReadOnlyQuery(sql));
+      expect(error.kind).toBe('refused');
+      expect(error.code).toBe('NOT_READ_ONLY');
+      expect(error.userMessage).toContain('starts with SELECT, WITH, VALUES or EXPLAIN');
+      expect(error.userMessage).toContain('/edge db exec');
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('refuses statements that are neither reads nor changes in query and in exec alike, before anything is sent', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const statements = [
+      "ATTACH DATABASE '/tmp/edgeops-never.db' AS elsewhere",
+      'DETACH elsewhere',
+      'PRAGMA writable_schema = ON',
+      'pragma foreign_keys = OFF',
+      'BEGIN',
+      'COMMIT',
+      'END',
+      'ROLLBACK',
+      'SAVEPOINT s1',
+      'RELEASE s1',
+      'VACUUM',
+      'ANALYZE',
+      'REINDEX',
+    ];
+    for (const sql of statements) {
+      const keyword = sql.split(' ')[0]!.toUpperCase();
+      for (const run of [database.runReadOnlyQuery, database.checkStatement, database.runWrite]) {
+        const error = await failure(run(sql));
+        expect(error.kind).toBe('refused');
+        expect(error.code).toBe('STATEMENT_NOT_RUN');
+        expect(error.userMessage).toContain(`/edge does not run ${keyword} statements`);
+        expect(error.userMessage).not.toContain('/edge db exec');
+        expect(error.userMessage).not.toContain('/edge db query');
+      }
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+  });
+
+  it('refuses a statement the database accepts when it does not start like a query', async () => {
+    // The transport answers describe with "read-only" for anything, as a lenient server might.
+    const lenient: typeof fetch = async (input, init) =>
+      typeof input === 'string' && String(init?.body).includes('"describe"')
+        ? new Response(
+            JSON.stringify({
+              baton: null,
+              base_url: null,
+              results: [
+                {
+                  type: 'ok',
+                  response: { type: 'describe', result: { is_explain: false, is_readonly: true } },
+                },
+                { type: 'ok', response: { type: 'close' } },
+              ],
+            }),
+            { status: 200, headers: { 'content-type': 'application/json' } },
+          )
+        : fetch(input, init);
+    const lenientDatabase = createCustomerDatabase({
+      url: sandbox.databaseUrl,
+      authToken: sandbox.databaseTokens.fullAccess,
+      secrets,
+      fetch: lenient,
+    });
+    const before = lastSeq();
+    const error = await failure(lenientDatabase.runReadOnlyQuery('SHOW TABLES'));
+    expect(error.code).toBe('NOT_A_QUERY');
+    expect(error.userMessage).toContain(
+      'starts with SELECT, WITH, VALUES or EXPLAIN; this one starts with SHOW',
+    );
+    expect(executedSince(before)).toEqual([]);
   });
 
   it('refuses several statements without sending any of them', async () => {
@@ -181,5 +273,93 @@ describe('read-only queries on the customer database', () => {
     expect(own.values()).toContain(token);
     const result = await fromUrl.runReadOnlyQuery('SELECT name FROM customers WHERE id = 2');
     expect(result.rows).toEqual([['Grace Hopper']]);
+  });
+});
+
+describe('bounded query results', () => {
+  const limited = (limits: { maxRows?: number; maxBytes?: number }) =>
+    createCustomerDatabase({
+      url: sandbox.databaseUrl,
+      authToken: sandbox.databaseTokens.readOnly,
+      secrets,
+      limits,
+    });
+
+  it('runs a query wrapped with a row cap and says where it stopped', async () => {
+    const before = lastSeq();
+    const result = await limited({ maxRows: 5 }).runReadOnlyQuery('SELECT id FROM orders ORDER BY id DESC');
+    expect(result.rows).toEqual([[30n], [29n], [28n], [27n], [26n]]);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 5 });
+    expect(executedSince(before)).toEqual([
+      'BEGIN TRANSACTION READONLY',
+      'SELECT * FROM (\nSELECT id FROM orders ORDER BY id DESC\n) LIMIT 6',
+      'COMMIT',
+      'ROLLBACK',
+    ]);
+  });
+
+  it('bounds a result that never ends at the source', async () => {
+    const result = await limited({ maxRows: 1000 }).runReadOnlyQuery(
+      'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+    );
+    expect(result.rows).toHaveLength(1000);
+    expect(result.rows.at(-1)).toEqual([1000n]);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 1000 });
+  });
+
+  it('keeps a result of exactly the cap whole', async () => {
+    const result = await limited({ maxRows: 5 }).runReadOnlyQuery(
+      'SELECT id FROM orders ORDER BY id LIMIT 5;',
+    );
+    expect(result.rows).toHaveLength(5);
+    expect(result.stopped).toBeUndefined();
+  });
+
+  it('stops before the bytes of values pass their cap, keeping the rows read', async () => {
+    // Each row holds 100 bytes of text and a one-digit-to-three-digit number.
+    const result = await limited({ maxBytes: 2048 }).runReadOnlyQuery(
+      "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 100) SELECT n, printf('%.100c', 'x') AS pad FROM r",
+    );
+    expect(result.columns).toEqual(['n', 'pad']);
+    expect(result.rows).toHaveLength(20);
+    expect(result.stopped).toEqual({ cap: 'bytes', limit: 2048 });
+  });
+
+  it('keeps column names, order and types through the wrap, for WITH and VALUES too', async () => {
+    const database = limited({});
+    const named = await database.runReadOnlyQuery(
+      'WITH recent AS (SELECT id, status FROM orders ORDER BY id DESC LIMIT 3) SELECT id AS "order", status FROM recent ORDER BY id',
+    );
+    expect(named.columns).toEqual(['order', 'status']);
+    expect(named.rows.map((row) => row[0])).toEqual([28n, 29n, 30n]);
+    // As in any SQLite subquery, a repeated name gets a suffix.
+    const repeated = await database.runReadOnlyQuery(
+      'SELECT o.id, c.id FROM orders o JOIN customers c ON c.id = o.customer_id LIMIT 1',
+    );
+    expect(repeated.columns).toEqual(['id', 'id:1']);
+    const values = await database.runReadOnlyQuery("VALUES (1, 'a', 2.5, NULL) -- a comment");
+    expect(values.rows).toEqual([[1n, 'a', 2.5, null]]);
+  });
+
+  it('runs EXPLAIN as it is, and stops reading its output at the same caps', async () => {
+    const before = lastSeq();
+    const result = await limited({ maxRows: 3 }).runReadOnlyQuery('EXPLAIN SELECT * FROM orders');
+    expect(result.columns).toContain('opcode');
+    expect(result.rows).toHaveLength(3);
+    expect(result.stopped).toEqual({ cap: 'rows', limit: 3 });
+    expect(executedSince(before)).toContain('EXPLAIN SELECT * FROM orders');
+  });
+
+  it('reports a failure to store the rows as it is, not as a database error', async () => {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const failure = await limited({})
+      .streamReadOnlyQuery('SELECT id FROM orders', {
+        columns: () => {},
+        row: () => {
+          throw full;
+        },
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBe(full);
   });
 });

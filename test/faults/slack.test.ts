@@ -90,7 +90,9 @@ describe('Slack faults', () => {
         const csvFiles = () => readdirSync(reports).filter((name) => name.endsWith('.csv'));
         await expect.poll(csvFiles, { timeout: 5_000 }).toEqual([]);
       } finally {
-        process.env.TMPDIR = previous;
+        // Assigning undefined would leave the text "undefined" as the temporary folder.
+        if (previous === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = previous;
       }
     },
   );

@@ -200,7 +200,8 @@ describe('parseArgs', () => {
   it('names an unknown flag and lists the known ones', () => {
     expect(parseArgs(['--pge', '2'], dnsFlags)).toEqual({
       ok: false,
-      error: 'unknown flag --pge (known flags: --page, --per-page, --lite, --filter, --from)',
+      error:
+        'unknown flag --pge (did you mean --page?) (known flags: --page, --per-page, --lite, --filter, --from)',
     });
     expect(parseArgs(['--x'], {})).toEqual({
       ok: false,
@@ -263,6 +264,74 @@ describe('parseArgs', () => {
         if (!result.ok) expect(result.error.length).toBeLessThan(200);
       }),
       { numRuns: 2_000 },
+    );
+  });
+
+  it.each([
+    ['—lite', 'an em dash'],
+    ['–lite', 'an en dash'],
+    ['-lite', 'a single hyphen'],
+    ['--LITE', 'capitals'],
+  ])('reads %s (%s) as --lite', (word) => {
+    expect(parseArgs(['example.com', word], dnsFlags)).toEqual(
+      parseArgs(['example.com', '--lite'], dnsFlags),
+    );
+  });
+
+  it('reads dashed flags with values, in both forms', () => {
+    const expected = parseArgs(['--page', '2', '--from=-3h'], dnsFlags);
+    expect(parseArgs(['—page', '2', '–from=-3h'], dnsFlags)).toEqual(expected);
+    expect(parseArgs(['-page', '2', '-from', '-3h'], dnsFlags)).toEqual(expected);
+  });
+
+  it('suggests the flag a typo was meant to be, dashed or not', () => {
+    for (const typo of ['--pgae', '—pgae', '-pgae'])
+      expect(parseArgs([typo, '2'], dnsFlags)).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('unknown flag --pgae (did you mean --page?)'),
+      });
+  });
+
+  it('leaves dashed words that are no flag of the command as typed', () => {
+    expect(parseArgs(['-3h', '—rotated', '-5', '-', '—'], dnsFlags)).toMatchObject({
+      ok: true,
+      positionals: ['-3h', '—rotated', '-5', '-', '—'],
+    });
+    expect(parseArgs(['—lite'], {})).toMatchObject({ ok: true, positionals: ['—lite'] });
+  });
+
+  it('reads an alias as its flag, and counts both as one', () => {
+    const spec = { last: { kind: 'string', aliases: ['since'] } } as const satisfies FlagSpecs;
+    expect(parseArgs(['--since', '2h'], spec)).toEqual(parseArgs(['--last', '2h'], spec));
+    expect(parseArgs(['—since', '2h'], spec)).toEqual(parseArgs(['--last', '2h'], spec));
+    expect(parseArgs(['--since', '2h', '--last', '1h'], spec)).toEqual({
+      ok: false,
+      error: '--last is given more than once',
+    });
+  });
+
+  it('any flag typed with an em dash, an en dash or one hyphen parses as with two; text stays as typed', () => {
+    const flagNames = Object.keys(dnsFlags) as (keyof typeof dnsFlags)[];
+    const value = fc.oneof(fc.constantFrom('2', '-3h', '5'), fc.stringMatching(/^[a-z0-9.]{1,8}$/));
+    const part = fc.oneof(
+      fc.tuple(fc.constantFrom(...flagNames), value).map(([name, v]) => ({ name, v })),
+      fc.stringMatching(/^[a-z0-9.—–' ]{1,10}$/).map((text) => ({ text })),
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 8 }), fc.constantFrom('—', '–', '-'), (parts, dash) => {
+        const words = (prefix: string) =>
+          parts.flatMap((p) =>
+            'text' in p
+              ? [p.text]
+              : dnsFlags[p.name].kind === 'boolean'
+                ? [`${prefix}${p.name}`]
+                : [`${prefix}${p.name}`, p.v],
+          );
+        // Positional text that itself looks like a flag of the command is not "text as typed".
+        fc.pre(parts.every((p) => !('text' in p) || !/^[—–-]/.test(p.text)));
+        expect(parseArgs(words(dash), dnsFlags)).toEqual(parseArgs(words('--'), dnsFlags));
+      }),
+      { numRuns: 1_000 },
     );
   });
 

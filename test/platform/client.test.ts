@@ -55,6 +55,56 @@ async function drain(stream: AsyncIterable<unknown>): Promise<number> {
 }
 
 describe('platform client against the sandbox', () => {
+  describe('the lists used to find ids', () => {
+    it('lists pull zones, paged and searched, with their hostnames', async () => {
+      const all = await client.listPullZones({ perPage: 5 });
+      expect(all.Items.map((zone) => zone.Id)).toEqual(sandbox.pullZoneIds.slice(0, 5));
+      expect(all.TotalItems).toBe(sandbox.pullZoneIds.length);
+      expect(all.HasMoreItems).toBe(sandbox.pullZoneIds.length > 5);
+      expect((await client.listPullZones({ page: 2, perPage: 5 })).Items).toHaveLength(
+        sandbox.pullZoneIds.length - 5,
+      );
+      const www = await client.listPullZones({ search: 'www' });
+      expect(www.Items.map((zone) => [zone.Id, zone.Name])).toEqual([[sandbox.ids.pullZone, 'www-example']]);
+      expect(www.Items[0]!.Hostnames).toContain('www-example.b-cdn.net');
+    });
+
+    it('lists Shield zones with the pull zone each guards', async () => {
+      const list = await client.listShieldZones();
+      expect(list.data.map((zone) => [zone.shieldZoneId, zone.pullZoneId])).toContainEqual([
+        sandbox.ids.shieldZone,
+        sandbox.ids.pullZone,
+      ]);
+      expect(list.page?.totalCount).toBe(sandbox.shieldZoneIds.length);
+    });
+
+    it('reads what the vendor may leave out: no data, no paging, zones without fields', async () => {
+      sandbox.faults.set('shieldzone.list', { status: 200, body: { data: null }, times: 1 });
+      expect((await client.listShieldZones()).data).toEqual([]);
+      sandbox.faults.set('pullzone.list', {
+        status: 200,
+        body: { Items: [{}, { Id: 7, Hostnames: null }] },
+        times: 1,
+      });
+      const zones = await client.listPullZones();
+      expect(zones.Items.map((zone) => zone.Hostnames)).toEqual([[], []]);
+      expect(zones.TotalItems).toBeUndefined();
+    });
+
+    it('reports a Shield envelope failure on the list', async () => {
+      sandbox.faults.set('shieldzone.list', {
+        status: 200,
+        body: {
+          data: null,
+          error: { success: false, statusCode: 403, message: 'No Shield on this account', errorKey: null },
+        },
+        times: 1,
+      });
+      const error = await failure(client.listShieldZones());
+      expect(error.userMessage).toContain('No Shield on this account');
+    });
+  });
+
   describe('success', () => {
     it('creates a video library (201) with its keys', async () => {
       const library = await client.createVideoLibrary({
@@ -96,6 +146,14 @@ describe('platform client against the sandbox', () => {
       });
       expect(config.browserFingerprint?.sensitivity).toBe(3);
       expect(sandbox.botDetection(sandbox.ids.shieldZone)?.executionMode).toBe(1);
+    });
+
+    it('reads a zone’s current bot detection, and fails with the errorKey on a plan without it', async () => {
+      const current = await client.getBotDetection(sandbox.ids.shieldZone);
+      expect(current).toEqual(sandbox.botDetection(sandbox.ids.shieldZone));
+      const error = await failure(client.getBotDetection(sandbox.ids.basicShieldZone));
+      expect(error).toMatchObject({ kind: 'shield-error', errorKey: 'invalid_plan_type.bot_detection' });
+      expect((await failure(client.getBotDetection(4_040_404))).kind).toBe('not-found');
     });
 
     it('reads the WAF enums', async () => {

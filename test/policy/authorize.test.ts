@@ -175,6 +175,54 @@ describe('approvals that could never be given', () => {
     ).toBe(false);
   });
 
+  const members = (groups: Record<string, string[]>) =>
+    new Map(Object.entries(groups).map(([id, users]) => [id, new Set(users)]));
+  const askCounting = (policy: Policy, userId: string, groups: Record<string, string[]>) =>
+    authorize(policy, { operation: 'db.exec', userId, channelId: 'C0OPS' }, none, {
+      groupMembers: members(groups),
+    });
+
+  it('are refused when the approver group holds nobody but the requester', () => {
+    const decision = askCounting(withLeads('[S0LEADS]', 1), 'U0BOB', { S0LEADS: ['U0BOB'] });
+    expect(decision).toMatchObject({ allowed: false, rule: 'role' });
+    expect(decision.reason).toContain('only 0 approvers other than you are listed');
+    expect(decision.reason).toContain('counting the members of S0LEADS');
+    expect(decision.approval).toEqual({ unavailable: decision.reason });
+    expect(askCounting(withLeads('[S0LEADS]', 1), 'U0DAVE', { S0LEADS: ['U0BOB'] }).allowed).toBe(true);
+  });
+
+  it('count each person once across groups and user ids (N of M)', () => {
+    const policy = withLeads('[S0LEADS, U0CAROL, S0ONCALL]', 2);
+    const groups = { S0LEADS: ['U0BOB', 'U0CAROL'], S0ONCALL: ['U0CAROL', 'U0BOB'] };
+    expect(askCounting(policy, 'U0BOB', groups).allowed).toBe(false);
+    expect(askCounting(policy, 'U0BOB', groups).reason).toContain('only 1 approver other than you is listed');
+    expect(askCounting(policy, 'U0DAVE', groups).allowed).toBe(true);
+    expect(askCounting(withLeads('[S0LEADS, U0CAROL, S0ONCALL]', 3), 'U0DAVE', groups).allowed).toBe(false);
+  });
+
+  it('are refused for N of M plain user ids when fewer than N remain besides the requester', () => {
+    const policy = withLeads('[U0BOB, U0CAROL, U0DAVE]', 3);
+    expect(ask(policy, { operation: 'db.exec', userId: 'U0BOB', channelId: 'C0OPS' }).reason).toContain(
+      'only 2 approvers other than you are listed',
+    );
+    expect(ask(policy, { operation: 'db.exec', userId: 'U0ERIN', channelId: 'C0OPS' }).allowed).toBe(true);
+  });
+
+  it('are not refused when "*" names the approvers: anyone else may approve', () => {
+    for (const required of [1, 5])
+      expect(askCounting(withLeads('["*"]', required), 'U0BOB', {})).toMatchObject({
+        allowed: true,
+        approval: { required, approverIds: ['*'] },
+      });
+    expect(askCounting(withLeads('["*", S0LEADS]', 2), 'U0BOB', { S0LEADS: ['U0BOB'] }).allowed).toBe(true);
+  });
+
+  it('are not refused when a group could not be read: its members cannot be counted', () => {
+    expect(askCounting(withLeads('[S0LEADS, S0ONCALL]', 2), 'U0BOB', { S0LEADS: ['U0BOB'] }).allowed).toBe(
+      true,
+    );
+  });
+
   it('are not refused when a group could supply the approvers', () => {
     const decision = ask(withLeads('[S0LEADS]', 2), {
       operation: 'db.exec',

@@ -281,6 +281,32 @@ describe('the Hrana pipeline', () => {
     expect(json().baton).toBeNull();
   });
 
+  it('lets a stream whose BEGIN met a busy database write and commit once the other writer is done', async () => {
+    const writer = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
+    const waiting = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
+    expect(codes(waiting)).toEqual(['SQLITE_BUSY']);
+    const done = (
+      await pipeline({ baton: writer.baton, requests: [execute('COMMIT'), { type: 'close' }] })
+    ).json();
+    expect(codes(done)).toEqual(['ok', 'ok']);
+    const retried = (
+      await pipeline({
+        baton: waiting.baton,
+        requests: [
+          execute('BEGIN IMMEDIATE'),
+          execute("UPDATE customers SET plan = 'retried' WHERE id = 4"),
+          execute('COMMIT'),
+          { type: 'close' },
+        ],
+      })
+    ).json();
+    expect(codes(retried)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const read = (
+      await pipeline({ requests: [execute('SELECT plan FROM customers WHERE id = 4'), { type: 'close' }] })
+    ).json();
+    expect(firstCell(read, 0)).toEqual({ type: 'text', value: 'retried' });
+  });
+
   it('keeps a stream open with a baton, isolated from other streams until commit', async () => {
     const opened = (
       await pipeline({
@@ -539,5 +565,94 @@ describe('a database file given by path', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** Counts for minutes: far past any wait here, and still ends should a regression block the loop. */
+const RUNAWAY =
+  'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000000000) SELECT count(*) FROM r';
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('statements that do not end', () => {
+  it('stops a statement whose client went away, and answers the next query meanwhile served by a new process', async () => {
+    const { sandbox: own } = await startTestSandbox();
+    try {
+      const client = createClient({
+        url: own.databaseUrl,
+        authToken: own.databaseTokens.readOnly,
+        intMode: 'bigint',
+      });
+      expect((await client.execute('SELECT count(*) AS n FROM customers')).rows[0]?.n).toBe(10n);
+      client.close();
+      const first = own.databaseProcessId();
+      expect(first).toBeDefined();
+      const gone = new AbortController();
+      const runaway = fetch(`${own.databaseUrl}/v2/pipeline`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${own.databaseTokens.readOnly}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ requests: [execute(RUNAWAY), { type: 'close' }] }),
+        signal: gone.signal,
+      }).catch((error: unknown) => error);
+      // The sandbox keeps answering other listeners while the statement runs.
+      const zones = await fetch(`${own.apiUrl}/dnszone`, { headers: { AccessKey: own.apiKey } });
+      expect(zones.status).toBe(200);
+      await expect.poll(() => own.requests.count('database.pipeline'), { timeout: 5_000 }).toBe(2);
+      gone.abort();
+      expect(await runaway).toBeInstanceOf(Error);
+      await expect.poll(() => isRunning(first!), { timeout: 10_000 }).toBe(false);
+      const again = createClient({
+        url: own.databaseUrl,
+        authToken: own.databaseTokens.readOnly,
+        intMode: 'bigint',
+      });
+      try {
+        expect((await again.execute('SELECT count(*) AS n FROM orders')).rows[0]?.n).toBe(30n);
+      } finally {
+        again.close();
+      }
+      expect(own.databaseProcessId()).not.toBe(first);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('ends its database process on close, also in the middle of a statement', async () => {
+    const { sandbox: idle } = await startTestSandbox();
+    const client = createClient({ url: idle.databaseUrl, authToken: idle.databaseTokens.readOnly });
+    await client.execute('SELECT 1');
+    client.close();
+    const idlePid = idle.databaseProcessId()!;
+    await idle.close();
+    expect(isRunning(idlePid)).toBe(false);
+
+    const { sandbox: busy } = await startTestSandbox();
+    const warm = createClient({ url: busy.databaseUrl, authToken: busy.databaseTokens.readOnly });
+    await warm.execute('SELECT 1');
+    warm.close();
+    const busyPid = busy.databaseProcessId()!;
+    const runaway = fetch(`${busy.databaseUrl}/v2/pipeline`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${busy.databaseTokens.readOnly}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ requests: [execute(RUNAWAY), { type: 'close' }] }),
+    }).catch((error: unknown) => error);
+    await expect.poll(() => busy.requests.count('database.pipeline'), { timeout: 5_000 }).toBe(2);
+    await busy.close();
+    expect(isRunning(busyPid)).toBe(false);
+    expect(busy.databaseProcessId()).toBeUndefined();
+    await runaway;
   });
 });

@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../src/policy/load.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect, textInput } from '../support/payloads.js';
@@ -8,6 +10,7 @@ roles:
   everyone: ["*"]
   leads: [U0LEAD, U0LEAD2, S0LEADS]
   shield: [U0SHA, U0SHB, U0SHC]
+  solo: [S0SOLO, U0YOU]
 grants:
   - ops: "*"
     roles: [everyone]
@@ -22,6 +25,9 @@ approvals:
       approvers: [shield]
       required: 2
       confirm: true
+    - ops: [db.tokens.create]
+      approvers: [solo]
+      required: 1
 `;
 
 let h: Harness;
@@ -29,6 +35,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness({ policyYaml: POLICY });
   h.fake.setUserGroup('S0LEADS', ['U0GROUPLEAD']);
+  h.fake.setUserGroup('S0SOLO', ['U0YOU']);
 });
 afterAll(async () => {
   await h?.close();
@@ -87,7 +94,46 @@ async function requestReset(zone: number, userId = 'U0YOU') {
 
 const resets = () => h.sandbox.requests.count('pullzone.resetSecurityKey');
 
+/** Writes the policy file and waits until the bot has reloaded it. */
+async function usePolicy(yaml: string) {
+  const parsed = parsePolicy(yaml, h.policyPath!);
+  if (!parsed.ok) throw new Error(parsed.error);
+  writeFileSync(h.policyPath!, yaml);
+  await expect
+    .poll(() => JSON.stringify(h.runtime.policies.current().roles), { timeout: 5_000 })
+    .toBe(JSON.stringify(parsed.policy.roles));
+}
+
+/** Runs `work` under another policy, then puts the file's policy back. */
+async function withPolicy(yaml: string, work: () => Promise<void>) {
+  await usePolicy(yaml);
+  try {
+    await work();
+  } finally {
+    await usePolicy(POLICY);
+  }
+}
+
 describe('the approval gate through Slack', () => {
+  it('cancels a request whose card could not be posted, with the reason audited, and tells the requester why', async () => {
+    const zone = freshZone();
+    // First in the file: no earlier test has a message still on its way to take this failure.
+    h.fake.fail('chat.postMessage', { error: 'not_in_channel' });
+    const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+    expect(reply).toContain(
+      'I could not post the approval card in <#C0APPROVALS>: the bot is not in that channel. Invite it, then ask again.',
+    );
+    expect(reply).not.toContain('correlation id');
+    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
+    expect(await stateOf(id)).toBe('cancelled');
+    const rows = (await h.runtime.services.audit.list({ limit: 50 })).filter((row) => row.approvalId === id);
+    expect(rows[0]).toMatchObject({ outcome: 'cancelled' });
+    expect(rows[0]?.detail).toContain('could not be posted in C0APPROVALS: the bot is not in that channel');
+    // Nothing holds the pull zone: asking again works once the bot is invited.
+    const again = await requestReset(zone);
+    expect(again).not.toBe(id);
+  });
+
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
     const zone = freshZone();
     await requestReset(zone);
@@ -217,6 +263,64 @@ describe('the approval gate through Slack', () => {
     expect(JSON.stringify(update?.args.blocks)).toContain('Failed');
   });
 
+  it('a lead removed from the policy after the request was made can no longer approve it', async () => {
+    const id = await requestReset(freshZone());
+    const card = JSON.stringify((await cardFor(id)).args.blocks);
+    expect(card).toContain('checked again at each click against the policy in force');
+    const before = resets();
+    await withPolicy(
+      POLICY.replace('leads: [U0LEAD, U0LEAD2, S0LEADS]', 'leads: [U0LEAD, S0LEADS]'),
+      async () => {
+        const refused = await clickAndRead('approve', id, 'U0LEAD2');
+        expect(refused).toContain('policy in force now');
+        expect(await stateOf(id)).toBe('pending');
+        expect(resets()).toBe(before);
+      },
+    );
+    // Nor does someone added since: the rule stored with the request must name them too.
+    await withPolicy(
+      POLICY.replace('leads: [U0LEAD, U0LEAD2, S0LEADS]', 'leads: [U0LEAD, U0LEAD2, U0NEWLEAD, S0LEADS]'),
+      async () => {
+        expect(await clickAndRead('approve', id, 'U0NEWLEAD')).toContain('when this request was made');
+        expect(await stateOf(id)).toBe('pending');
+      },
+    );
+    await click('approve', id, 'U0LEAD2');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
+    expect(resets()).toBe(before + 1);
+  });
+
+  it('refuses at once a request whose approver group holds nobody but the requester', async () => {
+    const reply = await ephemeralReply('db tokens create --db solo-db', 'U0YOU');
+    expect(reply).toContain('only 0 approvers other than you are listed (counting the members of S0SOLO)');
+    expect(reply).not.toContain('Approval requested');
+    expect(
+      h.fake.callsTo('chat.postMessage').filter((call) => JSON.stringify(call.args).includes('solo-db')),
+    ).toEqual([]);
+    const stored = await h.runtime.services.state.client.execute(
+      "SELECT count(*) AS n FROM approvals WHERE target = 'solo-db'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(0);
+  });
+
+  it('lets the requester cancel from /edge approvals, and with /edge approvals cancel ID', async () => {
+    const id = await requestReset(freshZone());
+    const mine = await ephemeralReply('approvals', 'U0YOU');
+    expect(mine).toContain(`"action_id":"approvals:cancel#${id}"`);
+    expect(await ephemeralReply('approvals', 'U0LEAD')).not.toContain(`approvals:cancel#${id}`);
+    await h.click(`approvals:cancel#${id}`, id, { userId: 'U0YOU', channelId: 'C0OPS' });
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('cancelled');
+
+    const other = await requestReset(freshZone());
+    expect(await ephemeralReply(`approvals cancel ${other}`, 'U0LEAD')).toContain('Only the requester');
+    expect(await stateOf(other)).toBe('pending');
+    expect(await ephemeralReply(`approvals cancel ${other}`, 'U0YOU')).toContain(
+      `Request ${other} is cancelled`,
+    );
+    expect(await stateOf(other)).toBe('cancelled');
+    expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
+  });
+
   it('lists pending requests with buttons for approvers only', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');
@@ -299,6 +403,104 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
       executionMode: 1,
       browserFingerprint: { sensitivity: 3, complexEnabled: true },
     });
+  });
+
+  /** The value a form field starts with, from the view Slack was asked to open. */
+  function initialOf(view: unknown, actionId: string): unknown {
+    const blocks = (view as { blocks: { element?: { action_id?: string } & Record<string, unknown> }[] })
+      .blocks;
+    const element = blocks.find((block) => block.element?.action_id === actionId)?.element;
+    const option = (element?.initial_option as { value?: string } | undefined)?.value;
+    const options = (element?.initial_options as { value: string }[] | undefined)?.map((o) => o.value);
+    return option ?? options ?? null;
+  }
+
+  async function openForm(zone: number) {
+    const { triggerId } = await h.command(`shield bot-detection ${zone}`);
+    const opened = await h.fake.waitFor('views.open', (call) => call.args.trigger_id === triggerId, 5_000);
+    const view = opened.args.view as { private_metadata: string };
+    return { view, metadata: String(view.private_metadata) };
+  }
+
+  it('starts the form from the zone’s current settings, and the card shows before → after with the changes marked', async () => {
+    const zone = h.sandbox.ids.bigShieldZone;
+    await h.runtime.services.platform.updateBotDetection({
+      shieldZoneId: zone,
+      executionMode: 1,
+      requestIntegrity: { sensitivity: 3 },
+      ipAddress: { sensitivity: 3 },
+      browserFingerprint: { sensitivity: 2, aggression: 3, complexEnabled: true },
+    });
+    const { view, metadata } = await openForm(zone);
+    expect(
+      ['executionMode', 'requestIntegrity', 'ipAddress', 'fingerprint', 'aggression', 'complex'].map((id) =>
+        initialOf(view, id),
+      ),
+    ).toEqual(['1', '3', '3', '2', '3', ['on']]);
+    expect(JSON.stringify(view)).toContain('the form shows its current settings');
+    // Weaken one check, keep the rest as they are.
+    await h.submitView('shield.bot-detection:submit', metadata, {
+      executionMode: staticSelect('1'),
+      requestIntegrity: staticSelect('3'),
+      ipAddress: staticSelect('1'),
+      fingerprint: staticSelect('2'),
+      aggression: staticSelect('3'),
+      complex: checkboxes(['on']),
+    });
+    const card = JSON.stringify((await cardFor(`Update bot detection of Shield zone ${zone}`)).args.blocks);
+    expect(card).toContain('*IP address (changed)*\\nHigh → Low');
+    expect(card).toContain('*Execution mode*\\nChallenge (unchanged)');
+    expect(card).toContain('*Complex fingerprinting*\\non (unchanged)');
+    expect(card).not.toContain('current settings unknown');
+    const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
+    await clickAndRead('reject', id, 'U0SHA');
+  });
+
+  it('says in bold on the card that the current settings are unknown when they cannot be read', async () => {
+    h.sandbox.faults.set('shield.botDetection.get', { status: 403 });
+    const zone = h.sandbox.ids.shieldZone;
+    const { view, metadata } = await openForm(zone);
+    expect(JSON.stringify(view)).toContain('its current settings could not be read');
+    await h.submitView('shield.bot-detection:submit', metadata, form);
+    const card = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === 'C0APPROVALS' &&
+        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}*`) &&
+        JSON.stringify(call.args.blocks).includes('unknown'),
+      5_000,
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain(
+      ':warning: *current settings unknown; these values replace them.*',
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain('*Execution mode*\\nChallenge');
+    await clickAndRead('reject', requestIdOf(card), 'U0SHA');
+  });
+
+  it('tells the approver whose approval ran the change that it failed, and why', async () => {
+    const zone = 4_040_404;
+    const { metadata } = await openForm(zone);
+    await h.submitView('shield.bot-detection:submit', metadata, form);
+    const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
+    for (const user of ['U0SHA', 'U0SHB'])
+      await h.submitView(
+        'approvals:confirm',
+        JSON.stringify({ c: 'C0APPROVALS', m: id }),
+        { confirmation: textInput(String(zone)) },
+        { userId: user },
+      );
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
+    const told = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) => call.args.user === 'U0SHB' && JSON.stringify(call.args).includes(`Shield zone ${zone}`),
+      5_000,
+    );
+    const text = JSON.stringify(told.args);
+    expect(text).toContain('and it failed');
+    expect(text).toContain(
+      'and it failed: Shield zone not found (shield_zone.not_found). It was not retried.',
+    );
+    expect(text).not.toContain('it has run');
   });
 
   it('shows the platform’s envelope error (success=false, errorKey) as a failure', async () => {

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -57,6 +60,28 @@ async function newCard(text: string): Promise<{ id: string; card: RecordedCall }
   return { id: /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0], card };
 }
 
+/** The text of a message's blocks as people read it: entities decoded, invisible guards removed. */
+function approverTextOf(blocks: unknown): string {
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'text' && typeof child === 'string') texts.push(child);
+        else walk(child);
+      }
+  };
+  walk(blocks);
+  return texts
+    .join('\n')
+    .replace(/[\u200b\u2060]/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+const approverText = (call: RecordedCall) => approverTextOf(call.args.blocks);
+
 const stateOf = async (id: string) => (await h.runtime.services.approvals.peek(id))?.state;
 
 async function approve(id: string, userId = 'U0LEAD') {
@@ -88,6 +113,93 @@ describe('database changes through approval', () => {
     expect(String(rows.rows[0]?.[0])).toBe('2');
   });
 
+  it('db exec shows a 2,300-character statement whole on the card, tail included, with the digest the execution audits', async () => {
+    const sql = `UPDATE orders SET status = 'refunded' WHERE id = 7 -- ${'x'.repeat(2_300)}\nOR 1 = 1`;
+    const { id, card } = await newCard(`db exec ${sql}`);
+    const shown = approverText(card);
+    expect(shown).toContain(sql);
+    expect(h.fake.uploads.filter((file) => file.filename.includes(id))).toEqual([]);
+    const digest = /parameters sha256 `([0-9a-f]{12})`/.exec(shown)?.[1];
+    expect(digest).toBeDefined();
+    await approve(id);
+    await expect.poll(() => stateOf(id), { timeout: 10_000 }).toMatch(/succeeded|failed/);
+    const rows = (await h.runtime.services.audit.list({ limit: 200 })).filter((row) => row.approvalId === id);
+    const executing = rows.find((row) => row.outcome === 'executing');
+    expect(executing?.detail).toMatch(new RegExp(`params sha256 ${digest}[0-9a-f]{52}`));
+    const request = await h.runtime.services.approvals.peek(id);
+    expect(request?.paramsDigest.slice(0, 12)).toBe(digest);
+  });
+
+  it('db exec with a statement too long for the card says so in bold, and the file posted with it holds it whole', async () => {
+    const sql = `UPDATE orders SET status = 'refunded' WHERE id = 8 -- ${'<y> & '.repeat(1_000)}\nOR 1 = 1`;
+    const seen = new Set(h.fake.callsTo('chat.postMessage'));
+    await h.command(`db exec ${sql}`);
+    const card = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) =>
+        !seen.has(c) &&
+        c.args.channel === 'C0APPROVALS' &&
+        JSON.stringify(c.args).includes('Approval needed'),
+      10_000,
+    );
+    const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0];
+    const shown = approverText(card);
+    expect(shown).toMatch(
+      new RegExp(
+        `\\*Too long to show here: Statement \\(${sql.length.toLocaleString('en-US')} characters\\)\\. It is in full in the file approval-${id}\\.txt posted with this card`,
+      ),
+    );
+    expect(shown).not.toContain('OR 1 = 1');
+    const file = await h.fake.waitForUpload((upload) => upload.filename === `approval-${id}.txt`, 10_000);
+    expect(file.channels).toContain('C0APPROVALS');
+    const content = file.bytes.toString('utf8');
+    expect(content).toContain(sql);
+    expect(content).toContain(JSON.stringify({ database: h.sandbox.databaseId, sql }));
+    // The file went up before the card, so an approver never sees a card that points at nothing.
+    const fileMessage = h.fake
+      .callsTo('chat.postMessage')
+      .find((c) => !seen.has(c) && JSON.stringify(c.args).includes(`approval request ${id}, in full`));
+    expect(h.fake.calls.indexOf(fileMessage!)).toBeLessThan(h.fake.calls.indexOf(card));
+
+    // The list shows what each request will do, under the same rule.
+    const { responseUrl } = await h.command('approvals', { userId: 'U0LEAD' });
+    const listed = (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 10_000)).body;
+    const listText = approverTextOf(listed.blocks);
+    expect(listText).toContain(`Run a write statement on database ${h.sandbox.databaseId}`);
+    expect(listText).toContain('*Too long to show here: Statement');
+    expect(listText).toContain('approval-requests.txt sent with this list');
+    const listFile = await h.fake.waitForUpload(
+      (upload) => upload.filename === 'approval-requests.txt',
+      10_000,
+    );
+    expect(listFile.bytes.toString('utf8')).toContain(sql);
+    await h.click('approvals:reject', id, {
+      userId: 'U0LEAD',
+      channelId: 'C0APPROVALS',
+      responseUrl: h.fake.responseUrl(),
+    });
+    await expect.poll(() => stateOf(id), { timeout: 10_000 }).toBe('rejected');
+  });
+
+  it('cancels the request when the file with its full statement cannot be uploaded, and posts no card', async () => {
+    const sql = `UPDATE orders SET status = 'refunded' WHERE id = 9 -- ${'w'.repeat(6_000)}`;
+    h.fake.fail('files.completeUploadExternal', { error: 'internal_error' });
+    const seen = new Set(h.fake.callsTo('chat.postMessage'));
+    const { responseUrl } = await h.command(`db exec ${sql}`);
+    const told = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 10_000)).body,
+    );
+    expect(told).toContain(
+      'I could not post the approval card in <#C0APPROVALS>: the file with its full parameters could not be uploaded there.',
+    );
+    const id = /ap_[0-9a-f]{16}/.exec(told)![0];
+    expect(await stateOf(id)).toBe('cancelled');
+    const cards = h.fake
+      .callsTo('chat.postMessage')
+      .filter((c) => !seen.has(c) && JSON.stringify(c.args).includes('Approval needed'));
+    expect(cards).toEqual([]);
+  });
+
   it('db exec refuses a statement that cannot be parsed before asking anyone to approve it', async () => {
     const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
     const { responseUrl } = await h.command('db exec UPDAT orders SET status = 1');
@@ -98,6 +210,34 @@ describe('database changes through approval', () => {
     expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
       cards,
     );
+  });
+
+  it('db exec does not run statements that are neither reads nor changes, and asks nobody to approve them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-attach-'));
+    const path = join(dir, 'x.db');
+    const cards = () =>
+      h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const before = cards();
+    try {
+      for (const [sql, keyword] of [
+        [`ATTACH DATABASE '${path}' AS x`, 'ATTACH'],
+        ['PRAGMA foreign_keys = OFF', 'PRAGMA'],
+        ['BEGIN IMMEDIATE', 'BEGIN'],
+        ['VACUUM', 'VACUUM'],
+      ] as const) {
+        const { responseUrl } = await h.command(`db exec ${sql}`);
+        const told = JSON.stringify(
+          (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+        );
+        expect(told).toContain(`/edge does not run ${keyword} statements`);
+        expect(told).not.toContain('/edge db query');
+        expect(told).not.toContain('Approval requested');
+      }
+      expect(cards()).toBe(before);
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('db tokens create gives a read-only token to the requester alone, by DM', async () => {

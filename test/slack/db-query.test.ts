@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -148,6 +151,69 @@ describe('/edge db query', () => {
     expect(row).toMatch(/^"(?:[a-z]+@example\.com,){9}[a-z]+@example\.com",'=1\+2,'-5$/);
   });
 
+  it('stops at the row cap, says so and which cap, and puts every row read in the CSV', async () => {
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        limits: { maxRows: 50 },
+      }),
+    );
+    try {
+      const answer = await channelAnswer(
+        'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n, n * n AS square FROM r',
+      );
+      expect(answer.all).toContain(
+        '50 rows, 2 columns. The query stopped at the cap of 50 rows (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. Showing the first 20; the file has the rows read.',
+      );
+      expect(answer.all).toMatch(
+        /📎 query-\d{8}-\d{6}\.csv: the first 50 rows, where the query stopped, attached below\./,
+      );
+      expect(answer.text).toBe('The query stopped at a cap after 50 rows');
+      const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('square FROM r'), 5_000);
+      expect(file.initialComment).toMatch(
+        /^First 50 rows, 2 columns \(stopped at a cap; the result has more\) from: WITH RECURSIVE/,
+      );
+      const records = file.bytes
+        .toString('utf8')
+        .split('\r\n')
+        .filter((record) => record !== '');
+      expect(records).toHaveLength(51);
+      expect(records[0]).toBe('n,square');
+      expect(records[50]).toBe('50,2500');
+    } finally {
+      useDatabase(database);
+    }
+  });
+
+  it('stops at the cap on bytes of values, says so, and keeps what was read', async () => {
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        limits: { maxBytes: 4096 },
+      }),
+    );
+    try {
+      const answer = await channelAnswer(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT printf('%.1000c', 'y') AS wide FROM r",
+      );
+      expect(answer.all).toContain(
+        '4 rows, 1 column. The query stopped at the cap of 4 KB of values (EDGEOPS_DB_QUERY_MAX_BYTES) after 4 rows: the result has more.',
+      );
+      const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes("'%.1000c'"), 5_000);
+      const records = file.bytes
+        .toString('utf8')
+        .split('\r\n')
+        .filter((record) => record !== '');
+      expect(records).toEqual(['wide', ...Array(4).fill('y'.repeat(1000))]);
+    } finally {
+      useDatabase(database);
+    }
+  });
+
   it('refuses a write although the token could write, and changes nothing', async () => {
     const answer = await privateAnswer('DELETE FROM orders WHERE id > 0');
     expect(answer.response_type).toBe('ephemeral');
@@ -156,6 +222,46 @@ describe('/edge db query', () => {
     expect(await orderCount()).toBe(30n);
     const rows = await h.runtime.services.audit.list({ limit: 20 });
     expect(rows.some((row) => row.operation === 'db.query' && row.outcome === 'refused')).toBe(true);
+  });
+
+  it('points a data change to /edge db exec and names the rule, without asking the database', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const answer = await privateAnswer('INSERT INTO orders (id, customer_id) VALUES (99, 1)');
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toContain('starts with SELECT, WITH, VALUES or EXPLAIN');
+    expect(answer.text).toContain('/edge db exec');
+    expect(answer.text).toContain('NOT_READ_ONLY');
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('does not run ATTACH: no file appears and the database is not called', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-attach-'));
+    const path = join(dir, 'x.db');
+    try {
+      const before = sandbox.requests.count('database.pipeline');
+      const answer = await privateAnswer(`ATTACH DATABASE '${path}' AS x`);
+      expect(answer.text).toContain('/edge does not run ATTACH statements');
+      expect(answer.text).toContain('STATEMENT_NOT_RUN');
+      expect(answer.text).not.toContain('/edge db exec');
+      expect(existsSync(path)).toBe(false);
+      expect(sandbox.requests.count('database.pipeline')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not run pragmas or transaction control, and says how to read a pragma instead', async () => {
+    const before = sandbox.requests.count('database.pipeline');
+    const pragma = await privateAnswer('PRAGMA writable_schema = ON');
+    expect(pragma.text).toContain('/edge does not run PRAGMA statements');
+    expect(pragma.text).toContain('pragma_table_info');
+    for (const sql of ['BEGIN', 'SAVEPOINT s1', '/* x */ COMMIT', 'DETACH x']) {
+      const answer = await privateAnswer(sql);
+      expect(answer.text).toMatch(/\/edge does not run [A-Z]+ statements/);
+      expect(answer.text).not.toContain('/edge db exec');
+    }
+    expect(sandbox.requests.count('database.pipeline')).toBe(before);
   });
 
   it('refuses several statements in one command', async () => {
@@ -230,5 +336,47 @@ describe('/edge db query', () => {
       // The sandbox goes on handling the abandoned request after its delay; let it finish.
       await sleep(Math.max(0, 400 - (performance.now() - started)));
     }
+  });
+
+  it('keeps answering other commands while a runaway query runs, and abandons it at its deadline', async () => {
+    // The query's CSV is written under the OS temporary folder: give this test a folder of its own.
+    const scratch = mkdtempSync(join(tmpdir(), 'edgeops-query-'));
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    useDatabase(
+      createCustomerDatabase({
+        url: sandbox.databaseUrl,
+        authToken: sandbox.databaseTokens.fullAccess,
+        secrets: h.runtime.secrets,
+        timeoutMs: 8_000,
+      }),
+    );
+    try {
+      const before = sandbox.requests.count('database.pipeline');
+      // Counts for minutes: far past the deadline, and still ends should a regression block the loop.
+      const { responseUrl } = await h.command(
+        'db query WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000000000) SELECT count(*) FROM r',
+      );
+      const answered = () => h.fake.responses.some((p) => responseUrl.endsWith(p.id));
+      // Described, then sent to run.
+      await expect
+        .poll(() => sandbox.requests.count('database.pipeline'), { timeout: 5_000 })
+        .toBe(before + 2);
+      const whoami = await h.command('whoami');
+      const other = await h.fake.waitForResponse((p) => whoami.responseUrl.endsWith(p.id), 5_000);
+      expect(JSON.stringify(other.body)).toContain('U0');
+      expect(answered()).toBe(false);
+      const post = await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 15_000);
+      expect(ResponseSchema.parse(post.body).text).toContain('The query was abandoned after 8 seconds');
+      // The CSV begun for it is gone with it.
+      expect(readdirSync(scratch).filter((name) => name.endsWith('.csv'))).toEqual([]);
+    } finally {
+      useDatabase(database);
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const next = await channelAnswer('SELECT count(*) AS n FROM orders');
+    expect(next.table).toMatch(/^n\n-+\n30$/);
   });
 });

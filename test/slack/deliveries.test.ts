@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDeliveries } from '../../src/slack/deliveries.js';
+import { createDeliveries, DeliveryUnrecordedError } from '../../src/slack/deliveries.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, tempDatabase } from '../state/temp-db.js';
 import { asDates, pinnedClock } from '../support/clock.js';
@@ -42,6 +42,42 @@ describe('de-duplicating Slack redeliveries across replicas', () => {
     // Slack redelivers after its 3-second deadline, by then the record is in the database.
     expect(await second.firstTime('command:T1', 1)).toBe(false);
     expect(await second.firstTime('command:T2', 1)).toBe(true);
+  });
+
+  it('claims a change in the database before it runs, so a redelivery that reached another replica first wins', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const [a, b] = [await replica(db.url), await replica(db.url)];
+    const options = { logger: memoryLogger(), ttlMs: 60_000, now: clock, batchMs: 10_000 };
+    const first = createDeliveries({ state: a, ...options });
+    const second = createDeliveries({ state: b, ...options });
+    // The redelivery overtook the first delivery and ran on the other replica.
+    expect(await second.firstTime('command:T3', 1, { changes: true })).toBe(true);
+    expect(await first.firstTime('command:T3', undefined, { changes: true })).toBe(false);
+    // And the other way round: the first delivery's claim is in the database at once, not batched.
+    expect(await first.firstTime('command:T4', undefined, { changes: true })).toBe(true);
+    expect(await second.firstTime('command:T4', 1, { changes: true })).toBe(false);
+  });
+
+  it('fails closed for a change when the state database cannot say, and lets a read through', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const store = await replica(db.url);
+    const deliveries = createDeliveries({
+      state: store,
+      logger: memoryLogger(),
+      ttlMs: 60_000,
+      now: clock,
+      batchMs: 10,
+    });
+    await store.client.execute('DROP TABLE claims');
+    await expect(deliveries.firstTime('command:T5', undefined, { changes: true })).rejects.toBeInstanceOf(
+      DeliveryUnrecordedError,
+    );
+    await expect(deliveries.firstTime('command:T6', 1, { changes: true })).rejects.toBeInstanceOf(
+      DeliveryUnrecordedError,
+    );
+    expect(await deliveries.firstTime('command:T7', undefined)).toBe(true);
   });
 
   it('writes first deliveries in batches shortly after they arrive', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codeBlock, escapeMrkdwn, inlineCode, truncate } from '../../src/slack/escape.js';
+import { codeBlock, escapeMrkdwn, inlineCode, truncate } from '../../src/reply/escape.js';
 
 // A high surrogate without its low half, or a low one without its high half.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -7,7 +7,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type AppProcess, startAppProcess } from '../support/app-process.js';
 import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { blockActions, slashCommand } from '../support/payloads.js';
+import { blockActions, checkboxes, slashCommand, staticSelect, viewSubmission } from '../support/payloads.js';
 import { postSigned } from '../support/signer.js';
 
 const clock = pinnedClock();
@@ -52,9 +52,19 @@ async function start(extra: Record<string, string> = {}): Promise<AppProcess> {
   return app;
 }
 
+/** Everyone may run everything, and nothing needs approval: each change runs at once. */
+const UNGATED_POLICY = `
+roles:
+  everyone: ["*"]
+grants:
+  - ops: "*"
+    roles: [everyone]
+`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgeops-replicas-'));
   writeFileSync(join(dir, 'policy.yml'), POLICY);
+  writeFileSync(join(dir, 'ungated.yml'), UNGATED_POLICY);
   fake = await startFakeSlack({ now: clock });
   sandbox = await startSandbox({ now: clock });
 });
@@ -105,6 +115,25 @@ async function states(ids: string[]): Promise<Record<string, string>> {
   }
 }
 
+async function sql(statement: string, args: (string | number)[] = []): Promise<void> {
+  const client = createClient({ url: `file:${join(dir, 'state.db')}` });
+  try {
+    await client.execute({ sql: statement, args });
+  } finally {
+    client.close();
+  }
+}
+
+async function cardStored(id: string): Promise<boolean> {
+  const client = createClient({ url: `file:${join(dir, 'state.db')}` });
+  try {
+    const rows = await client.execute({ sql: 'SELECT card_ts FROM approvals WHERE id = ?', args: [id] });
+    return rows.rows[0]?.card_ts !== null && rows.rows[0]?.card_ts !== undefined;
+  } finally {
+    client.close();
+  }
+}
+
 describe('several replicas sharing one state database', () => {
   it('200 concurrent clicks spread over two processes and 50 requests execute exactly 50 times', async () => {
     const [a, b] = [await start(), await start()];
@@ -135,6 +164,71 @@ describe('several replicas sharing one state database', () => {
   }, 120_000);
 });
 
+describe('Slack redeliveries of ungated changes', () => {
+  let a: AppProcess;
+  let b: AppProcess;
+  beforeAll(async () => {
+    [a, b] = [
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+      await start({ EDGEOPS_POLICY: join(dir, 'ungated.yml') }),
+    ];
+  }, 60_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it('a command that reached two replicas (the redelivery first) runs its change once', async () => {
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    const command = slashCommand({
+      text: 'pullzone reset-key 410114 rotated',
+      responseUrl: fake.responseUrl(),
+    });
+    // Slack's redelivery overtook the first delivery, which then reaches the other replica.
+    await postSigned(b.eventsUrl, command, { signingSecret: SIGNING_SECRET, retryNum: 1 });
+    await expect
+      .poll(() => sandbox.requests.count('pullzone.resetSecurityKey') - before, { timeout: 10_000 })
+      .toBe(1);
+    await postSigned(a.eventsUrl, command, { signingSecret: SIGNING_SECRET });
+    // Settled once the replica has either ignored the duplicate or run the change a second time.
+    const resets = () => sandbox.requests.count('pullzone.resetSecurityKey') - before;
+    await expect
+      .poll(() => a.output().includes('duplicate command delivery ignored') || resets() > 1, {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    expect(resets()).toBe(1);
+  }, 60_000);
+
+  it('a form submission that reached two replicas at once changes Shield bot detection once', async () => {
+    const before = sandbox.requests.count('shield.botDetection');
+    const submission = viewSubmission({
+      callbackId: 'shield.bot-detection:submit',
+      privateMetadata: JSON.stringify({ c: 'C0OPS', m: String(sandbox.ids.shieldZone) }),
+      values: Object.fromEntries(
+        Object.entries({
+          executionMode: staticSelect('1'),
+          requestIntegrity: staticSelect('2'),
+          ipAddress: staticSelect('2'),
+          fingerprint: staticSelect('2'),
+          aggression: staticSelect('2'),
+          complex: checkboxes([]),
+        }).map(([id, value]) => [id, { [id]: value }]),
+      ),
+    });
+    await Promise.all([
+      postSigned(a.eventsUrl, submission, { signingSecret: SIGNING_SECRET }),
+      postSigned(b.eventsUrl, submission, { signingSecret: SIGNING_SECRET, retryNum: 1 }),
+    ]);
+    const changes = () => sandbox.requests.count('shield.botDetection') - before;
+    await expect.poll(changes, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    // Settled once a replica has either ignored the duplicate or run the change a second time.
+    const ignored = () => `${a.output()}${b.output()}`.includes('duplicate form submission ignored');
+    await expect.poll(() => ignored() || changes() > 1, { timeout: 10_000 }).toBe(true);
+    expect(changes()).toBe(1);
+  }, 60_000);
+});
+
 describe('restarts', () => {
   it('a pending request survives a restart and can still be approved', async () => {
     const first = await start();
@@ -144,6 +238,51 @@ describe('restarts', () => {
     expect((await states([id]))[id]).toBe('pending');
     await approve(second, id, 'U0LEAD');
     await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('succeeded');
+    await second.stop();
+  }, 60_000);
+
+  it('a request approved but never started by a replica that died becomes unknown; its card and requester say it did not run', async () => {
+    const first = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    const id = await requestReset(first, 410113);
+    await expect.poll(() => cardStored(id), { timeout: 10_000 }).toBe(true);
+    await first.kill();
+    // The replica stored the approval and died before it claimed the execution.
+    await sql(
+      `UPDATE approvals SET state = 'approved', decided_by = 'U0LEAD', decided_at = 0, version = version + 1,
+         approvals_json = '[{"userId":"U0LEAD","at":"2025-01-01T00:00:00.000Z"}]' WHERE id = ?`,
+      [id],
+    );
+    const before = sandbox.requests.count('pullzone.resetSecurityKey');
+    const second = await start({ EDGEOPS_EXECUTION_TIMEOUT: '1s' });
+    await expect.poll(async () => (await states([id]))[id], { timeout: 10_000 }).toBe('unknown');
+    const card = await fake.waitFor(
+      'chat.update',
+      (call) =>
+        JSON.stringify(call.args.blocks).includes(id) && JSON.stringify(call.args).includes('Not run'),
+      10_000,
+    );
+    expect(JSON.stringify(card.args.blocks)).toContain('before the change started');
+    const dm = await fake.waitFor(
+      'chat.postMessage',
+      (call) => call.args.channel === fake.dmChannelFor('U0YOU') && JSON.stringify(call.args).includes(id),
+      10_000,
+    );
+    expect(JSON.stringify(dm.args)).toContain('it did not run');
+    expect(sandbox.requests.count('pullzone.resetSecurityKey')).toBe(before);
+    // The lock is free again: a new request for the same pull zone is accepted.
+    await postSigned(
+      second.eventsUrl,
+      slashCommand({ text: 'pullzone reset-key 410113 again', responseUrl: fake.responseUrl() }),
+      { signingSecret: SIGNING_SECRET },
+    );
+    await fake.waitFor(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === 'C0APPROVALS' &&
+        JSON.stringify(call.args.blocks).includes('pull zone 410113*') &&
+        !JSON.stringify(call.args.blocks).includes(id),
+      10_000,
+    );
     await second.stop();
   }, 60_000);
 

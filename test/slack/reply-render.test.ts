@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { md, trusted } from '../../src/operations/markup.js';
-import type { Reply, ReplyBlock } from '../../src/operations/reply.js';
-import { fileNotes, renderPlainReply, renderReply } from '../../src/slack/blocks/reply.js';
+import { fileNotes } from '../../src/reply/files.js';
+import { md, trusted } from '../../src/reply/markup.js';
+import type { Reply, ReplyBlock } from '../../src/reply/model.js';
+import { renderPlainReply, renderReply } from '../../src/slack/blocks/reply.js';
 import { checkMessageLimits, SLACK_REFUSES, validateBlocks } from '../support/block-kit.js';
 
 const reply = (blocks: ReplyBlock[], extra: Partial<Reply> = {}): Reply => ({

@@ -3,6 +3,7 @@
  * tests: several instances sharing one state database, or one killed mid-execution.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { repoRoot } from './block-kit.js';
@@ -29,7 +30,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startAppProcess(env: Record<string, string>, timeoutMs = 20_000): Promise<AppProcess> {
+/** Starts the bot and resolves once its log shows `waitFor` (by default: it is ready). */
+export async function startAppProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+  waitFor = 'edgeops is ready',
+): Promise<AppProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'src/main.ts')], {
     cwd: repoRoot,
@@ -53,7 +59,7 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 2
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => fail(new Error(`app did not start in time:\n${output}`)), timeoutMs);
     const check = () => {
-      if (output.includes('edgeops is ready')) {
+      if (output.includes(waitFor)) {
         clearTimeout(timer);
         ready();
       }
@@ -79,4 +85,32 @@ export async function startAppProcess(env: Record<string, string>, timeoutMs = 2
       await exited;
     },
   };
+}
+
+export interface EntryPointRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real entry point until it exits on its own (a start that must stop), bounded. */
+export async function runUntilExit(env: Record<string, string>, timeoutMs = 20_000): Promise<EntryPointRun> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'src/main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }

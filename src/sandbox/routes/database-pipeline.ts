@@ -39,7 +39,16 @@ export function databasePipelineRoutes(state: SandboxState): Route[] {
         const check = state.tokens.check(req.headers.authorization);
         if (!check.ok) return sendHranaJson(res, 401, { error: UNAUTHORIZED[check.reason] });
         if (!json.ok) return sendText(res, 400, 'Invalid pipeline request: the body is not JSON');
-        const outcome = await state.hrana.pipeline(json.value, check.access === 'read-only');
+        // A client that gives up (its deadline passed) closes the request: stop what runs for it.
+        const abandoned = new AbortController();
+        res.once('close', () => {
+          if (!res.writableFinished) abandoned.abort();
+        });
+        const outcome = await state.hrana.pipeline(
+          json.value,
+          check.access === 'read-only',
+          abandoned.signal,
+        );
         if (outcome.status === 400) return sendText(res, 400, outcome.text);
         sendHranaJson(res, outcome.status, outcome.json);
       },

@@ -178,6 +178,8 @@ export function videoLibraryRoutes(state: SandboxState): Route[] {
           id: library.PullZoneId,
           name: `vz-${library.Id}`,
           securityKey: randomUUID(),
+          originUrl: `https://video.example.com/${library.Id}`,
+          hostnames: [`vz-${library.Id}.b-cdn.net`],
         });
         sendJson(res, 201, library);
       },

@@ -4,7 +4,7 @@
  */
 import type { types } from '@slack/bolt';
 import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../../operations/modal.js';
-import { truncate } from '../escape.js';
+import { truncate } from '../../reply/escape.js';
 import {
   CHECKBOX_MAX_OPTIONS,
   INPUT_HINT_MAX,

@@ -1,6 +1,6 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { SlackAppOptions } from '../app.js';
-import type { Deliveries } from '../deliveries.js';
+import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 
@@ -12,11 +12,6 @@ export function registerActions(app: App, options: SlackAppOptions, deliveries: 
       const received = performance.now();
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
-      const fresh = await deliveries.firstTime(
-        `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
-        context.retryNum,
-      );
-      if (!fresh) return;
       const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
       const surface = createSlackSurface({
         client,
@@ -27,13 +22,24 @@ export function registerActions(app: App, options: SlackAppOptions, deliveries: 
         logger: options.logger,
         secrets: options.services.secrets,
       });
-      await options.engine.action({
-        actionId: action.action_id,
-        value: action.value ?? '',
-        userId: body.user.id,
-        channelId,
-        surface,
-      });
+      const caller = { userId: body.user.id, channelId, surface };
+      let fresh: boolean;
+      try {
+        fresh = await deliveries.firstTime(
+          `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
+          context.retryNum,
+          { changes: options.engine.changes({ actionId: action.action_id, value: action.value ?? '' }) },
+        );
+      } catch (error) {
+        if (!(error instanceof DeliveryUnrecordedError)) throw error;
+        await options.engine.refuseUnrecorded(caller);
+        return;
+      }
+      if (!fresh) {
+        options.logger.info('duplicate action delivery ignored', { user: body.user.id });
+        return;
+      }
+      await options.engine.action({ ...caller, actionId: action.action_id, value: action.value ?? '' });
     },
   );
 }

@@ -2,14 +2,16 @@ import type { App } from '@slack/bolt';
 import type { SlackAppOptions } from '../app.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
+import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { createSlackSurface } from '../surface.js';
 
 /**
  * Form submissions: validation answers inside the acknowledgement (errors on the fields);
- * the operation itself runs after it.
+ * the operation itself runs after it, once a form that changes something has its delivery
+ * recorded (one submission of a view, whichever replica it reached).
  */
-export function registerViews(app: App, options: SlackAppOptions): void {
-  app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client }) => {
+export function registerViews(app: App, options: SlackAppOptions, deliveries: Deliveries): void {
+  app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client, context }) => {
     const { channelId, metadata } = unwrapMetadata(view.private_metadata);
     const surface = createSlackSurface({
       client,
@@ -35,6 +37,21 @@ export function registerViews(app: App, options: SlackAppOptions): void {
       return;
     }
     await ack();
+    let fresh: boolean;
+    try {
+      // A view is submitted once: it closes when the submission is accepted.
+      fresh = await deliveries.firstTime(`view:${view.id}:${view.hash}`, context.retryNum, {
+        changes: options.engine.changes({ callbackId: view.callback_id }),
+      });
+    } catch (error) {
+      if (!(error instanceof DeliveryUnrecordedError)) throw error;
+      await options.engine.refuseUnrecorded({ userId: body.user.id, channelId, surface });
+      return;
+    }
+    if (!fresh) {
+      options.logger.info('duplicate form submission ignored', { user: body.user.id });
+      return;
+    }
     await result.proceed();
   });
 }

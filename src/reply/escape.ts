@@ -2,7 +2,7 @@
  * Making untrusted text (platform responses, URLs, user agents, SQL results) safe to show in
  * Slack mrkdwn: nothing in it can mention, link or break out of the formatting it is placed in.
  */
-import { SECTION_TEXT_MAX } from './limits.js';
+import { MESSAGE_BUDGET } from './budget.js';
 
 // Slack parses mentions and links only inside <…>; escaping the three control characters
 // ("Formatting text for app surfaces": escaping text) makes every such sequence literal.
@@ -29,7 +29,7 @@ const ZERO_WIDTH_SPACE = '\u200b';
  * with zero-width spaces, and the text is escaped like any mrkdwn. The result (fences included)
  * fits in `max` characters; a cut shows as a final `…`.
  */
-export function codeBlock(text: string, max: number = SECTION_TEXT_MAX): string {
+export function codeBlock(text: string, max: number = MESSAGE_BUDGET.sectionChars): string {
   const body = escapeMrkdwn(text).replace(/`(?=`)/g, `\`${ZERO_WIDTH_SPACE}`);
   const frame = `${FENCE}\n\n${FENCE}`.length;
   // An empty block renders as stray backticks, so show a single space.

@@ -4,6 +4,20 @@
  */
 import type { Markup } from './markup.js';
 
+/**
+ * The action id of a button that runs a command line (its value) as if the clicker had typed
+ * it: next steps on a listing, items of a menu. The same policy, audit and approvals apply.
+ */
+export const RUN_COMMAND_ACTION = 'edge:run';
+
+/** A button that runs `/edge <command>` for whoever clicks it. */
+export const commandButton = (text: string, command: string, style?: 'primary' | 'danger'): ReplyButton => ({
+  text,
+  actionId: RUN_COMMAND_ACTION,
+  value: command,
+  ...(style ? { style } : {}),
+});
+
 export interface ReplyButton {
   text: string;
   /** Routed back to the operation that rendered it: `${operationKey}:${name}`, plus `#suffix` when

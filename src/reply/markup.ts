@@ -3,7 +3,7 @@
  * attacker text (URLs, DNS values, user agents) can never ping (`<!channel>`) or inject links.
  * The console adapter turns the same markup into plain text.
  */
-import { escapeMrkdwn } from '../slack/escape.js';
+import { escapeMrkdwn } from './escape.js';
 
 declare const markupBrand: unique symbol;
 export type Markup = string & { readonly [markupBrand]: true };
@@ -33,6 +33,13 @@ export function md(strings: TemplateStringsArray, ...values: Interpolation[]): M
   });
   return out as Markup;
 }
+
+/** A user mention, from an id the bot holds (never from user or platform text, which must not ping). */
+export const mention = (userId: string): Markup => trusted(`<@${userId.replace(/[^A-Z0-9]/gi, '')}>`);
+
+/** A link to a channel, from an id the bot holds. */
+export const channelRef = (channelId: string): Markup =>
+  trusted(`<#${channelId.replace(/[^A-Z0-9]/gi, '')}>`);
 
 export const joinMarkup = (parts: Markup[], separator = '\n'): Markup => parts.join(separator) as Markup;
 

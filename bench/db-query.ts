@@ -1,0 +1,111 @@
+/**
+ * PRODUCT §8: `/edge db query` stays under 250 MB peak memory for a 100,000-row result. The
+ * sandbox (in this process) holds a table of 100,000 rows, about 96 MB of values; each side
+ * runs the operation's own path (`answerQuery`: describe, the wrapped query, the streamed read,
+ * the CSV written row by row) in its own process, from compiled JavaScript as in production:
+ * once for the whole table, once for `SELECT 1`, side by side.
+ * Run alone: `npx tsx bench/db-query.ts [rows]`.
+ */
+import { rm, stat } from 'node:fs/promises';
+import { createClient } from '@libsql/client';
+import { createCustomerDatabase } from '../src/database/customer-database.js';
+import { SecretRegistry } from '../src/log.js';
+import { answerQuery } from '../src/operations/db-query.js';
+import { isMain, measureInChild, reportMeasurement } from './child.js';
+import type { BenchRow, ChildMeasurement } from './types.js';
+
+const MB = 1024 * 1024;
+const RUNS = 2;
+/** Hex text of 480 random bytes: 960 bytes of value a row, about 96 MB for 100,000 rows. */
+const PAYLOAD_BYTES = 480;
+/** The bench measures memory, not the deadline: a loaded machine must not fail it on time. */
+const BENCH_TIMEOUT_MS = 300_000;
+
+/** One side: run `sql` through the operation and report its peak RSS. */
+async function side(sql: string): Promise<void> {
+  const url = process.env.BENCH_DATABASE_URL;
+  const authToken = process.env.BENCH_DATABASE_TOKEN;
+  if (!url || !authToken) throw new Error('BENCH_DATABASE_URL and BENCH_DATABASE_TOKEN are required');
+  const database = createCustomerDatabase({
+    url,
+    authToken,
+    secrets: new SecretRegistry(),
+    timeoutMs: BENCH_TIMEOUT_MS,
+  });
+  const started = performance.now();
+  const reply = await answerQuery({ database, sql, userId: 'U0BENCH', now: 0 });
+  const ms = performance.now() - started;
+  const file = reply.files?.[0]?.path;
+  const csvBytes = file ? (await stat(file)).size : 0;
+  if (file) await rm(file, { force: true });
+  const rows = Number(/(\d[\d,]*) rows?/.exec(reply.text)?.[1]?.replaceAll(',', '') ?? 0);
+  reportMeasurement({ ms, detail: { rows, csvBytes } });
+}
+
+const largest = (runs: ChildMeasurement[]): ChildMeasurement =>
+  runs.reduce((worst, run) => (run.peakRssBytes > worst.peakRssBytes ? run : worst));
+
+export async function benchDbQuery(rows = 100_000): Promise<BenchRow[]> {
+  // Imported here, not at the top: the measured sides load this module and must not start a sandbox.
+  const { startSandbox } = await import('../src/sandbox/server.js');
+  const { compileForBench } = await import('./compiled.js');
+  const { systemClock } = await import('../src/clock.js');
+  const sandbox = await startSandbox({ now: systemClock });
+  const compiled = await compileForBench();
+  const script = compiled.script('bench/db-query.ts');
+  try {
+    const setup = createClient({ url: sandbox.databaseUrl, authToken: sandbox.databaseTokens.fullAccess });
+    await setup.execute('CREATE TABLE big (id INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
+    await setup.execute({
+      sql: `INSERT INTO big (id, payload)
+            WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ?)
+            SELECT n, hex(randomblob(${PAYLOAD_BYTES})) FROM r`,
+      args: [rows],
+    });
+    setup.close();
+    const env = {
+      BENCH_DATABASE_URL: sandbox.databaseUrl,
+      BENCH_DATABASE_TOKEN: sandbox.databaseTokens.readOnly,
+    };
+    const whole: ChildMeasurement[] = [];
+    const one: ChildMeasurement[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      one.push(await measureInChild(script, ['--side', 'SELECT 1'], env));
+      whole.push(await measureInChild(script, ['--side', 'SELECT * FROM big'], env));
+    }
+    const ours = largest(whole);
+    const baseline = largest(one);
+    const oursMb = ours.peakRssBytes / MB;
+    const baselineMb = baseline.peakRssBytes / MB;
+    const read = ours.detail?.rows ?? 0;
+    const valuesMb = Math.round((rows * (PAYLOAD_BYTES * 2 + String(rows).length)) / 1_000_000);
+    const label = rows.toLocaleString('en-US');
+    return [
+      {
+        figure: `db query peak RSS, ${label} rows / ${valuesMb} MB result vs SELECT 1 (MB)`,
+        value: Math.round(oursMb),
+        baseline: Math.round(baselineMb),
+        ratio: oursMb / baselineMb,
+        target: `< 250 MB, all ${label} rows in the CSV`,
+        pass: oursMb < 250 && read === rows,
+      },
+      {
+        figure: `db query time, ${label} rows to CSV vs SELECT 1 (ms)`,
+        value: Math.round(Math.min(...whole.map((run) => run.ms))),
+        baseline: Math.round(Math.min(...one.map((run) => run.ms))),
+        ratio: Math.min(...whole.map((run) => run.ms)) / Math.min(...one.map((run) => run.ms)),
+        target: 'reported',
+        pass: true,
+      },
+    ];
+  } finally {
+    await sandbox.close();
+    await compiled.remove();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args[0] === '--side' && args[1]) await side(args[1]);
+  else console.table(await benchDbQuery(args[0] ? Number(args[0]) : undefined));
+}

@@ -1,0 +1,272 @@
+/**
+ * What an approver reads (PRODUCT §5): a request's card, and its entry in `/edge approvals`.
+ *
+ * The rule, for every gated operation: a parameter is shown in full or not at all. A value too
+ * long for the card (a long SQL statement) goes, whole, into a text file posted with the card,
+ * and the card says so in bold, naming the parameter, its length and the file. Nothing is ever
+ * cut. The card also shows the first 12 hex digits of the parameters' SHA-256 digest, which the
+ * execution's audit row carries in full.
+ */
+import { formatDistanceStrict } from '../date-fns.js';
+import { codeBlock } from '../reply/escape.js';
+import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
+import { inChannel, type Reply, type ReplyBlock, type ReplyButton, type ReplyFile } from '../reply/model.js';
+import { canonicalJson } from '../state/canonical-json.js';
+import type { GatedOperation, ParameterView } from './gated.js';
+import type { ApprovalRequest } from './machine.js';
+
+/** Escaped characters one card field may hold: Slack allows 2,000 per field, its label included. */
+export const CARD_FIELD_MAX = 1_500;
+/** Characters of one code block on a card, fences included: Slack allows 3,000 per section. */
+export const CARD_CODE_MAX = 2_800;
+/** What the parameters shown on one card may take together: a message holds about 12,000. */
+export const CARD_PARAMETERS_BUDGET = 6_000;
+/** The same limits for one request in `/edge approvals`, which lists up to 50. */
+export const LIST_VALUE_MAX = 300;
+export const LIST_PARAMETERS_BUDGET = 1_200;
+/** Hex digits of the parameter digest a card shows. */
+export const DIGEST_SHOWN = 12;
+
+export const APPROVAL_ACTIONS = {
+  approve: 'approvals:approve',
+  reject: 'approvals:reject',
+  cancel: 'approvals:cancel',
+};
+
+/** The bold line that replaces current values nobody could read. */
+export const BEFORE_UNKNOWN = 'current settings unknown; these values replace them';
+
+const STATE_LABEL: Record<string, string> = {
+  pending: ':hourglass_flowing_sand: Waiting for approval',
+  approved: ':white_check_mark: Approved, about to run',
+  executing: ':gear: Running',
+  succeeded: ':white_check_mark: Done',
+  failed: ':x: Failed',
+  rejected: ':no_entry: Rejected',
+  expired: ':alarm_clock: Expired',
+  cancelled: ':heavy_multiplication_x: Cancelled',
+  unknown:
+    ':warning: Outcome unknown: the bot stopped while this was running. Check the platform before asking again.',
+};
+
+/** `unknown` for a request approved but never started: it is certain that nothing ran. */
+const NOT_STARTED_LABEL =
+  ':warning: Not run: the bot stopped after the approval, before the change started. It will not run now; ask again if it is still needed.';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** What a request shows: where it is asked for, why, and every parameter of the operation. */
+export function parameterViews(request: ApprovalRequest, op: GatedOperation | undefined): ParameterView[] {
+  const params = op
+    ? op.fields(request.params)
+    : [{ label: 'Parameters', value: canonicalJson(request.params), code: true }];
+  return [
+    { label: 'Target', value: request.target },
+    { label: 'Reason', value: request.reason || '(none given)' },
+    ...params,
+  ];
+}
+
+const changed = (view: ParameterView) =>
+  view.before !== undefined && view.before !== null && view.before !== view.value;
+
+/** A view as field markup: the value, or before → after with what changes marked. */
+function fieldMarkup(view: ParameterView): Markup {
+  if (view.before === undefined || view.before === null) return md`${view.value}`;
+  return view.before === view.value ? md`${view.value} (unchanged)` : md`${view.before} → ${view.value}`;
+}
+
+interface Layout {
+  fields: { label: string; value: Markup }[];
+  /** Preformatted values that fit: a label and a code block each. */
+  code: { label: string; text: string }[];
+  /** Values too long to show here: they go to the file, whole. */
+  inFile: ParameterView[];
+  beforeUnknown: boolean;
+}
+
+/** Places each view on the card in full, or in the file; never shortened. */
+function layOut(views: ParameterView[], limits: { value: number; code: number; budget: number }): Layout {
+  const layout: Layout = { fields: [], code: [], inFile: [], beforeUnknown: false };
+  let budget = limits.budget;
+  for (const view of views) {
+    if (view.before === null) layout.beforeUnknown = true;
+    if (view.code) {
+      const size = codeBlock(view.value, Number.MAX_SAFE_INTEGER).length;
+      if (size <= limits.code && size <= budget) {
+        layout.code.push({ label: view.label, text: view.value });
+        budget -= size;
+      } else layout.inFile.push(view);
+      continue;
+    }
+    const value = fieldMarkup(view);
+    if (value.length <= limits.value && value.length <= budget) {
+      layout.fields.push({ label: changed(view) ? `${view.label} (changed)` : view.label, value });
+      budget -= value.length;
+    } else layout.inFile.push(view);
+  }
+  return layout;
+}
+
+/** The bold sentence that sends the approver to the file for what did not fit. */
+function fileNotice(inFile: ParameterView[], filename: string, where: string): Markup {
+  const list = inFile.map((view) => `${view.label} (${count(view.value.length)} characters)`).join(', ');
+  return md`:page_facing_up: *Too long to show here: ${list}. ${inFile.length > 1 ? 'They are' : 'It is'} in full in the file ${filename} ${where}; read ${inFile.length > 1 ? 'them' : 'it'} before you decide.*`;
+}
+
+/** Every parameter in full, as plain text: the file that goes with a card. */
+export function parametersText(request: ApprovalRequest, what: string, views: ParameterView[]): string {
+  const lines = [
+    `Approval request ${request.id}`,
+    `What: ${what}`,
+    `Operation: ${request.operation}`,
+    `Requested by: ${request.requester}`,
+    `Parameters sha256: ${request.paramsDigest}`,
+    '',
+  ];
+  for (const view of views) {
+    lines.push(`${view.label}:`);
+    if (view.before !== undefined)
+      lines.push(`  now:   ${view.before ?? '(unknown)'}`, `  after: ${view.value}`, '');
+    else lines.push(view.value, '');
+  }
+  lines.push(
+    'The parameters as stored and run (canonical JSON; its sha256 is above):',
+    canonicalJson(request.params),
+    '',
+  );
+  return lines.join('\n');
+}
+
+export const cardFilename = (request: Pick<ApprovalRequest, 'id'>) => `approval-${request.id}.txt`;
+
+export interface ApprovalCard {
+  card: Reply;
+  /** The parameters that did not fit, whole: posted with the card, before it. */
+  file?: ReplyFile;
+}
+
+/** The card of a request as it stands now. */
+export function approvalCard(
+  request: ApprovalRequest,
+  op: GatedOperation | undefined,
+  now: Date,
+): ApprovalCard {
+  const what = op?.describe(request.params) ?? `${request.operation} on ${request.target}`;
+  const views = parameterViews(request, op);
+  const layout = layOut(views, {
+    value: CARD_FIELD_MAX,
+    code: CARD_CODE_MAX,
+    budget: CARD_PARAMETERS_BUDGET,
+  });
+  const filename = cardFilename(request);
+  const approvers = request.approvals.map((vote) => mention(vote.userId)).join(', ');
+  const [target, reason, ...rest] = layout.fields;
+  const fields = [
+    ...(target ? [target] : []),
+    { label: 'Requested by', value: mention(request.requester) },
+    ...(reason ? [reason] : []),
+    {
+      label: 'Approvals',
+      value: md`${request.approvals.length} of ${request.required}${request.approverRoles.length > 0 ? ` from ${request.approverRoles.join(', ')}` : ''}${nest(trusted(approvers ? ` (${approvers})` : ''))}`,
+    },
+    {
+      label: request.state === 'pending' ? 'Expires' : 'Expiry',
+      value: md`${
+        request.state === 'pending'
+          ? `in ${formatDistanceStrict(request.expiresAt, now)}`
+          : `${request.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`
+      }`,
+    },
+    ...rest,
+  ];
+  const blocks: ReplyBlock[] = [
+    { type: 'header', text: `Approval needed: ${request.operation}` },
+    { type: 'text', text: md`*${what}*` },
+  ];
+  if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
+  if (layout.inFile.length > 0)
+    blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'posted with this card') });
+  blocks.push({ type: 'fields', fields });
+  for (const code of layout.code) {
+    blocks.push({ type: 'text', text: md`*${code.label}*` }, { type: 'code', text: code.text });
+  }
+  const warning = op?.warning?.(request.params);
+  if (warning) blocks.push({ type: 'text', text: md`:warning: ${warning}` });
+  const notStarted = request.state === 'unknown' && request.startedAt === null;
+  let status = notStarted ? NOT_STARTED_LABEL : (STATE_LABEL[request.state] ?? request.state);
+  if (request.decidedBy && request.state !== 'pending' && request.decidedAt)
+    status += ` · by ${mention(request.decidedBy)} at ${request.decidedAt.toISOString().slice(11, 16)} UTC`;
+  if (request.result && !notStarted) status += ` · ${md`${request.result.detail}`}`;
+  blocks.push({ type: 'context', text: trusted(status) });
+  if (request.state === 'pending') {
+    const buttons: ReplyButton[] = [
+      { text: 'Approve', actionId: APPROVAL_ACTIONS.approve, value: request.id, style: 'primary' },
+      { text: 'Reject', actionId: APPROVAL_ACTIONS.reject, value: request.id, style: 'danger' },
+    ];
+    blocks.push({ type: 'actions', buttons });
+  }
+  blocks.push({
+    type: 'context',
+    text: md`Request ${request.id} · parameters sha256 \`${request.paramsDigest.slice(0, DIGEST_SHOWN)}\` · approvers are checked again at each click against the policy in force`,
+  });
+  const card = inChannel(`Approval ${request.state}: ${what}`, blocks);
+  if (layout.inFile.length === 0) return { card };
+  return {
+    card,
+    file: {
+      filename,
+      title: `Approval request ${request.id}: every parameter in full`,
+      content: parametersText(request, what, views),
+      about: 'every parameter of the request, in full',
+    },
+  };
+}
+
+/** The message that carries a card's file: posted just before the card. */
+export function cardFileMessage(request: ApprovalRequest, file: ReplyFile): Reply {
+  return {
+    ...inChannel(`Every parameter of approval request ${request.id}, in full`, [
+      {
+        type: 'text',
+        text: md`:page_facing_up: Every parameter of approval request ${request.id}, in full, for the card that follows (parameters sha256 \`${request.paramsDigest.slice(0, DIGEST_SHOWN)}\`).`,
+      },
+    ]),
+    files: [file],
+  };
+}
+
+export interface ListedRequest {
+  blocks: ReplyBlock[];
+  /** The section of the list's file for values too long to show in the list. */
+  fileSection?: string;
+}
+
+/** One request in `/edge approvals`: what it will do, under the same rule as the card. */
+export function listedRequest(
+  request: ApprovalRequest,
+  op: GatedOperation | undefined,
+  filename: string,
+  buttons: ReplyButton[],
+): ListedRequest {
+  const what = op?.describe(request.params) ?? request.operation;
+  const views = parameterViews(request, op);
+  const layout = layOut(views, {
+    value: LIST_VALUE_MAX,
+    code: LIST_VALUE_MAX,
+    budget: LIST_PARAMETERS_BUDGET,
+  });
+  const lines: Markup[] = [
+    md`*${what}* · ${request.state} · ${request.approvals.length} of ${request.required} approvals · asked by ${nest(mention(request.requester))} · ${request.id}`,
+  ];
+  for (const field of layout.fields) lines.push(md`${field.label}: ${nest(field.value)}`);
+  for (const code of layout.code) lines.push(md`${code.label}:`, trusted(codeBlock(code.text)));
+  if (layout.beforeUnknown) lines.push(md`:warning: *${BEFORE_UNKNOWN}.*`);
+  if (layout.inFile.length > 0) lines.push(fileNotice(layout.inFile, filename, 'sent with this list'));
+  const blocks: ReplyBlock[] = [{ type: 'text', text: trusted(lines.join('\n')) }];
+  if (buttons.length > 0) blocks.push({ type: 'actions', buttons });
+  return {
+    blocks,
+    fileSection: layout.inFile.length > 0 ? parametersText(request, what, views) : undefined,
+  };
+}

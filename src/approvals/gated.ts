@@ -1,0 +1,62 @@
+/**
+ * What a change that may need approval tells the gate: what it will do, every parameter as an
+ * approver reads it, and how to run it. The card (card.ts) decides how each parameter is shown;
+ * the operation only says what it is, in full.
+ */
+import type { RunContext } from '../operations/types.js';
+import { PlatformError } from '../platform/errors.js';
+import type { Operation } from '../policy/authorize.js';
+import type { JsonValue } from '../state/canonical-json.js';
+
+/** What an executed change produced: a result for the channel, and secrets for the requester only. */
+export interface ExecutionOutcome {
+  ok: boolean;
+  /** For the card, the channel and the audit row: never a secret. */
+  detail: string;
+  /** Shown once, privately, to the requester (new keys, new tokens). */
+  secrets?: { label: string; value: string; note?: string }[];
+}
+
+/** One parameter as an approver reads it. */
+export interface ParameterView {
+  label: string;
+  /** The value in full, as people read it; never a secret, never shortened. */
+  value: string;
+  /** Preformatted text (a SQL statement): shown in a code block, as typed. */
+  code?: boolean;
+  /**
+   * For a change to an existing setting, what it is now: the card shows before → after and marks
+   * what changes. `null` when the current value could not be read.
+   */
+  before?: string | null;
+}
+
+/** A change that may need approval: how to describe it and how to run it. */
+export interface GatedOperation {
+  id: Operation;
+  /** One line: what will happen, e.g. "Reset the token-authentication key of pull zone 42". */
+  describe(params: Record<string, JsonValue>): string;
+  /** Every parameter of what will run, in full (never secrets). */
+  fields(params: Record<string, JsonValue>): ParameterView[];
+  /** A warning shown on the card, e.g. that the bot's own token will stop working. */
+  warning?(params: Record<string, JsonValue>): string | undefined;
+  execute(params: Record<string, JsonValue>, ctx: RunContext): Promise<ExecutionOutcome>;
+}
+
+/**
+ * An execution that failed on the platform: the user's message, with the correlation id when
+ * the cause is unknown to them, and a log line carrying that id.
+ */
+export function failedExecution(ctx: RunContext, error: unknown): ExecutionOutcome {
+  if (!(error instanceof PlatformError)) throw error;
+  ctx.logger.warn('change failed on the platform', {
+    kind: error.kind,
+    status: error.status,
+    platformOperation: error.operation,
+    attempts: error.attempts,
+  });
+  return {
+    ok: false,
+    detail: `${error.userMessage}${error.unexpected ? ` (correlation id ${ctx.correlationId})` : ''}`,
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * fitReply: what of a reply a message shows, and what goes to a file, inside the product's
+ * message budget. Nothing is cut silently: a line longer than a section, a code block longer
+ * than the message, blocks past the budget all send the whole reply as a file too, and the
+ * message says so. Every adapter renders the fitted reply, so all of them cut in the same place.
+ */
+import { MESSAGE_BUDGET as BUDGET } from './budget.js';
+import { codeBlock, truncate } from './escape.js';
+import { type Markup, md } from './markup.js';
+import type { Reply, ReplyBlock, ReplyButton, ReplyFile } from './model.js';
+import { overflowFile, replyToPlainText } from './plain.js';
+
+/** A reply block cut to the budget: each fits one block of any adapter. */
+export type FittedBlock =
+  | { type: 'header'; text: string }
+  /** At most one section of text. */
+  | { type: 'text'; text: Markup }
+  /** Preformatted lines whose fenced form fits one section. */
+  | { type: 'code'; text: string }
+  /** At most `fieldsPerBlock` fields, each within `fieldChars` with its label. */
+  | { type: 'fields'; fields: { label: string; value: Markup }[] }
+  | { type: 'context'; texts: Markup[] }
+  | { type: 'divider' }
+  /** At most a row of buttons, each action id unique within the row. */
+  | { type: 'actions'; buttons: ReplyButton[] };
+
+export interface FittedReply {
+  /** The notification text, plain (adapters escape it), within `notificationChars`. */
+  text: string;
+  blocks: FittedBlock[];
+  /** Every file to deliver with the message: the whole reply first when it was cut, then its own. */
+  files: ReplyFile[];
+  /** The whole reply as plain text, when something did not fit. */
+  overflow?: string;
+}
+
+export interface FitOptions {
+  /**
+   * Lines naming each file and where it went, shown before the closing buttons (the Slack
+   * adapter's notes). Room for them is kept whatever else is cut.
+   */
+  notes?: (files: readonly ReplyFile[]) => Markup[];
+}
+
+/** An empty text is refused by Slack and shows nothing anywhere: an empty value reads as this. */
+const NOTHING = '—';
+
+/** Cuts `text` to `max`, reporting the cut. */
+function clip(text: string, max: number, cut: { value: boolean }): string {
+  if (text.length <= max) return text;
+  cut.value = true;
+  return truncate(text, max);
+}
+
+/**
+ * Buttons with the same handler (Previous and Next) in one row get a `#n` suffix: adapters need
+ * ids unique within a row, and the engine strips the suffix when it routes the click.
+ */
+function uniqueActionIds(buttons: readonly ReplyButton[]): ReplyButton[] {
+  const seen = new Map<string, number>();
+  return buttons.map((button) => {
+    const count = (seen.get(button.actionId) ?? 0) + 1;
+    seen.set(button.actionId, count);
+    if (count === 1) return button;
+    return { ...button, actionId: `${button.actionId}${button.actionId.includes('#') ? '-' : '#'}${count}` };
+  });
+}
+
+/** Long markup split on line breaks into sections; a single overlong line is cut and reported. */
+function textSections(text: string, cut: { value: boolean }): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of text.split('\n')) {
+    const piece = clip(line, BUDGET.sectionChars, cut);
+    if (current && current.length + piece.length + 1 > BUDGET.sectionChars) {
+      out.push(current);
+      current = piece;
+    } else current = current ? `${current}\n${piece}` : piece;
+  }
+  out.push(current);
+  return out.filter((section) => section.trim() !== '');
+}
+
+/** Code in as many pieces as it needs, split between lines, each fitting one section fenced. */
+function codePieces(text: string, cut: { value: boolean }): string[] {
+  const fits = (lines: string[]) =>
+    codeBlock(lines.join('\n'), Number.POSITIVE_INFINITY).length <= BUDGET.sectionChars;
+  const out: string[] = [];
+  let current: string[] = [];
+  for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
+    if (fits([...current, line])) {
+      current.push(line);
+      continue;
+    }
+    if (current.length > 0) out.push(current.join('\n'));
+    current = [];
+    if (fits([line])) current.push(line);
+    else {
+      // One line longer than a section: shown cut, and the whole reply goes to a file.
+      cut.value = true;
+      let piece = line.slice(0, BUDGET.sectionChars);
+      while (piece && !fits([`${piece}…`])) piece = piece.slice(0, -64);
+      out.push(`${piece}…`);
+    }
+  }
+  if (current.length > 0) out.push(current.join('\n'));
+  return out;
+}
+
+function fitButton(button: ReplyButton, cut: { value: boolean }): ReplyButton {
+  if (button.value.length > BUDGET.buttonValueChars) cut.value = true;
+  return {
+    ...button,
+    text: truncate(button.text, BUDGET.buttonTextChars) || NOTHING,
+    value: button.value.slice(0, BUDGET.buttonValueChars),
+    ...(button.confirm
+      ? {
+          confirm: {
+            title: truncate(button.confirm.title, BUDGET.confirmTitleChars),
+            text: truncate(button.confirm.text, BUDGET.confirmTextChars),
+            confirm: truncate(button.confirm.confirm, BUDGET.confirmButtonChars),
+            deny: truncate(button.confirm.deny, BUDGET.confirmButtonChars),
+          },
+        }
+      : {}),
+  };
+}
+
+/** A reply block as the budget allows it, and whether any of its content had to be cut. */
+function fitBlock(block: ReplyBlock): { blocks: FittedBlock[]; cut: boolean } {
+  const cut = { value: false };
+  const done = (blocks: FittedBlock[]) => ({ blocks, cut: cut.value });
+  switch (block.type) {
+    case 'header': {
+      const text = clip(block.text, BUDGET.headerChars, cut);
+      return done(text.trim() ? [{ type: 'header', text }] : []);
+    }
+    case 'text':
+      return done(textSections(block.text, cut).map((text) => ({ type: 'text', text: text as Markup })));
+    case 'code':
+      return done(codePieces(block.text, cut).map((text) => ({ type: 'code', text })));
+    case 'fields': {
+      const fields = block.fields.map((field) => {
+        const value = (field.value.trim() ? field.value : NOTHING) as Markup;
+        // The label and its line break count towards the field's length.
+        const room = BUDGET.fieldChars - field.label.length - 3;
+        return { label: field.label, value: clip(value, Math.max(1, room), cut) as Markup };
+      });
+      const out: FittedBlock[] = [];
+      for (let i = 0; i < fields.length; i += BUDGET.fieldsPerBlock)
+        out.push({ type: 'fields', fields: fields.slice(i, i + BUDGET.fieldsPerBlock) });
+      return done(out);
+    }
+    case 'context': {
+      const text = clip(block.text, BUDGET.sectionChars, cut);
+      return done(text.trim() ? [{ type: 'context', texts: [text as Markup] }] : []);
+    }
+    case 'divider':
+      return done([{ type: 'divider' }]);
+    case 'actions': {
+      if (block.buttons.length === 0) return done([]);
+      const shown = block.buttons.slice(0, BUDGET.buttonsPerRow);
+      // More buttons than a row takes: the rest are not reachable from this message.
+      if (block.buttons.length > shown.length) cut.value = true;
+      return done([{ type: 'actions', buttons: uniqueActionIds(shown.map((b) => fitButton(b, cut))) }]);
+    }
+  }
+}
+
+/** What a block costs of the message's text budget: its text, with room for its framing. */
+const size = (block: FittedBlock) => JSON.stringify(block).length + 40;
+
+function noteBlocks(notes: readonly Markup[]): FittedBlock[] {
+  const out: FittedBlock[] = [];
+  for (let i = 0; i < notes.length; i += BUDGET.contextElements)
+    out.push({ type: 'context', texts: notes.slice(i, i + BUDGET.contextElements) });
+  return out;
+}
+
+/** The notification text: the reply's own, or its plain text, within the budget. */
+const notification = (reply: Reply) =>
+  truncate(reply.text.trim() ? reply.text : replyToPlainText(reply), BUDGET.notificationChars) || NOTHING;
+
+export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
+  const fitted = reply.blocks.map(fitBlock);
+  const all = fitted.flatMap((f) => f.blocks);
+  let cut = fitted.some((f) => f.cut);
+  // The closing buttons (paging, Approve) stay whatever is cut before them.
+  const last = all.at(-1);
+  const trailing = last?.type === 'actions' ? last : undefined;
+  const body = trailing ? all.slice(0, -1) : all;
+  const ownFiles = reply.files ?? [];
+  const notesFor = (files: readonly ReplyFile[]) => noteBlocks(options.notes?.(files) ?? []);
+  // Room for the file notes, the overflow's note included, before anything else is placed.
+  const reserved = notesFor([...ownFiles, overflowFile('')]);
+  let budget =
+    BUDGET.textChars - reserved.reduce((sum, b) => sum + size(b), 0) - (trailing ? size(trailing) : 0);
+  const room = BUDGET.blocks - reserved.length - (trailing ? 1 : 0);
+  const kept: FittedBlock[] = [];
+  for (const block of body) {
+    const cost = size(block);
+    if (kept.length >= room || cost > budget) {
+      cut = true;
+      break;
+    }
+    kept.push(block);
+    budget -= cost;
+  }
+  const overflow = cut ? replyToPlainText(reply) : undefined;
+  const files = overflow === undefined ? [...ownFiles] : [overflowFile(overflow), ...ownFiles];
+  kept.push(...notesFor(files));
+  if (trailing) kept.push(trailing);
+  const text = notification(reply);
+  // A reply with nothing else to show still says what its notification says.
+  if (kept.length === 0) kept.push({ type: 'text', text: md`${truncate(text, BUDGET.sectionChars - 200)}` });
+  return { text, blocks: kept, files, overflow };
+}

@@ -1,0 +1,97 @@
+/**
+ * The two lists people use to find ids, from the vendor's published API (beyond the spec's nine
+ * operations): GET /pullzone (core API, paged like /dnszone, with a search) and
+ * GET /shield/shield-zones (Shield API: `data` and a `page` object in its envelope).
+ */
+import { z } from 'zod';
+import { hasAccountKey, queryNumber, sendApiError, sendEmpty, sendJson } from '../http.js';
+import type { Route } from '../router.js';
+import type { SandboxState } from '../state.js';
+import { PagingQuerySchema } from '../vendor-rules.js';
+import { pageOf, queryProblem, VENDOR_DEFAULT_PER_PAGE } from './paging.js';
+
+/** The Shield API's own default page size (its published query parameter says 10). */
+const SHIELD_DEFAULT_PER_PAGE = 10;
+const ShieldPagingSchema = z.strictObject({
+  page: z.number().int().min(1).default(1),
+  perPage: z.number().int().min(1).max(1000).default(SHIELD_DEFAULT_PER_PAGE),
+});
+
+export function zoneListRoutes(state: SandboxState): Route[] {
+  return [
+    {
+      id: 'pullzone.list',
+      listener: 'api',
+      method: 'GET',
+      path: /^\/pullzone$/,
+      handle({ req, res, url }) {
+        if (!hasAccountKey(req, state.apiKey, { bearer: true })) return sendEmpty(res, 401);
+        const parsed = PagingQuerySchema.safeParse({
+          page: queryNumber(url, 'page'),
+          perPage: queryNumber(url, 'perPage') ?? VENDOR_DEFAULT_PER_PAGE,
+        });
+        if (!parsed.success) {
+          const { field, message } = queryProblem(parsed.error);
+          return sendApiError(res, 'validation_error', field, message);
+        }
+        const search = url.searchParams.get('search')?.toLowerCase();
+        const zones = [...state.pullZones.values()]
+          .filter(
+            (zone) =>
+              !search ||
+              zone.name.toLowerCase().includes(search) ||
+              zone.hostnames.some((hostname) => hostname.includes(search)),
+          )
+          .map((zone) => ({
+            Id: zone.id,
+            Name: zone.name,
+            OriginUrl: zone.originUrl,
+            Enabled: true,
+            Suspended: false,
+            Hostnames: zone.hostnames.map((value, index) => ({
+              Id: zone.id * 10 + index,
+              Value: value,
+              ForceSSL: true,
+              IsSystemHostname: value.endsWith('.b-cdn.net'),
+              HasCertificate: true,
+            })),
+          }));
+        sendJson(res, 200, pageOf(zones, parsed.data.page, parsed.data.perPage));
+      },
+    },
+    {
+      id: 'shieldzone.list',
+      listener: 'api',
+      method: 'GET',
+      path: /^\/shield\/shield-zones$/,
+      handle({ req, res, url }) {
+        if (!hasAccountKey(req, state.apiKey, { bearer: true })) return sendEmpty(res, 401);
+        const parsed = ShieldPagingSchema.safeParse({
+          page: queryNumber(url, 'page'),
+          perPage: queryNumber(url, 'perPage'),
+        });
+        if (!parsed.success) {
+          const { message } = queryProblem(parsed.error);
+          return sendJson(res, 400, {
+            data: null,
+            error: { statusCode: 400, success: false, message, errorKey: 'validation_error' },
+          });
+        }
+        const { page, perPage } = parsed.data;
+        const zones = [...state.shieldZones.values()];
+        const start = (page - 1) * perPage;
+        sendJson(res, 200, {
+          data: zones.slice(start, start + perPage).map((zone) => ({
+            shieldZoneId: zone.id,
+            pullZoneId: zone.pullZoneId,
+            planType: zone.planType,
+            learningMode: false,
+            wafEnabled: true,
+          })),
+          page: { currentPage: page, pageSize: perPage, totalCount: zones.length },
+          error: { statusCode: 200, success: true, message: null, errorKey: null },
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,289 @@
+/**
+ * What an approver sees is what runs: the card of every gated operation, rendered for Slack as
+ * Slack would receive it, together with the file posted with it, holds every parameter in full.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { approvalCard, BEFORE_UNKNOWN, cardFilename, listedRequest } from '../../src/approvals/card.js';
+import type { GatedOperation } from '../../src/approvals/gated.js';
+import type { ApprovalRequest } from '../../src/approvals/machine.js';
+import { paramsDigest } from '../../src/approvals/service.js';
+import { gatedOperations } from '../../src/operations/registry.js';
+import { renderReply } from '../../src/slack/blocks/reply.js';
+import { canonicalJson, type JsonValue } from '../../src/state/canonical-json.js';
+import { checkMessageLimits } from '../support/block-kit.js';
+import { PINNED_INSTANTS } from '../support/clock.js';
+
+const NOW = new Date(PINNED_INSTANTS[0].at);
+
+/** db exec takes statements of up to 10,000 characters; a reset's reason up to 500. */
+const STATEMENT_MAX = 10_000;
+const REASON_MAX = 500;
+
+const gate = (id: string): GatedOperation => {
+  const found = gatedOperations.find((op) => op.id === id);
+  if (!found) throw new Error(`no gated operation ${id}`);
+  return found;
+};
+
+function request(
+  operation: string,
+  target: string,
+  params: Record<string, JsonValue>,
+  reason = '',
+): ApprovalRequest {
+  const digest = paramsDigest(canonicalJson(params));
+  return {
+    id: 'ap_0123456789abcdef',
+    operation,
+    target,
+    params,
+    paramsDigest: digest,
+    requester: 'U0ALICE',
+    channelId: 'C0OPS',
+    reason,
+    state: 'pending',
+    createdAt: NOW,
+    expiresAt: new Date(NOW.getTime() + 30 * 60_000),
+    required: 1,
+    approverRoles: ['leads'],
+    approverIds: ['U0BOB'],
+    confirm: false,
+    approvals: [],
+    decidedBy: null,
+    decidedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    card: null,
+    version: 0,
+  };
+}
+
+/** Every text of a Slack payload as people read it: entities decoded, invisible guards removed. */
+function readable(blocks: unknown): string {
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'text' && typeof child === 'string') texts.push(child);
+        else walk(child);
+      }
+  };
+  walk(blocks);
+  return texts
+    .join('\n')
+    .replace(/[\u200b\u2060]/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The card as Slack receives it, and the file posted with it. */
+function approverSees(req: ApprovalRequest) {
+  const { card, file } = approvalCard(req, gate(req.operation), NOW);
+  const rendered = renderReply(card);
+  return {
+    rendered,
+    card: readable(rendered.blocks),
+    file: file ? String(file.content) : undefined,
+    filename: file?.filename,
+  };
+}
+
+// Characters that Slack markup, escaping or code fences treat specially, and any other text.
+const tricky = fc.constantFrom(
+  '&',
+  '<',
+  '>',
+  '`',
+  '```',
+  '*',
+  '_',
+  '~',
+  '\n',
+  '@channel',
+  '<!here>',
+  '|',
+  '&amp;',
+);
+const unit = fc.oneof(
+  { weight: 1, arbitrary: tricky },
+  { weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+);
+const text = (max: number) =>
+  fc
+    .oneof(fc.integer({ min: 0, max }), fc.constant(max))
+    .chain((length) => fc.string({ unit, minLength: length, maxLength: length }))
+    .map((value) => value.replace(/[\u200b\u2060]/g, 'x').slice(0, max));
+const databaseId = fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/);
+const sensitivity = fc.integer({ min: 0, max: 3 });
+const current = fc.option(
+  fc.record({
+    executionMode: fc.option(fc.integer({ min: 0, max: 1 })),
+    requestIntegrity: fc.option(sensitivity),
+    ipAddress: fc.option(sensitivity),
+    fingerprint: fc.option(sensitivity),
+    aggression: fc.option(fc.integer({ min: 0, max: 4 })),
+    complexEnabled: fc.option(fc.boolean()),
+  }),
+);
+
+/** Random requests of every gated operation, with parameters up to their maximum length. */
+const gatedRequests: fc.Arbitrary<ApprovalRequest> = fc.oneof(
+  fc
+    .record({ sql: text(STATEMENT_MAX).filter((sql) => sql.trim().length > 0), database: databaseId })
+    .map(({ sql, database }) => request('db.exec', database, { sql, database })),
+  fc
+    .record({ pullZoneId: fc.integer({ min: 1, max: 2 ** 31 - 1 }), reason: text(REASON_MAX) })
+    .map(({ pullZoneId, reason }) =>
+      request('pullzone.reset-key', String(pullZoneId), { pullZoneId }, reason),
+    ),
+  fc
+    .record({
+      database: databaseId,
+      readOnly: fc.boolean(),
+      expiresAt: fc.option(fc.constantFrom('2026-12-31T23:59:59.000Z', '2025-03-31T14:10:00.000Z')),
+    })
+    .map((params) => request('db.tokens.create', params.database, params)),
+  fc
+    .record({ database: databaseId, regenerate: fc.boolean(), ownDatabase: fc.boolean() })
+    .map((params) => request('db.tokens.invalidate', params.database, params)),
+  fc
+    .record({
+      shieldZoneId: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      executionMode: fc.integer({ min: 0, max: 1 }),
+      requestIntegrity: sensitivity,
+      ipAddress: sensitivity,
+      fingerprint: sensitivity,
+      aggression: fc.integer({ min: 0, max: 4 }),
+      complexEnabled: fc.boolean(),
+      current,
+    })
+    .map((p) =>
+      request('shield.bot-detection', String(p.shieldZoneId), {
+        settings: {
+          shieldZoneId: p.shieldZoneId,
+          executionMode: p.executionMode,
+          requestIntegrity: { sensitivity: p.requestIntegrity },
+          ipAddress: { sensitivity: p.ipAddress },
+          browserFingerprint: {
+            sensitivity: p.fingerprint,
+            aggression: p.aggression,
+            complexEnabled: p.complexEnabled,
+          },
+        },
+        current: p.current,
+      }),
+    ),
+);
+
+/** The string leaves of the parameters: what the operation runs with, as typed. */
+function strings(value: JsonValue): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
+describe('what an approver sees', () => {
+  it('card plus attached file contain every parameter value in full, for random gated requests up to their maximum length', () => {
+    fc.assert(
+      fc.property(gatedRequests, (req) => {
+        const seen = approverSees(req);
+        // Slack gets the card within its limits, and nothing of it is cut.
+        expect(seen.rendered.overflow).toBeUndefined();
+        expect(checkMessageLimits(seen.rendered.blocks, seen.rendered.text)).toEqual([]);
+        const all = `${seen.card}\n${seen.file ?? ''}`;
+        const values = [
+          req.target,
+          req.reason,
+          ...strings(req.params),
+          ...gate(req.operation)
+            .fields(req.params)
+            .flatMap((view) => [view.value, ...(view.before ? [view.before] : [])]),
+        ];
+        for (const value of values) expect(all).toContain(value);
+        // A value only in the file is announced on the card, in bold, with the file's name.
+        if (values.some((value) => !seen.card.includes(value))) {
+          expect(seen.card).toContain('*Too long to show here: ');
+          expect(seen.card).toContain(`in the file ${cardFilename(req)} posted with this card`);
+        }
+        if (seen.file) expect(seen.file).toContain(req.paramsDigest);
+        expect(seen.card).toContain(`parameters sha256 \`${req.paramsDigest.slice(0, 12)}\``);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('shows a short statement whole in a code block, with no file', () => {
+    const sql = "UPDATE orders SET status = '*paid*' WHERE note = '<!channel> & `x`'";
+    const seen = approverSees(request('db.exec', 'db1', { sql, database: 'db1' }));
+    expect(seen.card).toContain(`\`\`\`\n${sql}\n\`\`\``);
+    expect(seen.file).toBeUndefined();
+  });
+
+  it('puts a statement too long for the card whole into the file, and says so in bold with its length', () => {
+    const sql = `DELETE FROM orders WHERE id = 7 -- ${'z'.repeat(5_000)}\nOR 1 = 1`;
+    const seen = approverSees(request('db.exec', 'db1', { sql, database: 'db1' }));
+    expect(seen.card).not.toContain('OR 1 = 1');
+    expect(seen.card).toContain(
+      `*Too long to show here: Statement (${sql.length.toLocaleString('en-US')} characters). It is in full in the file approval-ap_0123456789abcdef.txt posted with this card; read it before you decide.*`,
+    );
+    expect(seen.filename).toBe('approval-ap_0123456789abcdef.txt');
+    expect(seen.file).toContain(sql);
+    expect(seen.file).toContain(canonicalJson({ sql, database: 'db1' }));
+  });
+
+  it('marks what a settings change changes, and says in bold when the current settings are unknown', () => {
+    const settings = {
+      shieldZoneId: 5101,
+      executionMode: 0,
+      requestIntegrity: { sensitivity: 2 },
+      ipAddress: { sensitivity: 1 },
+      browserFingerprint: { sensitivity: 2, aggression: 2, complexEnabled: false },
+    };
+    const known = approverSees(
+      request('shield.bot-detection', '5101', {
+        settings,
+        current: {
+          executionMode: 1,
+          requestIntegrity: 2,
+          ipAddress: 3,
+          fingerprint: 2,
+          aggression: 2,
+          complexEnabled: false,
+        },
+      }),
+    );
+    expect(known.card).toContain('*Execution mode (changed)*\nChallenge → LogOnly');
+    expect(known.card).toContain('*IP address (changed)*\nHigh → Low');
+    expect(known.card).toContain('*Request integrity*\nMedium (unchanged)');
+    expect(known.card).not.toContain(BEFORE_UNKNOWN);
+    const unknown = approverSees(request('shield.bot-detection', '5101', { settings, current: null }));
+    expect(unknown.card).toContain(`*${BEFORE_UNKNOWN}.*`);
+    expect(unknown.card).toContain('*Execution mode*\nLogOnly');
+  });
+
+  it('lists a request under the same rule: short values shown, long ones announced and put in the file', () => {
+    const sql = `UPDATE t SET a = 1 -- ${'q'.repeat(400)}`;
+    const req = request('db.exec', 'db1', { sql, database: 'db1' });
+    const listed = listedRequest(req, gate('db.exec'), 'approval-requests.txt', []);
+    const shown = readable(renderReply({ visibility: 'ephemeral', text: 'x', blocks: listed.blocks }).blocks);
+    expect(shown).toContain('Run a write statement on database db1');
+    expect(shown).toContain('Database: db1');
+    expect(shown).toContain(
+      `*Too long to show here: Statement (${sql.length} characters). It is in full in the file approval-requests.txt sent with this list`,
+    );
+    expect(listed.fileSection).toContain(sql);
+    const short = listedRequest(
+      request('db.exec', 'db1', { sql: 'DELETE FROM t WHERE id = 1', database: 'db1' }),
+      gate('db.exec'),
+      'approval-requests.txt',
+      [],
+    );
+    expect(readable(short.blocks)).toContain('DELETE FROM t WHERE id = 1');
+    expect(short.fileSection).toBeUndefined();
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Input that forgives: group words show their help, typos get a suggestion, common other words
+ * work, and flags typed on a phone (—last, –page, -lite) mean what they say.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../support/harness.js';
+
+let h: Harness;
+// Everything is allowed here, so that group help lists every command of a group.
+const POLICY = `
+roles:
+  everyone: ["*"]
+  leads: [U0LEAD]
+grants:
+  - ops: "*"
+    roles: [everyone]
+approvals:
+  rules:
+    - ops: [pullzone.reset-key, db.exec, db.tokens.create, db.tokens.invalidate]
+      approvers: [leads]
+`;
+
+beforeAll(async () => {
+  h = await startHarness({ policyYaml: POLICY });
+});
+afterAll(async () => {
+  await h?.close();
+});
+// Long jobs count against a cap per person and per process: each test's jobs end before the next.
+afterEach(async () => {
+  await expect.poll(() => h.runtime.services.jobs.running().length, { timeout: 20_000 }).toBe(0);
+});
+
+async function privateAnswer(text: string) {
+  const { responseUrl } = await h.command(text);
+  return JSON.stringify((await h.fake.waitForResponse((post) => responseUrl.endsWith(post.id), 10_000)).body);
+}
+
+let users = 0;
+/** Long jobs are capped per person: each export or log command here is someone else's. */
+const someone = () => `U0IN${++users}`;
+
+const lastRequest = (route: Parameters<Harness['sandbox']['requests']['count']>[0]) =>
+  h.sandbox.requests
+    .all()
+    .filter((request) => request.routeId === route)
+    .at(-1);
+
+describe('group words and suggestions', () => {
+  it.each([
+    ['shield', ['/edge shield export', '/edge shield enums', '/edge shield bot-detection'], '/edge dns'],
+    ['db', ['/edge db query', '/edge db exec', '/edge db tokens create'], '/edge logs'],
+    ['db tokens', ['/edge db tokens create', '/edge db tokens invalidate'], '/edge db query'],
+    ['pullzone', ['/edge pullzone reset-key'], '/edge dns'],
+  ])('/edge %s shows that group’s help', async (group, listed, notListed) => {
+    const answer = await privateAnswer(group);
+    for (const usage of listed) expect(answer).toContain(usage);
+    expect(answer).not.toContain(notListed);
+    expect(answer).not.toContain('is not a command');
+  });
+
+  it.each([
+    ['shield enum', '\\"shield enum\\" is not a command (did you mean \\"shield enums\\"?)'],
+    ['db tokens creat', 'did you mean \\"db tokens create\\"?'],
+    ['dns --pgae 2', 'unknown flag --pgae (did you mean --page?)'],
+    ['help reset-ky', 'did you mean /edge help reset-key?'],
+  ])('/edge %s gets a suggestion', async (command, suggestion) => {
+    expect(await privateAnswer(command)).toContain(suggestion);
+  });
+
+  it('/edge help reset-key explains the command that has that word', async () => {
+    const answer = await privateAnswer('help reset-key');
+    expect(answer).toContain('/edge pullzone reset-key');
+  });
+
+  it.each([
+    ['apikey', 'apikey.list'],
+    ['zones', 'dnszone.list'],
+  ] as const)('/edge %s works like the command it stands for', async (alias, route) => {
+    const before = h.sandbox.requests.count(route);
+    await privateAnswer(alias);
+    expect(h.sandbox.requests.count(route)).toBe(before + 1);
+  });
+
+  it('/edge log works like /edge logs', async () => {
+    const before = h.sandbox.requests.count('logs.origin');
+    await h.command('log 308006 yesterday', { userId: someone() });
+    await expect.poll(() => h.sandbox.requests.count('logs.origin'), { timeout: 10_000 }).toBe(before + 1);
+  });
+});
+
+describe('input typed on a phone', () => {
+  it.each(['—lite', '–lite', '-lite'])(
+    '/edge dns %s lists zones in the Lite view instead of searching',
+    async (flag) => {
+      await privateAnswer(`dns ${flag}`);
+      expect(lastRequest('dnszone.list')?.query).toMatchObject({ view: '1' });
+      expect(lastRequest('dnszone.list')?.query.search).toBeUndefined();
+    },
+  );
+
+  it.each(['—last 2h', '–last 2h', '-last 2h', '--since 2h', '—since 2h'])(
+    '/edge shield export 5101 %s asks for the last two hours',
+    async (flags) => {
+      await h.command(`shield export 5101 ${flags}`, { userId: someone() });
+      await expect
+        .poll(() => lastRequest('shield.export')?.body, { timeout: 10_000 })
+        .toMatchObject({ from: h.clock() - 7_200_000, to: h.clock() });
+    },
+  );
+
+  it('/edge logs 308006 —last 2h is not refused for its "2h"', async () => {
+    const before = h.sandbox.requests.count('logs.origin');
+    await h.command('logs 308006 —last 2h', { userId: someone() });
+    await expect.poll(() => h.sandbox.requests.count('logs.origin'), { timeout: 10_000 }).toBe(before + 1);
+  });
+
+  it('a time of day means today in UTC', async () => {
+    await h.command('shield export 5101 --from 10:00 --to 11:30', { userId: someone() });
+    const day = Math.floor(h.clock() / 86_400_000) * 86_400_000;
+    await expect
+      .poll(() => lastRequest('shield.export')?.body, { timeout: 10_000 })
+      .toMatchObject({ from: day + 10 * 3_600_000, to: day + 11.5 * 3_600_000 });
+  });
+
+  it('a slash date is refused as ambiguous, with the two forms that work', async () => {
+    const answer = await privateAnswer('logs 308006 03/04/2026');
+    expect(answer).toContain('is ambiguous');
+    expect(answer).toContain('yyyy-MM-dd or MM-dd-yyyy');
+  });
+
+  it('a reason that starts with a dash is kept as typed', async () => {
+    const answer = await privateAnswer('pullzone reset-key 308006 —leaked in CI');
+    expect(answer).not.toContain('unknown flag');
+  });
+});
