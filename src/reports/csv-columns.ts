@@ -16,7 +16,36 @@ export interface CsvColumnTap {
   onRow(cells: string[]): void;
 }
 
-export class ColumnReader {
+/**
+ * What the guard hands the cells of a record to, as byte ranges of its input, during the scan:
+ * a consumer that reads the bytes itself (shield-summary.ts counts without making strings), or
+ * ColumnReader, which makes text of them. `buf` is only valid until `settle(buf)`.
+ */
+export interface CsvCellSink {
+  /** Whether the cell at `column` is read at all (every cell of the header is). */
+  wants(column: number): boolean;
+  /**
+   * One cell of the current record: `"…"` read from `contentAt` to `closeAt` (`""` standing for
+   * `"` when `doubled`), with csv-parse's NUL continuation (`"…"\0…`) from `tailAt` to `end` when
+   * `tailAt < end`. `formula`: the CSV file gets this cell with a `'` in front.
+   */
+  cell(
+    buf: Buffer,
+    column: number,
+    doubled: boolean,
+    formula: boolean,
+    contentAt: number,
+    closeAt: number,
+    tailAt: number,
+    end: number,
+  ): void;
+  /** The record is complete. */
+  record(buf: Buffer): void;
+  /** `buf` is about to be overwritten: keep what is still needed of it. */
+  settle(buf: Buffer): void;
+}
+
+export class ColumnReader implements CsvCellSink {
   private readonly width: number;
   /** Per column of the header, the tap's slot for it or -1; undefined while reading the header. */
   private slots: Int32Array | undefined;
@@ -49,6 +78,7 @@ export class ColumnReader {
     buf: Buffer,
     column: number,
     doubled: boolean,
+    _formula: boolean,
     contentAt: number,
     closeAt: number,
     tailAt: number,
@@ -108,7 +138,7 @@ function ascii(buf: Buffer, from: number, to: number): boolean {
 }
 
 /** The cell's text as csv-parse reads it: UTF-8, `""` as `"`, the NUL continuation appended. */
-function decode(
+export function decode(
   buf: Buffer,
   doubled: boolean,
   contentAt: number,

@@ -21,9 +21,9 @@
  * become U+FFFD, as csv-parse's decoding makes them.
  */
 import { isUtf8 } from 'node:buffer';
-import { ColumnReader, type CsvColumnTap } from './csv-columns.js';
+import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './csv-columns.js';
 
-export type { CsvColumnTap } from './csv-columns.js';
+export type { CsvCellSink, CsvColumnTap } from './csv-columns.js';
 
 /** csv-parse's relaxed reading has no such bound; ours keeps a record from sitting whole in memory. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
@@ -34,7 +34,10 @@ export class CsvShapeError extends Error {
 }
 
 export interface CsvGuardOptions {
+  /** Named columns of every data row, as text. */
   columns?: CsvColumnTap;
+  /** The cells of every record as byte ranges, for a consumer that reads bytes (used instead of `columns`). */
+  cells?: CsvCellSink;
   maxRecordBytes?: number;
   /**
    * Write into two output buffers in turn instead of a fresh one per chunk, so a long export
@@ -111,7 +114,7 @@ export class CsvFormulaGuard {
   records = 0;
 
   private readonly maxRecordBytes: number;
-  private readonly columns: ColumnReader | undefined;
+  private readonly columns: CsvCellSink | undefined;
 
   private bomChecked = false;
   private delimiter = UNKNOWN;
@@ -141,7 +144,7 @@ export class CsvFormulaGuard {
 
   constructor(options: CsvGuardOptions = {}) {
     this.maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-    this.columns = options.columns && new ColumnReader(options.columns);
+    this.columns = options.cells ?? (options.columns && new ColumnReader(options.columns));
     this.outputs = options.reuseOutput ? [Buffer.alloc(0), Buffer.alloc(0)] : undefined;
   }
 
@@ -229,15 +232,14 @@ export class CsvFormulaGuard {
         if (i >= n) break;
         const byte = buf[i]!;
         if (byte === COMMA) {
-          // Most cells need nothing: they go out with the bytes around them.
-          if (
-            special ||
-            state === TAIL ||
-            LEADS[buf[cellStart]!] !== 0 ||
-            columns?.wants(this.cellIndex) === true
-          )
+          // Most cells need nothing: they go out with the bytes around them, read where wanted.
+          if (special || state === TAIL || LEADS[buf[cellStart]!] !== 0)
             this.endCell(buf, cellStart, i, state, special);
-          else this.cellIndex++;
+          else {
+            if (columns?.wants(this.cellIndex) === true)
+              columns.cell(buf, this.cellIndex, false, false, cellStart, i, i, i);
+            this.cellIndex++;
+          }
           cellStart = ++i;
           state = START;
           special = false;
@@ -406,7 +408,7 @@ export class CsvFormulaGuard {
     const contentAt = quoted ? start + 1 : start;
     // An empty quoted part leaves the tail's NUL as the first character: never a formula.
     const formula = startsFormula(buf, contentAt, closeAt);
-    this.columns?.cell(buf, this.cellIndex, quoted && this.doubled, contentAt, closeAt, tailAt, end);
+    this.columns?.cell(buf, this.cellIndex, quoted && this.doubled, formula, contentAt, closeAt, tailAt, end);
     this.cellIndex++;
     // Already in the rule's form: copied with the bytes around it.
     if (!formula && (quoted ? special && state === AFTER_CLOSE : !special)) return;
