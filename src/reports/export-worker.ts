@@ -1,13 +1,14 @@
 /**
  * Runs in a report worker thread: the platform's event-log CSV goes through the formula guard
- * as it arrives and on to the file, chunk by chunk, so memory stays flat whatever the export's
- * size and the event loop never scans a byte of it. Nothing is allocated per chunk: the body's
+ * as it arrives and on to the file, chunk by chunk, and is counted for the summary on the way,
+ * so memory stays flat whatever the export's size and the event loop never scans a byte of it. Nothing is allocated per chunk: the body's
  * batches go back to the event loop once scanned, and the guard writes into two buffers in turn,
  * one being scanned into while the other is on its way to the disk.
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { MessagePort } from 'node:worker_threads';
 import { CsvFormulaGuard, CsvShapeError } from './csv-guard.js';
+import { ShieldTally } from './shield-summary.js';
 import { failureOf } from './task-failure.js';
 import type { ExportWorkerResult } from './tasks.js';
 import { ChunkReceiver, StreamCancelledError } from './worker-channel.js';
@@ -32,7 +33,9 @@ function exportTaskOf(input: unknown): ExportTask {
 export default async function rewriteShieldExportInWorker(input: unknown): Promise<ExportWorkerResult> {
   const task = exportTaskOf(input);
   const receiver = new ChunkReceiver(task.port);
-  const guard = new CsvFormulaGuard({ reuseOutput: true });
+  // The summary is counted from the cells the guard reads anyway: no second pass over the body.
+  const tally = new ShieldTally();
+  const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
   let bodyBytes = 0;
   let csvBytes = 0;
   let writing: Promise<void> | undefined;
@@ -56,7 +59,7 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     await writing;
     if (last.length > 0) await write(last);
     await file.close();
-    return { ok: true, records: guard.records, bodyBytes, csvBytes };
+    return { ok: true, records: guard.records, bodyBytes, csvBytes, summary: tally.summary() };
   } catch (error) {
     await writing?.catch(() => undefined);
     await file?.close().catch(() => undefined);

@@ -7,6 +7,7 @@
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { OriginCountsSchema, OriginFiltersSchema } from './origin-tally.js';
+import type { ShieldSummary } from './shield-summary.js';
 import type { WorkerFailure } from './task-failure.js';
 
 const FailureSchema = z.strictObject({
@@ -36,6 +37,50 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type OriginWorkerResult = z.infer<typeof OriginWorkerResultSchema>;
 
+const CountSchema = z.number().int().nonnegative();
+const BreakdownSchema = z.strictObject({
+  values: z.array(z.strictObject({ value: z.string(), count: CountSchema })),
+  other: CountSchema,
+});
+const InstantSchema = z.number().finite();
+
+export const ShieldSummarySchema = z.strictObject({
+  events: CountSchema,
+  columns: z.strictObject({
+    timestamp: z.string().optional(),
+    action: z.string().optional(),
+    ruleId: z.string().optional(),
+    ruleName: z.string().optional(),
+    country: z.string().optional(),
+    asn: z.string().optional(),
+    ip: z.string().optional(),
+  }),
+  byAction: BreakdownSchema.optional(),
+  byCountry: BreakdownSchema.optional(),
+  byAsn: BreakdownSchema.optional(),
+  byRule: z
+    .strictObject({
+      rules: z.array(z.strictObject({ id: z.string(), name: z.string(), count: CountSchema })),
+      other: CountSchema,
+    })
+    .optional(),
+  topIps: z
+    .strictObject({
+      ips: z.array(z.strictObject({ ip: z.string(), count: CountSchema, overcount: CountSchema })),
+    })
+    .optional(),
+  timeline: z
+    .strictObject({
+      startMs: InstantSchema,
+      bucketMs: z.number().int().positive(),
+      counts: z.array(CountSchema),
+      firstMs: InstantSchema.nullable(),
+      lastMs: InstantSchema.nullable(),
+      untimed: CountSchema,
+    })
+    .optional(),
+}) satisfies z.ZodType<ShieldSummary>;
+
 export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
   z.strictObject({
     ok: z.literal(true),
@@ -43,6 +88,7 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
     records: z.number().int().nonnegative(),
     bodyBytes: BytesSchema,
     csvBytes: BytesSchema,
+    summary: ShieldSummarySchema,
   }),
   FailureSchema,
 ]);

@@ -34,7 +34,7 @@ describe('passing the Shield export through to a file', () => {
     const path = csvPath();
     const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
     const text = await readFile(path, 'utf8');
-    expect(result).toEqual({ rows: 4, bytes: Buffer.byteLength(text) });
+    expect(result).toMatchObject({ rows: 4, bytes: Buffer.byteLength(text) });
     const back = parse(text) as string[][];
     expect(back[0]).toEqual(HEADER);
     expect(back[1]).toEqual(ROWS[0]);
@@ -51,6 +51,26 @@ describe('passing the Shield export through to a file', () => {
     expect(text.split('\r\n').slice(0, 1)).toEqual([HEADER.join(',')]);
   });
 
+  it('brings back the summary counted in the same pass, matching the file it wrote', async () => {
+    const path = csvPath();
+    const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
+    const [, ...rows] = parse(await readFile(path)) as string[][];
+    expect(result.summary.events).toBe(rows.length);
+    expect(result.summary.columns).toEqual({
+      timestamp: 'timestamp',
+      ruleId: 'ruleId',
+      action: 'action',
+      ip: 'ip',
+    });
+    expect(result.summary.byAction?.values).toEqual(
+      rows.map((row) => ({ value: row[2], count: 1 })).sort((a, b) => (a.value! < b.value! ? -1 : 1)),
+    );
+    expect(result.summary.byRule?.rules.map((rule) => rule.id).sort()).toEqual(
+      rows.map((row) => row[1]).sort(),
+    );
+    expect(result.summary.timeline).toMatchObject({ counts: [4], bucketMs: 60_000, untimed: 0 });
+  });
+
   it('drops a byte-order mark and passes ragged rows through', async () => {
     const path = csvPath();
     const source = Readable.from([Buffer.from('\uFEFFa,b\r\n1,2,3\r\n4\r\n')]);
@@ -63,6 +83,7 @@ describe('passing the Shield export through to a file', () => {
     expect(await writeShieldExportCsv({ source: Readable.from([]), path, pool: reportPool() })).toEqual({
       rows: 0,
       bytes: 0,
+      summary: { events: 0, columns: {} },
     });
   });
 
