@@ -84,11 +84,18 @@ async function startServer(
   };
 }
 
+/** CPU time of every thread of this process since `since`: what a saturated machine divides up. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
 async function plainSide(url: string, out: string): Promise<void> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const { body } = await request(url, { method: 'POST' });
   await pipeline(body, createWriteStream(out));
-  reportMeasurement({ ms: performance.now() - started });
+  reportMeasurement({ ms: performance.now() - started, detail: { cpuMs: cpuMs(cpu) } });
 }
 
 async function oursSide(url: string, out: string): Promise<void> {
@@ -96,11 +103,13 @@ async function oursSide(url: string, out: string): Promise<void> {
   // A running bot has its worker thread up already: start it before the clock does.
   await writeShieldExportCsv({ source: Readable.from([Buffer.from('a,b\r\n')]), path: out, pool });
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const { body } = await request(url, { method: 'POST' });
   const result = await writeShieldExportCsv({ source: body, path: out, pool });
   const ms = performance.now() - started;
+  const used = cpuMs(cpu);
   await pool.close();
-  reportMeasurement({ ms, detail: { rows: result.rows, bytes: result.bytes } });
+  reportMeasurement({ ms, detail: { rows: result.rows, bytes: result.bytes, cpuMs: used } });
 }
 
 /**
@@ -210,9 +219,10 @@ export async function benchExport(
       ours.push(throughput(mine));
       peakRss = Math.max(peakRss, mine.peakRssBytes / MB);
       plainRss = Math.max(plainRss, plain.peakRssBytes / MB);
+      const cpu = (side: ChildMeasurement) => Math.round(side.detail?.cpuMs ?? Number.NaN);
       log(
         `export round ${round + 1}: plain copy ${Math.round(throughput(plain))} MB/s, export ${Math.round(throughput(mine))} MB/s ` +
-          `(${ratios.at(-1)!.toFixed(2)}×); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB (plain copy ${Math.round(plain.peakRssBytes / MB)} MB); load ${loads()}`,
+          `(${ratios.at(-1)!.toFixed(2)}×); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB (plain copy ${Math.round(plain.peakRssBytes / MB)} MB); load ${loads()}`,
       );
     }
     const quarter = Math.max(1, Math.round(megabytes / 4));

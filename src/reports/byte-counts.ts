@@ -90,7 +90,7 @@ export class ByteCounter {
       last >= 0 &&
       lengths[last] === length &&
       kinds[last] === kind &&
-      sameBytes(keys, last * slotBytes, buf, from, length)
+      sameBytesFromEnd(keys, last * slotBytes, buf, from, length)
     )
       return this.hit(last);
     let hash = FNV_OFFSET ^ kind;
@@ -242,6 +242,18 @@ export class ByteCounter {
 
 function sameBytes(keys: Uint8Array, at: number, buf: Uint8Array, from: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (keys[at + i] !== buf[from + i]) return false;
+  return true;
+}
+
+/** The same test from the last byte: keys of a column differ at the end more often (IPs, ids). */
+function sameBytesFromEnd(
+  keys: Uint8Array,
+  at: number,
+  buf: Uint8Array,
+  from: number,
+  length: number,
+): boolean {
+  for (let i = length - 1; i >= 0; i--) if (keys[at + i] !== buf[from + i]) return false;
   return true;
 }
 
