@@ -195,13 +195,13 @@ export class ShieldTally implements CsvCellSink {
   /** Bit per dimension (index in ROLES) whose column the header has. */
   private present = 0;
   private readonly header: string[] = [];
-  /** One counter per dimension; the timestamp's and the rule's are unused. */
+  /** One counter per dimension (the timestamp's unused); the rule's give the slots rules are counted by. */
   private readonly counters: ByteCounter[] = ROLES.map(
     (role) =>
       new ByteCounter(
         role === 'ip'
           ? { capacity: IP_TRACK_CAPACITY, evict: true, maxKeyBytes: 64 }
-          : { capacity: LABEL_CAPACITY, evict: false },
+          : { capacity: role === 'timestamp' ? 1 : LABEL_CAPACITY, evict: false },
       ),
   );
   /** Per rule id slot (LABEL_CAPACITY: no id column), the first name slot seen with it and its count. */
