@@ -1,13 +1,13 @@
 /**
- * PRODUCT §8: the summary and CSV of a 1,000,000-entry origin-log day within 1.5× the floor
- * (JSON.parse of the whole body, then of every inner `log` string), under 300 MB peak RSS.
- * The day is generated once to a temp file, then each side reads it in its own process, run
- * from compiled JavaScript as in production (compiled.ts).
+ * PRODUCT §8: the summary and CSV of a 1,000,000-entry origin-log day within 1.0× the floor
+ * (JSON.parse of the whole body, then of every inner `log` string, on one thread), under 300 MB
+ * peak RSS. The day is generated once to a temp file, then each side reads it in its own
+ * process, run from compiled JavaScript as in production (compiled.ts), in alternating rounds.
  * Run alone: `npx tsx bench/logs.ts [entries]`.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { summariseOriginErrors } from '../src/reports/origin-summary.js';
@@ -20,17 +20,31 @@ const DAY_START = Date.UTC(2026, 10, 21);
 const MB = 1024 * 1024;
 const RUNS = 3;
 
-/** The fastest run's time; the largest peak RSS of all runs, since memory is a ceiling. */
-function best(runs: ChildMeasurement[]): ChildMeasurement {
-  return {
-    ms: Math.min(...runs.map((run) => run.ms)),
-    peakRssBytes: Math.max(...runs.map((run) => run.peakRssBytes)),
-  };
+/** How the summary gets under the floor: what the bench prints with its figures. */
+const ROUTE =
+  'cheaper splitting: entries go to JSON.parse in lists of about 32 KB cut at `},{"`, not one by one after a byte scan (json-entries.ts)';
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
+
+const loads = () =>
+  loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ');
+
+/** CPU time of every thread of this process since `since`: less disturbed by a busy machine than wall time. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 /** The floor: what any summary must at least do, with the whole body in memory. */
 async function floorSide(file: string): Promise<void> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const document: unknown = JSON.parse(await readFile(file, 'utf8'));
   let parsed = 0;
   let malformed = 0;
@@ -44,7 +58,7 @@ async function floorSide(file: string): Promise<void> {
       malformed++;
     }
   }
-  reportMeasurement({ ms: performance.now() - started, detail: { parsed, malformed } });
+  reportMeasurement({ ms: performance.now() - started, detail: { parsed, malformed, cpuMs: cpuMs(cpu) } });
 }
 
 /** Ours: streamed from disk as if from the socket, summary and CSV in the report worker. */
@@ -57,6 +71,7 @@ async function oursSide(file: string, csvPath: string): Promise<void> {
     pool,
   });
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const summary = await summariseOriginErrors({
     source: createReadStream(file, { highWaterMark: 64 * 1024 }),
     csvPath,
@@ -66,11 +81,19 @@ async function oursSide(file: string, csvPath: string): Promise<void> {
   await pool.close();
   reportMeasurement({
     ms,
-    detail: { total: summary.total, malformed: summary.malformed, csvBytes: summary.csv.bytes },
+    detail: {
+      total: summary.total,
+      malformed: summary.malformed,
+      csvBytes: summary.csv.bytes,
+      cpuMs: cpuMs(cpu),
+    },
   });
 }
 
-export async function benchLogs(entries = 1_000_000): Promise<BenchRow[]> {
+export async function benchLogs(
+  log: (line: string) => void = () => undefined,
+  entries = 1_000_000,
+): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), 'edgeops-bench-logs-'));
   // Imported here, not at the top: the measured sides load this module and must not load TypeScript.
   const { compileForBench } = await import('./compiled.js');
@@ -79,30 +102,43 @@ export async function benchLogs(entries = 1_000_000): Promise<BenchRow[]> {
   try {
     const file = join(dir, 'day.json');
     await pipeline(originDayStream({ entries, dayStartMs: DAY_START }), createWriteStream(file));
-    // Best of three, alternating: on a shared 2-core machine a single run is often disturbed.
+    // One report worker runs a summary; the pool has cores − 1 threads so the event loop keeps one.
+    log(
+      `logs: route: ${ROUTE}; workers: 1 per summary (the pool holds cores − 1 = ${Math.max(1, availableParallelism() - 1)})`,
+    );
+    log(`logs: load average ${loads()} at the start`);
+    // Alternating, in pairs: on a shared 2-core machine a single run is often disturbed.
+    const ratios: number[] = [];
     const floors: ChildMeasurement[] = [];
     const ourRuns: ChildMeasurement[] = [];
     for (let run = 0; run < RUNS; run++) {
-      floors.push(await measureInChild(script, ['--side', 'floor', file]));
-      ourRuns.push(await measureInChild(script, ['--side', 'ours', file, join(dir, 'out.csv')]));
+      const floor = await measureInChild(script, ['--side', 'floor', file]);
+      const ours = await measureInChild(script, ['--side', 'ours', file, join(dir, 'out.csv')]);
+      floors.push(floor);
+      ourRuns.push(ours);
+      ratios.push(ours.ms / floor.ms);
+      const cpu = (side: ChildMeasurement) => Math.round(side.detail?.cpuMs ?? Number.NaN);
+      log(
+        `logs round ${run + 1}: floor ${Math.round(floor.ms)} ms, summary + CSV ${Math.round(ours.ms)} ms (${ratios.at(-1)!.toFixed(2)}×); ` +
+          `CPU time ${cpu(floor)} and ${cpu(ours)} ms (${(cpu(ours) / cpu(floor)).toFixed(2)}×); ` +
+          `peak RSS ${Math.round(ours.peakRssBytes / MB)} MB (floor ${Math.round(floor.peakRssBytes / MB)} MB); load ${loads()}`,
+      );
     }
-    const floor = best(floors);
-    const ours = best(ourRuns);
     const label = entries.toLocaleString('en-US');
-    const timeRatio = ours.ms / floor.ms;
-    const oursMb = ours.peakRssBytes / MB;
-    const floorMb = floor.peakRssBytes / MB;
+    const timeRatio = median(ratios);
+    const oursMb = Math.max(...ourRuns.map((run) => run.peakRssBytes)) / MB;
+    const floorMb = Math.max(...floors.map((run) => run.peakRssBytes)) / MB;
     return [
       {
-        figure: `origin-log summary + CSV of ${label} entries (ms)`,
-        value: Math.round(ours.ms),
-        baseline: Math.round(floor.ms),
+        figure: `origin-log summary + CSV of ${label} entries, median of ${RUNS} rounds (ms)`,
+        value: Math.round(median(ourRuns.map((run) => run.ms))),
+        baseline: Math.round(median(floors.map((run) => run.ms))),
         ratio: timeRatio,
-        target: '≤ 1.5× the JSON.parse floor',
-        pass: timeRatio <= 1.5,
+        target: '≤ 1.0× the JSON.parse floor',
+        pass: timeRatio <= 1.0,
       },
       {
-        figure: `origin-log summary peak RSS, ${label} entries (MB)`,
+        figure: `origin-log summary peak RSS, ${label} entries, largest of ${RUNS} (MB)`,
         value: Math.round(oursMb),
         baseline: Math.round(floorMb),
         ratio: oursMb / floorMb,
@@ -124,6 +160,7 @@ if (isMain(import.meta.url)) {
     else if (side === 'ours' && file && csvPath) await oursSide(file, csvPath);
     else throw new Error(`unknown side: ${args.join(' ')}`);
   } else {
-    console.table(await benchLogs(args[0] ? Number(args[0]) : undefined));
+    const report = (line: string) => process.stderr.write(`${line}\n`);
+    console.table(await benchLogs(report, args[0] ? Number(args[0]) : undefined));
   }
 }

@@ -3,11 +3,12 @@
  * -- NAME…` runs the ones named. The rows also go to bench/results.json. Exit status 1 when a
  * figure misses its target or a benchmark could not run.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { benchAck, benchAckUnderLoad } from './ack.js';
 import { benchApprovals } from './approvals.js';
 import { benchChart } from './chart.js';
+import { benchDbQuery } from './db-query.js';
+import { benchExport } from './export.js';
+import { benchLogs } from './logs.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import type { BenchRow } from './types.js';
@@ -21,19 +22,6 @@ interface Benchmark {
   load(): Promise<((log: Log) => Promise<BenchRow[]>) | string>;
 }
 
-/** A benchmark from bench/NAME.ts, which may not exist yet: run it when it does, say so when not. */
-function optional(name: string, exportName: string): Benchmark['load'] {
-  return async () => {
-    if (!existsSync(fileURLToPath(new URL(`./${name}.ts`, import.meta.url))))
-      return `bench/${name}.ts is not there yet`;
-    const module: Record<string, unknown> = await import(`./${name}.js`);
-    const run = module[exportName];
-    if (typeof run !== 'function') return `bench/${name}.ts does not export ${exportName}`;
-    // Its arguments are its own (sizes), not a log: called with its defaults.
-    return () => (run as () => Promise<BenchRow[]>)();
-  };
-}
-
 const BENCHMARKS: Benchmark[] = [
   { name: 'ack', what: 'ack p99 vs bare Bolt at 100 concurrent', load: async () => benchAck },
   {
@@ -41,12 +29,12 @@ const BENCHMARKS: Benchmark[] = [
     what: 'ack p99 during a 1,000,000-entry day and a 200 MB export',
     load: async () => benchAckUnderLoad,
   },
-  { name: 'logs', what: 'origin-log summary vs the JSON.parse floor', load: optional('logs', 'benchLogs') },
-  { name: 'export', what: 'Shield export memory and throughput', load: optional('export', 'benchExport') },
+  { name: 'logs', what: 'origin-log summary vs the JSON.parse floor', load: async () => benchLogs },
+  { name: 'export', what: 'Shield export memory and throughput', load: async () => benchExport },
   {
     name: 'db-query',
     what: 'db query peak RSS for a 100,000-row result vs SELECT 1',
-    load: optional('db-query', 'benchDbQuery'),
+    load: async () => () => benchDbQuery(),
   },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
   {

@@ -15,6 +15,7 @@ import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import type { ModalField, ModalValues } from './modal.js';
+import { renderShieldSummary } from './shield-summary.js';
 import { formatUtc, parseInstant } from './time-args.js';
 import { defineOperation, type ParseResult, type RunContext, type SubmissionOutcome } from './types.js';
 
@@ -110,6 +111,8 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
             type: 'text',
             text: md`:shield: *Shield events of zone ${zoneId}*: ${written.rows.toLocaleString('en-US')} rows for ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}.`,
           },
+          // Counted while the CSV streamed to the file, in the same pass.
+          ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
         ]),
         files: [
           {

@@ -1,10 +1,13 @@
 /**
- * `/edge shield export`: the platform's event-log CSV, passed through a streaming parse and
- * re-write on its way to the file, so every cell that could run as a formula is neutralised
- * (PRODUCT §6) and memory stays flat for a body of any size. The work runs in a report worker.
+ * `/edge shield export`: the platform's event-log CSV, passed through the formula guard
+ * (csv-guard.ts, a streaming byte-level parse and re-write) on its way to the file, so every
+ * cell that could run as a formula is neutralised (PRODUCT §6) and memory stays flat for a body
+ * of any size; the Shield summary (shield-summary.ts) is counted in the same pass. The work runs
+ * in a report worker.
  */
 import { abandonReport, type ReportFailureWords, workerFailureError } from './failures.js';
 import type { ReportPool } from './pool.js';
+import type { ShieldSummary } from './shield-summary.js';
 import { ExportWorkerResultSchema } from './tasks.js';
 import { streamToWorker } from './worker-channel.js';
 
@@ -13,6 +16,8 @@ export interface ShieldExportCsv {
   rows: number;
   /** Size of the written file. */
   bytes: number;
+  /** Counted in the same pass as the file was written. */
+  summary: ShieldSummary;
 }
 
 export interface ShieldExportProgress {
@@ -56,7 +61,7 @@ export async function writeShieldExportCsv(options: WriteShieldExportCsvOptions)
     });
     const result = ExportWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
-    return { rows: dataRows(result.records), bytes: result.csvBytes };
+    return { rows: dataRows(result.records), bytes: result.csvBytes, summary: result.summary };
   } catch (error) {
     return abandonReport(error, path, signal, WORDS);
   }

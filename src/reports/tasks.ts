@@ -1,19 +1,22 @@
 /**
  * What crosses the thread boundary between the event loop and a report worker: the task each
  * worker is given and the result it returns, both checked with zod on arrival. Kept apart from
- * the workers so the event loop does not load the parsing code it hands off.
+ * the workers so the event loop does not load the parsing code it hands off. The export worker
+ * loads none of this (export-worker.ts checks its task itself), and so no zod.
  */
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { BucketChartSchema } from './bucket-chart.js';
 import { OriginDayReadSchema } from './origin-days.js';
 import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin-tally.js';
+import type { ShieldSummary } from './shield-summary.js';
+import type { WorkerFailure } from './task-failure.js';
 
 const FailureSchema = z.strictObject({
   ok: z.literal(false),
   reason: z.enum(['cancelled', 'invalid-response', 'failed']),
   message: z.string(),
-});
+}) satisfies z.ZodType<WorkerFailure>;
 
 const BytesSchema = z.number().int().nonnegative();
 
@@ -41,10 +44,49 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type OriginWorkerResult = z.infer<typeof OriginWorkerResultSchema>;
 
-export const ExportTaskSchema = z.strictObject({
-  port: z.instanceof(MessagePort),
-  path: z.string().min(1),
+const CountSchema = z.number().int().nonnegative();
+const BreakdownSchema = z.strictObject({
+  values: z.array(z.strictObject({ value: z.string(), count: CountSchema })),
+  other: CountSchema,
 });
+const InstantSchema = z.number().finite();
+
+export const ShieldSummarySchema = z.strictObject({
+  events: CountSchema,
+  columns: z.strictObject({
+    timestamp: z.string().optional(),
+    action: z.string().optional(),
+    ruleId: z.string().optional(),
+    ruleName: z.string().optional(),
+    country: z.string().optional(),
+    asn: z.string().optional(),
+    ip: z.string().optional(),
+  }),
+  byAction: BreakdownSchema.optional(),
+  byCountry: BreakdownSchema.optional(),
+  byAsn: BreakdownSchema.optional(),
+  byRule: z
+    .strictObject({
+      rules: z.array(z.strictObject({ id: z.string(), name: z.string(), count: CountSchema })),
+      other: CountSchema,
+    })
+    .optional(),
+  topIps: z
+    .strictObject({
+      ips: z.array(z.strictObject({ ip: z.string(), count: CountSchema, overcount: CountSchema })),
+    })
+    .optional(),
+  timeline: z
+    .strictObject({
+      startMs: InstantSchema,
+      bucketMs: z.number().int().positive(),
+      counts: z.array(CountSchema),
+      firstMs: InstantSchema.nullable(),
+      lastMs: InstantSchema.nullable(),
+      untimed: CountSchema,
+    })
+    .optional(),
+}) satisfies z.ZodType<ShieldSummary>;
 
 export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
   z.strictObject({
@@ -53,6 +95,7 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
     records: z.number().int().nonnegative(),
     bodyBytes: BytesSchema,
     csvBytes: BytesSchema,
+    summary: ShieldSummarySchema,
   }),
   FailureSchema,
 ]);
@@ -76,11 +119,5 @@ export const ChartWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type ChartWorkerResult = z.infer<typeof ChartWorkerResultSchema>;
 
-export type WorkerFailure = z.infer<typeof FailureSchema>;
-
-/** A worker's own failure as a result value: errors lose their class crossing threads. */
-export function failureOf(error: unknown, cancelled: boolean, invalidResponse: boolean): WorkerFailure {
-  if (cancelled) return { ok: false, reason: 'cancelled', message: 'cancelled' };
-  const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, reason: invalidResponse ? 'invalid-response' : 'failed', message };
-}
+export type { WorkerFailure } from './task-failure.js';
+export { failureOf } from './task-failure.js';

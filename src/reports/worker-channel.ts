@@ -2,16 +2,19 @@
  * A response body streamed from the event loop into a report worker over a MessagePort, with
  * credit-based backpressure: the worker grants WINDOW batches up front and one more each time
  * it has finished one, so at most WINDOW × BATCH_BYTES sit in its port whatever the body size,
- * and a slow disk slows the HTTP read instead of filling memory. One task may read several
- * bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
+ * and a slow disk slows the HTTP read instead of filling memory. A worker done with a chunk can
+ * hand its memory back with the next credit, so that a long body reuses a few batches instead
+ * of leaving hundreds of megabytes of spent ones for the garbage collector. One task may read
+ * several bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { z } from 'zod';
 import type { ReportPool, ReportWorkerName } from './pool.js';
 
 /** Small chunks from the socket are gathered into batches: fewer messages, same bytes. */
 export const BATCH_BYTES = 256 * 1024;
 export const WINDOW = 4;
+/** A batch's memory holds one more socket read than a batch needs, so returned ones fit the next. */
+const BATCH_CAPACITY = BATCH_BYTES + 64 * 1024;
 /** How long a worker has to stop after a cancel before its thread is terminated. */
 const CANCEL_GRACE_MS = 2_000;
 
@@ -19,22 +22,42 @@ const CANCEL_GRACE_MS = 2_000;
 export const DOCUMENT_BREAK: unique symbol = Symbol('document break');
 export type SourcePiece = Uint8Array | typeof DOCUMENT_BREAK;
 
-const ToWorkerSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('chunk'), data: z.instanceof(Uint8Array) }),
-  z.strictObject({ type: z.literal('break') }),
-  z.strictObject({ type: z.literal('end') }),
-  z.strictObject({ type: z.literal('cancel') }),
-]);
+// The messages are checked by hand, not with zod: loading zod would cost every export worker
+// thread about 7 MB of its 150 MB budget (bench/export.ts).
 
-const CreditSchema = z.strictObject({
-  type: z.literal('credit'),
-  count: z.number().int().positive(),
-  /** Entries or rows the worker has handled so far. */
-  items: z.number().int().nonnegative(),
-});
+type ToWorker =
+  | { type: 'chunk'; data: Uint8Array }
+  | { type: 'break' }
+  | { type: 'end' }
+  | { type: 'cancel' };
+
+function toWorker(raw: unknown): ToWorker | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { type, data } = raw as Record<string, unknown>;
+  if (type === 'chunk') return data instanceof Uint8Array ? { type, data } : undefined;
+  return type === 'break' || type === 'end' || type === 'cancel' ? { type } : undefined;
+}
 
 /** The worker has read a document to its end: the next one may be fetched. */
-const DocumentReadSchema = z.strictObject({ type: z.literal('document-read') });
+const isDocumentRead = (raw: unknown): boolean =>
+  typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>).type === 'document-read';
+
+interface Credit {
+  count: number;
+  /** Entries or rows the worker has handled so far. */
+  items: number;
+  /** The memory of chunks the worker released, for the next batches. */
+  spent: ArrayBuffer[];
+}
+
+function creditOf(raw: unknown): Credit | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { type, count, items, spent = [] } = raw as Record<string, unknown>;
+  if (type !== 'credit' || !Number.isSafeInteger(count) || !Number.isSafeInteger(items)) return undefined;
+  if ((count as number) < 1 || (items as number) < 0) return undefined;
+  if (!Array.isArray(spent) || !spent.every((buffer) => buffer instanceof ArrayBuffer)) return undefined;
+  return { count: count as number, items: items as number, spent };
+}
 
 export interface StreamProgress {
   /** Body bytes handed to the worker so far. */
@@ -51,6 +74,7 @@ export class StreamCancelledError extends Error {
 /** Worker side: the body as an async iterable of Buffers; pulling the next one grants a credit. */
 export class ChunkReceiver implements AsyncIterable<Buffer> {
   private readonly queue: (Uint8Array | typeof DOCUMENT_BREAK)[] = [];
+  private spent: ArrayBuffer[] = [];
   private ended = false;
   private readonly cancel = new AbortController();
   private wake: (() => void) | undefined;
@@ -61,11 +85,11 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
 
   constructor(private readonly port: MessagePort) {
     port.on('message', (raw: unknown) => {
-      const message = ToWorkerSchema.safeParse(raw);
-      if (!message.success) return;
-      if (message.data.type === 'chunk') this.queue.push(message.data.data);
-      else if (message.data.type === 'break') this.queue.push(DOCUMENT_BREAK);
-      else if (message.data.type === 'end') this.ended = true;
+      const message = toWorker(raw);
+      if (!message) return;
+      if (message.type === 'chunk') this.queue.push(message.data);
+      else if (message.type === 'break') this.queue.push(DOCUMENT_BREAK);
+      else if (message.type === 'end') this.ended = true;
       else this.cancel.abort(new StreamCancelledError('cancelled'));
       const wake = this.wake;
       this.wake = undefined;
@@ -79,7 +103,18 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
   }
 
   private grant(count: number): void {
-    this.port.postMessage({ type: 'credit', count, items: this.items });
+    const spent = this.spent;
+    if (spent.length === 0) this.port.postMessage({ type: 'credit', count, items: this.items });
+    else {
+      this.spent = [];
+      this.port.postMessage({ type: 'credit', count, items: this.items, spent }, spent);
+    }
+  }
+
+  /** Gives the chunk's memory back to the sender with the next credit: the chunk must not be read again. */
+  release(chunk: Buffer): void {
+    if (chunk.buffer instanceof ArrayBuffer && chunk.buffer.byteLength >= BATCH_BYTES)
+      this.spent.push(chunk.buffer);
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
@@ -169,6 +204,8 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   let bytes = 0;
   let breaks = 0;
   let documentsRead = 0;
+  /** Batch memory the worker gave back. */
+  const spare: ArrayBuffer[] = [];
   let settled = false;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -178,15 +215,16 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   };
 
   port1.on('message', (raw: unknown) => {
-    if (DocumentReadSchema.safeParse(raw).success) {
+    if (isDocumentRead(raw)) {
       documentsRead++;
       notify();
       return;
     }
-    const credit = CreditSchema.safeParse(raw);
-    if (!credit.success) return;
-    credits += credit.data.count;
-    onProgress?.({ bytes, items: credit.data.items });
+    const credit = creditOf(raw);
+    if (!credit) return;
+    credits += credit.count;
+    for (const buffer of credit.spent) if (spare.length < WINDOW) spare.push(buffer);
+    onProgress?.({ bytes, items: credit.items });
     notify();
   });
   signal?.addEventListener('abort', notify);
@@ -213,8 +251,17 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
     signal?.throwIfAborted();
     if (settled) throw new WorkerSettledError();
     credits--;
-    // A copy into a fresh ArrayBuffer we own: the client's chunks may be views over its own buffers.
-    const data = new Uint8Array(size);
+    // A copy into memory we own (the client's chunks may be views over its own buffers): a
+    // batch the worker gave back, or a new one with room for the next batch when it is returned.
+    const reused = spare.pop();
+    const data =
+      reused && reused.byteLength >= size
+        ? new Uint8Array(reused, 0, size)
+        : new Uint8Array(
+            new ArrayBuffer(size >= BATCH_BYTES ? Math.max(size, BATCH_CAPACITY) : size),
+            0,
+            size,
+          );
     let offset = 0;
     for (const chunk of batch) {
       data.set(chunk, offset);

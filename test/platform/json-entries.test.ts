@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonArraySplitter, JsonStreamError } from '../../src/platform/json-entries.js';
 
@@ -75,5 +76,276 @@ describe('streaming the entries of a JSON array', () => {
 
   it('reports an entry that is not valid JSON', () => {
     expect(() => splitAll('{"logs":[{"a":1,,}]}', 4)).toThrow(JsonStreamError);
+  });
+});
+
+/** Text that looks like the boundary between two entries, or breaks out of a string if mishandled. */
+const hostileText = fc.oneof(
+  { weight: 3, arbitrary: fc.string() },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '},{',
+      '},{"',
+      '"},{"',
+      '}',
+      '{',
+      ']',
+      '[',
+      '\\',
+      '"',
+      '\\"',
+      ',',
+      'ünï 🚀',
+      '\u2028',
+    ),
+  },
+);
+
+const anyValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    hostileText,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(hostileText, tie('value'), { maxKeys: 3 }),
+  ),
+})).value;
+
+/** Log entries as the vendor sends them, and hostile ones: strings ending in `},{`, nested lists of objects. */
+const entry = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        logId: hostileText,
+        timestamp: fc.integer(),
+        log: fc.oneof(
+          hostileText,
+          fc.dictionary(hostileText, anyValue).map((detail) => JSON.stringify(detail)),
+        ),
+        labels: fc.dictionary(hostileText, hostileText, { maxKeys: 3 }),
+        nested: fc.array(fc.dictionary(hostileText, anyValue, { maxKeys: 2 }), { maxLength: 3 }),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { weight: 1, arbitrary: anyValue },
+);
+
+/** `{"logs":[…]}` with other keys around it, written compact (as the vendor does) or indented. */
+const document = fc
+  .tuple(
+    fc.array(entry, { maxLength: 40 }),
+    fc.dictionary(
+      hostileText.filter((key) => key !== 'logs'),
+      anyValue,
+      { maxKeys: 2 },
+    ),
+    fc.dictionary(
+      hostileText.filter((key) => key !== 'logs'),
+      anyValue,
+      { maxKeys: 2 },
+    ),
+    fc.constantFrom(0, 0, 0, 2),
+  )
+  .map(([logs, before, after, indent]) => ({
+    logs,
+    text: JSON.stringify({ ...before, logs, ...after }, null, indent),
+  }));
+
+/** What JSON.parse sees: the object elements of `logs`, and how many elements are lists. */
+function expected(logs: unknown[]): { entries: unknown[]; skipped: number } {
+  return {
+    entries: logs.filter(
+      (element) => typeof element === 'object' && element !== null && !Array.isArray(element),
+    ),
+    skipped: logs.filter((element) => Array.isArray(element)).length,
+  };
+}
+
+describe('streaming entries against JSON.parse', () => {
+  it('yields exactly the entries JSON.parse finds, cut at random chunk boundaries or in one piece', () => {
+    fc.assert(
+      fc.property(document, fc.array(fc.nat(), { maxLength: 6 }), ({ logs, text }, cuts) => {
+        const bytes = Buffer.from(text);
+        const { entries, skipped } = expected(JSON.parse(text).logs as unknown[]);
+        for (const points of [[], cuts.map((cut) => cut % (bytes.length + 1))]) {
+          const splitter = new JsonArraySplitter('logs');
+          const out: unknown[] = [];
+          let from = 0;
+          for (const point of [...new Set(points)].sort((a, b) => a - b).concat(bytes.length)) {
+            out.push(...splitter.push(bytes.subarray(from, point)));
+            from = point;
+          }
+          splitter.end();
+          expect(out).toEqual(entries);
+          expect(splitter.skipped).toBe(skipped);
+          expect(splitter.listed).toBe(true);
+          expect(logs).toHaveLength(entries.length + skipped + (logs.length - entries.length - skipped));
+        }
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it.each([
+    ['a string that ends the way an entry does', [{ logId: 'a},{' }, { logId: 'b' }, { logId: '},{"x' }]],
+    [
+      'lists of objects inside an entry',
+      [{ nested: [{ a: 1 }, { b: 2 }] }, { logId: 'c' }, { nested: [{}, {}] }],
+    ],
+    [
+      'entries among other values',
+      [{ logId: 'd' }, [{ a: 1 }], 'x', 7, null, { logId: 'e' }, { logId: 'f' }],
+    ],
+  ])('reads %s as JSON.parse does', (_, logs) => {
+    const text = JSON.stringify({ logs });
+    const { entries, skipped } = expected(logs);
+    for (const size of [text.length, 5, 17]) {
+      const splitter = new JsonArraySplitter('logs');
+      const bytes = Buffer.from(text);
+      const out: unknown[] = [];
+      for (let i = 0; i < bytes.length; i += size) out.push(...splitter.push(bytes.subarray(i, i + size)));
+      splitter.end();
+      expect(out).toEqual(entries);
+      expect(splitter.skipped).toBe(skipped);
+    }
+  });
+});
+
+/** JSON text no serialiser writes: escapes of every kind, unicode raw and escaped, odd spacing. */
+const rawString = fc
+  .array(
+    fc.oneof(
+      fc.string({ maxLength: 3 }),
+      fc.constantFrom(
+        '\\"',
+        '\\\\',
+        '\\/',
+        '\\b\\f\\n\\r\\t',
+        '\\u0041',
+        '\\u00e9',
+        '\\ud83d\\ude80',
+        '\\ud800',
+        '\\u007d,\\u007b',
+        '},{\\"',
+        '}\\",{\\"',
+        'ünï 🚀',
+        '\u2028',
+      ),
+    ),
+    { maxLength: 4 },
+  )
+  .map((parts) => `"${parts.join('').replaceAll(/(?<!\\)"/g, '\\"')}"`)
+  .filter((text) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+/** Numbers as JSON allows them and JSON.stringify never writes them. */
+const rawNumber = fc.oneof(
+  fc.constantFrom(
+    '-0',
+    '0.0',
+    '1E3',
+    '1e+3',
+    '1e-7',
+    '-0.5E-2',
+    '1e400',
+    '-1e400',
+    '123456789012345678901234567890',
+  ),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+  fc.integer().map(String),
+);
+
+const space = fc.constantFrom('', '', '', ' ', '\n', '\r\n\t ');
+
+/** A value written as raw text: objects with duplicated keys and keys in any order, nesting, odd spacing. */
+const rawValue: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    rawString,
+    rawNumber,
+    fc.constantFrom('true', 'false', 'null'),
+    fc
+      .tuple(fc.array(tie('value'), { maxLength: 3 }), space)
+      .map(([items, gap]) => `[${gap}${items.join(`${gap},${gap}`)}${gap}]`),
+    fc
+      .tuple(
+        fc.array(fc.tuple(fc.oneof(rawString, fc.constantFrom('"logs"', '"log"', '"logId"')), tie('value')), {
+          maxLength: 3,
+        }),
+        space,
+      )
+      .map(
+        ([members, gap]) =>
+          `{${gap}${members.map(([key, value]) => `${key}${gap}:${gap}${value}`).join(`${gap},`)}${gap}}`,
+      ),
+  ),
+})).value;
+
+/** An origin-log entry as raw text: its fields in any order, some twice, among other keys. */
+const rawEntry = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(
+        fc.array(
+          fc.oneof(
+            rawString.map((value) => `"logId":${value}`),
+            rawNumber.map((value) => `"timestamp":${value}`),
+            rawString.map((value) => `"log":${value}`),
+            fc
+              .record({ RequestUrl: fc.string(), StatusCode: fc.integer(), Message: fc.string() })
+              .map((detail) => `"log":${JSON.stringify(JSON.stringify(detail))}`),
+            rawValue.map((value) => `"labels":${value}`),
+            fc.tuple(rawString, rawValue).map(([key, value]) => `${key}:${value}`),
+          ),
+          { maxLength: 6 },
+        ),
+        space,
+      )
+      .map(([members, gap]) => `{${gap}${members.join(`,${gap}`)}${gap}}`),
+  },
+  { weight: 1, arbitrary: rawValue },
+);
+
+describe('streaming hostile entries against JSON.parse', () => {
+  it('yields what JSON.parse yields for escapes, unicode, duplicated keys, odd numbers and odd spacing', () => {
+    fc.assert(
+      fc.property(
+        fc.array(rawEntry, { maxLength: 30 }),
+        fc.constantFrom(',', ' , ', ',\n'),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (entries, comma, cuts) => {
+          const text = `{"before":{"logs":[{"a":1}]},"logs":[${entries.join(comma)}],"after":[{"b":2}]}`;
+          const bytes = Buffer.from(text);
+          const { entries: wanted, skipped } = expected(JSON.parse(text).logs as unknown[]);
+          for (const points of [[], cuts.map((cut) => cut % (bytes.length + 1))]) {
+            const splitter = new JsonArraySplitter('logs');
+            const out: unknown[] = [];
+            let from = 0;
+            for (const point of [...new Set(points)].sort((a, b) => a - b).concat(bytes.length)) {
+              out.push(...splitter.push(bytes.subarray(from, point)));
+              from = point;
+            }
+            splitter.end();
+            expect(out).toEqual(wanted);
+            expect(splitter.skipped).toBe(skipped);
+          }
+        },
+      ),
+      { numRuns: 1_500 },
+    );
   });
 });

@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { neutraliseFormula, safeCsvOptions } from '../../src/reports/csv-safety.js';
 import { writeShieldExportCsv } from '../../src/reports/export-csv.js';
 import { exists, inPieces, useReportScratch } from './support.js';
 
@@ -33,7 +34,7 @@ describe('passing the Shield export through to a file', () => {
     const path = csvPath();
     const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
     const text = await readFile(path, 'utf8');
-    expect(result).toEqual({ rows: 4, bytes: Buffer.byteLength(text) });
+    expect(result).toMatchObject({ rows: 4, bytes: Buffer.byteLength(text) });
     const back = parse(text) as string[][];
     expect(back[0]).toEqual(HEADER);
     expect(back[1]).toEqual(ROWS[0]);
@@ -50,6 +51,26 @@ describe('passing the Shield export through to a file', () => {
     expect(text.split('\r\n').slice(0, 1)).toEqual([HEADER.join(',')]);
   });
 
+  it('brings back the summary counted in the same pass, matching the file it wrote', async () => {
+    const path = csvPath();
+    const result = await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
+    const [, ...rows] = parse(await readFile(path)) as string[][];
+    expect(result.summary.events).toBe(rows.length);
+    expect(result.summary.columns).toEqual({
+      timestamp: 'timestamp',
+      ruleId: 'ruleId',
+      action: 'action',
+      ip: 'ip',
+    });
+    expect(result.summary.byAction?.values).toEqual(
+      rows.map((row) => ({ value: row[2], count: 1 })).sort((a, b) => (a.value! < b.value! ? -1 : 1)),
+    );
+    expect(result.summary.byRule?.rules.map((rule) => rule.id).sort()).toEqual(
+      rows.map((row) => row[1]).sort(),
+    );
+    expect(result.summary.timeline).toMatchObject({ counts: [4], bucketMs: 60_000, untimed: 0 });
+  });
+
   it('drops a byte-order mark and passes ragged rows through', async () => {
     const path = csvPath();
     const source = Readable.from([Buffer.from('\uFEFFa,b\r\n1,2,3\r\n4\r\n')]);
@@ -62,17 +83,52 @@ describe('passing the Shield export through to a file', () => {
     expect(await writeShieldExportCsv({ source: Readable.from([]), path, pool: reportPool() })).toEqual({
       rows: 0,
       bytes: 0,
+      summary: { events: 0, columns: {} },
     });
   });
 
-  it('refuses a body that is not CSV and leaves no file behind', async () => {
+  it('refuses a body that is not CSV, says where, and leaves no file behind', async () => {
     const path = csvPath();
-    const source = Readable.from([Buffer.from('a,b\r\n"never closed,2\r\n')]);
+    const source = inPieces(Buffer.from(`a,b\r\n${'1,2\r\n'.repeat(10_000)}"never closed,2\r\n`), 4096);
     await expect(writeShieldExportCsv({ source, path, pool: reportPool() })).rejects.toMatchObject({
       kind: 'invalid-response',
       operation: 'shield.export',
+      userMessage:
+        'The Shield export is not a readable CSV file: record 10,002 opens a quote that is never closed.',
     });
     expect(await exists(path)).toBe(false);
+  });
+
+  it('refuses a UTF-16 export rather than writing it as something else', async () => {
+    const path = csvPath();
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n=1,2\r\n', 'utf16le')]);
+    await expect(
+      writeShieldExportCsv({ source: Readable.from([utf16]), path, pool: reportPool() }),
+    ).rejects.toMatchObject({ kind: 'invalid-response', userMessage: expect.stringMatching(/UTF-16/) });
+    expect(await exists(path)).toBe(false);
+  });
+
+  it('writes a multi-megabyte export exactly as parse, neutralise and stringify would, batch after batch', async () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => [
+      `2026-11-21T14:00:${String(i % 60).padStart(2, '0')}.000Z`,
+      i % 7 === 0 ? '=HYPERLINK("http://evil.example","x")' : `r${i}`,
+      ['Block', 'Log', '-Challenge'][i % 3]!,
+      `203.0.113.${i % 256}`,
+      i % 5 === 0 ? `/search?q=${i},"quoted"\r\nline` : `/p/${i}`,
+      i % 11 === 0 ? '@sqlmap' : 'Mozilla/5.0 ünï',
+    ]);
+    const path = csvPath();
+    const result = await writeShieldExportCsv({
+      source: platformCsv(many, 60_000),
+      path,
+      pool: reportPool(),
+    });
+    const expected = stringify(
+      [HEADER, ...many].map((row) => row.map(neutraliseFormula)),
+      safeCsvOptions(),
+    );
+    expect(result.rows).toBe(40_000);
+    expect((await readFile(path)).equals(Buffer.from(expected))).toBe(true);
   });
 
   it('reports progress in body bytes and rows', async () => {

@@ -1,0 +1,266 @@
+/**
+ * Counting cells by their bytes, so that a summary computed while the export streams makes no
+ * string per cell: a key's bytes are hashed and compared in place and copied once, when first
+ * seen; its text is decoded only when the counts are read. At most `capacity` keys are kept.
+ * Past that, a counter of labels (actions, countries) sums the rest as `other`; a counter of
+ * top keys (IPs) runs Space-Saving as SpaceSavingCounter does (top-counts.ts): the least counted
+ * key gives its slot to the new one, whose count then carries the old count as `overcount`.
+ */
+
+export interface ByteCount {
+  text: string;
+  count: number;
+  /** How much of `count` may belong to keys that held the slot before; 0 means exact. */
+  overcount: number;
+}
+
+export interface ByteCounterOptions {
+  /** Most distinct keys kept. */
+  capacity: number;
+  /** Past capacity: true gives the least counted slot to the new key, false counts it in `other`. */
+  evict: boolean;
+  /** Keys longer than this are cut, at a character boundary, so a huge cell cannot take the memory bound with it. */
+  maxKeyBytes?: number;
+}
+
+/** How a key's bytes read as text: as they are, with `""` for `"`, or written with a `'` in front. */
+export const PLAIN = 0;
+export const DOUBLED_QUOTES = 1;
+export const NEUTRALISED = 2;
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+export class ByteCounter {
+  /** Keys beyond capacity, when not evicting. */
+  other = 0;
+  /** True once a key was evicted: counts may then be over-estimates. */
+  evicted = false;
+
+  private readonly capacity: number;
+  private readonly evict: boolean;
+  private readonly slotBytes: number;
+  private readonly keys: Buffer;
+  private readonly lengths: Int32Array;
+  private readonly kinds: Uint8Array;
+  private readonly hashes: Int32Array;
+  private readonly heads: Int32Array;
+  private readonly next: Int32Array;
+  private readonly counts: Float64Array;
+  private readonly overcounts: Float64Array;
+  private readonly mask: number;
+  // The Space-Saving min-heap of slots by count, and each slot's place in it (evicting counters only).
+  private readonly heap: Int32Array;
+  private readonly place: Int32Array;
+  private size = 0;
+  /** The slot counted last. */
+  private last = -1;
+
+  constructor(options: ByteCounterOptions) {
+    const { capacity, evict } = options;
+    this.capacity = capacity;
+    this.evict = evict;
+    this.slotBytes = options.maxKeyBytes ?? 256;
+    this.keys = Buffer.alloc(capacity * this.slotBytes);
+    this.lengths = new Int32Array(capacity);
+    this.kinds = new Uint8Array(capacity);
+    this.hashes = new Int32Array(capacity);
+    this.next = new Int32Array(capacity);
+    this.counts = new Float64Array(capacity);
+    this.overcounts = new Float64Array(capacity);
+    let tableSize = 16;
+    while (tableSize < capacity * 2) tableSize *= 2;
+    this.mask = tableSize - 1;
+    this.heads = new Int32Array(tableSize).fill(-1);
+    this.heap = new Int32Array(evict ? capacity : 0);
+    this.place = new Int32Array(evict ? capacity : 0);
+  }
+
+  /**
+   * Counts the key buf[from, to), read as `kind` says; returns its slot (stable while nothing is
+   * evicted), or -1 when it went to `other`.
+   */
+  add(buf: Uint8Array, from: number, to: number, kind: number): number {
+    let length = to - from;
+    if (length > this.slotBytes) length = cutAtCharacter(buf, from, this.slotBytes);
+    const { keys, slotBytes, lengths, kinds } = this;
+    // Events come in bursts (one IP, one rule): the key counted last is tried before hashing.
+    const last = this.last;
+    if (
+      last >= 0 &&
+      lengths[last] === length &&
+      kinds[last] === kind &&
+      sameBytesFromEnd(keys, last * slotBytes, buf, from, length)
+    )
+      return this.hit(last);
+    let hash = FNV_OFFSET ^ kind;
+    for (let i = from; i < from + length; i++) hash = Math.imul(hash ^ buf[i]!, FNV_PRIME);
+    const bucket = hash & this.mask;
+    const { hashes, next } = this;
+    for (let slot = this.heads[bucket]!; slot >= 0; slot = next[slot]!)
+      if (
+        hashes[slot] === hash &&
+        lengths[slot] === length &&
+        kinds[slot] === kind &&
+        sameBytes(keys, slot * slotBytes, buf, from, length)
+      )
+        return this.hit(slot);
+    if (this.size < this.capacity) {
+      const slot = this.size++;
+      this.store(slot, buf, from, length, kind, hash, bucket);
+      this.counts[slot] = 1;
+      if (this.evict) {
+        this.heap[slot] = slot;
+        this.place[slot] = slot;
+        this.siftUp(slot);
+      }
+      this.last = slot;
+      return slot;
+    }
+    if (!this.evict) {
+      this.other++;
+      return -1;
+    }
+    const victim = this.heap[0]!;
+    this.unlink(victim);
+    this.evicted = true;
+    this.overcounts[victim] = this.counts[victim]!;
+    this.counts[victim]!++;
+    this.store(victim, buf, from, length, kind, hash, bucket);
+    this.siftDown(0);
+    this.last = victim;
+    return victim;
+  }
+
+  private hit(slot: number): number {
+    this.counts[slot]!++;
+    if (this.evict) this.siftDown(this.place[slot]!);
+    this.last = slot;
+    return slot;
+  }
+
+  /** Counts a key given as text (cells that are not one run of bytes: rare). */
+  addText(text: string, kind: number): number {
+    const bytes = Buffer.from(text);
+    return this.add(bytes, 0, bytes.length, kind & NEUTRALISED);
+  }
+
+  /** The text of a slot that `add` returned. */
+  textOf(slot: number): string {
+    const base = slot * this.slotBytes;
+    const kind = this.kinds[slot]!;
+    let text = this.keys.toString('utf8', base, base + this.lengths[slot]!);
+    if (kind & DOUBLED_QUOTES) text = text.replaceAll('""', '"');
+    return kind & NEUTRALISED ? `'${text}` : text;
+  }
+
+  /**
+   * Every key as text with its count, most first (ties by text). Keys whose bytes differ but
+   * read as the same text (bytes that are not UTF-8 read as U+FFFD) are counted as one.
+   */
+  entries(): ByteCount[] {
+    const merged = new Map<string, ByteCount>();
+    for (let slot = 0; slot < this.size; slot++) {
+      const text = this.textOf(slot);
+      const entry = merged.get(text);
+      if (entry) {
+        entry.count += this.counts[slot]!;
+        entry.overcount += this.overcounts[slot]!;
+      } else merged.set(text, { text, count: this.counts[slot]!, overcount: this.overcounts[slot]! });
+    }
+    return [...merged.values()].sort(
+      (a, b) => b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0),
+    );
+  }
+
+  private store(
+    slot: number,
+    buf: Uint8Array,
+    from: number,
+    length: number,
+    kind: number,
+    hash: number,
+    bucket: number,
+  ): void {
+    this.keys.set(buf.subarray(from, from + length), slot * this.slotBytes);
+    this.lengths[slot] = length;
+    this.kinds[slot] = kind;
+    this.hashes[slot] = hash;
+    this.next[slot] = this.heads[bucket]!;
+    this.heads[bucket] = slot;
+  }
+
+  private unlink(slot: number): void {
+    const bucket = this.hashes[slot]! & this.mask;
+    if (this.heads[bucket] === slot) {
+      this.heads[bucket] = this.next[slot]!;
+      return;
+    }
+    for (let at = this.heads[bucket]!; at >= 0; at = this.next[at]!)
+      if (this.next[at] === slot) {
+        this.next[at] = this.next[slot]!;
+        return;
+      }
+  }
+
+  private swap(i: number, j: number): void {
+    const { heap, place } = this;
+    const a = heap[i]!;
+    const b = heap[j]!;
+    heap[i] = b;
+    heap[j] = a;
+    place[a] = j;
+    place[b] = i;
+  }
+
+  private siftUp(start: number): void {
+    const { heap, counts } = this;
+    let i = start;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (counts[heap[parent]!]! <= counts[heap[i]!]!) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private siftDown(start: number): void {
+    const { heap, counts } = this;
+    const length = this.size;
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= length) return;
+      const right = left + 1;
+      const child = right < length && counts[heap[right]!]! < counts[heap[left]!]! ? right : left;
+      if (counts[heap[i]!]! <= counts[heap[child]!]!) return;
+      this.swap(i, child);
+      i = child;
+    }
+  }
+}
+
+function sameBytes(keys: Uint8Array, at: number, buf: Uint8Array, from: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (keys[at + i] !== buf[from + i]) return false;
+  return true;
+}
+
+/** The same test from the last byte: keys of a column differ at the end more often (IPs, ids). */
+function sameBytesFromEnd(
+  keys: Uint8Array,
+  at: number,
+  buf: Uint8Array,
+  from: number,
+  length: number,
+): boolean {
+  for (let i = length - 1; i >= 0; i--) if (keys[at + i] !== buf[from + i]) return false;
+  return true;
+}
+
+/** At most `max` bytes from `from`, not ending inside a UTF-8 sequence. */
+function cutAtCharacter(buf: Uint8Array, from: number, max: number): number {
+  let length = max;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (length > 0 && (buf[from + length]! & 0xc0) === 0x80) length--;
+  return length;
+}
