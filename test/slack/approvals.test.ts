@@ -4,31 +4,9 @@ import { parsePolicy } from '../../src/policy/load.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect, textInput } from '../support/payloads.js';
+import { APPROVALS_POLICY } from '../support/policies.js';
 
-const POLICY = `
-roles:
-  everyone: ["*"]
-  leads: [U0LEAD, U0LEAD2, S0LEADS]
-  shield: [U0SHA, U0SHB, U0SHC]
-  solo: [S0SOLO, U0YOU]
-grants:
-  - ops: "*"
-    roles: [everyone]
-approvals:
-  channel: C0APPROVALS
-  ttl: 30m
-  rules:
-    - ops: [pullzone.reset-key]
-      approvers: [leads]
-      required: 1
-    - ops: [shield.bot-detection]
-      approvers: [shield]
-      required: 2
-      confirm: true
-    - ops: [db.tokens.create]
-      approvers: [solo]
-      required: 1
-`;
+const POLICY = APPROVALS_POLICY;
 
 let h: Harness;
 
