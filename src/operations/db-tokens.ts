@@ -52,7 +52,7 @@ export const tokenCreateGate: GatedOperation = {
       ctx.services.secrets.add(generated.token);
       return {
         ok: true,
-        detail: `Token ${fingerprint(generated.token)} created${generated.expires_at ? `, expiring ${generated.expires_at}` : ''}; it was sent to the requester by DM.`,
+        detail: `Token ${fingerprint(generated.token)} created${generated.expires_at ? `, expiring ${generated.expires_at}` : ''}.`,
         secrets: [
           {
             label: `${readOnly ? 'Read-only' : 'Full-access'} token for ${database}`,
@@ -100,7 +100,7 @@ export const tokenInvalidateGate: GatedOperation = {
       if (ownDatabase) ctx.services.database?.useToken(generated.token);
       return {
         ok: true,
-        detail: `Every token of ${database} is invalid now; the replacement ${fingerprint(generated.token)} went to the requester by DM${ownDatabase ? ', and the bot uses it for its own queries until restarted' : ''}.`,
+        detail: `Every token of ${database} is invalid now; the replacement is ${fingerprint(generated.token)}${ownDatabase ? ', and the bot uses it for its own queries until restarted' : ''}.`,
         secrets: [{ label: `New full-access token for ${database}`, value: generated.token }],
       };
     } catch (error) {

@@ -44,7 +44,7 @@ export const resetKeyGate: GatedOperation = {
     }
     return {
       ok: true,
-      detail: `The new key (${fingerprint(key)}) was sent to the requester by DM.`,
+      detail: `The new key is ${fingerprint(key)}.`,
       secrets: [{ label: `New security key of pull zone ${pullZoneId}`, value: key }],
     };
   },

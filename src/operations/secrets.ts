@@ -30,8 +30,17 @@ export interface SecretDeliveryInput {
 
 export type SecretDelivery =
   | { delivered: true }
-  /** `notice`: one sentence for the requester (and the channel): the DM failed, and what to do. */
-  | { delivered: false; notice: Markup };
+  /**
+   * `notice`: one sentence for the requester (and the channel): the DM failed, and what to do;
+   * `plain`: the same without mentions, for audit rows and cards.
+   */
+  | { delivered: false; notice: Markup; plain: string };
+
+/** What a change's result says of its secret, after delivery: never "sent" unless it was. */
+export function deliveryWords(delivery: SecretDelivery, count: number): string {
+  const it = count === 1 ? 'It' : 'They';
+  return delivery.delivered ? `${it} went to the requester by direct message, once.` : delivery.plain;
+}
 
 export interface SecretDeliveryContext {
   secrets: SecretRegistry;
@@ -84,9 +93,11 @@ export async function deliverSecret(
       correlationId: context.correlationId,
     });
     const what = input.secrets.length === 1 ? 'it' : 'them';
+    const tail = `by direct message, and edgeops does not keep ${what}: ${input.ifLost} (correlation id ${context.correlationId}).`;
     return {
       delivered: false,
-      notice: md`:warning: ${input.title} could not be sent to ${nest(mention(input.to))} by direct message, and edgeops does not keep ${what}: ${input.ifLost} (correlation id ${context.correlationId}).`,
+      notice: md`:warning: ${input.title} could not be sent to ${nest(mention(input.to))} ${tail}`,
+      plain: `${input.title} could not be sent to the requester ${tail}`,
     };
   }
 }

@@ -206,6 +206,16 @@ describe('the approval gate through Slack', () => {
     expect(told).toContain('could not be sent to <@U0YOU> by direct message');
     expect(told).toContain('ask for the change again');
     expect(told).toMatch(/correlation id c-[0-9a-f]{10}/);
+    // Nothing claims it was sent: not the result, not the card, not the audit row.
+    expect(told).not.toMatch(/went to the requester|sent to the requester by DM/);
+    const rows = await h.runtime.services.audit.list({ limit: 50 });
+    const ran = rows.find((row) => row.approvalId === id && row.outcome === 'succeeded');
+    expect(ran?.detail).toContain('could not be sent to the requester by direct message');
+    const card = h.fake
+      .callsTo('chat.update')
+      .filter((call) => JSON.stringify(call.args.blocks).includes(id))
+      .at(-1);
+    expect(JSON.stringify(card?.args.blocks)).toContain('could not be sent to the requester');
     const key = h.sandbox.pullZoneSecurityKey(zone)!;
     expect(h.fake.calls.filter((call) => JSON.stringify(call.args).includes(key))).toEqual([]);
   });

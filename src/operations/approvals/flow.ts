@@ -18,10 +18,10 @@ import { channelRef, md, mention, nest, trusted, withMentions } from '../../repl
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
-import { deliverSecret, secretContext } from '../secrets.js';
+import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
-import type { ExecutionOutcome, GatedOperation } from './gate.js';
+import type { GatedOperation } from './gate.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -131,13 +131,26 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
   /** Runs an approved request once and tells everyone concerned; returns what happened. */
   async function execute(ctx: RunContext, request: ApprovalRequest): Promise<ExecutionReport> {
     const op = spec(request.operation);
-    let secrets: ExecutionOutcome['secrets'] = [];
+    let delivery: SecretDelivery | undefined;
     const report = await service.executeApproved(
       request.id,
       async (params) => {
         const outcome = await op.execute(params, ctx);
-        secrets = outcome.secrets ?? [];
-        return { ok: outcome.ok, detail: outcome.detail };
+        const secrets = outcome.secrets ?? [];
+        if (secrets.length === 0) return { ok: outcome.ok, detail: outcome.detail };
+        // Delivered before the result is recorded, so the card, the audit row and the approver
+        // read what really happened to the secret.
+        delivery = await deliverSecret(secretContext(ctx), ctx.surface, {
+          to: request.requester,
+          title: secrets.length === 1 ? 'Your new secret' : 'Your new secrets',
+          about: md`From approved request ${request.id}: ${op.describe(params)}.`,
+          secrets,
+          ifLost: 'ask for the change again to get a new one',
+        });
+        return {
+          ok: outcome.ok,
+          detail: `${sentence(outcome.detail)} ${deliveryWords(delivery, secrets.length)}`,
+        };
       },
       { correlationId: ctx.correlationId },
     );
@@ -147,16 +160,6 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
     const done = report.request;
     await updateCard(ctx.surface, done);
-    const delivery =
-      secrets.length > 0
-        ? await deliverSecret(secretContext(ctx), ctx.surface, {
-            to: done.requester,
-            title: secrets.length === 1 ? 'Your new secret' : 'Your new secrets',
-            about: md`From approved request ${done.id}: ${op.describe(done.params)}.`,
-            secrets,
-            ifLost: 'ask for the change again to get a new one',
-          })
-        : undefined;
     const headline = report.outcome.ok
       ? md`:white_check_mark: ${op.describe(done.params)}: done. ${report.outcome.detail}`
       : md`:x: ${op.describe(done.params)}: failed. ${sentence(report.outcome.detail)} It was not retried.`;
@@ -165,7 +168,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         done.channelId,
         inChannel(report.outcome.ok ? 'Approved change done' : 'Approved change failed', [
           { type: 'text', text: headline },
-          ...(delivery && !delivery.delivered ? [{ type: 'text' as const, text: delivery.notice }] : []),
+          ...(delivery?.delivered === false ? [{ type: 'text' as const, text: delivery.notice }] : []),
           { type: 'context', text: md`Request ${done.id}, asked by ${nest(mention(done.requester))}` },
         ]),
       )
@@ -258,12 +261,13 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         // A failure goes through the engine, so it is audited as failed and shown to the requester.
         if (!outcome.ok)
           throw new OperationFailedError(`${op.describe(input.params)}: failed. ${outcome.detail}`);
+        const said = delivery?.delivered ? ` ${deliveryWords(delivery, outcome.secrets?.length ?? 1)}` : '';
         return inChannel('Change done', [
           {
             type: 'text',
-            text: md`:white_check_mark: ${op.describe(input.params)}: done. ${outcome.detail}`,
+            text: md`:white_check_mark: ${op.describe(input.params)}: done. ${sentence(outcome.detail)}${said}`,
           },
-          ...(delivery && !delivery.delivered ? [{ type: 'text' as const, text: delivery.notice }] : []),
+          ...(delivery?.delivered === false ? [{ type: 'text' as const, text: delivery.notice }] : []),
         ]);
       }
       const requirement: ApprovalRequirement = approval;
