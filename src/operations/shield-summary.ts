@@ -15,6 +15,13 @@ const BAR_WIDTH = 24;
 const count = (value: number) => value.toLocaleString('en-US');
 /** An empty cell is counted too; it reads as this. */
 const shownValue = (value: string) => (value === '' ? '(empty)' : value);
+/**
+ * A value from the export, as the platform (or whoever sent the request) wrote it: inline code on
+ * one line, so it can neither format the message, forge a line of it, nor become a link.
+ */
+const platformValue = (value: string): Markup => trusted(inlineCode(shownValue(value)));
+/** In a code block: on one line, so a value cannot forge a row. */
+const oneLine = (value: string) => value.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ');
 
 const COLUMN_WORDS: Record<ShieldColumn, string> = {
   timestamp: 'time',
@@ -29,7 +36,9 @@ const COLUMN_WORDS: Record<ShieldColumn, string> = {
 function breakdownText(breakdown: Breakdown): Markup {
   const { values, other } = breakdown;
   const rest = values.length - SHOWN;
-  const parts = values.slice(0, SHOWN).map((item) => md`${shownValue(item.value)} ×${count(item.count)}`);
+  const parts = values
+    .slice(0, SHOWN)
+    .map((item) => md`${nest(platformValue(item.value))} ×${count(item.count)}`);
   if (rest > 0) parts.push(md`+${rest} more`);
   if (other > 0) parts.push(md`${count(other)} more events past the ${values.length} values counted`);
   return (parts.join(' · ') || '—') as Markup;
@@ -39,7 +48,7 @@ function breakdownText(breakdown: Breakdown): Markup {
 function ruleWords(rule: { id: string; name: string }): Markup {
   const parts: Markup[] = [];
   if (rule.id) parts.push(trusted(inlineCode(rule.id)));
-  if (rule.name) parts.push(md`${rule.name}`);
+  if (rule.name) parts.push(platformValue(rule.name));
   return parts.length > 0 ? joinMarkup(parts, ' ') : trusted('(empty)');
 }
 
@@ -98,7 +107,10 @@ export function renderShieldSummary(summary: ShieldSummary): ReplyBlock[] {
       type: 'code',
       // ≈: an upper bound (another IP may have held its place in the count).
       text: ips
-        .map((ip) => `${count(ip.count).padStart(width)}${ip.overcount > 0 ? '≈' : ' '} ${shownValue(ip.ip)}`)
+        .map(
+          (ip) =>
+            `${count(ip.count).padStart(width)}${ip.overcount > 0 ? '≈' : ' '} ${oneLine(shownValue(ip.ip))}`,
+        )
         .join('\n'),
     });
   }

@@ -49,10 +49,10 @@ function fieldsOf(blocks: Block[]): Map<string, string> {
   return fields;
 }
 
-/** `Block ×317 · Log ×253` → [['Block', 317], ['Log', 253]]. */
+/** `` `Block` ×317 · `Log` ×253 `` → [['Block', 317], ['Log', 253]]: platform values are shown as code. */
 const counted = (text: string) =>
   text.split(' · ').map((part) => {
-    const [, value = '', n = ''] = /^(.*) ×([\d,]+)$/.exec(part) ?? [];
+    const [, value = '', n = ''] = /^`(.*)` ×([\d,]+)$/.exec(part) ?? [];
     return [value, Number(n.replaceAll(',', ''))] as const;
   });
 
@@ -98,7 +98,7 @@ describe('/edge shield export: the summary beside the CSV', () => {
     const shownRules = ruleLines.filter((line) => !line.startsWith('• +'));
     expect(shownRules).toHaveLength(Math.min(10, rules.size));
     for (const line of shownRules) {
-      const [, id = '', name = '', n = ''] = /^• `([^`]*)` (.*) ×([\d,]+)$/.exec(line) ?? [];
+      const [, id = '', name = '', n = ''] = /^• `([^`]*)` `(.*)` ×([\d,]+)$/.exec(line) ?? [];
       expect(Number(n.replaceAll(',', '')), line).toBe(rules.get(`${id} ${name}`));
     }
     if (rules.size > 10) expect(ruleLines.at(-1)).toBe(`• +${rules.size - 10} more rules`);
