@@ -349,14 +349,25 @@ function filterHints(result: OriginWindowResult): Markup[] {
 export function renderNothingFound(result: OriginWindowResult): Reply {
   const { summary, pullZoneId, title, filters } = result;
   const where = `pull zone ${pullZoneId}, ${title}`;
+  const unkept = unkeptWindowDays(result);
   if (summary.windowed > 0) {
     const text = `None of the ${number(summary.windowed)} origin errors of ${where} matched ${filters}.`;
+    // A day of the window the platform sent nothing for may hold matches it no longer keeps.
+    const partly: ReplyBlock[] =
+      unkept.length > 0
+        ? [
+            {
+              type: 'text',
+              text: md`:warning: The platform returned no entries for ${listDates(unkept)}; it may keep fewer days, so what that part of the window held is unknown, not absent.`,
+            },
+          ]
+        : [];
     return ephemeral(text, [
       { type: 'text', text: md`${text} No file posted.` },
+      ...partly,
       ...filterHints(result).map((hint): ReplyBlock => ({ type: 'text', text: hint })),
     ]);
   }
-  const unkept = unkeptWindowDays(result);
   if (unkept.length > 0) {
     const text = `The platform returned no entries for ${listDates(unkept)}; it may keep fewer days.`;
     return ephemeral(text, [

@@ -310,6 +310,16 @@ describe('no false all-clear', () => {
     expect([...filtered.posts(), ...quiet.posts()]).toEqual([]);
   });
 
+  it('says when none matched in a window part of which the platform may no longer keep', async () => {
+    h.clock.set('2026-11-21T00:30:00.000Z');
+    h.sandbox.knobs.setLogDaysKept(0);
+    const r = await run('logs 308006 --last 2h --zone DEE');
+    const said = await r.answer(/matched/);
+    expect(said).toMatch(/None of the \d+ origin errors .* matched/);
+    expect(said).toContain('The platform returned no entries for 2026-11-20; it may keep fewer days');
+    expect(r.posts()).toEqual([]);
+  });
+
   it('says a day older than the platform keeps may be kept no longer, never that it had no errors', async () => {
     h.clock.set('2026-11-21T14:00:00.000Z');
     h.sandbox.knobs.setLogDaysKept(2);
