@@ -4,6 +4,7 @@
  * Pure: no clock, no I/O. Times are UTC, as in every answer of the bot.
  */
 import { z } from 'zod';
+import { bucketWidthWords } from './chart.js';
 
 export interface ChartBucket {
   start: Date;
@@ -97,13 +98,6 @@ const clock = (ms: number) => {
 };
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** "1 min", "15 min", "1 h": the bucket width as the legend and alt text say it. */
-export function bucketWidthWords(ms: number): string {
-  if (ms % HOUR === 0) return `${ms / HOUR} h`;
-  if (ms % MINUTE === 0) return `${ms / MINUTE} min`;
-  return `${Math.round(ms / 1000)} s`;
-}
-
 const escapeXml = (text: string) =>
   text.replace(
     /[&<>"']/g,
@@ -160,7 +154,7 @@ export function chartAltText(chart: BucketChart): string {
   const when = (ms: number) => (spansDays(from, to) ? `${isoDay(ms)} ${clock(ms)}` : clock(ms));
   const parts = [
     `Bar chart: ${chart.title}.`,
-    `${chart.buckets.length} bar${chart.buckets.length === 1 ? '' : 's'} of ${width} each, ${spanWords(from, to)}.`,
+    `${chart.buckets.length} bar${chart.buckets.length === 1 ? '' : 's'}, one per ${width}, ${spanWords(from, to)}.`,
     total === 0
       ? `No ${unit} in that time.`
       : `Peak ${when(peak.start.getTime())}–${clock(peak.start.getTime() + chart.bucketMs)} UTC with ${countFormat.format(peak.count)} ${unit}; total ${countFormat.format(total)} ${unit}.`,

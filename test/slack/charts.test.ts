@@ -70,7 +70,9 @@ describe('/edge logs in Slack', () => {
     const peak = perQuarter.indexOf(Math.max(...perQuarter));
     const hhmm = (quarter: number) =>
       `${String(Math.floor(quarter / 4)).padStart(2, '0')}:${String((quarter % 4) * 15).padStart(2, '0')}`;
-    expect(picture!.altText).toContain(`${QUARTERS} bars of 15 min each, from 00:00 to 14:30 UTC on ${DAY}.`);
+    expect(picture!.altText).toContain(
+      `${QUARTERS} bars, one per 15 min, from 00:00 to 14:30 UTC on ${DAY}.`,
+    );
     expect(picture!.altText).toContain(
       `Peak ${hhmm(peak)}–${hhmm(peak + 1)} UTC with ${perQuarter[peak]!.toLocaleString('en-US')} errors; total ${total.toLocaleString('en-US')} errors.`,
     );

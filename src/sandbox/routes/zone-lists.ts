@@ -4,11 +4,10 @@
  * GET /shield/shield-zones (Shield API: `data` and a `page` object in its envelope).
  */
 import { z } from 'zod';
-import { hasAccountKey, queryNumber, sendApiError, sendEmpty, sendJson } from '../http.js';
+import { hasAccountKey, queryNumber, sendEmpty, sendJson } from '../http.js';
 import type { Route } from '../router.js';
 import type { SandboxState } from '../state.js';
-import { PagingQuerySchema } from '../vendor-rules.js';
-import { pageOf, queryProblem, VENDOR_DEFAULT_PER_PAGE } from './paging.js';
+import { pageOf, queryProblem, vendorPaging } from './paging.js';
 
 /** The Shield API's own default page size (its published query parameter says 10). */
 const SHIELD_DEFAULT_PER_PAGE = 10;
@@ -26,14 +25,8 @@ export function zoneListRoutes(state: SandboxState): Route[] {
       path: /^\/pullzone$/,
       handle({ req, res, url }) {
         if (!hasAccountKey(req, state.apiKey, { bearer: true })) return sendEmpty(res, 401);
-        const parsed = PagingQuerySchema.safeParse({
-          page: queryNumber(url, 'page'),
-          perPage: queryNumber(url, 'perPage') ?? VENDOR_DEFAULT_PER_PAGE,
-        });
-        if (!parsed.success) {
-          const { field, message } = queryProblem(parsed.error);
-          return sendApiError(res, 'validation_error', field, message);
-        }
+        const paging = vendorPaging(url, res);
+        if (!paging) return;
         const search = url.searchParams.get('search')?.toLowerCase();
         const zones = [...state.pullZones.values()]
           .filter(
@@ -56,7 +49,7 @@ export function zoneListRoutes(state: SandboxState): Route[] {
               HasCertificate: true,
             })),
           }));
-        sendJson(res, 200, pageOf(zones, parsed.data.page, parsed.data.perPage));
+        sendJson(res, 200, pageOf(zones, paging.page, paging.perPage));
       },
     },
     {
