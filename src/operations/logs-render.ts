@@ -5,6 +5,7 @@
  * window had none, or none matched the filters. None of these is an all-clear in the channel.
  */
 import { closestName } from '../policy/suggest.js';
+import { inlineCode, oneLine } from '../reply/escape.js';
 import { type Markup, md, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { formatTable } from '../reply/table.js';
@@ -249,7 +250,7 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
           .slice(0, 12)
           .map(
             (c) =>
-              md`• \`${c.code}\` ${c.words ? `(${c.words}) ` : ''}×${number(c.count)}${fresh.codes.has(c.code) ? ' · *new*' : ''}`,
+              md`• ${nest(trusted(inlineCode(c.code)))} ${c.words ? `(${c.words}) ` : ''}×${number(c.count)}${fresh.codes.has(c.code) ? ' · *new*' : ''}`,
           )
           .concat(
             summary.byErrorCode.length > 12 ? [md`• +${summary.byErrorCode.length - 12} more codes`] : [],
@@ -280,7 +281,7 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       text: summary.topUrls
         .map(
           (u) =>
-            `${String(u.count).padStart(7)}${u.overcount > 0 ? '≈' : ' '}${fresh.urls.size > 0 ? (fresh.urls.has(u.url) ? ' new ' : '     ') : ''} ${u.url}`,
+            `${String(u.count).padStart(7)}${u.overcount > 0 ? '≈' : ' '}${fresh.urls.size > 0 ? (fresh.urls.has(u.url) ? ' new ' : '     ') : ''} ${oneLine(u.url)}`,
         )
         .join('\n'),
     });

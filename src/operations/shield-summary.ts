@@ -3,7 +3,7 @@
  * by which rule, and when. Dimensions the export has no column for are named, not shown empty.
  */
 import { labelledBars } from '../reply/bars.js';
-import { inlineCode } from '../reply/escape.js';
+import { inlineCode, oneLine } from '../reply/escape.js';
 import { joinMarkup, type Markup, md, nest, trusted } from '../reply/markup.js';
 import type { ReplyBlock } from '../reply/model.js';
 import type { Breakdown, ShieldColumn, ShieldSummary, ShieldTimeline } from '../reports/shield-summary.js';
@@ -20,8 +20,6 @@ const shownValue = (value: string) => (value === '' ? '(empty)' : value);
  * one line, so it can neither format the message, forge a line of it, nor become a link.
  */
 const platformValue = (value: string): Markup => trusted(inlineCode(shownValue(value)));
-/** In a code block: on one line, so a value cannot forge a row. */
-const oneLine = (value: string) => value.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ');
 
 const COLUMN_WORDS: Record<ShieldColumn, string> = {
   timestamp: 'time',

@@ -41,6 +41,9 @@ export function codeBlock(text: string, max: number = MESSAGE_BUDGET.sectionChar
 const GRAVE_LOOKALIKE = '\u02cb';
 
 /** Wraps untrusted text in inline code: backticks become a look-alike, line breaks become spaces. */
+/** Platform text for a code block row: on one line, so it cannot forge another row. */
+export const oneLine = (text: string): string => text.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ');
+
 export function inlineCode(text: string): string {
   const body = escapeMrkdwn(text)
     .replace(/`/g, GRAVE_LOOKALIKE)

@@ -107,6 +107,24 @@ describe('the summary of a window', () => {
   });
 });
 
+describe('platform text in the summary', () => {
+  it('shows an error code as one line of code and keeps each URL on its own row', () => {
+    const result = resultOf({ days: [entries(20), entries(5), entries(15)] });
+    result.summary.byErrorCode = [{ code: 'x`*forged*\n• `ok` ×0', words: null, count: 4 }];
+    result.summary.topUrls = [{ url: '/a\n      9 /forged', count: 4, overcount: 0 }];
+    const reply = renderOriginSummary(result);
+    const byCode = reply.blocks.find(
+      (block) => block.type === 'text' && String(block.text).startsWith('*By error code*'),
+    );
+    const codes = byCode?.type === 'text' ? String(byCode.text).split('\n').slice(1) : [];
+    // One bullet, the code inside one pair of backticks: nothing after it is formatting.
+    expect(codes).toHaveLength(1);
+    expect(codes[0]).toMatch(/^• `[^`]*` ×4( · \*new\*)?$/);
+    const urls = reply.blocks.find((block) => block.type === 'code' && block.text.includes('/forged'));
+    expect(urls?.type === 'code' && urls.text.split('\n')).toHaveLength(1);
+  });
+});
+
 describe('an answer with nothing to summarise', () => {
   it('is private and names the zones seen when the filter matched nothing', () => {
     const reply = renderNothingFound(
