@@ -1,8 +1,9 @@
 /**
  * The approval state machine (PRODUCT §5), pure: the states, the transitions between them, and
  * `decideClick`, which says whether an Approve, Reject or Cancel click is accepted and, when it is
- * not, why in a sentence for the clicker. The service turns an accepted decision into one
- * conditional update, so this module never touches the database or the clock.
+ * not, why: a reason code and the facts behind it, which operations/approvals/ puts into words.
+ * The service turns an accepted decision into one conditional update, so this module never
+ * touches the database or the clock.
  */
 import type { JsonValue } from '../state/canonical-json.js';
 
@@ -137,24 +138,36 @@ export interface ApprovalClick {
 /** An approval request's id: `ap_` and 16 hex digits (64 random bits). */
 export const APPROVAL_ID_PATTERN = /^ap_[0-9a-f]{16}$/;
 
-export const CLICK_REFUSALS = [
-  /** The clicker asked for this request: nobody approves (or rejects) their own. */
-  'own-request',
-  /** The clicker is not an approver under the request's rule, or not under the policy in force now. */
-  'not-approver',
-  /** The clicker has already approved; each approver counts once. */
-  'duplicate-approval',
-  /** Someone or something already decided: approved, rejected, expired, cancelled, ran. */
-  'not-pending',
-  /** Still pending in the database, but its expiry has passed. */
-  'expired',
-  /** A `confirm: true` rule, and the typed text is not the target id. */
-  'confirmation-mismatch',
-  /** Only the requester may cancel. */
-  'not-requester',
-] as const;
+/** The clicks only approvers make. */
+export type DecisionAction = Exclude<ClickAction, 'cancel'>;
 
-export type ClickRefusalReason = (typeof CLICK_REFUSALS)[number];
+/** What a request that is no longer pending says about how it was decided (and ran). */
+export type DecidedFacts = Pick<
+  ApprovalRequest,
+  'state' | 'approvals' | 'decidedBy' | 'decidedAt' | 'finishedAt' | 'expiresAt'
+>;
+
+/** Why a click is refused, with the facts the clicker is told; operations/ writes the sentence. */
+export type ClickRefusal =
+  /** The clicker asked for this request: nobody approves (or rejects) their own. */
+  | { reason: 'own-request'; action: DecisionAction }
+  /**
+   * The clicker is not an approver under the request's rule or, when `noLongerNamed`, was one
+   * but the policy in force now does not name them.
+   */
+  | { reason: 'not-approver'; action: DecisionAction; approverRoles: string[]; noLongerNamed: boolean }
+  /** The clicker has already approved; each approver counts once. */
+  | { reason: 'duplicate-approval'; approvedAt: Date; missing: number }
+  /** Someone or something already decided: approved, rejected, expired, cancelled, ran. */
+  | { reason: 'not-pending'; decided: DecidedFacts }
+  /** Still pending in the database, but its expiry has passed. */
+  | { reason: 'expired'; expiresAt: Date }
+  /** A `confirm: true` rule, and the typed text (if any) is not the target id. */
+  | { reason: 'confirmation-mismatch'; target: string; typed: boolean }
+  /** Only the requester may cancel. */
+  | { reason: 'not-requester'; requester: string };
+
+export type ClickRefusalReason = ClickRefusal['reason'];
 
 /** How the audit log names an accepted click. */
 export type ClickOutcome = 'approved' | 'approval-recorded' | 'rejected' | 'cancelled';
@@ -170,86 +183,33 @@ export interface ClickAccepted {
   decidedAt: Date | null;
 }
 
-export interface ClickRefused {
-  accepted: false;
-  reason: ClickRefusalReason;
-  /** One sentence for the clicker (Slack mrkdwn: `<@U…>` mentions our own ids only). */
-  message: string;
-}
+export type ClickRefused = { accepted: false } & ClickRefusal;
 
 export type ClickDecision = ClickAccepted | ClickRefused;
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `14:02 UTC`, with the date in front when it is not today (UTC) any more. */
-export function formatUtc(at: Date, now: Date): string {
-  const time = `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())} UTC`;
-  const day = (d: Date) => d.toISOString().slice(0, 10);
-  return day(at) === day(now) ? time : `${day(at)} ${time}`;
-}
-
-const mention = (userId: string) => `<@${userId}>`;
-
-function joinNames(names: readonly string[]): string {
-  if (names.length <= 1) return names.join('');
-  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-}
 
 export function isExpired(request: Pick<ApprovalRequest, 'expiresAt'>, now: Date): boolean {
   return now.getTime() >= request.expiresAt.getTime();
 }
 
-/** The sentence a late clicker reads: who decided and when. */
-export function describeDecided(request: ClickableRequest, now: Date): string {
-  const when = (at: Date | null) => (at ? ` at ${formatUtc(at, now)}` : '');
-  const approvers = joinNames(request.approvals.map((vote) => mention(vote.userId)));
-  const approved = `This request was already approved by ${approvers || 'its approvers'}${when(request.decidedAt)}`;
-  switch (request.state) {
-    case 'pending':
-      return 'This request is still waiting for approval.';
-    case 'approved':
-      return `${approved}.`;
-    case 'executing':
-      return `${approved}; it is running now.`;
-    case 'succeeded':
-      return `${approved}; it ran and succeeded${when(request.finishedAt)}.`;
-    case 'failed':
-      return `${approved}; it ran and failed${when(request.finishedAt)}.`;
-    case 'unknown':
-      return `${approved}; the bot stopped while it ran, so check the platform for its result.`;
-    case 'rejected':
-      return `This request was already rejected by ${request.decidedBy ? mention(request.decidedBy) : 'an approver'}${when(request.decidedAt)}.`;
-    case 'expired':
-      return `This request already expired at ${formatUtc(request.expiresAt, now)}.`;
-    case 'cancelled':
-      return `This request was already cancelled by the requester${when(request.decidedAt)}.`;
-  }
-}
+const refuse = (refusal: ClickRefusal): ClickRefused => ({ accepted: false, ...refusal });
 
-const refuse = (reason: ClickRefusalReason, message: string): ClickRefused => ({
-  accepted: false,
-  reason,
-  message,
+const decidedFacts = (request: ClickableRequest): DecidedFacts => ({
+  state: request.state,
+  approvals: request.approvals,
+  decidedBy: request.decidedBy,
+  decidedAt: request.decidedAt,
+  finishedAt: request.finishedAt,
+  expiresAt: request.expiresAt,
 });
-
-function approverRoleText(request: ClickableRequest): string {
-  return request.approverRoles.length > 0
-    ? `members of ${joinNames(request.approverRoles)}`
-    : 'its approvers';
-}
 
 /** Whether `click` is accepted on `request` at `now`, and what it changes; the first refusal that applies wins. */
 export function decideClick(request: ClickableRequest, click: ApprovalClick, now: Date): ClickDecision {
-  if (request.state !== 'pending') return refuse('not-pending', describeDecided(request, now));
-  if (isExpired(request, now))
-    return refuse('expired', `This request expired at ${formatUtc(request.expiresAt, now)}.`);
+  if (request.state !== 'pending') return refuse({ reason: 'not-pending', decided: decidedFacts(request) });
+  if (isExpired(request, now)) return refuse({ reason: 'expired', expiresAt: request.expiresAt });
 
   if (click.action === 'cancel') {
     if (click.userId !== request.requester)
-      return refuse(
-        'not-requester',
-        `Only the requester (${mention(request.requester)}) can cancel this request.`,
-      );
+      return refuse({ reason: 'not-requester', requester: request.requester });
     return {
       accepted: true,
       action: 'cancel',
@@ -261,23 +221,14 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
     };
   }
 
-  if (click.userId === request.requester)
-    return refuse(
-      'own-request',
-      click.action === 'approve'
-        ? 'You requested this, so you cannot approve it; another approver must.'
-        : 'You requested this; use Cancel to withdraw it.',
-    );
-  if (!click.isApprover)
-    return refuse(
-      'not-approver',
-      `Only ${approverRoleText(request)} can ${click.action} this request: approvers are those named when this request was made who are still approvers under the policy in force now.`,
-    );
-  if (click.isApproverNow === false)
-    return refuse(
-      'not-approver',
-      `You were among the approvers when this request was made, but the policy in force now does not name you, so your click does not count. Only ${approverRoleText(request)} who are still approvers can ${click.action} it.`,
-    );
+  if (click.userId === request.requester) return refuse({ reason: 'own-request', action: click.action });
+  if (!click.isApprover || click.isApproverNow === false)
+    return refuse({
+      reason: 'not-approver',
+      action: click.action,
+      approverRoles: request.approverRoles,
+      noLongerNamed: click.isApprover,
+    });
 
   if (click.action === 'reject')
     return {
@@ -291,23 +242,17 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
     };
 
   const earlier = request.approvals.find((vote) => vote.userId === click.userId);
-  if (earlier) {
-    const missing = request.required - request.approvals.length;
-    return refuse(
-      'duplicate-approval',
-      `You already approved this at ${formatUtc(earlier.at, now)}; each approver counts once, and it needs ${missing} more from someone else.`,
-    );
-  }
+  if (earlier)
+    return refuse({
+      reason: 'duplicate-approval',
+      approvedAt: earlier.at,
+      missing: request.required - request.approvals.length,
+    });
   if (request.confirm) {
     // Surrounding spaces are a typing accident, anything else must match exactly.
     const typed = click.confirmation?.trim();
     if (typed !== request.target)
-      return refuse(
-        'confirmation-mismatch',
-        typed
-          ? `What you typed is not the target id; type \`${request.target}\` exactly to approve.`
-          : `Type the target id \`${request.target}\` to approve.`,
-      );
+      return refuse({ reason: 'confirmation-mismatch', target: request.target, typed: Boolean(typed) });
   }
 
   const approvals = [...request.approvals, { userId: click.userId, at: now }];

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function requested(service: ApprovalService, overrides = {}): Promise<ApprovalRequest> {
   const result = await service.request(resetKeyRequest(overrides));
-  if (!result.ok) throw new Error(result.message);
+  if (!result.ok) throw new Error(`request refused: ${result.reason} (${result.existing.id})`);
   return result.request;
 }
 

@@ -14,7 +14,7 @@ import { isOperationId } from '../../operation-ids.js';
 import type { ApprovalRequirement } from '../../policy/authorize.js';
 import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
-import { channelRef, md, mention, nest, trusted, withMentions } from '../../reply/markup.js';
+import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
@@ -22,6 +22,7 @@ import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
 import type { GatedOperation } from './gate.js';
+import { clickRefusalText, notRunText, openRequestText, refusalReply } from './refusal-text.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -284,11 +285,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       for (const old of created.expired) await updateCard(ctx.surface, old);
       if (!created.ok) {
         const existing = created.existing;
-        return ephemeral(created.message, [
-          {
-            type: 'text',
-            text: withMentions(md`:no_entry: ${created.message}`),
-          },
+        return refusalReply(openRequestText(existing, new Date(options.now())), [
           {
             type: 'context',
             text: md`Open request ${existing.id}, asked by ${nest(mention(existing.requester))} (${existing.state}).`,
@@ -350,9 +347,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       if (!result.ok) {
         if (result.request && result.request.state !== request.state)
           await updateCard(ctx.surface, result.request);
-        return ephemeral(result.message, [
-          { type: 'text', text: withMentions(md`:no_entry: ${result.message}`) },
-        ]);
+        return refusalReply(clickRefusalText(result, new Date(options.now())));
       }
       await updateCard(ctx.surface, result.request);
       const what = spec(request.operation).describe(request.params);
@@ -360,7 +355,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         const report = await execute(ctx, result.request);
         if (!report.ran)
           return ephemeral('Approved', [
-            { type: 'text', text: md`:white_check_mark: You approved *${what}*. ${report.message}` },
+            {
+              type: 'text',
+              text: md`:white_check_mark: You approved *${what}*. ${nest(notRunText(report, new Date(options.now())))}`,
+            },
           ]);
         // The approver is told the result as it is: a failed change is never reported as run.
         return report.outcome.ok

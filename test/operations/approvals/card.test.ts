@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/machine.js';
-import { paramsDigest } from '../../../src/approvals/service.js';
+import { paramsDigest } from '../../../src/approvals/store.js';
 import {
   approvalCard,
   BEFORE_UNKNOWN,
@@ -16,6 +16,7 @@ import type { GatedOperation } from '../../../src/operations/approvals/gate.js';
 import { gatedOperations } from '../../../src/operations/registry.js';
 import { renderReply } from '../../../src/slack/blocks/reply.js';
 import { canonicalJson, type JsonValue } from '../../../src/state/canonical-json.js';
+import { storedRequest } from '../../approvals/click-refusals.js';
 import { checkMessageLimits } from '../../support/block-kit.js';
 import { PINNED_INSTANTS } from '../../support/clock.js';
 
@@ -37,32 +38,13 @@ function request(
   params: Record<string, JsonValue>,
   reason = '',
 ): ApprovalRequest {
-  const digest = paramsDigest(canonicalJson(params));
-  return {
-    id: 'ap_0123456789abcdef',
+  return storedRequest(NOW, {
     operation,
     target,
     params,
-    paramsDigest: digest,
-    requester: 'U0ALICE',
-    channelId: 'C0OPS',
+    paramsDigest: paramsDigest(canonicalJson(params)),
     reason,
-    state: 'pending',
-    createdAt: NOW,
-    expiresAt: new Date(NOW.getTime() + 30 * 60_000),
-    required: 1,
-    approverRoles: ['leads'],
-    approverIds: ['U0BOB'],
-    confirm: false,
-    approvals: [],
-    decidedBy: null,
-    decidedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    result: null,
-    card: null,
-    version: 0,
-  };
+  });
 }
 
 /** Every text of a Slack payload as people read it: entities decoded, invisible guards removed. */

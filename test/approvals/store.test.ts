@@ -1,0 +1,169 @@
+/**
+ * The approvals table on its own: rows decode to what was stored, every state change is one
+ * conditional UPDATE whose affected-row count says whether it applied, and the metrics count
+ * requests by state. The service decides which change to make (test/approvals/service.test.ts).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ApprovalError,
+  type ApprovalStore,
+  createApprovalStore,
+  type NewStoredRequest,
+  paramsDigest,
+} from '../../src/approvals/store.js';
+import { canonicalJson } from '../../src/state/canonical-json.js';
+import { type ApprovalFixture, approvalFixture } from './support.js';
+
+let fixture: ApprovalFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const T0 = new Date('2025-03-01T14:00:00Z');
+const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+
+async function setUp(): Promise<ApprovalStore> {
+  fixture = await approvalFixture();
+  return createApprovalStore(fixture.store.client);
+}
+
+let nextId = 0;
+function newRequest(overrides: Partial<NewStoredRequest> = {}): NewStoredRequest {
+  const paramsJson = canonicalJson({ pullZoneId: 4242 });
+  return {
+    id: `ap_${(nextId++).toString(16).padStart(16, '0')}`,
+    operation: 'pullzone.reset-key',
+    target: '4242',
+    paramsJson,
+    paramsDigest: paramsDigest(paramsJson),
+    requester: 'U0ALICE',
+    channelId: 'C0OPS',
+    reason: 'rotated',
+    createdAt: T0,
+    expiresAt: minutes(30),
+    required: 1,
+    approverRoles: ['leads'],
+    approverIds: ['U0BOB'],
+    confirm: false,
+    ...overrides,
+  };
+}
+
+describe('the approvals store', () => {
+  it('stores a new request and reads it back as it was asked', async () => {
+    const store = await setUp();
+    const asked = newRequest({ confirm: true, approverRoles: ['leads', 'dba'] });
+    const { rowsInserted, open, closed } = await store.insertPending(asked);
+    expect({ rowsInserted, closed }).toEqual({ rowsInserted: 1, closed: [] });
+    expect(open).toEqual({
+      id: asked.id,
+      operation: 'pullzone.reset-key',
+      target: '4242',
+      params: { pullZoneId: 4242 },
+      paramsDigest: asked.paramsDigest,
+      requester: 'U0ALICE',
+      channelId: 'C0OPS',
+      reason: 'rotated',
+      state: 'pending',
+      createdAt: T0,
+      expiresAt: minutes(30),
+      required: 1,
+      approverRoles: ['leads', 'dba'],
+      approverIds: ['U0BOB'],
+      confirm: true,
+      approvals: [],
+      decidedBy: null,
+      decidedAt: null,
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      card: null,
+      version: 0,
+    });
+    expect(await store.get(asked.id)).toEqual(open);
+  });
+
+  it('inserts nothing while an open request holds the operation and target, and returns that one', async () => {
+    const store = await setUp();
+    const first = newRequest();
+    await store.insertPending(first);
+    const second = await store.insertPending(newRequest({ requester: 'U0ERIN' }));
+    expect(second.rowsInserted).toBe(0);
+    expect(second.open?.id).toBe(first.id);
+  });
+
+  it('a click applies only at the version it was decided on, and only before expiry', async () => {
+    const store = await setUp();
+    const { open } = await store.insertPending(newRequest());
+    const id = open!.id;
+    const approved = {
+      state: 'approved' as const,
+      approvals: [{ userId: 'U0BOB', at: minutes(2) }],
+      decidedBy: 'U0BOB',
+      decidedAt: minutes(2),
+    };
+    expect(await store.decide(id, 0, approved, minutes(30))).toMatchObject({
+      rowsAffected: 0,
+      request: { state: 'pending', version: 0 },
+    });
+    expect(await store.decide(id, 1, approved, minutes(2))).toMatchObject({ rowsAffected: 0 });
+    expect(await store.decide(id, 0, approved, minutes(2))).toMatchObject({
+      rowsAffected: 1,
+      request: { state: 'approved', approvals: approved.approvals, decidedBy: 'U0BOB', version: 1 },
+    });
+    expect(await store.decide(id, 0, approved, minutes(2))).toMatchObject({ rowsAffected: 0 });
+  });
+
+  it('one claim of an approved request wins, and its parameters are checked against the digest', async () => {
+    const store = await setUp();
+    const { open } = await store.insertPending(newRequest());
+    const id = open!.id;
+    await store.decide(id, 0, { state: 'approved', approvals: [], decidedBy: 'U0BOB', decidedAt: T0 }, T0);
+    const first = await store.claimExecution(id, 'replica-a', minutes(1));
+    const second = await store.claimExecution(id, 'replica-b', minutes(1));
+    expect(first.rowsAffected).toBe(1);
+    expect(first.stored?.intactParams()).toEqual({ pullZoneId: 4242 });
+    expect(second.rowsAffected).toBe(0);
+    expect(second.stored?.request().state).toBe('executing');
+    expect((await store.claimExecution('ap_ffffffffffffffff', 'replica-a', T0)).stored).toBeNull();
+    expect(
+      await store.finishExecution(id, 'succeeded', { ok: true, detail: 'done' }, minutes(2)),
+    ).toMatchObject({
+      rowsAffected: 1,
+      request: { state: 'succeeded', result: { ok: true, detail: 'done' }, finishedAt: minutes(2) },
+    });
+    expect(
+      await store.finishExecution(id, 'failed', { ok: false, detail: 'again' }, minutes(3)),
+    ).toMatchObject({ rowsAffected: 0, request: { state: 'succeeded' } });
+  });
+
+  it('counts the requests in each state, listing every state', async () => {
+    const store = await setUp();
+    const a = (await store.insertPending(newRequest({ target: 'a' }))).open!;
+    await store.insertPending(newRequest({ target: 'b' }));
+    await store.cancelPending(a.id, minutes(1));
+    expect(await store.countByState()).toEqual({
+      pending: 1,
+      approved: 0,
+      executing: 0,
+      succeeded: 0,
+      failed: 0,
+      rejected: 0,
+      expired: 0,
+      cancelled: 1,
+      unknown: 0,
+    });
+  });
+
+  it('refuses to decode a row whose stored JSON is not what it wrote', async () => {
+    const store = await setUp();
+    const { open } = await store.insertPending(newRequest());
+    await fixture!.store.client.execute({
+      sql: `UPDATE approvals SET approvals_json = 'not json' WHERE id = ?`,
+      args: [open!.id],
+    });
+    await expect(store.get(open!.id)).rejects.toThrow(ApprovalError);
+    await expect(store.get(open!.id)).rejects.toThrow('approvals_json is not valid JSON');
+  });
+});
