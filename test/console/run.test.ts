@@ -256,7 +256,12 @@ describe('incident tools in the console', () => {
     try {
       const out = await c.type('/edge logs 308006 today');
       expect(out).toContain('posted in #C0CONSOLE');
-      expect(out).toContain('Origin errors · pull zone 308006');
+      // The headline, then its thread, marked as such: the summary, the chart and the files.
+      const headline = out.search(/\d origin errors? · pull zone 308006/);
+      const thread = out.search(/posted in #C0CONSOLE, in the thread of #\d+ ──/);
+      expect(headline).toBeGreaterThan(0);
+      expect(thread).toBeGreaterThan(headline);
+      expect(out.slice(thread)).toContain('Origin errors · pull zone 308006');
       expect(out).toContain('Errors per 15 min (UTC)');
       const day = utcDay(clock());
       const saved = readdirSync(c.outDir).find((name) => name === `origin-errors-308006-${day}.csv`);

@@ -4,14 +4,11 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect } from '../support/payloads.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 const clock = pinnedClock();
 
-const POLICY = `
-roles: { everyone: ["*"], leads: [U0LEAD] }
-grants: [{ ops: "*", roles: [everyone] }]
-approvals: { channel: C0APPROVALS, rules: [{ ops: [pullzone.reset-key], approvers: [leads], required: 1 }] }
-`;
+const POLICY = everyoneMayRun({ gated: ['pullzone.reset-key'] });
 
 let sandbox: Sandbox;
 let h: Harness;

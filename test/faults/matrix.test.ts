@@ -15,6 +15,7 @@ import type { RouteId } from '../../src/sandbox/router.js';
 import type { AuditRow } from '../../src/state/audit.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, numberInput, staticSelect, textInput } from '../support/payloads.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 /** What the slow app's client waits for response headers; a delay well beyond it is a timeout. */
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -24,20 +25,7 @@ const TIMEOUT_DELAY_MS = HEADERS_TIMEOUT_MS + 3_000;
 const READ_ATTEMPTS = 3;
 
 // Everyone may run everything; key resets and token changes wait for one lead, bot detection does not.
-const POLICY = `
-roles:
-  everyone: ["*"]
-  leads: [U0LEAD]
-grants:
-  - ops: "*"
-    roles: [everyone]
-approvals:
-  channel: C0APPROVALS
-  rules:
-    - ops: [pullzone.reset-key, db.tokens.create, db.tokens.invalidate]
-      approvers: [leads]
-      required: 1
-`;
+const POLICY = everyoneMayRun({ gated: ['pullzone.reset-key', 'db.tokens.create', 'db.tokens.invalidate'] });
 
 /** Platform text with Slack markup in it: it must reach people escaped, pinging nobody. */
 const REFUSAL = 'Refused by the fault matrix <!channel> & co';

@@ -10,7 +10,9 @@ import type { AnyOperation } from '../../src/operations/types.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock } from '../support/clock.js';
+import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 const clock = pinnedClock();
 
@@ -19,20 +21,15 @@ const RUNS = 400;
 
 // Everyone may run everything: a denial must not hide how an input was parsed. Changes still
 // wait for an approver, so generated input changes nothing on the platform.
-const POLICY = `
-roles:
-  everyone: ["*"]
-  leads: [U0LEAD]
-grants:
-  - ops: "*"
-    roles: [everyone]
-approvals:
-  channel: C0APPROVALS
-  rules:
-    - ops: [pullzone.reset-key, shield.bot-detection, db.exec, db.tokens.create, db.tokens.invalidate]
-      approvers: [leads]
-      required: 1
-`;
+const POLICY = everyoneMayRun({
+  gated: [
+    'pullzone.reset-key',
+    'shield.bot-detection',
+    'db.exec',
+    'db.tokens.create',
+    'db.tokens.invalidate',
+  ],
+});
 
 let sandbox: Sandbox;
 let h: Harness;
@@ -149,6 +146,21 @@ interface Sent {
 const isProgress = (args: Record<string, unknown>) =>
   /"action_id":"[a-z.]+:cancel"/.test(JSON.stringify(args));
 
+/** A progress message's last words (`…: done; the answer went to … only.`), not an answer either. */
+const isProgressEnd = (text: unknown) =>
+  /^(Origin errors of pull zone|Shield event export of zone) .*: (done|cancelled|failed)/.test(String(text));
+
+/**
+ * A channel message that answers: not a reply in a thread (the follow-ups of a headline are part of
+ * its answer), and not a progress message, unless it became the answer's headline.
+ */
+function answersInChannel(call: RecordedCall): boolean {
+  if (call.args.thread_ts !== undefined) return false;
+  if (!isProgress(call.args)) return true;
+  const now = h.fake.message(String(call.response.channel), String(call.response.ts));
+  return now !== undefined && !isProgress({ blocks: now.blocks }) && !isProgressEnd(now.text);
+}
+
 /** Every answer a command got: response_url posts, channel posts, ephemerals and modals. */
 function answersTo(sent: Sent): unknown[] {
   const id = sent.responseUrl.split('/').at(-1);
@@ -157,7 +169,10 @@ function answersTo(sent: Sent): unknown[] {
     ...h.fake.calls
       .filter(
         (call) =>
-          ((call.method === 'chat.postMessage' || call.method === 'chat.postEphemeral') &&
+          (call.method === 'chat.postMessage' &&
+            call.args.channel === sent.channelId &&
+            answersInChannel(call)) ||
+          (call.method === 'chat.postEphemeral' &&
             call.args.channel === sent.channelId &&
             !isProgress(call.args)) ||
           (call.method === 'views.open' && call.args.trigger_id === sent.triggerId),

@@ -8,27 +8,15 @@ import { pinnedClock } from '../support/clock.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { textInput } from '../support/payloads.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 const clock = pinnedClock();
 
-const POLICY = `
-roles:
-  everyone: ["*"]
-  leads: [U0LEAD, U0LEAD2]
-grants:
-  - ops: "*"
-    roles: [everyone]
-approvals:
-  channel: C0APPROVALS
-  rules:
-    - ops: [db.exec, db.tokens.create]
-      approvers: [leads]
-      required: 1
-    - ops: [db.tokens.invalidate]
-      approvers: [leads]
-      required: 2
-      confirm: true
-`;
+const POLICY = everyoneMayRun({
+  leads: ['U0LEAD', 'U0LEAD2'],
+  gated: ['db.exec', 'db.tokens.create'],
+  rules: [{ ops: ['db.tokens.invalidate'], required: 2, confirm: true }],
+});
 
 let sandbox: Sandbox;
 let h: Harness;

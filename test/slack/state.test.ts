@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 const clock = pinnedClock();
 
@@ -57,15 +58,10 @@ describe('the state store on a remote libSQL server', () => {
 
 describe('approvals while the state database is unreachable', () => {
   it('executes no gated operation', async () => {
-    const policy = `
-roles: { everyone: ["*"], leads: [U0LEAD] }
-grants: [{ ops: "*", roles: [everyone] }]
-approvals: { rules: [{ ops: [pullzone.reset-key], approvers: [leads] }] }
-`;
     const remote = await startHarness({
       clock,
       sandbox,
-      policyYaml: policy,
+      policyYaml: everyoneMayRun({ gated: ['pullzone.reset-key'] }),
       env: {
         STATE_DATABASE_URL: sandbox.databaseUrl,
         STATE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,

@@ -4,19 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
-
-const UNGATED_POLICY = `
-roles:
-  everyone: ["*"]
-grants:
-  - ops: "*"
-    roles: [everyone]
-`;
+import { everyoneMayRun } from '../support/policies.js';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ policyYaml: UNGATED_POLICY });
+  h = await startHarness({ policyYaml: everyoneMayRun() });
 });
 afterAll(async () => {
   await h?.close();

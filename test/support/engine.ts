@@ -8,17 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, SecretRegistry } from '../../src/log.js';
-import type { ModalSpec } from '../../src/operations/modal.js';
+import type { ModalSpec, ModalValues } from '../../src/operations/modal.js';
 import type { MessageRef, Surface } from '../../src/operations/types.js';
-import type { Reply } from '../../src/reply/model.js';
+import type { Reply, ReplyButton } from '../../src/reply/model.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock, type TestClock } from './clock.js';
+import { sandboxEnv } from './sandbox-env.js';
 
 /** One thing the engine did through the surface. */
 export type Recorded =
   | { kind: 'respond'; reply: Reply }
-  | { kind: 'post'; channelId: string; reply: Reply; ref: MessageRef }
+  | { kind: 'post'; channelId: string; reply: Reply; ref: MessageRef; threadTs?: string }
   | { kind: 'update'; ref: MessageRef; reply: Reply }
   | { kind: 'dm'; userId: string; reply: Reply }
   | { kind: 'form'; modal: ModalSpec };
@@ -36,10 +37,13 @@ export function recordingSurface(): RecordingSurface {
       records.push({ kind: 'respond', reply });
       return undefined;
     },
-    async postToChannel(channelId, reply) {
+    async postToChannel(channelId, reply, threadTs) {
       const ref = { channelId, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
-      records.push({ kind: 'post', channelId, reply, ref });
+      records.push({ kind: 'post', channelId, reply, ref, ...(threadTs ? { threadTs } : {}) });
       return ref;
+    },
+    async permalink(ref) {
+      return `https://example.slack.com/archives/${ref.channelId}/p${ref.ts.replace('.', '')}`;
     },
     async update(ref, reply) {
       records.push({ kind: 'update', ref, reply });
@@ -60,16 +64,51 @@ export const wordsOf = (reply: Reply): string => JSON.stringify([reply.text, rep
 export const answers = (records: readonly Recorded[]): Reply[] =>
   records.flatMap((record) => (record.kind === 'respond' ? [record.reply] : []));
 
+/** The records of one answer, or a test failure naming what was recorded instead. */
+export function onlyAnswer(records: readonly Recorded[]): Reply {
+  const replies = answers(records);
+  if (replies.length !== 1)
+    throw new Error(
+      `expected one answer, got ${replies.length}: ${JSON.stringify(records.map((r) => r.kind))}`,
+    );
+  return replies[0]!;
+}
+
+/** Every button of a reply, in order. */
+export const buttonsOf = (reply: Reply): ReplyButton[] =>
+  reply.blocks.flatMap((block) => (block.type === 'actions' ? block.buttons : []));
+
+type Caller = { userId?: string; channelId?: string; threadTs?: string };
+
 export interface EngineTestbed {
   runtime: Runtime;
   sandbox: Sandbox;
   clock: TestClock;
+  /** Every log line the runtime wrote, for correlation ids. */
+  logs: string[];
   /** Runs `/edge TEXT` as the caller and returns what it recorded. */
-  run(text: string, caller?: { userId?: string; channelId?: string }): Promise<Recorded[]>;
+  run(text: string, caller?: Caller): Promise<Recorded[]>;
+  /** Clicks a button of a reply as the caller. */
+  click(button: Pick<ReplyButton, 'actionId' | 'value'>, caller?: Caller): Promise<Recorded[]>;
+  /**
+   * Submits a form: field errors when it is refused, else what running it recorded (the form is
+   * acknowledged first, as an adapter does).
+   */
+  submit(
+    form: { callbackId: string; privateMetadata: string },
+    values: ModalValues,
+    caller?: Caller,
+  ): Promise<{ errors: Record<string, string> } | { records: Recorded[] }>;
   close(): Promise<void>;
 }
 
-export async function startEngineTestbed(options: { policyYaml?: string } = {}): Promise<EngineTestbed> {
+export async function startEngineTestbed(
+  options: {
+    policyYaml?: string;
+    /** Points SERVICE_DATABASE_URL at the sandbox's database, with its full-access token and id. */
+    serviceDatabase?: boolean;
+  } = {},
+): Promise<EngineTestbed> {
   const clock = pinnedClock();
   const sandbox = await startSandbox({ now: clock });
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-engine-'));
@@ -79,34 +118,58 @@ export async function startEngineTestbed(options: { policyYaml?: string } = {}):
     writeFileSync(policyPath, options.policyYaml);
   }
   const config = loadConfig({
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_API_KEY: sandbox.apiKey,
-    PLATFORM_LOGGING_URL: sandbox.loggingUrl,
-    PLATFORM_DATABASE_API_URL: sandbox.databaseApiUrl,
-    STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
-    ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
+    ...sandboxEnv(sandbox, dir, { policyPath, serviceDatabase: options.serviceDatabase }),
   });
+  if (options.serviceDatabase && config.serviceDatabase) config.serviceDatabase.id = sandbox.databaseId;
+  const logs: string[] = [];
   const secrets = new SecretRegistry();
   const runtime = await createRuntime({
     config,
     platform: config.platform!,
     secrets,
-    logger: createLogger({ level: 'warn', secrets, clock, write: () => undefined }),
+    logger: createLogger({ level: 'debug', secrets, clock, write: (line) => logs.push(line) }),
     now: clock,
   });
   return {
     runtime,
     sandbox,
     clock,
+    logs,
     async run(text, caller = {}) {
       const surface = recordingSurface();
       await runtime.engine.command({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
+        ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         text,
         surface,
       });
       return surface.records;
+    },
+    async click(button, caller = {}) {
+      const surface = recordingSurface();
+      await runtime.engine.action({
+        userId: caller.userId ?? 'U0YOU',
+        channelId: caller.channelId ?? 'C0OPS',
+        actionId: button.actionId,
+        value: button.value,
+        surface,
+      });
+      return surface.records;
+    },
+    async submit(form, values, caller = {}) {
+      const surface = recordingSurface();
+      const checked = await runtime.engine.submit({
+        userId: caller.userId ?? 'U0YOU',
+        channelId: caller.channelId ?? 'C0OPS',
+        callbackId: form.callbackId,
+        privateMetadata: form.privateMetadata,
+        values,
+        surface,
+      });
+      if ('errors' in checked) return { errors: checked.errors };
+      await checked.proceed();
+      return { records: surface.records };
     },
     async close() {
       await runtime.close();

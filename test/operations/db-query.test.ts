@@ -1,0 +1,282 @@
+/**
+ * `/edge db query` through the engine: the table, the CSV of what does not fit, the caps, and
+ * every statement it refuses, each with what to do instead.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
+import type { Reply, ReplyFile } from '../../src/reply/model.js';
+import { type EngineTestbed, onlyAnswer, startEngineTestbed } from '../support/engine.js';
+
+let bed: EngineTestbed;
+let database: CustomerDatabase;
+
+beforeAll(async () => {
+  bed = await startEngineTestbed({ serviceDatabase: true });
+  database = bed.runtime.services.database!;
+});
+afterAll(async () => {
+  await bed?.close();
+});
+
+/** Swaps the customer database the engine uses (a bad token, none at all, a short deadline). */
+function useDatabase(customer: CustomerDatabase | undefined): void {
+  bed.runtime.services.database = customer;
+}
+
+const customerDatabase = (options: Partial<Parameters<typeof createCustomerDatabase>[0]>) =>
+  createCustomerDatabase({
+    url: bed.sandbox.databaseUrl,
+    authToken: bed.sandbox.databaseTokens.fullAccess,
+    secrets: bed.runtime.secrets,
+    ...options,
+  });
+
+/** Runs `/edge db query SQL`; returns the answer, its table (the second code block) and its words. */
+async function answerTo(sql: string) {
+  const reply = onlyAnswer(await bed.run(`db query ${sql}`));
+  const code = reply.blocks.flatMap((block) => (block.type === 'code' ? [block.text] : []));
+  return { reply, table: code[1] ?? '', all: JSON.stringify(reply.blocks) };
+}
+
+/** The result file's records; the file is removed, as an adapter does after uploading it. */
+function csvRecords(file: ReplyFile): string[] {
+  const text = file.path ? readFileSync(file.path, 'utf8') : String(file.content);
+  if (file.path) rmSync(file.path, { force: true });
+  return text.split('\r\n');
+}
+
+const onlyFile = (reply: Reply): ReplyFile => {
+  expect(reply.files).toHaveLength(1);
+  return reply.files![0]!;
+};
+
+const orderCount = async () => (await database.runReadOnlyQuery('SELECT count(*) FROM orders')).rows[0]?.[0];
+
+describe('/edge db query', () => {
+  it('answers in the channel with an aligned table', async () => {
+    const { reply, table, all } = await answerTo(
+      'SELECT id, status, currency FROM orders WHERE id <= 3 ORDER BY id',
+    );
+    expect(reply.visibility).toBe('channel');
+    const lines = table.split('\n');
+    expect(lines[0]).toMatch(/^id {2}status +currency$/);
+    expect(lines[1]).toMatch(/^-- {2}-+ {2}-+$/);
+    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(['1', '2', '3']);
+    expect(all).toContain('3 rows, 3 columns.');
+    expect(all).not.toContain('complete result');
+    expect(reply.files).toBeUndefined();
+  });
+
+  it('keeps integers beyond 2^53 exact and shows blobs by their size and NULL as NULL', async () => {
+    const { table } = await answerTo(
+      'SELECT id, avatar, (SELECT external_ref FROM orders WHERE id = 7) AS ref FROM customers WHERE id <= 2 ORDER BY id',
+    );
+    const [, , first, second] = table.split('\n');
+    expect(first).toMatch(/^1 +<blob 4 bytes> +9007199254740993$/);
+    expect(second).toMatch(/^2 +NULL +9007199254740993$/);
+  });
+
+  it('keeps the SQL as typed: quotes, curly quotes and -- are not shell syntax', async () => {
+    const { table } = await answerTo(
+      `SELECT name, country FROM customers WHERE name = 'Ada Lovelace' -- a comment`,
+    );
+    expect(table).toMatch(/Ada Lovelace +GB/);
+    const curly = await answerTo('SELECT count(*) AS n FROM customers WHERE name = ‘Ada Lovelace’');
+    expect(curly.table).toMatch(/^n\n-\n1$/);
+  });
+
+  it('shows 20 of 25 rows and gives all of them as query-YYYYMMDD-HHmmss.csv', async () => {
+    const { reply, table, all } = await answerTo(
+      'SELECT id, customer_id, status, external_ref FROM orders ORDER BY id LIMIT 25',
+    );
+    expect(table.split('\n')).toHaveLength(22);
+    expect(all).toContain('25 rows, 4 columns. Showing the first 20; the file has the complete result.');
+    const file = onlyFile(reply);
+    expect(file.about).toBe('the complete result, 25 rows');
+    expect(file.comment).toMatch(/^25 rows, 4 columns from: SELECT id/);
+    const stamp = /^query-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.csv$/.exec(file.filename);
+    expect(stamp).not.toBeNull();
+    const [, y, mo, d, hh, mi, ss] = stamp!.map(Number);
+    // Named after the instant it ran at, on the bot's clock.
+    expect(Date.UTC(y!, mo! - 1, d, hh, mi, ss)).toBe(Math.floor(bed.clock() / 1000) * 1000);
+    const records = csvRecords(file);
+    expect(records[0]).toBe('id,customer_id,status,external_ref');
+    expect(records.filter((record) => record !== '')).toHaveLength(26);
+    expect(records[7]).toMatch(/^7,\d+,\w+,9007199254740993$/);
+  });
+
+  it('attaches the CSV for a value too wide for the table, with formula cells neutralised', async () => {
+    const { reply, table, all } = await answerTo(
+      'SELECT group_concat(email) AS emails, char(61,49,43,50) AS formula, -5 AS negative FROM customers',
+    );
+    expect(all).toContain('Long values are cut here; the file has the complete result.');
+    const file = onlyFile(reply);
+    expect(file.filename).toMatch(/^query-\d{8}-\d{6}\.csv$/);
+    expect(file.about).toBe('the complete result, 1 row');
+    expect(table.split('\n')[2]).toContain('…');
+    const [header, row] = csvRecords(file);
+    expect(header).toBe('emails,formula,negative');
+    expect(row).toMatch(/^"(?:[a-z]+@example\.com,){9}[a-z]+@example\.com",'=1\+2,'-5$/);
+  });
+
+  it('stops at the row cap, says so and which cap, and puts every row read in the CSV', async () => {
+    useDatabase(customerDatabase({ limits: { maxRows: 50 } }));
+    try {
+      const { reply, all } = await answerTo(
+        'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n, n * n AS square FROM r',
+      );
+      expect(all).toContain(
+        '50 rows, 2 columns. The query stopped at the cap of 50 rows (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. Showing the first 20; the file has the rows read.',
+      );
+      expect(reply.text).toBe('The query stopped at a cap after 50 rows');
+      const file = onlyFile(reply);
+      expect(file.about).toBe('the first 50 rows, where the query stopped');
+      expect(file.comment).toMatch(
+        /^First 50 rows, 2 columns \(stopped at a cap; the result has more\) from: WITH RECURSIVE/,
+      );
+      const records = csvRecords(file).filter((record) => record !== '');
+      expect(records).toHaveLength(51);
+      expect(records[0]).toBe('n,square');
+      expect(records[50]).toBe('50,2500');
+    } finally {
+      useDatabase(database);
+    }
+  });
+
+  it('stops at the cap on bytes of values, says so, and keeps what was read', async () => {
+    useDatabase(customerDatabase({ limits: { maxBytes: 4096 } }));
+    try {
+      const { reply, all } = await answerTo(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT printf('%.1000c', 'y') AS wide FROM r",
+      );
+      expect(all).toContain(
+        '4 rows, 1 column. The query stopped at the cap of 4 KB of values (EDGEOPS_DB_QUERY_MAX_BYTES) after 4 rows: the result has more.',
+      );
+      const records = csvRecords(onlyFile(reply)).filter((record) => record !== '');
+      expect(records).toEqual(['wide', ...Array(4).fill('y'.repeat(1000))]);
+    } finally {
+      useDatabase(database);
+    }
+  });
+});
+
+describe('/edge db query refuses, saying what to do instead', () => {
+  const privateAnswer = async (sql: string) => onlyAnswer(await bed.run(`db query ${sql}`));
+
+  it('refuses a write although the token could write, and changes nothing', async () => {
+    const answer = await privateAnswer('DELETE FROM orders WHERE id > 0');
+    expect(answer.visibility).toBe('ephemeral');
+    expect(answer.text).toContain('Only read-only statements run with /edge db query');
+    expect(answer.text).toContain('NOT_READ_ONLY');
+    expect(await orderCount()).toBe(30n);
+    const rows = await bed.runtime.services.audit.list({ limit: 20 });
+    expect(rows.some((row) => row.operation === 'db.query' && row.outcome === 'refused')).toBe(true);
+  });
+
+  it('points a data change to /edge db exec and names the rule, without asking the database', async () => {
+    const before = bed.sandbox.requests.count('database.pipeline');
+    const answer = await privateAnswer('INSERT INTO orders (id, customer_id) VALUES (99, 1)');
+    expect(answer.visibility).toBe('ephemeral');
+    expect(answer.text).toContain('starts with SELECT, WITH, VALUES or EXPLAIN');
+    expect(answer.text).toContain('/edge db exec');
+    expect(answer.text).toContain('NOT_READ_ONLY');
+    expect(bed.sandbox.requests.count('database.pipeline')).toBe(before);
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('does not run ATTACH: no file appears and the database is not called', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-attach-'));
+    const path = join(dir, 'x.db');
+    try {
+      const before = bed.sandbox.requests.count('database.pipeline');
+      const answer = await privateAnswer(`ATTACH DATABASE '${path}' AS x`);
+      expect(answer.text).toContain('/edge does not run ATTACH statements');
+      expect(answer.text).toContain('STATEMENT_NOT_RUN');
+      expect(answer.text).not.toContain('/edge db exec');
+      expect(existsSync(path)).toBe(false);
+      expect(bed.sandbox.requests.count('database.pipeline')).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not run pragmas or transaction control, and says how to read a pragma instead', async () => {
+    const before = bed.sandbox.requests.count('database.pipeline');
+    const pragma = await privateAnswer('PRAGMA writable_schema = ON');
+    expect(pragma.text).toContain('/edge does not run PRAGMA statements');
+    expect(pragma.text).toContain('pragma_table_info');
+    for (const sql of ['BEGIN', 'SAVEPOINT s1', '/* x */ COMMIT', 'DETACH x']) {
+      const answer = await privateAnswer(sql);
+      expect(answer.text).toMatch(/\/edge does not run [A-Z]+ statements/);
+      expect(answer.text).not.toContain('/edge db exec');
+    }
+    expect(bed.sandbox.requests.count('database.pipeline')).toBe(before);
+  });
+
+  it('refuses several statements in one command', async () => {
+    const answer = await privateAnswer('SELECT 1; DELETE FROM orders');
+    expect(answer.text).toContain('more than one statement');
+    expect(answer.text).toContain('SQL_MANY_STATEMENTS');
+    expect(await orderCount()).toBe(30n);
+  });
+
+  it('explains SQL errors in plain words with their libSQL code', async () => {
+    const parse = await privateAnswer('SELEC id FROM orders');
+    expect(parse.text).toContain('The statement could not be parsed');
+    expect(parse.text).toContain('SQL_PARSE_ERROR');
+    const missing = await privateAnswer('SELECT * FROM invoices');
+    expect(missing.text).toContain('no such table: invoices');
+    expect(missing.text).toContain('SQLITE_UNKNOWN');
+  });
+
+  it('asks for the statement when none is given', async () => {
+    expect(onlyAnswer(await bed.run('db query')).text).toContain('give the SQL statement to run');
+  });
+
+  it('names SERVICE_DATABASE_AUTH_TOKEN for a refused token without ever showing the token', async () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJhIjoicnciLCJpZCI6InJldm9rZWQifQ.invalid-signature-0000';
+    useDatabase(customerDatabase({ authToken: token }));
+    try {
+      const answer = await privateAnswer('SELECT 1');
+      expect(answer.text).toContain('refused the access token');
+      expect(answer.text).toContain('SERVICE_DATABASE_AUTH_TOKEN');
+      expect(answer.text).toContain('HTTP 401');
+      expect(JSON.stringify(answer)).not.toContain(token);
+      expect(bed.logs.join('\n')).not.toContain(token);
+    } finally {
+      useDatabase(database);
+    }
+  });
+
+  it('says how to configure the database when SERVICE_DATABASE_URL is not set', async () => {
+    useDatabase(undefined);
+    try {
+      const answer = await privateAnswer('SELECT 1');
+      expect(answer.text).toContain('SERVICE_DATABASE_URL');
+      expect(answer.text).toContain('SERVICE_DATABASE_AUTH_TOKEN');
+    } finally {
+      useDatabase(database);
+    }
+  });
+
+  it('abandons a slow query with a message and a correlation id that is in the log', async () => {
+    useDatabase(customerDatabase({ timeoutMs: 100 }));
+    bed.sandbox.faults.set('database.pipeline', { delayMs: 350, times: 1 });
+    const started = performance.now();
+    try {
+      const answer = await privateAnswer('SELECT count(*) FROM orders');
+      expect(answer.text).toContain('abandoned after 100 ms');
+      const id = /correlation id (c-[0-9a-f]+)/.exec(answer.text)?.[1];
+      expect(id).toBeDefined();
+      expect(bed.logs.some((line) => line.includes(id!))).toBe(true);
+    } finally {
+      useDatabase(database);
+      // The sandbox goes on handling the abandoned request after its delay; let it finish.
+      await sleep(Math.max(0, 400 - (performance.now() - started)));
+    }
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * `/edge shield bot-detection` through the engine: the form, and what the answer to its
+ * submission says when the platform leaves out what its schema does not require.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ModalValues } from '../../src/operations/modal.js';
+import type { Recorded } from '../support/engine.js';
+import { type EngineTestbed, startEngineTestbed } from '../support/engine.js';
+
+let bed: EngineTestbed;
+beforeAll(async () => {
+  bed = await startEngineTestbed();
+});
+afterAll(async () => {
+  await bed?.close();
+});
+beforeEach(() => {
+  bed.sandbox.knobs.clear();
+});
+
+/** What a user submits after changing a few settings. */
+const SUBMITTED: ModalValues = {
+  executionMode: '1',
+  requestIntegrity: '2',
+  ipAddress: '1',
+  fingerprint: '3',
+  aggression: '2',
+  complex: [],
+};
+
+/** Opens the form for a zone, submits it, and returns everything recorded after the submission. */
+async function submitFor(zoneId: number): Promise<Recorded[]> {
+  const form = (await bed.run(`shield bot-detection ${zoneId}`)).find((record) => record.kind === 'form');
+  if (form?.kind !== 'form') throw new Error('the command opened no form');
+  expect(form.modal.callbackId).toBe('shield.bot-detection:submit');
+  const outcome = await bed.submit(form.modal, SUBMITTED);
+  if ('errors' in outcome) throw new Error(`the form was refused: ${JSON.stringify(outcome.errors)}`);
+  return outcome.records;
+}
+
+describe('a Shield envelope whose message is null', () => {
+  it('is explained by what its errorKey means', async () => {
+    bed.sandbox.knobs.setVendorShapes({ shieldNullMessage: true });
+    const said = JSON.stringify(await submitFor(bed.sandbox.ids.basicShieldZone));
+    expect(said).toContain(
+      'The plan of this Shield zone does not include bot detection; upgrade the zone’s plan to use it. (invalid_plan_type.bot_detection)',
+    );
+    expect(said).not.toContain('reported a failure');
+    expect(bed.sandbox.botDetection(bed.sandbox.ids.basicShieldZone)).toBeUndefined();
+  });
+});
+
+describe('a bot-detection answer whose configuration leaves its fields out', () => {
+  it('reads the missing settings as unknown', async () => {
+    bed.sandbox.faults.set('shield.botDetection', {
+      status: 200,
+      body: {
+        error: { statusCode: 200, success: true, message: null, errorKey: null },
+        data: { shieldZoneId: 5101 },
+      },
+      times: 1,
+    });
+    const said = JSON.stringify(await submitFor(bed.sandbox.ids.shieldZone));
+    expect(said).toContain(
+      'Now: mode ?, request integrity ?, IP ?, fingerprint ? / aggression ?, complex ?.',
+    );
+    expect(said).not.toContain('undefined');
+  });
+});
