@@ -4,6 +4,7 @@
  * figure misses its target or a benchmark could not run.
  */
 import { benchAck, benchAckUnderLoad } from './ack.js';
+import { benchAckOpenLoop } from './ack-open.js';
 import { benchApprovals } from './approvals.js';
 import { benchChart } from './chart.js';
 import { benchDbQuery } from './db-query.js';
@@ -24,6 +25,11 @@ interface Benchmark {
 
 const BENCHMARKS: Benchmark[] = [
   { name: 'ack', what: 'ack p99 vs bare Bolt at 100 concurrent', load: async () => benchAck },
+  {
+    name: 'ack-open',
+    what: 'ack p50/p99 vs bare Bolt at Poisson arrivals of 20–200/s, and capacity',
+    load: async () => benchAckOpenLoop,
+  },
   {
     name: 'ack-under-load',
     what: 'ack p99 during a 1,000,000-entry day and a 200 MB export',

@@ -64,10 +64,18 @@ const SandboxLinesSchema = z.object({
 });
 export type SandboxEnv = z.infer<typeof SandboxLinesSchema>;
 
+/** The sandbox's libSQL database as its start-up lines give it: a Hrana-over-HTTP server. */
+const DatabaseLinesSchema = z.object({
+  SERVICE_DATABASE_URL: z.url(),
+  SERVICE_DATABASE_AUTH_TOKEN: z.string().min(1),
+});
+
 const RequestCountsSchema = z.object({ total: z.number(), counts: z.record(z.string(), z.number()) });
 
 export interface SandboxProcess {
   env: SandboxEnv;
+  /** Its database, served over HTTP as a libSQL server would serve it. */
+  database: { url: string; authToken: string };
   /** Requests the sandbox received for a route id, from its control endpoint. */
   count(routeId: string): Promise<number>;
   stop(): Promise<void>;
@@ -85,23 +93,31 @@ export async function startSandboxProcess(compiled: CompiledTree): Promise<Sandb
   });
   let output = '';
   child.stdout.setEncoding('utf8');
-  const ready = new Promise<SandboxEnv>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not start:\n${output}`)), 20_000);
-    child.stdout.on('data', (text: string) => {
-      output += text;
-      if (!output.includes('Ctrl-C stops it.')) return;
-      clearTimeout(timer);
-      const pairs = [...output.matchAll(/^\s+([A-Z_]+)=(\S+)$/gm)].map((m) => [m[1], m[2]]);
-      resolve(SandboxLinesSchema.parse(Object.fromEntries(pairs)));
-    });
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}:\n${output}`)));
-  });
-  const env = await ready.catch(async (error: unknown) => {
+  const ready = new Promise<{ env: SandboxEnv; database: { url: string; authToken: string } }>(
+    (resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the sandbox did not start:\n${output}`)), 20_000);
+      child.stdout.on('data', (text: string) => {
+        output += text;
+        if (!output.includes('Ctrl-C stops it.')) return;
+        clearTimeout(timer);
+        const pairs = [...output.matchAll(/^\s+([A-Z_]+)=(\S+)$/gm)].map((m) => [m[1], m[2]]);
+        const lines = Object.fromEntries(pairs);
+        const database = DatabaseLinesSchema.parse(lines);
+        resolve({
+          env: SandboxLinesSchema.parse(lines),
+          database: { url: database.SERVICE_DATABASE_URL, authToken: database.SERVICE_DATABASE_AUTH_TOKEN },
+        });
+      });
+      child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}:\n${output}`)));
+    },
+  );
+  const { env, database } = await ready.catch(async (error: unknown) => {
     await stopChild(child);
     throw error;
   });
   return {
     env,
+    database,
     async count(routeId) {
       const response = await request(`${env.PLATFORM_API_URL}/_sandbox/requests`);
       const body = RequestCountsSchema.parse(await response.body.json());
@@ -128,6 +144,7 @@ export function appEnv(options: {
   slackApiUrl: string;
   platform: SandboxEnv;
   stateDatabaseUrl: string;
+  stateDatabaseAuthToken?: string;
   policyPath?: string;
 }): Record<string, string> {
   return {
@@ -136,6 +153,7 @@ export function appEnv(options: {
     SLACK_API_URL: options.slackApiUrl,
     ...options.platform,
     STATE_DATABASE_URL: options.stateDatabaseUrl,
+    ...(options.stateDatabaseAuthToken ? { STATE_DATABASE_AUTH_TOKEN: options.stateDatabaseAuthToken } : {}),
     LOG_LEVEL: 'info',
     ...(options.policyPath ? { EDGEOPS_POLICY: options.policyPath } : {}),
   };

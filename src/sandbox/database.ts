@@ -15,6 +15,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import type { DescribedStatement, SqlStatement } from './database-engine.js';
@@ -26,7 +27,12 @@ import {
   SessionIdSchema,
   type SqlResultSchema,
 } from './database-messages.js';
+import { statementShape } from './sql-text.js';
 import { StatementError } from './statement-error.js';
+
+/** How long a stream waits for another stream's write lock by default. */
+const BUSY_TIMEOUT_MS = 5_000;
+const MAX_BUSY_PAUSE_MS = 20;
 
 export type { DescribedStatement, SqlStatement } from './database-engine.js';
 
@@ -60,6 +66,8 @@ export interface SandboxDatabaseOptions {
   /** `file:` URL or plain path; a fresh temporary file, removed on close, when absent. */
   path?: string;
   seed: number;
+  /** How long a stream waits for another's write lock before SQLITE_BUSY; 5 s by default. */
+  busyTimeoutMs?: number;
 }
 
 /** How long a database process has to close its connections before it is killed. */
@@ -125,6 +133,69 @@ class RemoteSession implements SqlSession {
   }
 }
 
+/** Statements that write, by their first word: they wait for the write lock rather than meet it. */
+const WRITE_WORDS = new Set([
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'REPLACE',
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'REINDEX',
+  'VACUUM',
+]);
+
+function takesWriteLock(sql: string): boolean {
+  const shape = statementShape(sql);
+  if (shape.begin) return shape.begin === 'write';
+  const first = /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase();
+  return first !== undefined && WRITE_WORDS.has(first);
+}
+
+/** One writer at a time, the others waiting in turn: what a server's busy handler gives each stream. */
+class WriteLock {
+  private owner: RemoteSession | undefined;
+  private readonly waiting: { session: RemoteSession; grant: () => void }[] = [];
+
+  async acquire(session: RemoteSession, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.owner === undefined || this.owner === session) {
+      this.owner = session;
+      return;
+    }
+    let giveUp: () => void = () => {};
+    const granted = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => giveUp(), timeoutMs);
+      giveUp = () => resolve(false);
+      signal?.addEventListener('abort', giveUp, { once: true });
+      this.waiting.push({
+        session,
+        grant: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', giveUp);
+          resolve(true);
+        },
+      });
+    });
+    if (granted) return;
+    const at = this.waiting.findIndex((waiter) => waiter.session === session);
+    if (at >= 0) this.waiting.splice(at, 1);
+    throw new StatementError('SQLITE_BUSY', 'database is locked');
+  }
+
+  /** The owner's transaction died with its database process: the lock goes to the next in turn. */
+  releaseLost(generation: number): void {
+    if (this.owner?.generation === generation) this.release(this.owner);
+  }
+
+  release(session: RemoteSession): void {
+    if (this.owner !== session) return;
+    const next = this.waiting.shift();
+    this.owner = next?.session;
+    next?.grant();
+  }
+}
+
 export async function openSandboxDatabase(options: SandboxDatabaseOptions): Promise<SandboxDatabase> {
   const temporaryDir = options.path ? undefined : mkdtempSync(join(tmpdir(), 'edgeops-sandbox-'));
   const url = options.path ? toFileUrl(options.path) : toFileUrl(join(temporaryDir ?? '', 'sandbox.db'));
@@ -132,6 +203,8 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
   let generation = 0;
   let requestId = 0;
   let closed = false;
+  const writeLock = new WriteLock();
+  const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
 
   /** An idle process does not keep the host alive; one with work to do does. */
   const holdWhileBusy = (incarnation: Incarnation) => {
@@ -144,9 +217,23 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
   };
 
   function request(incarnation: Incarnation, call: DatabaseCall, signal?: AbortSignal): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(restarted());
+    return new Promise((resolveCall, rejectCall) => {
+      if (signal?.aborted) return rejectCall(restarted());
       const id = ++requestId;
+      // One HTTP request may carry many statements: each takes its listener off when it settles.
+      const onAbort = () => {
+        if (!incarnation.pending.has(id)) return;
+        incarnation.child.kill('SIGKILL');
+        if (current === incarnation && !closed) start();
+      };
+      const resolve = (value: unknown) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolveCall(value);
+      };
+      const reject = (error: unknown) => {
+        signal?.removeEventListener('abort', onAbort);
+        rejectCall(error);
+      };
       incarnation.pending.set(id, { resolve, reject });
       holdWhileBusy(incarnation);
       incarnation.child.send({ id, ...call }, (error) => {
@@ -155,15 +242,7 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
       });
       // The client is gone: stop its statement the only way SQLite on another thread allows, and
       // have the next process ready for the next client.
-      signal?.addEventListener(
-        'abort',
-        () => {
-          if (!incarnation.pending.has(id)) return;
-          incarnation.child.kill('SIGKILL');
-          if (current === incarnation && !closed) start();
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -194,6 +273,7 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
     child.on('error', () => child.kill('SIGKILL'));
     child.once('exit', () => {
       if (current === incarnation) current = undefined;
+      writeLock.releaseLost(incarnation.generation);
       for (const pending of incarnation.pending.values()) pending.reject(restarted());
       incarnation.pending.clear();
     });
@@ -212,14 +292,51 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
     return incarnation;
   }
 
+  /**
+   * A server's busy timeout, as sqld's connections have: a stream that wants to write while
+   * another holds the write lock waits for it (in turn, up to the busy timeout) instead of failing
+   * at once. The database process runs one statement at a time, so SQLite's own busy timeout
+   * would hold the lock's owner back too: the queue is kept here. A write that still meets a
+   * lock (a form this does not recognise) waits and runs again outside a transaction; inside
+   * one the error is returned, as SQLite does, since waiting there could deadlock.
+   */
   async function execute(
     session: RemoteSession,
     statement: SqlStatement,
     readOnly: boolean,
     signal?: AbortSignal,
   ): Promise<SqlResult> {
+    const deadline = performance.now() + busyTimeoutMs;
+    if (!readOnly && takesWriteLock(statement.sql)) await writeLock.acquire(session, busyTimeoutMs, signal);
+    try {
+      for (let pause = 1; ; pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)) {
+        const autocommit = session.autocommit;
+        try {
+          return await executeOnce(session, statement, readOnly, signal);
+        } catch (error) {
+          const busy = error instanceof StatementError && error.code.startsWith('SQLITE_BUSY');
+          if (!busy || !autocommit || signal?.aborted || performance.now() + pause > deadline) throw error;
+          await sleep(pause);
+        }
+      }
+    } finally {
+      // Outside a transaction again (committed, rolled back, or never begun): the next writer's turn.
+      if (session.autocommit) writeLock.release(session);
+    }
+  }
+
+  async function executeOnce(
+    session: RemoteSession,
+    statement: SqlStatement,
+    readOnly: boolean,
+    signal?: AbortSignal,
+  ): Promise<SqlResult> {
     const incarnation = await running();
-    if (incarnation.generation !== session.generation) throw restarted();
+    if (incarnation.generation !== session.generation) {
+      // Its transaction ended with the process it was on: it holds no lock now.
+      session.autocommit = true;
+      throw restarted();
+    }
     const executed = ExecutedSchema.parse(
       await request(incarnation, { op: 'execute', session: session.id, statement, readOnly }, signal),
     );
@@ -259,6 +376,7 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
       const incarnation = current;
       if (!incarnation || incarnation.generation !== session.generation) return;
       session.autocommit = true;
+      writeLock.release(session);
       await request(incarnation, { op: 'releaseSession', session: session.id }).catch(() => undefined);
     },
     async describe(sql, signal) {

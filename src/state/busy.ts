@@ -16,11 +16,18 @@ export function isBusyError(error: unknown): boolean {
 export interface RetryBusyOptions {
   /** Tries in all, the first included. */
   attempts?: number;
-  /** The first pause; each later pause doubles, with ±50 % jitter so replicas do not retry in step. */
+  /** The first pause; each later pause doubles up to `maxDelayMs`, with ±50 % jitter so replicas do not retry in step. */
   baseDelayMs?: number;
+  maxDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
 }
+
+/**
+ * Enough tries to outlast a burst of writers on a libSQL server, which answers SQLITE_BUSY at
+ * once rather than waiting as a local file's busy timeout does: about 2.5 s of pauses in all.
+ */
+const DEFAULT_ATTEMPTS = 12;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -30,8 +37,9 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * recovery, a journal-mode change) or the wait ran out while another replica was writing.
  */
 export async function retryBusy<T>(work: () => Promise<T>, options: RetryBusyOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 5;
+  const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
   const baseDelayMs = options.baseDelayMs ?? 25;
+  const maxDelayMs = options.maxDelayMs ?? 250;
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   for (let attempt = 1; ; attempt++) {
@@ -39,7 +47,7 @@ export async function retryBusy<T>(work: () => Promise<T>, options: RetryBusyOpt
       return await work();
     } catch (error) {
       if (attempt >= attempts || !isBusyError(error)) throw error;
-      await sleep(baseDelayMs * 2 ** (attempt - 1) * (0.5 + random()));
+      await sleep(Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)) * (0.5 + random()));
     }
   }
 }

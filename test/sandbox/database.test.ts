@@ -69,8 +69,8 @@ const firstCell = (body: PipelineResponse, index: number) =>
   resultOf(body, index, StmtResultSchema).rows[0]?.[0];
 
 /** A raw Hrana request, for what the client library does not expose. */
-async function pipeline(body: unknown, token = sandbox.databaseTokens.fullAccess) {
-  const response = await fetch(`${sandbox.databaseUrl}/v2/pipeline`, {
+async function pipeline(body: unknown, token = sandbox.databaseTokens.fullAccess, to: Sandbox = sandbox) {
+  const response = await fetch(`${to.databaseUrl}/v2/pipeline`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -281,16 +281,47 @@ describe('the Hrana pipeline', () => {
     expect(json().baton).toBeNull();
   });
 
-  it('lets a stream whose BEGIN met a busy database write and commit once the other writer is done', async () => {
+  it('lets a stream whose BEGIN meets another writer wait its turn, then write and commit', async () => {
     const writer = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
-    const waiting = (await pipeline({ requests: [execute('BEGIN IMMEDIATE')] })).json();
-    expect(codes(waiting)).toEqual(['SQLITE_BUSY']);
+    // As a server's busy timeout does: the second BEGIN waits for the first writer instead of failing.
+    const waiting = pipeline({
+      requests: [
+        execute('BEGIN IMMEDIATE'),
+        execute("UPDATE customers SET plan = 'waited' WHERE id = 4"),
+        execute('COMMIT'),
+        { type: 'close' },
+      ],
+    });
     const done = (
-      await pipeline({ baton: writer.baton, requests: [execute('COMMIT'), { type: 'close' }] })
-    ).json();
-    expect(codes(done)).toEqual(['ok', 'ok']);
-    const retried = (
       await pipeline({
+        baton: writer.baton,
+        requests: [
+          execute("UPDATE customers SET plan = 'first' WHERE id = 4"),
+          execute('COMMIT'),
+          { type: 'close' },
+        ],
+      })
+    ).json();
+    expect(codes(done)).toEqual(['ok', 'ok', 'ok']);
+    expect(codes((await waiting).json())).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const read = (
+      await pipeline({ requests: [execute('SELECT plan FROM customers WHERE id = 4'), { type: 'close' }] })
+    ).json();
+    expect(firstCell(read, 0)).toEqual({ type: 'text', value: 'waited' });
+  });
+
+  it('answers SQLITE_BUSY when the other writer holds the lock past the busy timeout, and the stream can retry', async () => {
+    const { sandbox: quick } = await startTestSandbox({ databaseBusyTimeoutMs: 100 });
+    try {
+      const send = async (body: unknown) =>
+        (await pipeline(body, quick.databaseTokens.fullAccess, quick)).json();
+      const writer = await send({ requests: [execute('BEGIN IMMEDIATE')] });
+      const waiting = await send({ requests: [execute('BEGIN IMMEDIATE')] });
+      expect(codes(waiting)).toEqual(['SQLITE_BUSY']);
+      expect(
+        codes(await send({ baton: writer.baton, requests: [execute('COMMIT'), { type: 'close' }] })),
+      ).toEqual(['ok', 'ok']);
+      const retried = await send({
         baton: waiting.baton,
         requests: [
           execute('BEGIN IMMEDIATE'),
@@ -298,14 +329,32 @@ describe('the Hrana pipeline', () => {
           execute('COMMIT'),
           { type: 'close' },
         ],
-      })
-    ).json();
-    expect(codes(retried)).toEqual(['ok', 'ok', 'ok', 'ok']);
-    const read = (
-      await pipeline({ requests: [execute('SELECT plan FROM customers WHERE id = 4'), { type: 'close' }] })
-    ).json();
-    expect(firstCell(read, 0)).toEqual({ type: 'text', value: 'retried' });
+      });
+      expect(codes(retried)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    } finally {
+      await quick.close();
+    }
   });
+
+  it('serves 40 write transactions from 4 clients at once without a busy error', async () => {
+    const clients = Array.from({ length: 4 }, () => clientFor(sandbox.databaseTokens.fullAccess));
+    try {
+      await clients[0]!.execute('CREATE TABLE burst (n INTEGER)');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, n) =>
+          clients[n % 4]!.batch(
+            [{ sql: 'INSERT INTO burst VALUES (?)', args: [n] }, 'SELECT count(*) FROM burst'],
+            'write',
+          ),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+      expect((await clients[1]!.execute('SELECT count(*) AS n FROM burst')).rows[0]?.n).toBe(40n);
+      await clients[0]!.execute('DROP TABLE burst');
+    } finally {
+      for (const client of clients) client.close();
+    }
+  }, 60_000);
 
   it('keeps a stream open with a baton, isolated from other streams until commit', async () => {
     const opened = (
@@ -622,6 +671,55 @@ describe('statements that do not end', () => {
         again.close();
       }
       expect(own.databaseProcessId()).not.toBe(first);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('frees the write lock of a transaction the database process lost when it was stopped', async () => {
+    const { sandbox: own } = await startTestSandbox({ databaseBusyTimeoutMs: 300 });
+    const send = async (body: unknown) =>
+      PipelineResponseSchema.parse(await (await pipeline(body, own.databaseTokens.fullAccess, own)).json());
+    try {
+      const writer = await send({ requests: [execute('BEGIN IMMEDIATE')] });
+      expect(codes(writer)).toEqual(['ok']);
+      const first = own.databaseProcessId()!;
+      // Another client's statement outlives its client: the process is stopped, the transaction with it.
+      const gone = new AbortController();
+      const runaway = fetch(`${own.databaseUrl}/v2/pipeline`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${own.databaseTokens.readOnly}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ requests: [execute(RUNAWAY), { type: 'close' }] }),
+        signal: gone.signal,
+      }).catch((error: unknown) => error);
+      await expect.poll(() => own.requests.count('database.pipeline'), { timeout: 5_000 }).toBe(2);
+      gone.abort();
+      await runaway;
+      await expect.poll(() => isRunning(first), { timeout: 10_000 }).toBe(false);
+      const write = async (plan: string) =>
+        codes(
+          await send({
+            requests: [
+              execute('BEGIN IMMEDIATE'),
+              execute('UPDATE customers SET plan = ? WHERE id = 5', [{ type: 'text', value: plan }]),
+              execute('COMMIT'),
+              { type: 'close' },
+            ],
+          }),
+        );
+      // Nobody holds the lock any more, before the lost transaction's stream is heard from again.
+      expect(await write('after restart')).toEqual(['ok', 'ok', 'ok', 'ok']);
+      // That stream learns its transaction is gone, writing again, without taking the lock back.
+      const lost = await send({
+        baton: writer.baton,
+        requests: [execute("UPDATE customers SET plan = 'lost' WHERE id = 5")],
+      });
+      expect(codes(lost)).toEqual(['SQLITE_INTERRUPT']);
+      expect(await write('after the lost stream wrote')).toEqual(['ok', 'ok', 'ok', 'ok']);
+      await send({ baton: lost.baton, requests: [{ type: 'close' }] });
     } finally {
       await own.close();
     }

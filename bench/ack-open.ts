@@ -1,0 +1,152 @@
+/**
+ * Acknowledgement latency measured like load, not like a stress test: signed `/edge help`
+ * requests arrive as a Poisson process at a fixed offered rate, whether or not earlier ones
+ * were answered (an open loop), so what is measured is what a user waits for, not the CPU time
+ * per request that a saturating closed loop measures.
+ * - ack-open: p50 and p99 of the bot against the bare Bolt app at 20, 50, 100 and 200 commands/s,
+ *   in alternating rounds of the same run, at least 5,000 samples per side and rate; target
+ *   p99 ≤ 1.2× bare at 50/s and at 100/s.
+ * - capacity: the highest offered rate (stepping up) at which each side's p99 stays under 1 s;
+ *   target: the bot's ≥ 0.5× bare Bolt's.
+ * Latency counts from when a request was due, not when it was sent, so a late sender does not
+ * hide a queue. Run alone: `npx tsx bench/ack-open.ts`.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { type LoadResult, percentile, type SignedRequest } from './ack.js';
+import { isMain } from './child.js';
+import type { BenchRow } from './types.js';
+
+const RATES = [20, 50, 100, 200] as const;
+/** Samples per side and rate, split into alternating rounds. */
+const SAMPLES = 5_000;
+const ROUNDS = 4;
+const TARGET_RATES = [50, 100];
+const TARGET_RATIO = 1.2;
+/** Capacity: each step offers this many seconds of arrivals; rates double, then step by a quarter. */
+const CAPACITY_STEP_SECONDS = 8;
+const CAPACITY_START = 200;
+const CAPACITY_MAX = 6_400;
+const CAPACITY_P99_MS = 1_000;
+/** Enough connections that the client never queues what the open loop means to send. */
+const CONNECTIONS = 1_024;
+
+type Side = 'real' | 'bare';
+
+/** Sends `requests` as Poisson arrivals at `rate` per second, each timed from when it was due. */
+export async function sendOpenLoop(
+  target: { pool: Pool; path: string },
+  requests: readonly SignedRequest[],
+  rate: number,
+  random: () => number = Math.random,
+): Promise<LoadResult> {
+  const result: LoadResult = { latencies: [], sentAt: [], failures: 0 };
+  const start = performance.now();
+  let due = start;
+  const inFlight: Promise<void>[] = [];
+  for (const request of requests) {
+    due += (-Math.log(1 - random()) / rate) * 1000;
+    const wait = due - performance.now();
+    if (wait >= 1) await sleep(wait);
+    const dueAt = due;
+    inFlight.push(
+      target.pool
+        .request({
+          path: target.path,
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          headersTimeout: 30_000,
+          bodyTimeout: 30_000,
+        })
+        .then(async (response) => {
+          await response.body.dump();
+          if (response.statusCode !== 200) result.failures++;
+          else {
+            result.latencies.push(performance.now() - dueAt);
+            result.sentAt.push(dueAt);
+          }
+        })
+        .catch(() => {
+          result.failures++;
+        }),
+    );
+  }
+  await Promise.all(inFlight);
+  return result;
+}
+
+const ms = (value: number) => Math.round(value * 10) / 10;
+
+export async function benchAckOpenLoop(log: (line: string) => void = () => undefined): Promise<BenchRow[]> {
+  const { ackRig } = await import('./ack.js');
+  const rig = await ackRig();
+  try {
+    const open = (url: string) => ({
+      pool: new Pool(new URL(url).origin, { connections: CONNECTIONS }),
+      path: new URL(url).pathname,
+    });
+    const pools = { real: open(rig.urls.real), bare: open(rig.urls.bare) };
+    for (const side of ['bare', 'real'] as const) await sendOpenLoop(pools[side], rig.commands(200), 100);
+    const rows: BenchRow[] = [];
+    for (const rate of RATES) {
+      const rounds: Record<Side, number[][]> = { real: [], bare: [] };
+      let failures = 0;
+      for (let round = 0; round < ROUNDS; round++)
+        for (const side of round % 2 ? (['real', 'bare'] as const) : (['bare', 'real'] as const)) {
+          // Signed just before they are sent: Slack's signatures are good for five minutes.
+          const result = await sendOpenLoop(pools[side], rig.commands(SAMPLES / ROUNDS), rate);
+          rounds[side].push(result.latencies);
+          failures += result.failures;
+        }
+      const p = (side: Side, q: number) => percentile(rounds[side].flat(), q);
+      const spread = (side: Side) =>
+        rounds[side].map((latencies) => ms(percentile(latencies, 0.99))).join('/');
+      const ratio = p('real', 0.99) / p('bare', 0.99);
+      log(
+        `ack-open at ${rate}/s: bot p50 ${ms(p('real', 0.5))} ms, p99 ${ms(p('real', 0.99))} ms (rounds ${spread('real')}); ` +
+          `bare Bolt p50 ${ms(p('bare', 0.5))} ms, p99 ${ms(p('bare', 0.99))} ms (rounds ${spread('bare')}); ` +
+          `${rounds.real.flat().length}/${rounds.bare.flat().length} samples; ${failures} failed`,
+      );
+      const targeted = TARGET_RATES.includes(rate);
+      rows.push({
+        figure: `/edge help ack p99, Poisson arrivals at ${rate}/s, bot vs bare Bolt (ms, ${SAMPLES} per side)`,
+        value: ms(p('real', 0.99)),
+        baseline: ms(p('bare', 0.99)),
+        ratio,
+        target: targeted ? `≤ ${TARGET_RATIO}× bare Bolt, every request answered` : 'reported',
+        pass: targeted ? ratio <= TARGET_RATIO && failures === 0 : true,
+      });
+    }
+    const capacity: Record<Side, number> = { real: 0, bare: 0 };
+    for (const side of ['bare', 'real'] as const) {
+      for (let rate = CAPACITY_START; rate <= CAPACITY_MAX; rate = rate < 1_600 ? rate * 2 : rate * 1.25) {
+        const result = await sendOpenLoop(pools[side], rig.commands(rate * CAPACITY_STEP_SECONDS), rate);
+        const p99 = percentile(result.latencies, 0.99);
+        log(
+          `capacity, ${side === 'real' ? 'bot' : 'bare Bolt'} at ${Math.round(rate)}/s: p99 ${ms(p99)} ms, ${result.failures} failed`,
+        );
+        if (!(p99 < CAPACITY_P99_MS) || result.failures > 0) break;
+        capacity[side] = Math.round(rate);
+        // Let the queue drain before the next step.
+        await sleep(2_000);
+      }
+    }
+    rows.push({
+      figure: `capacity: highest offered /edge help rate with ack p99 < 1 s, bot vs bare Bolt (per second)`,
+      value: capacity.real,
+      baseline: capacity.bare,
+      ratio: capacity.real / capacity.bare,
+      target: '≥ 0.5× bare Bolt',
+      pass: capacity.bare > 0 && capacity.real / capacity.bare >= 0.5,
+    });
+    await Promise.all([pools.real.pool.close(), pools.bare.pool.close()]);
+    return rows;
+  } finally {
+    await rig.close();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  console.table(await benchAckOpenLoop((line) => process.stderr.write(`${line}\n`)));
+}
