@@ -15,7 +15,8 @@ import { type ApprovalFlow, createApprovalFlow } from './operations/approvals/fl
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
 import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
-import { gatedOperations, operations, wordAliases } from './operations/registry.js';
+import { commandForms, gatedOperations, operations, wordAliases } from './operations/registry.js';
+import { createSharedAnswers } from './operations/shared-answers.js';
 import type { Messenger, Services } from './operations/types.js';
 import { createPlatformClient } from './platform/client.js';
 import type { PlatformHttpOptions } from './platform/http.js';
@@ -158,6 +159,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cache: createTtlCache(now),
     approvals,
     jobs,
+    shared: createSharedAnswers({ now }),
     reports,
     database,
     charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
@@ -168,6 +170,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     aliases: wordAliases,
     services,
     authorizer,
+    commandForms,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
   });
 

@@ -5,6 +5,7 @@ import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { z } from 'zod';
+import { INVESTIGATE_SHORTCUT } from '../src/operations/investigate.js';
 import { readSlackSchema, repoRoot, schemasAvailable } from './support/block-kit.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits on `.default`.
@@ -32,9 +33,13 @@ const manifestShape = z.object({
         should_escape: z.boolean(),
       }),
     ),
+    shortcuts: z.array(
+      z.object({ name: z.string(), type: z.string(), callback_id: z.string(), description: z.string() }),
+    ),
   }),
   oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
   settings: z.object({
+    event_subscriptions: z.object({ request_url: z.string(), bot_events: z.array(z.string()) }),
     interactivity: z.object({ is_enabled: z.boolean(), request_url: z.string() }),
     socket_mode_enabled: z.boolean(),
     org_deploy_enabled: z.boolean(),
@@ -59,6 +64,8 @@ const SCOPE_OF_METHOD: Record<string, string[]> = {
   'chat.postMessage': ['chat:write'],
   'chat.postEphemeral': ['chat:write'],
   'chat.update': ['chat:write'],
+  // A link to a headline for those who asked the same: Slack asks no scope for it.
+  'chat.getPermalink': [],
   'conversations.open': ['im:write'],
   'files.getUploadURLExternal': ['files:write'],
   'files.completeUploadExternal': ['files:write'],
@@ -66,6 +73,11 @@ const SCOPE_OF_METHOD: Record<string, string[]> = {
   'views.open': [],
   'views.push': [],
   'views.update': [],
+};
+
+/** The bot scope each subscribed event needs (docs.slack.dev/reference/events/…). */
+const SCOPE_OF_EVENT: Record<string, string[]> = {
+  app_mention: ['app_mentions:read'],
 };
 
 /** Web API methods called through a WebClient anywhere in src/ (`client.chat.postMessage(`). */
@@ -102,17 +114,24 @@ describe('the Slack app manifest', () => {
 
   it('asks for exactly the bot scopes edgeops uses', () => {
     expect([...parsed.oauth_config.scopes.bot].sort()).toEqual(
-      ['chat:write', 'commands', 'files:write', 'im:write', 'usergroups:read'].sort(),
+      ['app_mentions:read', 'chat:write', 'commands', 'files:write', 'im:write', 'usergroups:read'].sort(),
     );
     expect(new Set(parsed.oauth_config.scopes.bot).size).toBe(parsed.oauth_config.scopes.bot.length);
   });
 
-  it('asks for no scope beyond what the Web API methods called in src/ need', () => {
+  it('asks for no scope beyond what the Web API methods called in src/ and its events need', () => {
     const called = slackMethodsCalled();
     expect(called.length).toBeGreaterThan(5);
     const unknown = called.filter((method) => !(method in SCOPE_OF_METHOD));
     expect(unknown, 'add the method and its scope to SCOPE_OF_METHOD').toEqual([]);
-    const needed = new Set(['commands', ...called.flatMap((method) => SCOPE_OF_METHOD[method] ?? [])]);
+    const events = parsed.settings.event_subscriptions.bot_events;
+    const unknownEvents = events.filter((event) => !(event in SCOPE_OF_EVENT));
+    expect(unknownEvents, 'add the event and its scope to SCOPE_OF_EVENT').toEqual([]);
+    const needed = new Set([
+      'commands',
+      ...called.flatMap((method) => SCOPE_OF_METHOD[method] ?? []),
+      ...events.flatMap((event) => SCOPE_OF_EVENT[event] ?? []),
+    ]);
     expect([...parsed.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
     // users:read was asked for once; nothing reads a user profile.
     expect(called.filter((method) => method.startsWith('users.'))).toEqual([]);
@@ -137,9 +156,26 @@ describe('the Slack app manifest', () => {
     expect(edge?.usage_hint).toMatch(/^help \| dns \[SEARCH\] \| logs PULLZONE_ID \[DATE\]/);
   });
 
+  it('subscribes to mentions of the bot, which the app listens for, and nothing else', () => {
+    expect(parsed.settings.event_subscriptions.bot_events).toEqual(['app_mention']);
+    const source = readFileSync(path.join(repoRoot, 'src/slack/listeners/mentions.ts'), 'utf8');
+    expect(source).toContain("app.event('app_mention'");
+  });
+
+  it('offers "Investigate with edgeops" on messages, under the callback id the app listens for', () => {
+    expect(parsed.features.shortcuts).toEqual([
+      {
+        name: 'Investigate with edgeops',
+        type: 'message',
+        callback_id: INVESTIGATE_SHORTCUT,
+        description: expect.stringMatching(/\S/),
+      },
+    ]);
+  });
+
   it('points every URL at /slack/events over https', () => {
     const urls = allUrls(manifest);
-    expect(urls.length).toBeGreaterThanOrEqual(2);
+    expect(urls.length).toBeGreaterThanOrEqual(3);
     for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
   });
 

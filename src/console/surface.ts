@@ -131,33 +131,53 @@ function consoleDelivery(screen: ConsoleScreen) {
     return message;
   }
 
-  const messenger: Messenger = {
-    async postToChannel(channelId, reply) {
-      return (await show(reply, { where: `posted in #${channelId}`, channelId, posted: true })).ref;
-    },
-    async update(ref, reply) {
-      const known = book.byRef(ref);
-      if (known)
-        await show(reply, { where: known.where, channelId: known.channelId, posted: true, again: known });
-      else
-        await show(reply, {
+  /** A reply, then its follow-ups printed after it, each marked as in its thread. */
+  async function showWithThread(reply: Reply, placement: Placement): Promise<ShownMessage> {
+    const message = await show(reply, placement);
+    for (const followUp of reply.thread ?? [])
+      await show(followUp, {
+        where: `${placement.where}, in the thread of #${message.id}`,
+        channelId: placement.channelId,
+        visibleTo: placement.visibleTo,
+        posted: placement.posted,
+      });
+    return message;
+  }
+
+  /** An earlier message shown again with new content; one this screen never showed is named by its ref. */
+  const placeUpdate = (ref: MessageRef): Placement => {
+    const known = book.byRef(ref);
+    return known
+      ? { where: known.where, channelId: known.channelId, posted: true, again: known }
+      : {
           where: `in #${ref.channelId}`,
           channelId: ref.channelId,
           posted: true,
           ref,
           note: 'updated a message from an earlier session',
-        });
+        };
+  };
+
+  const messenger: Messenger = {
+    async postToChannel(channelId, reply, threadTs) {
+      const where = `posted in #${channelId}${threadTs ? ` in the thread of ${threadTs}` : ''}`;
+      return (await showWithThread(reply, { where, channelId, posted: true })).ref;
+    },
+    async update(ref, reply) {
+      await showWithThread(reply, placeUpdate(ref));
     },
     async sendDirect(userId, reply) {
-      await show(reply, {
+      await showWithThread(reply, {
         where: `DM to ${userId}`,
         channelId: directChannelId(userId),
         visibleTo: userId,
         posted: true,
       });
     },
+    // A terminal has no links to messages: answers name them by their number instead.
+    permalink: async () => undefined,
   };
-  return { show, messenger };
+  return { show: showWithThread, placeUpdate, messenger };
 }
 
 /** Posts, updates and DMs outside any request (the approval sweep, pending cards shown again). */
@@ -168,9 +188,11 @@ export function createConsoleMessenger(screen: ConsoleScreen): Messenger {
 /** Answers one request typed at the prompt, and posts anywhere as the engine needs. */
 export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCaller): Surface {
   const { book } = screen;
-  const { show, messenger } = consoleDelivery(screen);
+  const { show, placeUpdate, messenger } = consoleDelivery(screen);
 
   const placeReply = (reply: Reply): Placement => {
+    // The progress message of a long job becomes its answer.
+    if (reply.inPlaceOf && reply.visibility === 'channel') return placeUpdate(reply.inPlaceOf);
     const replaces = reply.replaceOriginal ? caller.origin : undefined;
     if (replaces) book.retire(replaces);
     const note = replaces ? `replaces #${replaces.id}` : undefined;

@@ -17,7 +17,9 @@ import {
   type AccessView,
   type AnyOperation,
   type Caller,
+  type CommandForm,
   operationKey,
+  type ParseResult,
   type RunContext,
   type Services,
   type SubmissionOutcome,
@@ -63,12 +65,21 @@ export interface Engine {
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
 
+/** Who asked and where, thread included, without the adapter's other fields. */
+const callerOf = (input: Caller): Caller => ({
+  userId: input.userId,
+  channelId: input.channelId,
+  ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+});
+
 export function createEngine(options: {
   operations: readonly AnyOperation[];
   /** Other words for a command's first word (`log` for `logs`). */
   aliases?: Readonly<Record<string, string>>;
   services: Services;
   authorizer: Authorizer;
+  /** Forms whose submission is a command line, run as if typed. */
+  commandForms?: readonly CommandForm[];
   /** Called once per handled command, click or form with its outcome (metrics). */
   onOutcome?: (operation: string, outcome: string) => void;
 }): Engine {
@@ -76,6 +87,7 @@ export function createEngine(options: {
   const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
   const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
+  const commandForms = new Map((options.commandForms ?? []).map((form) => [form.callbackId, form]));
 
   /** The operation whose words are the longest prefix of `tokens`. */
   function match(tokens: string[]): { op: AnyOperation; rest: string[] } | undefined {
@@ -127,6 +139,30 @@ export function createEngine(options: {
         return { op, rest: head.rest };
     }
     return undefined;
+  }
+
+  /** Reads an operation's flags and arguments from the words after its own. */
+  function parseFor(op: AnyOperation, rest: string[]): ParseResult<unknown> {
+    const flags = parseArgs(rest, op.flags);
+    if (!flags.ok) return flags;
+    return op.parse(flags.positionals, flags.flags, { now: services.now() });
+  }
+
+  /** The operation a whole command line runs and its arguments, or why it cannot run. */
+  function resolveCommand(
+    text: string,
+  ): { ok: true; op: AnyOperation; args: unknown } | { ok: false; error: string } {
+    const raw = rawOperation(text);
+    if (raw) {
+      const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {}, { now: services.now() });
+      return parsed.ok ? { ok: true, op: raw.op, args: parsed.args } : parsed;
+    }
+    const tokens = tokenize(text);
+    if (!tokens.ok) return tokens;
+    const found = match(tokens.tokens);
+    if (!found) return { ok: false, error: 'that is not a command' };
+    const parsed = parseFor(found.op, found.rest);
+    return parsed.ok ? { ok: true, op: found.op, args: parsed.args } : parsed;
   }
 
   function accessView(caller: Caller): AccessView {
@@ -268,6 +304,8 @@ export function createEngine(options: {
 
     changes(input) {
       if ('text' in input) return find(input.text)?.changes?.command === true;
+      if ('callbackId' in input && commandForms.has(input.callbackId))
+        return commandForms.get(input.callbackId)!.changes;
       // A button that runs a command changes what that command changes.
       if ('actionId' in input && input.actionId.split('#')[0] === RUN_COMMAND_ACTION)
         return find(input.value ?? '')?.changes?.command === true;
@@ -283,7 +321,7 @@ export function createEngine(options: {
 
     async command(input) {
       const correlationId = newCorrelationId();
-      const caller = { userId: input.userId, channelId: input.channelId };
+      const caller = callerOf(input);
       const raw = rawOperation(input.text);
       if (raw) {
         const ctx = context(caller, input.surface, correlationId, raw.op.id);
@@ -337,13 +375,7 @@ export function createEngine(options: {
       }
       const { op, rest } = found;
       const ctx = context(caller, input.surface, correlationId, op.id);
-      const flags = parseArgs(rest, op.flags);
-      if (!flags.ok) {
-        outcome(op.id, 'usage');
-        await safeRespond(ctx, usageReply(op, flags.error));
-        return;
-      }
-      const parsed = op.parse(flags.positionals, flags.flags, { now: services.now() });
+      const parsed = parseFor(op, rest);
       if (!parsed.ok) {
         outcome(op.id, 'usage');
         await safeRespond(ctx, usageReply(op, parsed.error));
@@ -364,16 +396,11 @@ export function createEngine(options: {
     async action(input) {
       // A next-step button runs its command as if the clicker had typed it: same policy and audit.
       if (input.actionId.split('#')[0] === RUN_COMMAND_ACTION) {
-        await engine.command({
-          text: input.value,
-          userId: input.userId,
-          channelId: input.channelId,
-          surface: input.surface,
-        });
+        await engine.command({ ...callerOf(input), text: input.value, surface: input.surface });
         return;
       }
       const correlationId = newCorrelationId();
-      const caller = { userId: input.userId, channelId: input.channelId };
+      const caller = callerOf(input);
       const { op, name } = route(input.actionId);
       const handler = op?.actions?.[name];
       const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
@@ -393,7 +420,29 @@ export function createEngine(options: {
 
     async submit(input) {
       const correlationId = newCorrelationId();
-      const caller = { userId: input.userId, channelId: input.channelId };
+      const caller = callerOf(input);
+      const commandForm = commandForms.get(input.callbackId);
+      if (commandForm) {
+        // The form stands for a command line: checked as typed, its complaints on the fields.
+        const read = commandForm.read(input.values);
+        if ('errors' in read) return read;
+        const resolved = resolveCommand(read.command);
+        if (!resolved.ok) return { errors: { [commandForm.fieldOf(resolved.error)]: resolved.error } };
+        const { op, args } = resolved;
+        const ctx = context(caller, input.surface, correlationId, op.id);
+        return {
+          proceed: () =>
+            perform(
+              ctx,
+              op,
+              {
+                target: op.target?.(args),
+                params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
+              },
+              () => op.run(ctx, args),
+            ),
+        };
+      }
       const separator = input.callbackId.lastIndexOf(':');
       const op = byKey.get(input.callbackId.slice(0, separator));
       const handler = op?.submissions?.[input.callbackId.slice(separator + 1)];

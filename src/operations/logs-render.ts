@@ -1,12 +1,14 @@
 /**
- * What `/edge logs` answers: the summary of a window (in the channel) with its comparison with
- * earlier windows, or, when nothing is left to summarise, a private answer that says which of
- * three things happened: the platform had no entries for a day (it may keep fewer days), the
- * window had none, or none matched the filters. None of these is an all-clear in the channel.
+ * What `/edge logs` answers: in the channel, a compact headline (the total, the rate against the
+ * previous window, the top status and code, last seen, who asked) with the summary of the window
+ * and its comparison with earlier windows in its thread; or, when nothing is left to summarise, a
+ * private answer that says which of three things happened: the platform had no entries for a day
+ * (it may keep fewer days), the window had none, or none matched the filters. None of these is an
+ * all-clear in the channel.
  */
 import { closestName } from '../policy/suggest.js';
 import { inlineCode, oneLine } from '../reply/escape.js';
-import { type Markup, md, nest, trusted } from '../reply/markup.js';
+import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { formatTable } from '../reply/table.js';
 import { bucketBars, bucketWidthWords } from '../reports/chart.js';
@@ -23,6 +25,7 @@ import {
   utcDaysTouched,
 } from '../reports/origin-window.js';
 import { formatLength, formatSpan, type LogsWindow } from './logs-window.js';
+import { formatAgo } from './time-args.js';
 
 const MB = 1024 * 1024;
 
@@ -46,6 +49,8 @@ export interface OriginWindowResult {
   filename: string;
   /** The chart as a picture; without it, the text bars are the chart. */
   chart?: ChartPicture;
+  /** Who asked, named on the headline. */
+  requester: string;
 }
 
 /** The chart's file beside the CSV: origin-errors-chart-ID-….png for origin-errors-ID-….csv. */
@@ -320,6 +325,64 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
         comment: `${summary.csv.rows} origin errors for pull zone ${pullZoneId}, ${title}${filters ? ` (${filters})` : ''}`,
       },
     ],
+  };
+}
+
+/** The rate now against the previous window of the same length, or why there is none to compare. */
+function rateNow(result: OriginWindowResult, compared: readonly ComparisonState[]): Markup {
+  const previous = compared.find((c) => c.window.kind === 'previous');
+  if (!previous) {
+    const skipped = result.plan.skipped.find((s) => s.kind === 'previous');
+    return skipped
+      ? md`not compared: the previous window would take ${skipped.extraDays} more days of logs`
+      : md`no earlier data`;
+  }
+  const name = shortName(previous.window);
+  if (!previous.available) return md`no earlier data for the ${name}`;
+  const before = previous.counts.total;
+  const change = percentChange(result.summary.total, before);
+  if (change === undefined) return md`new: none in the ${name}`;
+  return md`${change > 0 ? '+' : ''}${change}% on the ${name} (${number(before)})`;
+}
+
+/**
+ * The headline posted in the channel: enough to tell at a glance how bad it is and whether it is
+ * getting worse. The summary (renderOriginSummary) with the chart and the CSV is its thread.
+ */
+export function renderOriginHeadline(result: OriginWindowResult): Reply {
+  const { summary, pullZoneId, title, filters } = result;
+  const compared = comparisonStates(result);
+  const topStatus = summary.byStatus[0];
+  const topCode = summary.byErrorCode[0];
+  const dated = result.plan.windowDays.length > 1;
+  const lastSeen =
+    summary.lastSeenMs === null
+      ? md`unknown (no entry has a timestamp)`
+      : md`${formatAgo(summary.lastSeenMs, result.nowMs)} (${time(summary.lastSeenMs, dated)})`;
+  return {
+    ...inChannel(`${number(summary.total)} origin errors for pull zone ${pullZoneId}, ${title}`, [
+      {
+        type: 'text',
+        text: md`*${number(summary.total)} origin error${summary.total === 1 ? '' : 's'}* · pull zone ${pullZoneId} · ${title}${filters ? ` · ${filters}` : ''}`,
+      },
+      {
+        type: 'fields',
+        fields: [
+          { label: 'Rate now', value: rateNow(result, compared) },
+          { label: 'Last seen', value: lastSeen },
+          {
+            label: 'Top status',
+            value: topStatus ? md`${topStatus.status} ×${number(topStatus.count)}` : md`—`,
+          },
+          {
+            label: 'Top error code',
+            value: topCode ? md`${nest(trusted(inlineCode(topCode.code)))} ×${number(topCode.count)}` : md`—`,
+          },
+          { label: 'Asked by', value: mention(result.requester) },
+        ],
+      },
+    ]),
+    thread: [renderOriginSummary(result)],
   };
 }
 

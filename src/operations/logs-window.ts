@@ -8,7 +8,7 @@
 
 import { parseDuration } from '../duration.js';
 import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../reports/origin-window.js';
-import { parseDay, parseInstant } from './time-args.js';
+import { isTimeOfDay, parseDay, parseInstant } from './time-args.js';
 
 export interface LogsWindow {
   kind: 'day' | 'last' | 'range';
@@ -32,6 +32,18 @@ export interface LogsWindowInput {
 
 const MAX_HOURS = MAX_WINDOW_MS / HOUR_MS;
 
+/**
+ * A time of day always means today; just after midnight, `--from 23:50` is therefore still to
+ * come, and the error writes yesterday's 23:50 the one way that cannot be misread.
+ */
+function futureFromError(from: string, now: number): string {
+  if (!isTimeOfDay(from)) return '--from is in the future; origin logs exist up to now';
+  const time = from.trim();
+  const yesterday = new Date(Math.floor(now / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10);
+  const nowWords = new Date(now).toISOString().slice(11, 16);
+  return `--from ${time} is later than now (${nowWords} UTC) and a time of day means today; for yesterday write --from ${yesterday}T${time}`;
+}
+
 export function parseLogsWindow(input: LogsWindowInput, now: number): LogsWindowResult {
   if (input.from !== undefined || input.to !== undefined) {
     if (input.day !== undefined)
@@ -44,7 +56,7 @@ export function parseLogsWindow(input: LogsWindowInput, now: number): LogsWindow
     if (!from.ok) return { ok: false, error: `--from: ${from.error}` };
     const to = input.to === undefined ? { ok: true as const, ms: now } : parseInstant(input.to, now);
     if (!to.ok) return { ok: false, error: `--to: ${to.error}` };
-    if (from.ms >= now) return { ok: false, error: '--from is in the future; origin logs exist up to now' };
+    if (from.ms >= now) return { ok: false, error: futureFromError(input.from, now) };
     if (to.ms <= from.ms) return { ok: false, error: '--to must be after --from' };
     if (to.ms - from.ms > MAX_WINDOW_MS)
       return { ok: false, error: `a window covers at most ${MAX_HOURS}h; make --from and --to closer` };

@@ -3,15 +3,17 @@ import { z } from 'zod';
 import { PlatformError } from '../platform/errors.js';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { closestName } from '../policy/suggest.js';
-import type { Reply } from '../reply/model.js';
+import { ephemeral, type Reply } from '../reply/model.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../reports/filenames.js';
 import type { OriginDayOpener, OriginFilters } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
 import { bucketGrid, chartBuckets, planOriginFetch } from '../reports/origin-window.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
-import { type OriginWindowResult, renderNothingFound, renderOriginSummary } from './logs-render.js';
-import { describeLogsWindow, type LogsWindow, parseLogsWindow } from './logs-window.js';
+import { type OriginWindowResult, renderNothingFound, renderOriginHeadline } from './logs-render.js';
+import { describeLogsWindow, formatLength, type LogsWindow, parseLogsWindow } from './logs-window.js';
 import { cancelJob, runLongJob } from './long-job.js';
+import type { SharedOutcome } from './shared-answers.js';
+import { joinedNote, pointerReply } from './shared-pointer.js';
 import { defineOperation, type RunContext } from './types.js';
 
 const MB = 1024 * 1024;
@@ -86,7 +88,11 @@ async function* emptyDay(): AsyncGenerator<Uint8Array> {
   yield Buffer.from('{}');
 }
 
-async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undefined> {
+async function summarise(
+  ctx: RunContext,
+  args: LogsArgs,
+  onCancelled: () => void,
+): Promise<Reply | undefined> {
   const window: LogsWindow = args.window;
   const plan = planOriginFetch(window, ctx.services.now());
   const grid = bucketGrid(window);
@@ -99,6 +105,7 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
   return runLongJob(ctx, {
     title: `Origin errors of pull zone ${args.pullZoneId}, ${title}`,
     cancelActionId: 'logs:cancel',
+    onCancelled,
     async work(job) {
       const failedDays = new Map<number, string>();
       let reading = '';
@@ -133,6 +140,7 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
         view: { grid, comparisons: plan.comparisons.map(({ startMs, endMs }) => ({ startMs, endMs })) },
         // Entries without a time belong to a window only when it is the whole day they came with.
         ...(window.kind === 'day' ? { untimedDay: 0 } : {}),
+        comparisonsFrom: plan.windowDays.length,
         csvPath,
         pool: ctx.services.reports,
         signal: job.signal,
@@ -141,6 +149,9 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
             `${reading}fetched ${(progress.bytes / MB).toFixed(1)} MB, summarised ${progress.entries.toLocaleString('en-US')} entries`,
           ),
       });
+      for (const [index, read] of summary.days.entries())
+        if (read.broken && !failedDays.has(plan.days[index]!))
+          failedDays.set(plan.days[index]!, 'its response broke off or was not valid JSON');
       const result: OriginWindowResult = {
         pullZoneId: args.pullZoneId,
         window,
@@ -154,6 +165,7 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
         nowMs: ctx.services.now(),
         failedDays,
         filename,
+        requester: ctx.userId,
       };
       if (summary.total === 0) {
         await rm(csvPath, { force: true });
@@ -175,9 +187,56 @@ async function summarise(ctx: RunContext, args: LogsArgs): Promise<Reply | undef
         job.signal.throwIfAborted();
       }
       job.status('uploading');
-      return renderOriginSummary({ ...result, ...(chart ? { chart } : {}) });
+      return renderOriginHeadline({ ...result, ...(chart ? { chart } : {}) });
     },
   });
+}
+
+/** The request as typed: the window's words (`--last 1h` stays `--last 1h` as the clock moves), the filters. */
+function sharingKey(ctx: RunContext, args: LogsArgs): string {
+  const { window } = args;
+  const typed =
+    window.kind === 'range'
+      ? `${window.startMs}-${window.endMs}`
+      : `${window.dayMs ?? 'now'}/${window.lastMs ?? 'day'}`;
+  const filters = [args.status, args.code, args.zone].map((value) => value?.toLowerCase() ?? '');
+  return ['logs', ctx.channelId, ctx.threadTs ?? '', args.pullZoneId, window.kind, typed, ...filters].join(
+    '|',
+  );
+}
+
+/**
+ * Answers the request, or joins the same request of someone else in this channel within the
+ * minute: one download, one headline and thread, and a private pointer to it for each joiner.
+ */
+async function answerShared(ctx: RunContext, args: LogsArgs): Promise<Reply | undefined> {
+  const what = `origin errors of pull zone ${args.pullZoneId}${args.window.kind === 'last' ? `, last ${formatLength(args.window.lastMs ?? 0)}` : ''}`;
+  const shared = ctx.services.shared.share(
+    sharingKey(ctx, args),
+    ctx.userId,
+    async (): Promise<SharedOutcome> => {
+      let cancelled = false;
+      const reply = await summarise(ctx, args, () => {
+        cancelled = true;
+      });
+      // The first asker's answer is delivered here, so that the others can be pointed to it.
+      const ref = reply ? await ctx.surface.respond(reply) : undefined;
+      if (cancelled) return { kind: 'cancelled' };
+      if (ref && ref.channelId !== ctx.channelId) return { kind: 'unshared' };
+      if (reply?.visibility === 'channel') return { kind: 'posted', ...(ref ? { ref } : {}) };
+      return { kind: 'private', reply: reply ?? ephemeral('Nothing to show.') };
+    },
+  );
+  if (shared.first) {
+    await shared.outcome;
+    return undefined;
+  }
+  ctx.logger.info('joined the same request of another person', { starter: shared.starter });
+  if (!shared.settled) await ctx.surface.respond(joinedNote(what, shared, ctx.services.now()));
+  const outcome = await shared.outcome;
+  // Nothing this asker can see to point to: they get an answer of their own.
+  if (outcome.kind === 'unshared') return answerShared(ctx, args);
+  return pointerReply(ctx, what, shared, outcome);
 }
 
 /** `/edge logs PULLZONE_ID [DAY] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]`. */
@@ -218,7 +277,7 @@ export const logs = defineOperation({
     return codeError ? { ok: false, error: codeError } : { ok: true, args: parsed.data };
   },
   target: (args) => String(args.pullZoneId),
-  run: (ctx, args) => summarise(ctx, args),
+  run: (ctx, args) => answerShared(ctx, args),
   actions: {
     cancel: async (ctx, value) => cancelJob(ctx, value),
   },

@@ -1,12 +1,15 @@
 /**
  * Long work (big log days, exports) with a progress message: after 2 seconds a message
- * appears in the channel, is updated with what is happening, and carries a Cancel button that
- * aborts the work (the download stops, the temporary file goes). Updates to that message are
- * coalesced to at most one every 3 seconds, so a slow Slack is never flooded. Each job counts
- * against the caps of the job registry; past them it is refused, naming what runs.
+ * appears in the channel (or the thread the request was asked in), is updated with what is
+ * happening, and carries a Cancel button that aborts the work (the download stops, the temporary
+ * file goes). Updates to that message are coalesced to at most one every 3 seconds, so a slow
+ * Slack is never flooded. An answer in the channel takes the progress message's place (its
+ * headline, updated in place, after the same gap); a private one leaves it saying where the
+ * answer went. Each job counts against the caps of the job registry; past them it is refused,
+ * naming what runs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { md, mention, nest, trusted } from '../reply/markup.js';
+import { type Markup, markupToPlain, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { UserFacingError } from './errors.js';
 import type { RunningJob } from './jobs.js';
@@ -25,6 +28,8 @@ export interface LongJobOptions {
   /** The operation's cancel action id, e.g. `logs:cancel`. */
   cancelActionId: string;
   work(job: Job): Promise<Reply | undefined>;
+  /** Told when the job was cancelled (its answer then says so to the one who cancelled). */
+  onCancelled?: () => void;
 }
 
 function progressReply(
@@ -57,7 +62,8 @@ function coalescingSender(minGapMs: number, deliver: (reply: Reply) => Promise<v
       if (wait > 0) await sleep(wait);
       const render = pending;
       pending = undefined;
-      if (render) await deliver(render());
+      if (!render) continue;
+      await deliver(render());
       // Counted from when Slack has the last one, so its arrivals are a full gap apart too.
       lastSent = performance.now();
     }
@@ -68,6 +74,16 @@ function coalescingSender(minGapMs: number, deliver: (reply: Reply) => Promise<v
       pending = render;
       pumping ??= pump();
       return pumping;
+    },
+    /**
+     * Drops what was not sent yet, lets what is being sent arrive, and waits out the gap after
+     * it: the message is then free for whatever takes its place.
+     */
+    async handOver(): Promise<void> {
+      pending = undefined;
+      await pumping;
+      const wait = lastSent + minGapMs - performance.now();
+      if (wait > 0) await sleep(wait);
     },
   };
 }
@@ -129,7 +145,7 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   const sender = coalescingSender(timing.minGapMs, async (reply) => {
     try {
       if (ref) await ctx.surface.update(ref, reply);
-      else if (!finished) ref = await ctx.surface.postToChannel(ctx.channelId, reply);
+      else if (!finished) ref = await ctx.surface.postToChannel(ctx.channelId, reply, ctx.threadTs);
     } catch (error) {
       ctx.logger.warn('progress message could not be sent', { error });
     }
@@ -152,14 +168,20 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     interval = setInterval(tick, timing.minGapMs);
   }, timing.delayMs);
 
-  /** The progress message's last words; sent after the gap, without holding up the answer. */
-  const finish = (line: string) => {
+  const stopTicking = () => {
     finished = true;
     clearTimeout(delay);
     if (interval) clearInterval(interval);
+  };
+
+  /** The progress message's last words; sent after the gap, without holding up the answer. */
+  const finish = (line: Markup) => {
+    stopTicking();
     if (ticked)
       void sender.send(() =>
-        inChannel(`${options.title}: ${line}`, [{ type: 'text', text: md`${options.title}: ${line}` }]),
+        inChannel(`${options.title}: ${markupToPlain(line)}`, [
+          { type: 'text', text: md`${options.title}: ${nest(line)}` },
+        ]),
       );
   };
 
@@ -171,16 +193,28 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
         status = text;
       },
     });
-    finish('done (below).');
+    if (reply?.visibility === 'channel') {
+      stopTicking();
+      if (!ticked) return reply;
+      // The progress message becomes the answer's headline, once its last update has arrived.
+      await sender.handOver();
+      return ref ? { ...reply, inPlaceOf: ref } : reply;
+    }
+    finish(
+      reply?.visibility === 'ephemeral'
+        ? md`done; the answer went to ${nest(mention(ctx.userId))} only.`
+        : md`done.`,
+    );
     return reply;
   } catch (error) {
     if (job.controller.signal.aborted) {
-      finish('cancelled; nothing was posted and the temporary file is removed.');
+      options.onCancelled?.();
+      finish(md`cancelled; nothing was posted and the temporary file is removed.`);
       return ephemeral(`${options.title} was cancelled.`, [
         { type: 'text', text: md`:heavy_multiplication_x: ${options.title} was cancelled.` },
       ]);
     }
-    finish('failed.');
+    finish(md`failed.`);
     throw error;
   } finally {
     started.finish();

@@ -9,13 +9,14 @@ import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
+import { investigateCommandForm } from './investigate.js';
 import { libraryCreate } from './library.js';
 import { logs } from './logs.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
 import { shieldExport } from './shield-export.js';
-import type { AnyOperation } from './types.js';
+import type { AnyOperation, CommandForm } from './types.js';
 import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
@@ -39,6 +40,9 @@ export const operations: readonly AnyOperation[] = [
   approvalsCancel,
   audit,
 ];
+
+/** Forms that stand for a command line: the message shortcut's "Investigate". */
+export const commandForms: readonly CommandForm[] = [investigateCommandForm];
 
 /** Words people type for a command's first word: `/edge log` is `/edge logs`. */
 export const wordAliases: Readonly<Record<string, string>> = {

@@ -15,7 +15,7 @@ import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import type { ModalField, ModalValues } from './modal.js';
-import { renderShieldSummary } from './shield-summary.js';
+import { renderShieldSummary, shieldHeadlineFields } from './shield-summary.js';
 import { formatUtc, parseInstant } from './time-args.js';
 import { defineOperation, type ParseResult, type RunContext, type SubmissionOutcome } from './types.js';
 
@@ -105,22 +105,42 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
       job.status('uploading');
       const filters = body.filters?.map((f) => `${f.field} ${f.op} ${f.value.join('|')}`).join('; ');
       const comment = `${written.rows.toLocaleString('en-US')} Shield events of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+      const rows = written.rows.toLocaleString('en-US');
+      const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+      // The headline in the channel; the summary and the CSV in its thread.
       return {
         ...inChannel(`Shield events of zone ${zoneId}: ${written.rows} rows`, [
           {
             type: 'text',
-            text: md`:shield: *Shield events of zone ${zoneId}*: ${written.rows.toLocaleString('en-US')} rows for ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}.`,
+            text: md`:shield: *${rows} Shield event${written.rows === 1 ? '' : 's'}* · zone ${zoneId} · ${asked}`,
           },
-          // Counted while the CSV streamed to the file, in the same pass.
-          ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
-        ]),
-        files: [
           {
-            filename,
-            title: `Shield events, zone ${zoneId}`,
-            path,
-            comment,
-            about: `all ${written.rows.toLocaleString('en-US')} events as CSV (${(written.bytes / MB).toFixed(1)} MB)`,
+            type: 'fields',
+            fields: shieldHeadlineFields(written.summary, {
+              nowMs: ctx.services.now(),
+              requester: ctx.userId,
+            }),
+          },
+        ]),
+        thread: [
+          {
+            ...inChannel(`Shield events of zone ${zoneId}: ${written.rows} rows, the summary and the CSV`, [
+              {
+                type: 'text',
+                text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} rows for ${asked}.`,
+              },
+              // Counted while the CSV streamed to the file, in the same pass.
+              ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
+            ]),
+            files: [
+              {
+                filename,
+                title: `Shield events, zone ${zoneId}`,
+                path,
+                comment,
+                about: `all ${rows} events as CSV (${(written.bytes / MB).toFixed(1)} MB)`,
+              },
+            ],
           },
         ],
       };

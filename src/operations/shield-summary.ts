@@ -4,9 +4,10 @@
  */
 import { labelledBars } from '../reply/bars.js';
 import { inlineCode, oneLine } from '../reply/escape.js';
-import { joinMarkup, type Markup, md, nest, trusted } from '../reply/markup.js';
+import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import type { ReplyBlock } from '../reply/model.js';
 import type { Breakdown, ShieldColumn, ShieldSummary, ShieldTimeline } from '../reports/shield-summary.js';
+import { formatAgo } from './time-args.js';
 
 /** Values per dimension shown in the message; the CSV has every event. */
 const SHOWN = 10;
@@ -144,4 +145,41 @@ export function renderShieldSummary(summary: ShieldSummary): ReplyBlock[] {
     );
   if (notes.length > 0) blocks.push({ type: 'context', text: joinMarkup(notes) });
   return blocks;
+}
+
+/**
+ * The fields of the export's headline in the channel: the rate, the top action and rule, last
+ * seen and who asked. An export reads only the window asked for, so it has no earlier window to
+ * compare with, and says so rather than guess.
+ */
+export function shieldHeadlineFields(
+  summary: ShieldSummary,
+  input: { nowMs: number; requester: string },
+): { label: string; value: Markup }[] {
+  const action = summary.byAction?.values[0];
+  const rule = summary.byRule?.rules[0];
+  const lastMs = summary.timeline?.lastMs ?? null;
+  return [
+    { label: 'Rate now', value: md`not compared: an export reads only its own window` },
+    {
+      label: 'Last seen',
+      value:
+        lastMs === null
+          ? md`—`
+          : md`${formatAgo(lastMs, input.nowMs)} (${utc(lastMs).slice(0, 19).replace('T', ' ')} UTC)`,
+    },
+    {
+      label: 'Top action',
+      value: action
+        ? md`${nest(platformValue(action.value))} ×${count(action.count)}`
+        : md`${summary.byAction ? '—' : 'no action column'}`,
+    },
+    {
+      label: 'Top rule',
+      value: rule
+        ? md`${nest(ruleWords(rule))} ×${count(rule.count)}`
+        : md`${summary.byRule ? '—' : 'no rule column'}`,
+    },
+    { label: 'Asked by', value: mention(input.requester) },
+  ];
 }

@@ -45,10 +45,15 @@ export function parseDay(text: string, now: number): TimeResult {
  * An instant: ISO 8601 (UTC without a zone), Unix milliseconds, `-3h`-style relative to now,
  * or a time of today in UTC (`10:00`, `10:00:30`).
  */
+const TIME_OF_DAY = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/;
+
+/** `10:00` or `10:00:30`: a time of today in UTC, as `parseInstant` reads it. */
+export const isTimeOfDay = (text: string): boolean => TIME_OF_DAY.test(text.trim());
+
 export function parseInstant(text: string, now: number): TimeResult {
   const value = text.trim();
   if (SLASH_DATE.test(value)) return { ok: false, error: slashDateError(value) };
-  const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  const clock = TIME_OF_DAY.exec(value);
   if (clock) {
     const [hours, minutes, seconds] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)];
     if (hours > 23 || minutes > 59 || seconds > 59)
@@ -74,4 +79,15 @@ export function parseInstant(text: string, now: number): TimeResult {
 /** `2026-11-21 14:00 UTC`, for messages. */
 export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** How long ago `thenMs` was at `nowMs`, as on-call people say it: `40 s ago`, `2 min ago`, `3 h 5 min ago`, `4 days ago`. */
+export function formatAgo(thenMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.floor((nowMs - thenMs) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h${minutes % 60 > 0 ? ` ${minutes % 60} min` : ''} ago`;
+  return `${Math.floor(hours / 24)} days ago`;
 }

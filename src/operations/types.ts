@@ -10,7 +10,7 @@ import type { Logger, SecretRegistry } from '../log.js';
 import type { OperationId } from '../operation-ids.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { Operation as PolicyOperation } from '../policy/authorize.js';
-import type { Reply } from '../reply/model.js';
+import type { MessageRef, Reply } from '../reply/model.js';
 import type { ChartRenderer } from '../reports/chart-render.js';
 import type { ReportPool } from '../reports/pool.js';
 import type { AuditLog } from '../state/audit.js';
@@ -18,13 +18,10 @@ import type { JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
 import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
+import type { SharedAnswers } from './shared-answers.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
 
-/** Where a reply went, so that it can be updated later (progress, approval cards). */
-export interface MessageRef {
-  channelId: string;
-  ts: string;
-}
+export type { MessageRef };
 
 /**
  * What an adapter offers operations: answer the requester, post elsewhere, update, DM, open
@@ -32,15 +29,22 @@ export interface MessageRef {
  */
 /** Posts anywhere, outside any one request: the approval sweep and shown cards use it alone. */
 export interface Messenger {
-  postToChannel(channelId: string, reply: Reply): Promise<MessageRef | undefined>;
+  /** Posts in a channel, or in one of its threads when `threadTs` (the thread's first message) is given. */
+  postToChannel(channelId: string, reply: Reply, threadTs?: string): Promise<MessageRef | undefined>;
   update(ref: MessageRef, reply: Reply): Promise<void>;
   /** A private message to one user, for secrets that are shown once. */
   sendDirect(userId: string, reply: Reply): Promise<void>;
+  /** A link to a message people can open, when the transport has one (Slack's permalink). */
+  permalink(ref: MessageRef): Promise<string | undefined>;
 }
 
 /** Answers the one request being handled. */
 export interface Responder {
-  /** Answers the requester where they asked (visibility decides ephemeral, channel or DM). */
+  /**
+   * Answers the requester where they asked (visibility decides ephemeral, channel or DM). Returns
+   * the message it became, when there is one: in another conversation (the requester's DM) when
+   * it could not be posted where asked.
+   */
   respond(reply: Reply): Promise<MessageRef | undefined>;
   openModal(modal: ModalSpec): Promise<void>;
 }
@@ -83,6 +87,8 @@ export interface Services {
   approvals: ApprovalGate;
   /** Long jobs running in this process, with their caps. */
   jobs: JobRegistry;
+  /** Identical requests in one channel within a minute: one download, one thread, for everyone. */
+  shared: SharedAnswers;
   /** Worker threads for summaries and exports, so heavy parsing never blocks the event loop. */
   reports: ReportPool;
   /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
@@ -95,6 +101,8 @@ export interface Services {
 export interface Caller {
   userId: string;
   channelId: string;
+  /** The thread the request was asked in; every answer goes there. */
+  threadTs?: string;
 }
 
 export interface RunContext extends Caller {
@@ -113,6 +121,20 @@ export interface AccessView {
   /** The whoami explanation, already written for people. */
   explain(): Promise<Reply>;
   operations(): readonly AnyOperation[];
+}
+
+/**
+ * A form that stands for a command line (the "Investigate" form of the message shortcut): its
+ * submission is parsed and run as that command, by the operation the command names.
+ */
+export interface CommandForm {
+  callbackId: string;
+  /** The command line the values stand for, or what to correct on which field. */
+  read(values: ModalValues): { errors: Record<string, string> } | { command: string };
+  /** The field a complaint of the command's own parsing is shown on. */
+  fieldOf(error: string): string;
+  /** Whether a command it can stand for changes something (see Operation.changes). */
+  changes: boolean;
 }
 
 export type SubmissionOutcome =

@@ -20,15 +20,24 @@ export function fileNotes(files: readonly ReplyFile[], delivery: FileDelivery): 
     if (failed !== undefined)
       return `⚠ ${file.filename} could not be delivered (${failed}); run the command again to get it.`;
     const about = file.about ? `: ${file.about}` : '';
-    const where =
-      delivery.place === 'below'
-        ? 'attached below'
-        : `sent to you in a direct message${delivery.why ? ` (${delivery.why})` : ''}`;
-    return `📎 ${file.filename}${about}, ${where}.`;
+    return `📎 ${file.filename}${about}, ${placeWords(delivery)}.`;
   });
 }
 
-/** One plain line per picture uploaded below the message (a picture that failed is shown as text instead). */
-export function imageNotes(images: readonly ReplyImage[]): string[] {
-  return images.map((image) => `📈 ${image.title}: the picture is attached below.`);
+/** Where a message's files went, in words. */
+const placeWords = (delivery: FileDelivery) =>
+  delivery.place === 'below'
+    ? 'attached below'
+    : `sent to you in a direct message${delivery.why ? ` (${delivery.why})` : ''}`;
+
+/**
+ * One plain line per picture uploaded with the message, wherever its files went (a picture that
+ * failed is shown as text instead).
+ */
+export function imageNotes(images: readonly ReplyImage[], delivery: FileDelivery): string[] {
+  return images.map((image) =>
+    delivery.place === 'below'
+      ? `📈 ${image.title}: the picture is attached below.`
+      : `📈 ${image.title}: the picture is ${placeWords(delivery)}.`,
+  );
 }

@@ -57,10 +57,3 @@ export function markupToPlain(markup: string): string {
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 }
-
-/**
- * Turns escaped user mentions back into mentions. Only for text the bot wrote itself from
- * ids it stored (approval refusals): never for platform or user text, which must not ping.
- */
-export const withMentions = (markup: Markup): Markup =>
-  markup.replace(/&lt;@([UW][A-Z0-9]{2,20})&gt;/g, '<@$1>') as Markup;

@@ -73,6 +73,12 @@ export interface ReplyFile {
   about?: string;
 }
 
+/** Where a message went, so that it can be updated later (progress, approval cards). */
+export interface MessageRef {
+  channelId: string;
+  ts: string;
+}
+
 export interface Reply {
   /** ephemeral: the requester only; channel: everyone in the channel; dm: the requester's DM. */
   visibility: 'ephemeral' | 'channel' | 'dm';
@@ -82,6 +88,18 @@ export interface Reply {
   files?: ReplyFile[];
   /** For paging buttons: replace the message the button was on. */
   replaceOriginal?: boolean;
+  /**
+   * Follow-ups that belong under this reply, in its thread: a compact headline in the channel,
+   * the breakdown and the files below it. Slack posts them as replies to this message (or in the
+   * thread it was asked in); the console prints them after it, marked as its thread. Each goes
+   * where this reply went, with the same visibility.
+   */
+  thread?: Reply[];
+  /**
+   * A message already shown (a long job's progress message) that this reply takes the place of:
+   * updated in place, not posted anew. Adapters post it anew when that message cannot be updated.
+   */
+  inPlaceOf?: MessageRef;
   /**
    * Secrets this reply exists to deliver (a new key, in a DM to the person who asked). Every
    * other registered secret is scrubbed from whatever the adapter sends.

@@ -27,6 +27,8 @@ export interface ByteCounterOptions {
 export const PLAIN = 0;
 export const DOUBLED_QUOTES = 1;
 export const NEUTRALISED = 2;
+/** Set by the counter on a key it cut to `maxKeyBytes`: its text ends in "…", so no one reads it as whole. */
+const CUT = 4;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -82,7 +84,10 @@ export class ByteCounter {
    */
   add(buf: Uint8Array, from: number, to: number, kind: number): number {
     let length = to - from;
-    if (length > this.slotBytes) length = cutAtCharacter(buf, from, this.slotBytes);
+    if (length > this.slotBytes) {
+      length = cutAtCharacter(buf, from, this.slotBytes);
+      kind |= CUT;
+    }
     const { keys, slotBytes, lengths, kinds } = this;
     // Events come in bursts (one IP, one rule): the key counted last is tried before hashing.
     const last = this.last;
@@ -151,6 +156,7 @@ export class ByteCounter {
     const kind = this.kinds[slot]!;
     let text = this.keys.toString('utf8', base, base + this.lengths[slot]!);
     if (kind & DOUBLED_QUOTES) text = text.replaceAll('""', '"');
+    if (kind & CUT) text = `${text}…`;
     return kind & NEUTRALISED ? `'${text}` : text;
   }
 

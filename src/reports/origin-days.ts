@@ -5,7 +5,7 @@
  * no longer keeps looks exactly like a day without errors.
  */
 import { z } from 'zod';
-import { JsonArraySplitter } from '../platform/json-entries.js';
+import { JsonArraySplitter, JsonStreamError } from '../platform/json-entries.js';
 import type { OriginTally } from './origin-tally.js';
 
 export const OriginDayReadSchema = z.strictObject({
@@ -13,6 +13,8 @@ export const OriginDayReadSchema = z.strictObject({
   entries: z.number().int().nonnegative(),
   /** False when the body had no `logs` array (`{}`, `{"logs":null}`). */
   listed: z.boolean(),
+  /** A day only comparisons need whose body broke (cut off, not JSON): those comparisons are left out. */
+  broken: z.literal(true).optional(),
 });
 export type OriginDayRead = z.infer<typeof OriginDayReadSchema>;
 
@@ -24,12 +26,32 @@ export class OriginDayLedger {
   bytes = 0;
   listed = false;
 
+  /** The current day's body broke and the rest of it is passed over, up to the next day. */
+  private passingOver = false;
+
   constructor(
     private readonly tally: OriginTally,
     /** The day (by position) whose entries without a timestamp belong to the window, if any. */
     private readonly untimedDay: number | undefined,
+    /** Days from this position on serve only comparisons: a broken body there is noted, not fatal. */
+    private readonly comparisonsFrom = Number.POSITIVE_INFINITY,
   ) {
     this.placeUntimed();
+  }
+
+  /** True while the rest of a broken day is passed over: its bytes are not read. */
+  get skipping(): boolean {
+    return this.passingOver;
+  }
+
+  /**
+   * Notes that the current day's body could not be read. A day of the window itself fails the
+   * whole summary (rethrown); a day only comparisons need is marked broken, and the summary goes on.
+   */
+  broke(splitter: JsonArraySplitter, error: unknown): void {
+    if (this.read.length < this.comparisonsFrom || !(error instanceof JsonStreamError)) throw error;
+    this.record(splitter, true);
+    this.passingOver = true;
   }
 
   /** What was read of each day so far, in order. */
@@ -40,14 +62,29 @@ export class OriginDayLedger {
   /** Ends the current day's document and gives the splitter for the next one. */
   next(splitter: JsonArraySplitter): JsonArraySplitter {
     this.close(splitter);
+    this.passingOver = false;
     return new JsonArraySplitter('logs');
   }
 
   /** Ends the current day's document: a body cut short fails here, as for a single day. */
   close(splitter: JsonArraySplitter): void {
-    splitter.end();
+    if (this.passingOver) return;
+    try {
+      splitter.end();
+    } catch (error) {
+      this.broke(splitter, error);
+      return;
+    }
+    this.record(splitter, false);
+  }
+
+  private record(splitter: JsonArraySplitter, broken: boolean): void {
     const scanned = this.tally.scannedCount;
-    this.read.push({ entries: scanned - this.scannedAtStart + splitter.skipped, listed: splitter.listed });
+    this.read.push({
+      entries: scanned - this.scannedAtStart + splitter.skipped,
+      listed: splitter.listed,
+      ...(broken ? { broken: true as const } : {}),
+    });
     this.scannedAtStart = scanned;
     this.skipped += splitter.skipped;
     this.bytes += splitter.bytes;

@@ -61,6 +61,11 @@ export interface SummariseOriginErrorsOptions {
   view?: OriginView;
   /** The day (by position in `days`) whose entries without a timestamp count in the window. */
   untimedDay?: number;
+  /**
+   * Days from this position on serve only comparisons. One whose body breaks, mid-stream or as
+   * bad JSON, is read as nothing and marked `broken` in `days`; a broken window day fails the summary.
+   */
+  comparisonsFrom?: number;
   /** Where the CSV goes; removed again when the summary fails or is cancelled. */
   csvPath: string;
   signal?: AbortSignal;
@@ -79,12 +84,18 @@ const WORDS: ReportFailureWords = {
 export async function summariseOriginErrors(options: SummariseOriginErrorsOptions): Promise<OriginSummary> {
   const filters = OriginFiltersSchema.parse(options.filters ?? {});
   const view = OriginViewSchema.parse(options.view ?? {});
-  const { csvPath, signal, onProgress, untimedDay } = options;
+  const { csvPath, signal, onProgress, untimedDay, comparisonsFrom } = options;
   try {
     const raw = await streamToWorker({
       pool: options.pool,
       worker: 'origin-worker',
-      task: { csvPath, filters, view, ...(untimedDay === undefined ? {} : { untimedDay }) },
+      task: {
+        csvPath,
+        filters,
+        view,
+        ...(untimedDay === undefined ? {} : { untimedDay }),
+        ...(comparisonsFrom === undefined ? {} : { comparisonsFrom }),
+      },
       source: bodiesOf(options),
       signal,
       onProgress: onProgress && (({ bytes, items }) => onProgress({ bytes, entries: items })),
@@ -104,6 +115,18 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
   }
 }
 
+/**
+ * A comparison day's body up to where its connection fails: what came is passed on, and the
+ * worker, finding the JSON cut short, marks the day broken. Cancelling still ends everything.
+ */
+async function* untilBroken(body: AsyncIterable<Uint8Array>, signal: AbortSignal | undefined) {
+  try {
+    yield* body;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+  }
+}
+
 /** The bodies as one source, a DOCUMENT_BREAK between days; the next day is fetched only when asked for. */
 async function* bodiesOf(options: SummariseOriginErrorsOptions): AsyncGenerator<SourcePiece> {
   const { source } = options;
@@ -111,6 +134,7 @@ async function* bodiesOf(options: SummariseOriginErrorsOptions): AsyncGenerator<
   if (openers.length === 0) throw new TypeError('summariseOriginErrors needs a source or days');
   for (const [index, open] of openers.entries()) {
     if (index > 0) yield DOCUMENT_BREAK;
-    yield* await open();
+    if (index < (options.comparisonsFrom ?? Number.POSITIVE_INFINITY)) yield* await open();
+    else yield* untilBroken(await open(), options.signal);
   }
 }

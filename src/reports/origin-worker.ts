@@ -14,7 +14,7 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
   const tally = new OriginTally(task.filters, task.view);
-  const days = new OriginDayLedger(tally, task.untimedDay);
+  const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
   let splitter = new JsonArraySplitter('logs');
   receiver.onBreak = () => {
     splitter = days.next(splitter);
@@ -23,10 +23,15 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
   try {
     await csv.write(csvRecord(CSV_HEADER));
     for await (const chunk of receiver) {
+      if (days.skipping) continue;
       let text = '';
-      for (const element of splitter.push(chunk)) {
-        const row = tally.add(element);
-        if (row) text += csvRecord(row);
+      try {
+        for (const element of splitter.push(chunk)) {
+          const row = tally.add(element);
+          if (row) text += csvRecord(row);
+        }
+      } catch (error) {
+        days.broke(splitter, error);
       }
       receiver.items = tally.scannedCount + days.skipped + splitter.skipped;
       // One write per batch of the body: the fs stream queues it while the next batch is parsed.

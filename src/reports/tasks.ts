@@ -27,6 +27,8 @@ export const OriginTaskSchema = z.strictObject({
   view: OriginViewSchema.optional(),
   /** The body (by position) whose entries without a timestamp belong to the window. */
   untimedDay: z.number().int().nonnegative().optional(),
+  /** Bodies from this position on serve only comparisons: one that breaks leaves its comparisons out. */
+  comparisonsFrom: z.number().int().nonnegative().optional(),
 });
 
 export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [

@@ -50,6 +50,8 @@ export interface SandboxOptions {
   seed?: number;
   /** Idle time before a database stream's baton expires; 10 s by default. */
   streamIdleMs?: number;
+  /** How long a database stream waits for another's write lock before SQLITE_BUSY; 5 s by default. */
+  databaseBusyTimeoutMs?: number;
   /** Called with handler failures (answered 500); they go to stderr by default. */
   onError?: (error: unknown, routeId: RouteId) => void;
 }
@@ -118,7 +120,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       );
     });
 
-  const database = await openSandboxDatabase({ path: options.databasePath, seed });
+  const database = await openSandboxDatabase({
+    path: options.databasePath,
+    seed,
+    ...(options.databaseBusyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.databaseBusyTimeoutMs }),
+  });
   const tokens = createDatabaseTokens(SANDBOX_DATABASE_ID, now);
   const hrana = createHranaService({ database, now, streamIdleMs: options.streamIdleMs });
   const knobs = createKnobs({

@@ -15,6 +15,8 @@ import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
 import type { ListenerDeps } from './listeners/deps.js';
+import { registerMentions } from './listeners/mentions.js';
+import { registerShortcuts } from './listeners/shortcuts.js';
 import { registerViews } from './listeners/views.js';
 
 export interface SlackAppOptions extends ListenerDeps {
@@ -195,6 +197,8 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   registerCommands(app, options, deliveries);
   registerActions(app, options, deliveries);
   registerViews(app, options, deliveries);
+  registerMentions(app, options, deliveries);
+  registerShortcuts(app, options);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
   });

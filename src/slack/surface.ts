@@ -12,8 +12,14 @@
  *   plain text. Each fallback is logged once with Slack's error.
  * - The message names each file and where it went; a file that could not be uploaded is named
  *   as such in the message (updated after the fact), never claimed.
- * - Pictures (charts) are uploaded below the message with their alt text; one that could not be
- *   uploaded is shown in the message as its text form instead, and that is the whole answer.
+ * - Pictures (charts) are uploaded with the message's files, with their alt text; one that could
+ *   not be uploaded is shown in the message as its text form instead, and that is the whole answer.
+ * - A reply's follow-ups (its thread) are posted as replies to it, their files and pictures in
+ *   the same thread; a request asked in a thread is answered in that thread, follow-ups too (Slack
+ *   has no nested threads). Where the reply went without a message to hang a thread on (through a
+ *   response_url), its follow-ups go the same way it went.
+ * - A reply that takes the place of a progress message updates that message; when Slack will not
+ *   update it, the reply is posted anew.
  * - Everything sent passes the secret registry, except the secrets a reply exists to deliver.
  * - Temporary files of a reply are removed whatever happens.
  */
@@ -24,10 +30,11 @@ import { OperationFailedError } from '../operations/errors.js';
 import type { ModalSpec } from '../operations/modal.js';
 import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';
-import type { Reply, ReplyFile, ReplyImage } from '../reply/model.js';
+import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';
+import { BUTTON_VALUE_MAX } from './limits.js';
 import { type PostResponse, ResponseUrlError } from './response-url.js';
 import { UploadError, uploadFile } from './upload.js';
 
@@ -40,9 +47,16 @@ export interface SlackMessengerOptions {
 export interface SlackSurfaceOptions extends SlackMessengerOptions {
   userId: string;
   channelId: string;
+  /** The thread the request was asked in (a mention, a message shortcut): every answer goes there. */
+  threadTs?: string;
   /** Answers through the command's or button's response_url, when there is one. */
   respond?: PostResponse;
   triggerId?: string;
+  /**
+   * The command line being answered when no trigger_id came with it (a mention): a form it
+   * needs is offered behind a button that runs it again, since a click brings a trigger_id.
+   */
+  formCommand?: string;
 }
 
 /** Slack's word for a failed call: a Web API error code, or a response_url's answer. */
@@ -101,6 +115,19 @@ function mapStrings<T>(value: T, change: (text: string) => string): T {
 /** Rewrites a sent message after the fact, so the files that failed are named as failed. */
 type Correct = (sent: Sent, message: Message) => Promise<void>;
 
+/** Where a message's files and pictures go: a conversation, and in it a thread when given. */
+interface FileTarget {
+  channelId: string;
+  threadTs?: string;
+}
+
+/** How a reply's follow-ups go when it has no message of its own to thread them under. */
+interface SameWay {
+  delivery: FileDelivery;
+  send: (message: Message) => Promise<Sent>;
+  filesTo: () => Promise<FileTarget>;
+}
+
 /** What answering and posting share: the client, the secret scrub, the DM channels, file delivery. */
 function slackDelivery(options: SlackMessengerOptions) {
   const { client, logger, secrets } = options;
@@ -142,9 +169,13 @@ function slackDelivery(options: SlackMessengerOptions) {
   }
 
   const viaChat =
-    (channelId: string) =>
+    (channelId: string, threadTs?: string) =>
     async (message: Message): Promise<Sent> => {
-      const posted = await client.chat.postMessage({ channel: channelId, ...message });
+      const posted = await client.chat.postMessage({
+        channel: channelId,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        ...message,
+      });
       return { via: 'chat', ref: { channelId: posted.channel ?? channelId, ts: posted.ts ?? '' } };
     };
 
@@ -160,13 +191,13 @@ function slackDelivery(options: SlackMessengerOptions) {
     }
   };
 
-  /** Uploads each file into `channelId`; returns the ones that failed, with Slack's reason. */
-  async function upload(channelId: string, files: ReplyFile[], reply: Reply): Promise<Map<string, string>> {
+  /** Uploads each file to `target`; returns the ones that failed, with Slack's reason. */
+  async function upload(target: FileTarget, files: ReplyFile[], reply: Reply): Promise<Map<string, string>> {
     const failed = new Map<string, string>();
     for (const file of files) {
       try {
         await uploadFile(client, {
-          channelId,
+          ...target,
           filename: file.filename,
           title: scrub(file.title, reply),
           comment: file.comment === undefined ? undefined : scrub(file.comment, reply),
@@ -184,7 +215,7 @@ function slackDelivery(options: SlackMessengerOptions) {
 
   /** Uploads each picture with its alt text; returns the ones that failed, with Slack's reason. */
   async function uploadImages(
-    channelId: string,
+    target: FileTarget,
     images: ReplyImage[],
     reply: Reply,
   ): Promise<Map<string, string>> {
@@ -192,7 +223,7 @@ function slackDelivery(options: SlackMessengerOptions) {
     for (const image of images) {
       try {
         await uploadFile(client, {
-          channelId,
+          ...target,
           filename: image.filename,
           title: scrub(image.title, reply),
           altText: scrub(image.altText, reply),
@@ -219,7 +250,7 @@ function slackDelivery(options: SlackMessengerOptions) {
     reply: Reply,
     delivery: FileDelivery,
     send: (message: Message) => Promise<Sent>,
-    filesTo: () => Promise<string>,
+    filesTo: () => Promise<FileTarget>,
     correct: Correct = correctChat,
   ): Promise<Sent> {
     const { sent, rendered, render } = await sendRendered(reply, delivery, send);
@@ -227,9 +258,9 @@ function slackDelivery(options: SlackMessengerOptions) {
     let failedImages: Map<string, string>;
     let failed: Map<string, string>;
     try {
-      const channelId = await filesTo();
-      failedImages = await uploadImages(channelId, rendered.images, reply);
-      failed = await upload(channelId, rendered.files, reply);
+      const target = await filesTo();
+      failedImages = await uploadImages(target, rendered.images, reply);
+      failed = await upload(target, rendered.files, reply);
     } catch (error) {
       const code = slackErrorCode(error) ?? 'no conversation for the files';
       failedImages = new Map(rendered.images.map((image) => [image.filename, code]));
@@ -248,19 +279,72 @@ function slackDelivery(options: SlackMessengerOptions) {
     );
   }
 
-  /** Removes the reply's temporary files, delivered or not. */
+  /** Removes the temporary files of the reply and of its follow-ups, delivered or not. */
   async function cleanUp(reply: Reply): Promise<void> {
+    const replies = [reply, ...(reply.thread ?? [])];
     await Promise.all(
-      (reply.files ?? []).flatMap((file) =>
-        file.path ? [rm(file.path, { force: true }).catch(() => undefined)] : [],
+      replies.flatMap((each) =>
+        (each.files ?? []).flatMap((file) =>
+          file.path ? [rm(file.path, { force: true }).catch(() => undefined)] : [],
+        ),
       ),
     );
   }
 
-  const messenger: Messenger = {
-    async postToChannel(channelId, reply) {
+  /**
+   * Sends a reply's follow-ups after it: as replies in the thread of `sent` (or of `threadTs`, the
+   * thread it was itself posted in), with their files there too; without a message to thread them
+   * under, the same way the reply went.
+   */
+  async function deliverThread(
+    reply: Reply,
+    sent: Sent,
+    sameWay: SameWay,
+    threadTs?: string,
+    deliverOne: typeof deliver = deliver,
+    elsewhere?: (followUp: Reply, slackError: string) => Promise<unknown>,
+  ): Promise<void> {
+    for (const followUp of reply.thread ?? []) {
       try {
-        const sent = await deliver(reply, { place: 'below' }, viaChat(channelId), async () => channelId);
+        if (sent.via === 'chat') {
+          const target = { channelId: sent.ref.channelId, threadTs: threadTs ?? sent.ref.ts };
+          await deliverOne(
+            followUp,
+            { place: 'below' },
+            viaChat(target.channelId, target.threadTs),
+            async () => target,
+          );
+        } else await deliverOne(followUp, sameWay.delivery, sameWay.send, sameWay.filesTo);
+      } catch (error) {
+        // A failed file is already named in the message sent; anything else lost the follow-up whole.
+        if (!elsewhere || error instanceof OperationFailedError) throw error;
+        const code = slackErrorCode(error) ?? 'no answer from Slack';
+        logger.warn('a follow-up could not be sent after its headline; sending it another way', {
+          slackError: code,
+          error,
+        });
+        await elsewhere(followUp, code);
+      }
+    }
+  }
+
+  /** Posts a reply and its thread in a conversation (or in one of its threads). */
+  async function postWithThread(channelId: string, reply: Reply, threadTs?: string): Promise<Sent> {
+    const target = { channelId, ...(threadTs ? { threadTs } : {}) };
+    const sameWay: SameWay = {
+      delivery: { place: 'below' },
+      send: viaChat(channelId, threadTs),
+      filesTo: async () => target,
+    };
+    const sent = await deliver(reply, sameWay.delivery, sameWay.send, sameWay.filesTo);
+    await deliverThread(reply, sent, sameWay, threadTs);
+    return sent;
+  }
+
+  const messenger: Messenger = {
+    async postToChannel(channelId, reply, threadTs) {
+      try {
+        const sent = await postWithThread(channelId, reply, threadTs);
         return sent.via === 'chat' ? sent.ref : undefined;
       } finally {
         await cleanUp(reply);
@@ -268,41 +352,82 @@ function slackDelivery(options: SlackMessengerOptions) {
     },
     async update(ref, reply) {
       try {
-        await deliver(
-          reply,
-          { place: 'below' },
-          async (message) => {
+        const sameWay: SameWay = {
+          delivery: { place: 'below' },
+          send: async (message) => {
             await client.chat.update({ channel: ref.channelId, ts: ref.ts, ...message });
             return { via: 'chat', ref };
           },
-          async () => ref.channelId,
-        );
+          filesTo: async () => ({ channelId: ref.channelId }),
+        };
+        const sent = await deliver(reply, sameWay.delivery, sameWay.send, sameWay.filesTo);
+        await deliverThread(reply, sent, sameWay);
       } finally {
         await cleanUp(reply);
       }
     },
     async sendDirect(userId, reply) {
       try {
-        const channel = await dmChannel(userId);
-        await deliver(reply, { place: 'below' }, viaChat(channel), async () => channel);
+        await postWithThread(await dmChannel(userId), reply);
       } finally {
         await cleanUp(reply);
       }
     },
+    async permalink(ref) {
+      try {
+        const answer = await client.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts });
+        return answer.permalink;
+      } catch (error) {
+        logger.warn('Slack gave no link to a message', { slackError: slackErrorCode(error) });
+        return undefined;
+      }
+    },
   };
 
-  return { client, logger, dmChannel, scrub, deliver, viaChat, cleanUp, messenger };
+  return {
+    client,
+    logger,
+    dmChannel,
+    scrub,
+    deliver,
+    deliverThread,
+    viaChat,
+    cleanUp,
+    messenger,
+  };
 }
+
+const refOf = (sent: Sent): MessageRef | undefined => (sent.via === 'chat' ? sent.ref : undefined);
 
 /** Posts, updates and DMs anywhere, outside any request (the approval sweep, a shown card). */
 export function createSlackMessenger(options: SlackMessengerOptions): Messenger {
   return slackDelivery(options).messenger;
 }
 
+/**
+ * A form asked for where Slack gave no trigger_id (a mention): a button that runs the command
+ * again opens it, since a click comes with one.
+ */
+function formBehindButton(title: string, command: string): Reply {
+  const text = `“${title}” is a form, and Slack opens forms only from a click.`;
+  if (command.length > BUTTON_VALUE_MAX)
+    return ephemeral(`${text} Type the same command after /edge in the channel instead.`, [
+      {
+        type: 'text',
+        text: md`:memo: ${text} Type the same command after \`/edge\` in the channel instead.`,
+      },
+    ]);
+  return ephemeral(`${text} Click “Open the form” to fill it in.`, [
+    { type: 'text', text: md`:memo: ${text} Click *Open the form* to fill it in.` },
+    { type: 'actions', buttons: [commandButton('Open the form', command, 'primary')] },
+  ]);
+}
+
 /** Answers one request (a command, a click, a form) and can post anywhere, as the engine needs. */
 export function createSlackSurface(options: SlackSurfaceOptions): Surface {
   const delivery = slackDelivery(options);
   const { client, logger, dmChannel, scrub, viaChat, cleanUp, messenger } = delivery;
+  const { threadTs } = options;
 
   const viaResponseUrl =
     (respond: PostResponse, responseType: 'ephemeral' | 'in_channel', replaceOriginal: boolean) =>
@@ -312,7 +437,12 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
     };
 
   const viaEphemeral = async (message: Message): Promise<Sent> => {
-    await client.chat.postEphemeral({ channel: options.channelId, user: options.userId, ...message });
+    await client.chat.postEphemeral({
+      channel: options.channelId,
+      user: options.userId,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...message,
+    });
     return { via: 'ephemeral' };
   };
 
@@ -335,7 +465,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
   const deliver = (...args: Parameters<typeof delivery.deliver>) =>
     delivery.deliver(args[0], args[1], args[2], args[3], correct);
 
-  /** The answer, whole, in the requester's DM, saying why it is there. */
+  /** The answer, whole, in the requester's DM, saying why it is there; its thread under it. */
   async function toRequesterDm(reply: Reply, why: string): Promise<Sent> {
     const moved: Reply = {
       ...reply,
@@ -348,21 +478,36 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
       ],
     };
     const channel = await dmChannel(options.userId);
-    return deliver(moved, { place: 'below' }, viaChat(channel), async () => channel);
+    const sameWay: SameWay = {
+      delivery: { place: 'below' },
+      send: viaChat(channel),
+      filesTo: async () => ({ channelId: channel }),
+    };
+    const sent = await deliver(moved, sameWay.delivery, sameWay.send, sameWay.filesTo);
+    await delivery.deliverThread(moved, sent, sameWay, undefined, deliver);
+    return sent;
   }
 
+  /** A follow-up Slack would not take after its headline: to the requester's DM, saying so. */
+  const followUpByDm = (followUp: Reply, slackError: string) =>
+    toRequesterDm(followUp, `Slack did not take this part of the answer there (${slackError})`);
+
+  const requesterDm = async (): Promise<FileTarget> => ({ channelId: await dmChannel(options.userId) });
+
   async function answerPrivately(reply: Reply): Promise<void> {
-    const delivery: FileDelivery = { place: 'dm' };
-    const filesTo = () => dmChannel(options.userId);
+    const privately = (send: SameWay['send']): SameWay => ({
+      delivery: { place: 'dm' },
+      send,
+      filesTo: requesterDm,
+    });
+    let sent: Sent | undefined;
+    let sameWay = privately(viaEphemeral);
     if (options.respond) {
       try {
-        await deliver(
-          reply,
-          delivery,
-          viaResponseUrl(options.respond, 'ephemeral', reply.replaceOriginal ?? false),
-          filesTo,
-        );
-        return;
+        const way = privately(viaResponseUrl(options.respond, 'ephemeral', reply.replaceOriginal ?? false));
+        sent = await deliver(reply, way.delivery, way.send, way.filesTo);
+        // Ephemeral messages have no thread: the follow-ups come the same way, as messages of their own.
+        sameWay = privately(viaResponseUrl(options.respond, 'ephemeral', false));
       } catch (error) {
         // An expired or used response_url: the same answer by the Web API instead.
         if (!(error instanceof ResponseUrlError)) throw error;
@@ -371,50 +516,103 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
         });
       }
     }
-    try {
-      await deliver(reply, delivery, viaEphemeral, filesTo);
-    } catch (error) {
-      const why = CHANNEL_REASONS[slackErrorCode(error) ?? ''];
-      if (!why) throw error;
-      logger.warn('a private answer could not be shown in the channel; sending it by DM', {
-        slackError: slackErrorCode(error),
-      });
-      await toRequesterDm(reply, why);
-    }
+    if (!sent)
+      try {
+        sent = await deliver(reply, sameWay.delivery, sameWay.send, sameWay.filesTo);
+      } catch (error) {
+        const why = CHANNEL_REASONS[slackErrorCode(error) ?? ''];
+        if (!why) throw error;
+        logger.warn('a private answer could not be shown in the channel; sending it by DM', {
+          slackError: slackErrorCode(error),
+        });
+        await toRequesterDm(reply, why);
+        return;
+      }
+    await delivery.deliverThread(reply, sent, sameWay, undefined, deliver, followUpByDm);
   }
 
+  /**
+   * Updates the message a reply takes the place of (a progress message). When Slack will not
+   * update it (deleted, too old), the reply is posted anew; a refused layout or a channel the bot
+   * cannot post in is left to the fallbacks that handle them.
+   */
+  const inPlaceOf =
+    (ref: MessageRef) =>
+    async (message: Message): Promise<Sent> => {
+      try {
+        // Without blocks of its own, the update must still remove the progress message's.
+        await client.chat.update({
+          channel: ref.channelId,
+          ts: ref.ts,
+          ...message,
+          blocks: message.blocks ?? [],
+        });
+        return { via: 'chat', ref };
+      } catch (error) {
+        const code = slackErrorCode(error);
+        if (!code || CONTENT_REFUSED.has(code) || CHANNEL_REASONS[code]) throw error;
+        logger.warn('the progress message could not become the answer; posting the answer anew', {
+          slackError: code,
+        });
+        return viaChat(options.channelId, options.threadTs)(message);
+      }
+    };
+
+  /** Where a channel answer went: its message in the channel, or in the requester's DM when moved there. */
   async function postInChannel(reply: Reply): Promise<MessageRef | undefined> {
+    const here: FileTarget = {
+      channelId: options.channelId,
+      ...(options.threadTs ? { threadTs: options.threadTs } : {}),
+    };
+    const inChannel: SameWay = {
+      delivery: { place: 'below' },
+      send: reply.inPlaceOf ? inPlaceOf(reply.inPlaceOf) : viaChat(options.channelId, options.threadTs),
+      filesTo: async () => here,
+    };
+    let sent: Sent;
+    let sameWay = inChannel;
     try {
-      const sent = await deliver(
-        reply,
-        { place: 'below' },
-        viaChat(options.channelId),
-        async () => options.channelId,
-      );
-      return sent.via === 'chat' ? sent.ref : undefined;
+      sent = await deliver(reply, inChannel.delivery, inChannel.send, inChannel.filesTo);
     } catch (error) {
       const code = slackErrorCode(error) ?? '';
       const why = CHANNEL_REASONS[code];
       if (!why) throw error;
-      if (options.respond) {
-        logger.warn('cannot post in the channel; answering through the response URL', { slackError: code });
-        // Slack shows a response_url answer in the channel; files cannot follow it there.
-        await deliver(
-          reply,
-          { place: 'dm', why: why.replace('that channel', 'this channel') },
-          viaResponseUrl(options.respond, 'in_channel', false),
-          () => dmChannel(options.userId),
-        );
-        return undefined;
+      if (!options.respond) {
+        logger.warn('cannot post in the channel; sending the answer by DM', { slackError: code });
+        return refOf(await toRequesterDm(reply, why));
       }
-      logger.warn('cannot post in the channel; sending the answer by DM', { slackError: code });
-      await toRequesterDm(reply, why);
-      return undefined;
+      logger.warn('cannot post in the channel; answering through the response URL', { slackError: code });
+      // Slack shows a response_url answer in the channel; files cannot follow it there.
+      sameWay = {
+        delivery: { place: 'dm', why: why.replace('that channel', 'this channel') },
+        send: viaResponseUrl(options.respond, 'in_channel', false),
+        filesTo: requesterDm,
+      };
+      try {
+        sent = await deliver(reply, sameWay.delivery, sameWay.send, sameWay.filesTo);
+      } catch (refused) {
+        // An expired or used-up response_url (a long job outlives its 30 minutes): the DM is left.
+        if (!(refused instanceof ResponseUrlError)) throw refused;
+        logger.warn('the response URL refused the answer too; sending it by DM', {
+          slackError: refused.code,
+        });
+        return refOf(await toRequesterDm(reply, why));
+      }
     }
+    // In the thread the request was asked in, or else under the answer itself.
+    await delivery.deliverThread(reply, sent, sameWay, options.threadTs, deliver, followUpByDm);
+    return refOf(sent);
   }
 
   return {
     ...messenger,
+    // Posts in the channel asked in (progress, an approval card there) stay in the thread asked in.
+    postToChannel: (channelId, reply, inThread) =>
+      messenger.postToChannel(
+        channelId,
+        reply,
+        inThread ?? (channelId === options.channelId ? threadTs : undefined),
+      ),
     async respond(reply) {
       try {
         if (reply.visibility === 'ephemeral') {
@@ -423,7 +621,13 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
         }
         if (reply.visibility === 'dm') {
           const channel = await dmChannel(options.userId);
-          const sent = await deliver(reply, { place: 'below' }, viaChat(channel), async () => channel);
+          const sameWay: SameWay = {
+            delivery: { place: 'below' },
+            send: viaChat(channel),
+            filesTo: async () => ({ channelId: channel }),
+          };
+          const sent = await deliver(reply, sameWay.delivery, sameWay.send, sameWay.filesTo);
+          await delivery.deliverThread(reply, sent, sameWay, undefined, deliver);
           return sent.via === 'chat' ? sent.ref : undefined;
         }
         return await postInChannel(reply);
@@ -432,9 +636,17 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
       }
     },
     async openModal(modal: ModalSpec) {
-      if (!options.triggerId) throw new Error('a form can only be opened from a command or a button');
+      if (!options.triggerId) {
+        if (options.formCommand === undefined)
+          throw new Error('a form can only be opened from a command or a button');
+        await answerPrivately(formBehindButton(modal.title, options.formCommand));
+        return;
+      }
       const view = scrub(
-        renderModal({ ...modal, privateMetadata: wrapMetadata(options.channelId, modal.privateMetadata) }),
+        renderModal({
+          ...modal,
+          privateMetadata: wrapMetadata(options.channelId, modal.privateMetadata, threadTs),
+        }),
       );
       try {
         await client.views.open({ trigger_id: options.triggerId, view });

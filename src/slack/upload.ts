@@ -14,6 +14,8 @@ const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }
 
 export interface UploadInput {
   channelId: string;
+  /** The first message of the thread the file goes in (never a reply's ts: Slack wants the parent's). */
+  threadTs?: string;
   filename: string;
   title: string;
   comment?: string;
@@ -62,6 +64,7 @@ export async function uploadFile(client: WebClient, input: UploadInput): Promise
   await client.files.completeUploadExternal({
     files: [{ id: target.file_id, title: escapeMrkdwn(input.title) }],
     channel_id: input.channelId,
+    ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
     ...(input.comment?.trim() ? { initial_comment: escapeMrkdwn(input.comment) } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_LIBRARY_FORM,
   LIBRARY_FIELDS as F,
@@ -13,6 +13,7 @@ import { VideoLibraryCreateSchema } from '../../src/platform/schemas.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { BUTTON_VALUE_MAX } from '../../src/slack/limits.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
+import { type EngineTestbed, startEngineTestbed } from '../support/engine.js';
 
 /** What a user who only typed a name submits: the form's initial values. */
 const submitted = (changes: ModalValues = {}): ModalValues => ({
@@ -165,5 +166,60 @@ describe('the New video library form', () => {
     });
     const short = { ...form, name: 'Product demos' };
     expect(JSON.parse(reopenValue(short))).toEqual(short);
+  });
+});
+
+describe('/edge library create through the engine', () => {
+  let bed: EngineTestbed;
+  beforeAll(async () => {
+    bed = await startEngineTestbed();
+  });
+  afterAll(async () => {
+    await bed?.close();
+  });
+
+  /** Runs `/edge TEXT` and returns the form it opened. */
+  async function openForm(text: string) {
+    const form = (await bed.run(text)).find((record) => record.kind === 'form');
+    if (form?.kind !== 'form') throw new Error(`${text} opened no form`);
+    return form.modal;
+  }
+
+  it('opens the New video library form before anything slow, with the name filled in', async () => {
+    const platformCalls = bed.sandbox.requests.all().length;
+    const modal = await openForm('library create "Product demos"');
+    // Nothing that waits on the network comes between the command and the form (Slack's 3 s).
+    expect(bed.sandbox.requests.all().length).toBe(platformCalls);
+    expect(modal.callbackId).toBe('library.create:form');
+    expect(modal.fields.find((field) => field.id === F.name)?.initial).toBe('Product demos');
+    expect(modal.fields.map((field) => field.id)).toEqual(Object.values(F));
+  });
+
+  it('shows each rule’s problem on its own field and calls nothing', async () => {
+    const modal = await openForm('library create');
+    const before = bed.sandbox.requests.count('videolibrary.create');
+    const refused = await bed.submit(
+      modal,
+      submitted({
+        [F.name]: '',
+        [F.resolutions]: [],
+        [F.codecs]: ['x264', 'hevc'],
+        [F.jit]: ['on'],
+      }),
+    );
+    expect(refused).toEqual({
+      errors: {
+        [F.name]: 'Give the library a name (at least 1 character).',
+        [F.resolutions]: 'Enable at least one resolution.',
+        [F.codecs]: 'vp9, hevc and av1 need the Premium encoding tier: choose Premium, or keep only x264.',
+        [F.jit]: 'JIT encoding needs the Premium encoding tier.',
+      },
+    });
+    const premium = await bed.submit(
+      modal,
+      submitted({ [F.name]: '', [F.tier]: 'premium', [F.codecs]: ['x264', 'hevc'], [F.jit]: ['on'] }),
+    );
+    expect(premium).toEqual({ errors: { [F.name]: expect.any(String) } });
+    expect(bed.sandbox.requests.count('videolibrary.create')).toBe(before);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type OriginWindowResult,
   renderNothingFound,
+  renderOriginHeadline,
   renderOriginSummary,
 } from '../../src/operations/logs-render.js';
 import { parseLogsWindow } from '../../src/operations/logs-window.js';
@@ -70,6 +71,7 @@ function resultOf(changes: {
     nowMs: NOW,
     failedDays: changes.failedDays ?? new Map(),
     filename: 'origin-errors-308006-20261120T2220Z-20261121T0020Z.csv',
+    requester: 'U0ONCALL',
   };
 }
 
@@ -104,6 +106,39 @@ describe('the summary of a window', () => {
       'The platform returned no entries for 2026-11-20; it may keep fewer days, so errors of that part of the window are unknown, not absent.',
     );
     expect(text).toContain('Not compared with the previous 2h');
+  });
+});
+
+describe('the headline of a window', () => {
+  it('says the total, the rate against the previous window, the top status and code, last seen and who asked', () => {
+    const headline = renderOriginHeadline(resultOf({ days: [entries(20), entries(5), entries(15)] }));
+    expect(headline.visibility).toBe('channel');
+    const text = JSON.stringify(headline.blocks);
+    expect(text).toContain('*4 origin errors* · pull zone 308006 · last 2h');
+    expect(text).toContain('"label":"Rate now","value":"+100% on the previous 2h (2)"');
+    expect(text).toContain('"label":"Top status","value":"502 ×4"');
+    expect(text).toContain('"label":"Top error code","value":"`dns_lookup` ×4"');
+    expect(text).toContain('"label":"Last seen","value":"1 min ago (2026-11-21 00:19:00 UTC)"');
+    expect(text).toContain('"label":"Asked by","value":"<@U0ONCALL>"');
+    // The breakdown is its thread, not part of it.
+    expect(text).not.toContain('By error code');
+    expect(headline.thread?.map((reply) => replyToPlainText(reply))).toEqual([
+      expect.stringContaining('By error code'),
+    ]);
+  });
+
+  it('says "no earlier data" when the platform has none for the previous window', () => {
+    const headline = renderOriginHeadline(resultOf({ days: [entries(0), entries(5), entries(15)] }));
+    expect(JSON.stringify(headline.blocks)).toContain(
+      '"label":"Rate now","value":"no earlier data for the previous 2h"',
+    );
+  });
+
+  it('says "new" when the previous window had none', () => {
+    const headline = renderOriginHeadline(
+      resultOf({ days: [entries(20), entries(5), entries(15)], comparisons: [comparison(0), comparison(8)] }),
+    );
+    expect(JSON.stringify(headline.blocks)).toContain('"value":"new: none in the previous 2h"');
   });
 });
 

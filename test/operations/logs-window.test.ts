@@ -84,6 +84,27 @@ describe('parsing the window of /edge logs', () => {
   });
 });
 
+describe('a time of day given just after midnight', () => {
+  const now = at('2026-11-22T00:00:30Z');
+
+  it("is today, so a --from later than now says how to write yesterday's time", () => {
+    const parsed = parseLogsWindow({ from: '23:50', to: '00:00:20' }, now);
+    expect(parsed).toEqual({
+      ok: false,
+      error:
+        '--from 23:50 is later than now (00:00 UTC) and a time of day means today; for yesterday write --from 2026-11-21T23:50',
+    });
+  });
+
+  it('takes the dated form it suggests, across midnight', () => {
+    expect(windowOf({ from: '2026-11-21T23:50', to: '00:00:20' }, now)).toEqual({
+      kind: 'range',
+      startMs: at('2026-11-21T23:50:00Z'),
+      endMs: at('2026-11-22T00:00:20Z'),
+    });
+  });
+});
+
 describe('the window in words', () => {
   const now = at('2026-11-21T18:10:00Z');
 

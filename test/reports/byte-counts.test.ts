@@ -57,11 +57,15 @@ describe('counting cells by their bytes', () => {
     expect(counter.other).toBe(2);
   });
 
-  it('cuts a long value at a character boundary', () => {
-    const counter = new ByteCounter({ capacity: 2, evict: false, maxKeyBytes: 4 });
+  it('cuts a long value at a character boundary, and marks the cut with …', () => {
+    const counter = new ByteCounter({ capacity: 3, evict: false, maxKeyBytes: 4 });
     add(counter, 'abcü');
     add(counter, 'abcä');
-    expect(counter.entries()).toEqual([{ text: 'abc', count: 2, overcount: 0 }]);
+    add(counter, 'abcd');
+    expect(counter.entries()).toEqual([
+      { text: 'abc…', count: 2, overcount: 0 },
+      { text: 'abcd', count: 1, overcount: 0 },
+    ]);
   });
 
   it('still finds the heavy hitters in a long tail of unique IPs, with honest bounds', () => {

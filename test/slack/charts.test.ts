@@ -14,20 +14,32 @@ import { decodePng, inkIn, pngSize } from '../support/png.js';
 const AT = '2026-11-21T14:20:00.000Z';
 const DAY = utcDay(Date.parse(AT));
 
-/** Starts `/edge logs …` and gives its summary message and the uploads that follow it. */
+let channels = 0;
+
+/**
+ * Starts `/edge logs …` in a channel of its own (the same request in one channel within a minute
+ * shares the first answer) and gives its summary message and the uploads that follow it.
+ */
 async function askForLogs(h: Harness, command: string) {
+  const channelId = `${DEFAULT_CHANNEL_ID}${++channels}`;
   const seen = new Set(h.fake.callsTo('chat.postMessage'));
   const earlier = new Set(h.fake.uploads);
   const fresh = (file: UploadedFile) => !earlier.has(file);
   const csv = h.fake.waitForUpload((file) => fresh(file) && file.filename.endsWith('.csv'), 30_000);
-  await h.command(command);
+  await h.command(command, { channelId });
   const summary = await h.fake.waitFor(
     'chat.postMessage',
     (call) => !seen.has(call) && JSON.stringify(call.args).includes('Origin errors · pull zone'),
     30_000,
   );
   const file = await csv;
-  return { summary, csv: file, uploads: () => h.fake.uploads.filter(fresh) };
+  // The summary is a reply in the thread of the headline, and the files are in that thread too.
+  // (A progress message, when the answer took long enough for one, became the headline.)
+  const headline = h.fake.message(String(summary.args.channel), String(summary.args.thread_ts));
+  expect(headline?.threadTs).toBeUndefined();
+  expect(JSON.stringify(headline?.blocks)).toContain('origin errors* · pull zone');
+  expect(file.threadTs).toBe(summary.args.thread_ts);
+  return { summary, csv: file, channelId, uploads: () => h.fake.uploads.filter(fresh) };
 }
 
 describe('/edge logs in Slack', () => {
@@ -41,12 +53,13 @@ describe('/edge logs in Slack', () => {
   });
 
   it('uploads the chart as a PNG with alt text that matches the entries, beside the summary', async () => {
-    const { summary, csv, uploads } = await askForLogs(h, 'logs 308006 today');
+    const { summary, csv, channelId, uploads } = await askForLogs(h, 'logs 308006 today');
     const picture = uploads().find((file) => file.filename.endsWith('.png'));
     expect(picture?.filename).toBe(`origin-errors-chart-308006-${DAY}.png`);
     // Before the CSV, in the summary's conversation.
     expect(uploads().indexOf(picture!)).toBeLessThan(uploads().indexOf(csv));
-    expect(picture!.channelId).toBe(DEFAULT_CHANNEL_ID);
+    expect(picture!.channelId).toBe(channelId);
+    expect(picture!.threadTs).toBe(summary.args.thread_ts);
     expect(picture!.title).toBe('Errors per 15 min (UTC)');
 
     // A valid PNG, of the size it says, with its words drawn.

@@ -158,6 +158,26 @@ describe('when the channel is the problem', () => {
     await expect.poll(tempFiles, { timeout: 5_000 }).toEqual([]);
   });
 
+  it('an origin-log chart where the bot is not in the channel goes to the requester as a picture, with the CSV, and says so', async () => {
+    const channelId = freshChannel();
+    h.fake.setChannelProblem(channelId, 'not_in_channel');
+    const { responseUrl } = await h.command('logs 308006 yesterday', { channelId });
+    const csv = await h.fake.waitForUpload((f) => f.filename.startsWith('origin-errors-308006-'), 20_000);
+    const picture = h.fake.uploads.find((f) => f.filename.startsWith('origin-errors-chart-308006-'));
+    expect(picture?.channelId).toBe(dm());
+    expect(picture?.altText).toContain('bars, one per');
+    expect(h.fake.uploads.indexOf(picture!)).toBeLessThan(h.fake.uploads.indexOf(csv));
+    const shown = h.fake.responses
+      .filter((post) => responseUrl.endsWith(post.id))
+      .map((post) => text(post.body.blocks))
+      .join('\n');
+    expect(shown).toContain(
+      '📈 Errors per 15 min (UTC): the picture is sent to you in a direct message (the bot is not in this channel)',
+    );
+    // The picture stands in for the text bars; it is not drawn twice.
+    expect(shown).not.toContain('█');
+  });
+
   it('a form result for a channel the bot is not in comes to the requester by DM, saying why', async () => {
     const channelId = freshChannel();
     h.fake.setChannelProblem(channelId, 'not_in_channel');

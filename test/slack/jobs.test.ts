@@ -70,7 +70,7 @@ describe('caps on long jobs', () => {
 });
 
 describe('progress updates', () => {
-  it('change one message at most once per gap, and the last word always arrives', async () => {
+  it('change one message at most once per gap, and the answer takes its place after the same gap', async () => {
     h.sandbox.knobs.setLogDay(900001, 300_000);
     const earlier = new Set(h.fake.calls);
     await h.command('logs 900001 today', { userId: 'U0DOT' });
@@ -81,9 +81,11 @@ describe('progress updates', () => {
       10_000,
     );
     const ts = String(progress.response.ts);
+    // The last word is the answer's headline, which takes the progress message's place.
     await h.fake.waitFor(
       'chat.update',
-      (call) => call.args.ts === ts && JSON.stringify(call.args).includes('done'),
+      (call) =>
+        call.args.ts === ts && JSON.stringify(call.args).includes('origin errors* · pull zone 900001'),
       60_000,
     );
     const sends = [progress, ...h.fake.callsTo('chat.update').filter((call) => call.args.ts === ts)];
@@ -106,14 +108,19 @@ describe('progress updates', () => {
     const ts = String(progress.response.ts);
     const done = await h.fake.waitFor(
       'chat.update',
-      (call) => call.args.ts === ts && JSON.stringify(call.args).includes('done (below)'),
+      (call) =>
+        call.args.ts === ts && JSON.stringify(call.args).includes('origin errors* · pull zone 308006'),
       20_000,
     );
     expect(done.status).toBe(200);
     expect(h.fake.callsTo('chat.update').some((call) => call.args.ts === ts && call.status === 429)).toBe(
       true,
     );
-    await h.fake.waitForUpload((file) => file.filename.startsWith('origin-errors-308006-'), 20_000);
+    const csv = await h.fake.waitForUpload(
+      (file) => file.filename.startsWith('origin-errors-308006-'),
+      20_000,
+    );
+    expect(csv.threadTs).toBe(ts);
   });
 
   it('a rate-limited response URL answer is sent again after a pause, and arrives', async () => {

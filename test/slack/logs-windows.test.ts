@@ -62,25 +62,32 @@ async function run(text: string) {
     JSON.stringify(
       h.fake.responses.filter((post) => responseUrl.endsWith(`/${post.id}`)).map((post) => post.body),
     );
+  /** The summary: a reply in the thread of the headline, the one top-level message. */
   const summary = async () => {
     await expect
       .poll(() => posts().some((call) => JSON.stringify(call.args).includes('Origin errors · ')), {
         timeout: 20_000,
       })
       .toBe(true);
-    return JSON.stringify(
-      posts().find((call) => JSON.stringify(call.args).includes('Origin errors · '))!.args.blocks,
-    );
+    const found = posts().find((call) => JSON.stringify(call.args).includes('Origin errors · '))!;
+    const headlines = posts().filter((call) => call.args.thread_ts === undefined);
+    expect(headlines.map((call) => call.response.ts)).toEqual([found.args.thread_ts]);
+    return JSON.stringify(found.args.blocks);
   };
   const answer = async (pattern: RegExp) => {
     await expect.poll(privately, { timeout: 20_000 }).toMatch(pattern);
     return privately();
   };
-  const file = () =>
-    h.fake.waitForUpload(
+  /** The CSV, in the thread of the headline. */
+  const file = async () => {
+    const csv = await h.fake.waitForUpload(
       (upload) => upload.channelId === channelId && upload.filename.endsWith('.csv'),
       20_000,
-    ) as Promise<UploadedFile>;
+    );
+    expect(csv.threadTs).toBeDefined();
+    expect(posts().find((call) => call.response.ts === csv.threadTs)?.args.thread_ts).toBeUndefined();
+    return csv as UploadedFile;
+  };
   return { channelId, posts, summary, answer, file };
 }
 
@@ -251,6 +258,21 @@ describe('the comparison with earlier windows', () => {
       'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform did not serve 2026-11-20',
     );
     expect(blocks).toContain('HTTP 503');
+    expect(blocks).toContain('on previous 2h');
+  });
+
+  it.each([
+    ['cut off mid-body', { truncate: true as const }],
+    ['not JSON', { malformedJson: true as const }],
+  ])('leaves out a comparison whose day’s body is %s, and still answers', async (_, fault) => {
+    h.clock.set('2026-11-21T14:00:00.000Z');
+    // Today (the window's day) is served whole; yesterday's body, needed only to compare, breaks.
+    h.sandbox.faults.set('logs.origin', { ...fault, after: 1, times: 3 });
+    const r = await run('logs 308006 --last 2h');
+    const blocks = await r.summary();
+    expect(blocks).toContain(
+      'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform did not serve 2026-11-20',
+    );
     expect(blocks).toContain('on previous 2h');
   });
 

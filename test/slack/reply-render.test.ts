@@ -131,10 +131,16 @@ describe('rendering a reply for Slack', () => {
       expect(refused(rendered.blocks)).toEqual([]);
     });
 
-    it('is shown as its text form when the files of the answer go to a DM, and in plain text', () => {
-      const toDm = renderReply(withChart, { place: 'dm' });
-      expect(toDm.images).toEqual([]);
-      expect(json(toDm.blocks)).toContain('01:00 █ 1');
+    it('goes with the files when they go to a DM, and the message says so', () => {
+      const toDm = renderReply(withChart, { place: 'dm', why: 'the bot is not in this channel' });
+      expect(toDm.images.map((image) => image.filename)).toEqual(['errors-chart.png']);
+      expect(json(toDm.blocks)).toContain(
+        '📈 Errors per hour &lt;UTC&gt;: the picture is sent to you in a direct message (the bot is not in this channel).',
+      );
+      expect(json(toDm.blocks)).not.toContain('01:00 █ 1');
+    });
+
+    it('is shown as its text form in plain text', () => {
       const plain = renderPlainReply(withChart);
       expect(plain.images).toEqual([]);
       expect(plain.text).toContain('Errors per hour &lt;UTC&gt;\n00:00 ██ 2\n01:00 █ 1');

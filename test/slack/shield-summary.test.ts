@@ -29,6 +29,12 @@ async function exportWithSummary(command: string): Promise<{ file: UploadedFile;
     (call) => !seen.has(call) && JSON.stringify(call.args).includes(file.filename),
     10_000,
   );
+  // The summary and the CSV are in the thread of the headline posted in the channel.
+  expect(message.args.thread_ts).toBeDefined();
+  expect(file.threadTs).toBe(message.args.thread_ts);
+  const headline = h.fake.message(String(message.args.channel), String(message.args.thread_ts));
+  expect(headline?.threadTs).toBeUndefined();
+  expect(JSON.stringify(headline?.blocks)).toContain('Shield events* · zone 5101');
   return { file, blocks: message.args.blocks as Block[] };
 }
 

@@ -1,13 +1,12 @@
 /**
  * Answers the vendor's published schemas allow and no example shows, end to end: the sandbox
  * serves each one (its vendor-shape knobs), the bot reads it over HTTP, and the person in Slack
- * gets a plain answer instead of "could not be read".
+ * gets a plain answer instead of "could not be read". The bot-detection answers are checked
+ * through the engine in test/operations/shield-bot-detection.test.ts.
  */
-import type { ViewStateValue } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { utcDay } from '../support/clock.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { checkboxes, staticSelect } from '../support/payloads.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -153,60 +152,6 @@ describe('origin-log entries that leave out fields the vendor does not require',
     const csv = (await next).bytes.toString('utf8').split('\r\n');
     expect(csv[1]).toBe(',504,http_timeout,DE,/a,,');
     expect(csv[2]).toBe(`${new Date(at).toISOString()},,,,,,x1`);
-  });
-});
-
-describe('a Shield envelope whose message is null', () => {
-  const form: Record<string, ViewStateValue> = {
-    executionMode: staticSelect('1'),
-    requestIntegrity: staticSelect('2'),
-    ipAddress: staticSelect('1'),
-    fingerprint: staticSelect('3'),
-    aggression: staticSelect('2'),
-    complex: checkboxes([]),
-  };
-
-  it('is explained by what its errorKey means', async () => {
-    h.sandbox.knobs.setVendorShapes({ shieldNullMessage: true });
-    const { triggerId, shown } = await run(`shield bot-detection ${h.sandbox.ids.basicShieldZone}`);
-    const opened = await h.fake.waitFor('views.open', (call) => call.args.trigger_id === triggerId, 10_000);
-    const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
-    await h.submitView('shield.bot-detection:submit', metadata, form);
-    const said = await shownMatching(shown, /invalid_plan_type\.bot_detection/);
-    expect(said).toContain(
-      'The plan of this Shield zone does not include bot detection; upgrade the zone’s plan to use it. (invalid_plan_type.bot_detection)',
-    );
-    expect(said).not.toContain('reported a failure');
-    expect(h.sandbox.botDetection(h.sandbox.ids.basicShieldZone)).toBeUndefined();
-  });
-});
-
-describe('a bot-detection answer whose configuration leaves its fields out', () => {
-  it('reads the missing settings as unknown', async () => {
-    h.sandbox.faults.set('shield.botDetection', {
-      status: 200,
-      body: {
-        error: { statusCode: 200, success: true, message: null, errorKey: null },
-        data: { shieldZoneId: 5101 },
-      },
-      times: 1,
-    });
-    const { triggerId, shown } = await run(`shield bot-detection ${h.sandbox.ids.shieldZone}`);
-    const opened = await h.fake.waitFor('views.open', (call) => call.args.trigger_id === triggerId, 10_000);
-    const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
-    await h.submitView('shield.bot-detection:submit', metadata, {
-      executionMode: staticSelect('1'),
-      requestIntegrity: staticSelect('2'),
-      ipAddress: staticSelect('1'),
-      fingerprint: staticSelect('3'),
-      aggression: staticSelect('2'),
-      complex: checkboxes([]),
-    });
-    const said = await shownMatching(shown, /Now: mode/);
-    expect(said).toContain(
-      'Now: mode ?, request integrity ?, IP ?, fingerprint ? / aggression ?, complex ?.',
-    );
-    expect(said).not.toContain('undefined');
   });
 });
 

@@ -114,6 +114,11 @@ export interface FailureSpec {
   retryAfter?: number;
   /** How many requests fail before the method works again; 1 by default, Infinity for all. */
   times?: number;
+  /**
+   * Only requests this accepts fail (a reply in a thread, one response URL): a Web API call's
+   * arguments; a response_url post's body with the URL's id as `response_id`.
+   */
+  when?: (args: SlackArgs) => boolean;
 }
 
 export type ChannelProblem = 'not_in_channel' | 'is_archived' | 'channel_not_found';
@@ -497,10 +502,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     });
   };
 
-  const takeFailure = (target: string): FailureState | undefined => {
+  const takeFailure = (target: string, args?: SlackArgs): FailureState | undefined => {
     const queue = failures.get(target);
     const head = queue?.[0];
     if (!queue || !head) return undefined;
+    if (head.when && !(args && head.when(args))) return undefined;
     head.remaining -= 1;
     if (head.remaining <= 0) queue.shift();
     return head;
@@ -712,9 +718,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     'chat.getPermalink': (args) => {
       const input = parseArgs(permalinkArgs, args);
       const path = `p${input.message_ts.replace('.', '')}`;
+      // A reply in a thread links with its thread, as Slack's own permalinks do.
+      const threadTs = findMessage(input.channel, input.message_ts)?.threadTs;
+      const thread = threadTs ? `?thread_ts=${threadTs}&cid=${input.channel}` : '';
       return {
         channel: input.channel,
-        permalink: `https://${DEFAULT_TEAM_DOMAIN}.slack.com/archives/${input.channel}/${path}`,
+        permalink: `https://${DEFAULT_TEAM_DOMAIN}.slack.com/archives/${input.channel}/${path}${thread}`,
       };
     },
     'views.open': (args) => {
@@ -877,7 +886,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       sendJson(response, status, body, headers);
     };
 
-    const failure = takeFailure(method);
+    const failure = takeFailure(method, args);
     if (failure?.status === 429) {
       return answer(
         429,
@@ -957,7 +966,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       response.writeHead(status, { 'content-type': 'text/plain' });
       response.end(code);
     };
-    const failure = takeFailure('response_url');
+    const failure = takeFailure('response_url', { ...body, response_id: id });
     if (failure) return refuse(failure.status ?? 404, failure.error ?? 'expired_url');
     // Slack applies the same rules to a response_url message as to chat.postMessage.
     const text = typeof body.text === 'string' ? body.text : undefined;

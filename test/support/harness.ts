@@ -20,12 +20,18 @@ import { pinnedClock, type TestClock } from './clock.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
 import {
+  type AppMentionInput,
+  appMention,
   blockActions,
+  DEFAULT_BOT_USER_ID,
   DEFAULT_CHANNEL_ID,
   DEFAULT_USER_ID,
+  type MessageShortcutInput,
+  messageShortcut,
   slashCommand,
   viewSubmission,
 } from './payloads.js';
+import { sandboxEnv } from './sandbox-env.js';
 import { postSigned, type SignedResponse } from './signer.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0f3c9a7e5b';
@@ -79,6 +85,16 @@ export interface Harness {
     text: string,
     options?: { userId?: string; channelId?: string; retryNum?: number; triggerId?: string },
   ): Promise<{ ack: SignedResponse; responseUrl: string; triggerId: string }>;
+  /**
+   * Sends a signed `app_mention` event for `@edgeops <text>` (the bot's mention is put in front;
+   * with `raw`, `text` is the whole message as Slack writes it). Waits for the acknowledgement.
+   */
+  mention(
+    text: string,
+    options?: Omit<AppMentionInput, 'text'> & { raw?: boolean; retryNum?: number },
+  ): Promise<{ ack: SignedResponse; eventId: string; ts: string }>;
+  /** Uses a message shortcut on a message whose text is `options.text`; waits for the acknowledgement. */
+  shortcut(options: MessageShortcutInput): Promise<{ ack: SignedResponse; triggerId: string }>;
   /** Clicks a button with a signed block_actions payload. */
   click(
     actionId: string,
@@ -110,18 +126,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: fake.apiUrl,
     PORT: '0',
-    PLATFORM_API_URL: sandbox.apiUrl,
-    PLATFORM_API_KEY: sandbox.apiKey,
-    PLATFORM_LOGGING_URL: sandbox.loggingUrl,
-    PLATFORM_DATABASE_API_URL: sandbox.databaseApiUrl,
-    STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
-    ...(policyPath ? { EDGEOPS_POLICY: policyPath } : {}),
-    ...(options.serviceDatabase
-      ? {
-          SERVICE_DATABASE_URL: sandbox.databaseUrl,
-          SERVICE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
-        }
-      : {}),
+    ...sandboxEnv(sandbox, dir, { policyPath, serviceDatabase: options.serviceDatabase }),
     ...options.env,
   });
   const serviceDatabaseId =
@@ -208,6 +213,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         retryNum: commandOptions.retryNum,
       });
       return { ack, responseUrl, triggerId: request.payload.trigger_id };
+    },
+    async mention(text, mentionOptions = {}) {
+      const { raw, retryNum, ...input } = mentionOptions;
+      const request = appMention({ ...input, text: raw ? text : `<@${DEFAULT_BOT_USER_ID}> ${text}` });
+      const ack = await postSigned(eventsUrl, request, { signingSecret: SIGNING_SECRET, retryNum });
+      return { ack, eventId: request.payload.event_id, ts: request.payload.event.ts };
+    },
+    async shortcut(shortcutOptions) {
+      const request = messageShortcut(shortcutOptions);
+      const ack = await postSigned(eventsUrl, request, { signingSecret: SIGNING_SECRET });
+      return { ack, triggerId: request.payload.trigger_id };
     },
     click(actionId, value, clickOptions = {}) {
       return postSigned(

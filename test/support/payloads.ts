@@ -8,7 +8,9 @@ import type {
   BlockAction,
   BlockElementAction,
   ButtonAction,
+  MessageShortcut,
   SlashCommand,
+  types,
   ViewClosedAction,
   ViewOutput,
   ViewResponseUrl,
@@ -17,6 +19,8 @@ import type {
 } from '@slack/bolt';
 import { DEFAULT_INSTANT } from './clock.js';
 import { FORM_CONTENT_TYPE } from './signer.js';
+
+type AppMentionEvent = types.AppMentionEvent;
 
 export const DEFAULT_TEAM_ID = 'T0EDGE';
 export const DEFAULT_TEAM_DOMAIN = 'edgeops-test';
@@ -30,12 +34,15 @@ export const VERIFICATION_TOKEN = 'fake-verification-token';
 /** Refuses connections at once, so an app that answers a response_url nobody set fails fast. */
 export const UNSET_RESPONSE_URL = 'http://127.0.0.1:9/response-url-not-set';
 
-export type SocketEnvelopeType = 'slash_commands' | 'interactive';
+export type SocketEnvelopeType = 'slash_commands' | 'interactive' | 'events_api';
+
+/** Events API deliveries are JSON, not forms. */
+export const JSON_CONTENT_TYPE = 'application/json';
 
 export interface SlackRequest<P> {
   /** The raw body, exactly as Slack sends it; sign and POST this. */
   body: string;
-  contentType: typeof FORM_CONTENT_TYPE;
+  contentType: typeof FORM_CONTENT_TYPE | typeof JSON_CONTENT_TYPE;
   /** The same payload as an object, for Socket Mode. */
   payload: P;
   socketType: SocketEnvelopeType;
@@ -343,4 +350,127 @@ export function socketEnvelope<P>(
     payload: request.payload,
     accepts_response_payload: options.acceptsResponsePayload ?? request.acceptsResponsePayload,
   };
+}
+
+export interface AppMentionInput {
+  /** The message as Slack writes it, the bot's mention included (`<@U0EDGEBOT> logs 308006`). */
+  text: string;
+  userId?: string;
+  channelId?: string;
+  /** The message's own timestamp; a new one by default. */
+  ts?: string;
+  /** The thread the message was written in; absent for a top-level message. */
+  threadTs?: string;
+  /** Redeliveries carry the event_id of the first delivery. */
+  eventId?: string;
+  /** The author's own workspace, when it is not the one the app is installed in (a shared channel). */
+  userTeam?: string;
+  /** Set for a message a bot wrote. */
+  botId?: string;
+  subtype?: string;
+  /** Set when Slack sends the event again for an edited message. */
+  edited?: { user: string; ts: string };
+  botUserId?: string;
+}
+
+export interface EventCallback<E> {
+  token: string;
+  team_id: string;
+  api_app_id: string;
+  event: E;
+  type: 'event_callback';
+  event_id: string;
+  event_time: number;
+  authorizations: { team_id: string; user_id: string; is_bot: boolean; is_enterprise_install: boolean }[];
+  is_ext_shared_channel: boolean;
+  event_context: string;
+}
+
+/** An `app_mention` event as the Events API posts it: JSON, wrapped in an event_callback. */
+export function appMention(input: AppMentionInput): SlackRequest<EventCallback<AppMentionEvent>> {
+  const ts = input.ts ?? newTs();
+  const event: AppMentionEvent = {
+    type: 'app_mention',
+    user: input.userId ?? DEFAULT_USER_ID,
+    text: input.text,
+    ts,
+    channel: input.channelId ?? DEFAULT_CHANNEL_ID,
+    event_ts: ts,
+    team: DEFAULT_TEAM_ID,
+    ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    ...(input.botId ? { bot_id: input.botId } : {}),
+    ...(input.userTeam ? { user_team: input.userTeam } : {}),
+    ...(input.subtype ? { subtype: input.subtype } : {}),
+    ...(input.edited ? { edited: input.edited } : {}),
+  };
+  const payload: EventCallback<AppMentionEvent> = {
+    token: VERIFICATION_TOKEN,
+    team_id: DEFAULT_TEAM_ID,
+    api_app_id: DEFAULT_APP_ID,
+    event,
+    type: 'event_callback',
+    event_id: input.eventId ?? `Ev0${String(next()).padStart(9, '0')}`,
+    event_time: Math.floor(Date.parse(DEFAULT_INSTANT) / 1000),
+    authorizations: [
+      {
+        team_id: DEFAULT_TEAM_ID,
+        user_id: input.botUserId ?? DEFAULT_BOT_USER_ID,
+        is_bot: true,
+        is_enterprise_install: false,
+      },
+    ],
+    is_ext_shared_channel: false,
+    event_context: `4-${randomUUID()}`,
+  };
+  return {
+    body: JSON.stringify(payload),
+    contentType: JSON_CONTENT_TYPE,
+    payload,
+    socketType: 'events_api',
+    acceptsResponsePayload: false,
+  };
+}
+
+export interface MessageShortcutInput {
+  callbackId: string;
+  /** The message the shortcut was used on. */
+  text: string;
+  messageTs?: string;
+  /** Set when that message is a reply in a thread. */
+  threadTs?: string;
+  /** Who wrote the message; an alerting tool's bot by default. */
+  messageBotId?: string;
+  userId?: string;
+  channelId?: string;
+  triggerId?: string;
+  responseUrl?: string;
+}
+
+/** A message shortcut ("…" menu of a message), as the `payload=` form field. */
+export function messageShortcut(input: MessageShortcutInput): SlackRequest<MessageShortcut> {
+  const teamId = DEFAULT_TEAM_ID;
+  const messageTs = input.messageTs ?? newTs();
+  const payload: MessageShortcut = {
+    type: 'message_action',
+    callback_id: input.callbackId,
+    trigger_id: input.triggerId ?? newTriggerId(),
+    message_ts: messageTs,
+    response_url: input.responseUrl ?? UNSET_RESPONSE_URL,
+    message: {
+      type: 'message',
+      ts: messageTs,
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+      ...(input.messageBotId === ''
+        ? { user: DEFAULT_USER_ID }
+        : { bot_id: input.messageBotId ?? 'B0ALERTS', subtype: 'bot_message' }),
+    },
+    user: { id: input.userId ?? DEFAULT_USER_ID, name: 'you', team_id: teamId, username: 'you' },
+    channel: { id: input.channelId ?? DEFAULT_CHANNEL_ID, name: 'ops' },
+    team: { id: teamId, domain: DEFAULT_TEAM_DOMAIN },
+    token: VERIFICATION_TOKEN,
+    action_ts: newTs(),
+    is_enterprise_install: false,
+  };
+  return interactive(payload);
 }

@@ -76,16 +76,16 @@ function toBlock(block: FittedBlock): KnownBlock {
 const escapedNotes =
   (delivery: FileDelivery) =>
   (files: readonly ReplyFile[], images: readonly ReplyImage[]): Markup[] =>
-    [...imageNotes(images), ...fileNotes(files, delivery)].map((note) => md`${note}`);
+    [...imageNotes(images, delivery), ...fileNotes(files, delivery)].map((note) => md`${note}`);
 
 /**
- * A picture is uploaded when it lands beside its message; one that would go to a DM instead, or
- * whose upload failed, is shown in the message as its text form.
+ * A picture is uploaded wherever the message's files go (below it, or to the requester's DM with
+ * them, and the note says which); one whose upload failed is shown in the message as its text form.
  */
 const uploadsImage =
   (delivery: FileDelivery) =>
   (image: ReplyImage): boolean =>
-    delivery.place === 'below' && !delivery.failed?.has(image.filename);
+    !delivery.failed?.has(image.filename);
 
 export function renderReply(reply: Reply, delivery: FileDelivery = { place: 'below' }): RenderedMessage {
   const fitted = fitReply(reply, { notes: escapedNotes(delivery), uploadImage: uploadsImage(delivery) });

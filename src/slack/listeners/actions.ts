@@ -4,6 +4,17 @@ import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
+/**
+ * The thread a clicked message is a reply in (an approval card or a form button posted in a
+ * thread), so that what the click posts goes there too. A thread's first message is not in one.
+ */
+function threadOfClick(body: BlockAction): string | undefined {
+  const container: { thread_ts?: unknown; message_ts?: unknown } = body.container ?? {};
+  const threadTs = body.message?.thread_ts ?? container.thread_ts;
+  const messageTs = body.message?.ts ?? container.message_ts;
+  return typeof threadTs === 'string' && threadTs !== messageTs ? threadTs : undefined;
+}
+
 /** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
 export function registerActions(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.action<BlockAction<ButtonAction>>(
@@ -13,16 +24,18 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
       const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
+      const threadTs = threadOfClick(body);
       const surface = createSlackSurface({
         client,
         respond: body.response_url ? responseUrlPoster(body.response_url) : undefined,
         userId: body.user.id,
         channelId,
         triggerId: body.trigger_id,
+        threadTs,
         logger: options.logger,
         secrets: options.services.secrets,
       });
-      const caller = { userId: body.user.id, channelId, surface };
+      const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
       let fresh: boolean;
       try {
         fresh = await deliveries.firstTime(

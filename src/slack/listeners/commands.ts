@@ -1,8 +1,8 @@
 import type { App } from '@slack/bolt';
-import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
-import type { ListenerDeps } from './deps.js';
+import { type ListenerDeps, runCommandOnce } from './deps.js';
 
 /** `/edge …`: acknowledge at once, then run through the engine (a change once its delivery is recorded). */
 export function registerCommands(app: App, options: ListenerDeps, deliveries: Deliveries): void {
@@ -21,20 +21,12 @@ export function registerCommands(app: App, options: ListenerDeps, deliveries: De
       secrets: options.services.secrets,
     });
     const caller = { userId: command.user_id, channelId: command.channel_id, surface };
-    let fresh: boolean;
-    try {
-      fresh = await deliveries.firstTime(`command:${command.trigger_id}`, context.retryNum, {
-        changes: options.engine.changes({ text }),
-      });
-    } catch (error) {
-      if (!(error instanceof DeliveryUnrecordedError)) throw error;
-      await options.engine.refuseUnrecorded(caller);
-      return;
-    }
-    if (!fresh) {
-      options.logger.info('duplicate command delivery ignored', { user: command.user_id });
-      return;
-    }
-    await options.engine.command({ ...caller, text });
+    await runCommandOnce(
+      options,
+      deliveries,
+      { key: `command:${command.trigger_id}`, retryNum: context.retryNum, what: 'command' },
+      caller,
+      text,
+    );
   });
 }

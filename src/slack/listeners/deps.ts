@@ -1,7 +1,8 @@
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { Engine } from '../../operations/engine.js';
-import type { Services } from '../../operations/types.js';
+import type { Caller, Services, Surface } from '../../operations/types.js';
+import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 
 /** What every listener needs of the app: the engine to delegate to, and what it logs and counts. */
 export interface ListenerDeps {
@@ -9,4 +10,33 @@ export interface ListenerDeps {
   services: Services;
   metrics: Metrics;
   logger: Logger;
+}
+
+/**
+ * Runs a typed command line (a slash command, a mention) once across redeliveries: one that
+ * changes something is claimed in the state database first, and when that claim cannot be
+ * recorded nothing runs and the user is told.
+ */
+export async function runCommandOnce(
+  options: ListenerDeps,
+  deliveries: Deliveries,
+  delivery: { key: string; retryNum: number | undefined; what: string },
+  caller: Caller & { surface: Surface },
+  text: string,
+): Promise<void> {
+  let fresh: boolean;
+  try {
+    fresh = await deliveries.firstTime(delivery.key, delivery.retryNum, {
+      changes: options.engine.changes({ text }),
+    });
+  } catch (error) {
+    if (!(error instanceof DeliveryUnrecordedError)) throw error;
+    await options.engine.refuseUnrecorded(caller);
+    return;
+  }
+  if (!fresh) {
+    options.logger.info(`duplicate ${delivery.what} delivery ignored`, { user: caller.userId });
+    return;
+  }
+  await options.engine.command({ ...caller, text });
 }

@@ -12,21 +12,21 @@ import type { ListenerDeps } from './deps.js';
  */
 export function registerViews(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.view(/^[a-z0-9.-]+:[a-z0-9-]+$/, async ({ ack, body, view, client, context }) => {
-    const { channelId, metadata } = unwrapMetadata(view.private_metadata);
+    const { channelId, metadata, threadTs } = unwrapMetadata(view.private_metadata);
     const surface = createSlackSurface({
       client,
       userId: body.user.id,
       channelId,
+      threadTs,
       logger: options.logger,
       secrets: options.services.secrets,
     });
+    const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
     const result = await options.engine.submit({
+      ...caller,
       callbackId: view.callback_id,
       privateMetadata: metadata,
       values: readViewValues(view.state.values),
-      userId: body.user.id,
-      channelId,
-      surface,
     });
     if ('errors' in result) {
       // Field errors can quote platform text: they pass the secret registry like every reply.
@@ -45,7 +45,7 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
       });
     } catch (error) {
       if (!(error instanceof DeliveryUnrecordedError)) throw error;
-      await options.engine.refuseUnrecorded({ userId: body.user.id, channelId, surface });
+      await options.engine.refuseUnrecorded(caller);
       return;
     }
     if (!fresh) {
