@@ -37,6 +37,15 @@ const EMOJI: Readonly<Record<string, string>> = {
   bulb: '💡',
   bar_chart: '📊',
   page_facing_up: '📄',
+  heavy_multiplication_x: '✖',
+  shield: '🛡',
+  memo: '📝',
+  pencil2: '✏',
+  no_entry_sign: '🚫',
+  link: '🔗',
+  gear: '⚙',
+  ballot_box_with_check: '☑',
+  alarm_clock: '⏰',
 };
 
 const CODE_INDENT = '    ';

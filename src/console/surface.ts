@@ -8,6 +8,7 @@ import type { ModalSpec } from '../operations/modal.js';
 import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
+import { byteSize } from '../reply/words.js';
 import type { MessageBook, ShownMessage } from './book.js';
 import type { OutFiles } from './out-files.js';
 import { renderReplyForTerminal } from './render.js';
@@ -55,12 +56,7 @@ interface Placement {
   note?: string;
 }
 
-const fileSize = (bytes: number) =>
-  bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-      ? `${(bytes / 1024).toFixed(1)} KB`
-      : `${(bytes / 1048576).toFixed(1)} MB`;
+const fileSize = byteSize;
 
 /** A terminal shows a picture as its text form (render.ts); the PNG itself is saved beside the other files. */
 const pictureFiles = (reply: Reply): ReplyFile[] =>

@@ -29,7 +29,7 @@ export class DatabaseError extends EdgeopsError {
     readonly kind: DatabaseErrorKind,
     /** The original code, e.g. SQLITE_READONLY or SERVER_ERROR. */
     readonly code: string,
-    /** Plain words ending with the code; free of secrets. */
+    /** Plain words ending with the code when it says something; free of secrets. */
     readonly userMessage: string,
     readonly status?: number,
   ) {
@@ -82,8 +82,20 @@ function serverText(message: string, scrub: Scrub): string {
   return clean.length > MAX_SERVER_MESSAGE ? `${clean.slice(0, MAX_SERVER_MESSAGE)}…` : clean;
 }
 
-const withCode = (text: string, code: string, status?: number) =>
-  `${text} (code ${code}${status !== undefined ? `, HTTP ${status}` : ''})`;
+/**
+ * Codes that say nothing a person can act on (SQLite's catch-all and the server's generic one):
+ * they stay on the error for the log and are left out of the words. The others name the rule.
+ */
+const UNINFORMATIVE_CODES = new Set(['SQLITE_UNKNOWN', 'SQLITE_ERROR', 'SERVER_ERROR', 'UNKNOWN']);
+
+const withCode = (text: string, code: string, status?: number) => {
+  const parts = [
+    UNINFORMATIVE_CODES.has(code) ? '' : `code ${code}`,
+    status !== undefined ? `HTTP ${status}` : '',
+  ];
+  const said = parts.filter(Boolean).join(', ');
+  return said ? `${text} (${said})` : text;
+};
 
 const READ_ONLY_ONLY =
   'Only read-only statements run with /edge db query; changes go through /edge db exec, which needs approval.';

@@ -2,21 +2,31 @@ import type { z } from 'zod';
 import { maskSecret } from '../log.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
+import { counted } from '../reply/words.js';
 import { UserFacingError } from './errors.js';
-import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import {
+  lastPageInstead,
+  PagingArgsSchema,
+  pageFacts,
+  pagingButtons,
+  pagingFlags,
+  readPagingState,
+} from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 type Paging = z.infer<typeof PagingArgsSchema>;
 
 async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
   const list = await ctx.services.platform.listApiKeys(paging);
+  const last = lastPageInstead(paging.page, list.TotalItems, paging.perPage);
+  if (last !== undefined) return page(ctx, { ...paging, page: last });
   const lines = list.Items.map(
     (key) =>
       md`• \`${maskSecret(key.Key)}\`  id ${key.Id ?? '(not given)'}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
   );
   const { total, where, hasMore } = pageFacts(list, paging);
   return {
-    ...ephemeral(total === undefined ? `API keys, ${where.toLowerCase()}` : `${total} API keys`, [
+    ...ephemeral(total === undefined ? `API keys, ${where.toLowerCase()}` : counted(total, 'API key'), [
       { type: 'header', text: total === undefined ? 'API keys' : `API keys (${total})` },
       {
         type: 'text',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { md, trusted } from '../reply/markup.js';
+import { joinMarkup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
-import { tableWithCuts } from '../reply/table.js';
+import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { defineOperation, parseWith } from './types.js';
 
@@ -14,6 +14,14 @@ const AuditArgsSchema = z.object({
     .default(20),
   verify: z.boolean(),
 });
+
+/** Longest a target is shown in the message; the file has it whole. */
+const MAX_VALUE_CHARS = 40;
+/** Rows per section, well inside a section's 3,000 characters. */
+const LINES_PER_BLOCK = 15;
+
+const chunk = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** `/edge audit [--limit N] [--verify]`: the newest audit rows; --verify checks the hash chain. */
 export const audit = defineOperation({
@@ -29,27 +37,25 @@ export const audit = defineOperation({
       : parseWith(AuditArgsSchema, { limit: flags.limit, verify: flags.verify }),
   async run(ctx, { limit, verify }) {
     const rows = await ctx.services.audit.list({ limit });
-    const table = tableWithCuts(
-      ['ID', 'TIME (UTC)', 'USER', 'OPERATION', 'TARGET', 'OUTCOME', 'CORRELATION'],
-      rows.map((row) => [
-        String(row.id),
-        row.time.replace('T', ' ').slice(0, 19),
-        row.userId,
-        row.operation,
-        row.target ?? '',
-        row.outcome,
-        row.correlationId,
-      ]),
-      { maxColumnWidth: 28 },
+    // One line a row, so that the user shows as a mention (a code block would show a raw id).
+    let cut = false;
+    const shortened = (value: string) => {
+      if (value.length <= MAX_VALUE_CHARS) return value;
+      cut = true;
+      return `${value.slice(0, MAX_VALUE_CHARS - 1)}…`;
+    };
+    const rowLines = rows.map(
+      (row) =>
+        md`\`${String(row.id)}\` ${row.time.replace('T', ' ').slice(0, 19)} · ${nest(mention(row.userId))} · \`${row.operation}\`${row.target ? ` · ${shortened(row.target)}` : ''} · *${row.outcome}* · ${row.correlationId}`,
     );
     const blocks: ReplyBlock[] = [
       { type: 'header' as const, text: `Audit log (newest ${rows.length})` },
-      rows.length > 0
-        ? { type: 'code' as const, text: table.text }
-        : { type: 'text' as const, text: trusted('_No entries yet._') },
+      ...(rows.length > 0
+        ? chunk(rowLines, LINES_PER_BLOCK).map((part) => ({ type: 'text' as const, text: joinMarkup(part) }))
+        : [{ type: 'text' as const, text: trusted('_No entries yet._') }]),
     ];
     // Parameters and details never fit a table row: the file has every field of every row.
-    const withFile = table.cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
+    const withFile = cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
     if (withFile)
       blocks.push({
         type: 'context',
@@ -60,11 +66,11 @@ export const audit = defineOperation({
       blocks.push({
         type: 'text',
         text: result.ok
-          ? md`:white_check_mark: The hash chain verifies: ${result.count} rows, no link broken.`
-          : md`:rotating_light: The hash chain is broken at row ${result.brokenAt}: ${result.reason}. ${result.count} rows checked before it.`,
+          ? md`:white_check_mark: The hash chain verifies: ${counted(result.count, 'row')}, no link broken.`
+          : md`:rotating_light: The hash chain is broken at row ${result.brokenAt}: ${result.reason}. ${counted(result.count, 'row')} checked before it.`,
       });
     }
-    const reply = ephemeral(`Audit log: ${rows.length} rows`, blocks);
+    const reply = ephemeral(`Audit log: ${counted(rows.length, 'row')}`, blocks);
     if (!withFile) return reply;
     const header = [
       'id',
@@ -97,9 +103,9 @@ export const audit = defineOperation({
       files: [
         {
           filename: `audit-newest-${rows.length}.csv`,
-          title: `Audit log, newest ${rows.length} rows`,
+          title: `Audit log, newest ${counted(rows.length, 'row')}`,
           content: [header, ...lines].map(csvRecord).join(''),
-          about: `the newest ${rows.length} rows with every field`,
+          about: `the newest ${counted(rows.length, 'row')} with every field`,
         },
       ],
     };

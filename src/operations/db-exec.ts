@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DatabaseError } from '../database/errors.js';
+import { counted } from '../reply/words.js';
 import type { GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './errors.js';
 import { defineOperation, parseWith } from './types.js';
@@ -34,7 +35,7 @@ export const dbExecGate: GatedOperation = {
       const result = await database.runWrite(sql);
       return {
         ok: true,
-        detail: `${result.rowsAffected} row(s) affected${result.lastInsertRowid ? `, last insert id ${result.lastInsertRowid}` : ''}.`,
+        detail: `${counted(result.rowsAffected, 'row')} affected${result.lastInsertRowid ? `, last insert id ${result.lastInsertRowid}` : ''}.`,
       };
     } catch (error) {
       if (error instanceof DatabaseError) return { ok: false, detail: error.userMessage };

@@ -14,6 +14,7 @@ import { codeBlock } from '../reply/escape.js';
 import { md, mention, nest } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { formatTable } from '../reply/table.js';
+import { byteSize, counted, number } from '../reply/words.js';
 import { CsvFileWriter } from '../reports/csv-file.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
@@ -60,17 +61,6 @@ function fittedTable(headers: string[], first: Cell[][]): { table: string; shown
   return { table, shown, cut };
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
-const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
-
-const MB = 1024 * 1024;
-const size = (bytes: number) =>
-  bytes % MB === 0
-    ? `${count(bytes / MB)} MB`
-    : bytes % 1024 === 0
-      ? `${count(bytes / 1024)} KB`
-      : plural(bytes, 'byte');
-
 /** A query's rows as they were read: the first ones for the table, all of them in a CSV file. */
 interface ReadResult {
   summary: QuerySummary;
@@ -105,8 +95,8 @@ function stoppedWords(summary: QuerySummary): string {
   const stop = summary.stopped;
   if (!stop) return '';
   return stop.cap === 'rows'
-    ? `The query stopped at the cap of ${plural(stop.limit, 'row')} (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. `
-    : `The query stopped at the cap of ${size(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) after ${plural(summary.rows, 'row')}: the result has more. `;
+    ? `The query stopped at the cap of ${counted(stop.limit, 'row')} (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. `
+    : `The query stopped at the cap of ${byteSize(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) after ${counted(summary.rows, 'row')}: the result has more. `;
 }
 
 export interface QueryAnswerInput {
@@ -141,19 +131,19 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   const withFile = total > shown || cut || summary.stopped !== undefined;
   const filename = queryFilename(input.now);
   blocks.push({ type: 'code', text: table });
-  const described = `${plural(total, 'row')}, ${plural(columns.length, 'column')}`;
+  const described = `${counted(total, 'row')}, ${counted(columns.length, 'column')}`;
   const stopped = stoppedWords(summary);
   const where = summary.stopped
-    ? `Showing the first ${count(shown)}; the file has the rows read.`
-    : `${total > shown ? `Showing the first ${count(shown)}` : 'Long values are cut here'}; the file has the complete result.`;
+    ? `Showing the first ${number(shown)}; the file has the rows read.`
+    : `${total > shown ? `Showing the first ${number(shown)}` : 'Long values are cut here'}; the file has the complete result.`;
   blocks.push({
     type: 'context',
     text: withFile ? md`${described}. ${stopped}${where}` : md`${described}.`,
   });
   const reply = inChannel(
     summary.stopped
-      ? `The query stopped at a cap after ${plural(total, 'row')}`
-      : `The query returned ${plural(total, 'row')}`,
+      ? `The query stopped at a cap after ${counted(total, 'row')}`
+      : `The query returned ${counted(total, 'row')}`,
     blocks,
   );
   if (!withFile) {
@@ -165,11 +155,11 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
     files: [
       {
         filename,
-        title: `Query result (${summary.stopped ? 'first ' : ''}${plural(total, 'row')})`,
+        title: `Query result (${summary.stopped ? 'first ' : ''}${counted(total, 'row')})`,
         path,
         about: summary.stopped
-          ? `the first ${plural(total, 'row')}, where the query stopped`
-          : `the complete result, ${plural(total, 'row')}`,
+          ? `the first ${counted(total, 'row')}, where the query stopped`
+          : `the complete result, ${counted(total, 'row')}`,
         comment: `${summary.stopped ? 'First ' : ''}${described}${summary.stopped ? ' (stopped at a cap; the result has more)' : ''} from: ${statement}`,
       },
     ],

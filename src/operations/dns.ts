@@ -3,9 +3,17 @@ import { DnsView, type DnsZone, dnsRecordTypeName } from '../platform/schemas.js
 import { md, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, type ReplyButton } from '../reply/model.js';
 import { tableWithCuts } from '../reply/table.js';
+import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import { UserFacingError } from './errors.js';
-import { PagingArgsSchema, pageFacts, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import {
+  lastPageInstead,
+  PagingArgsSchema,
+  pageFacts,
+  pagingButtons,
+  pagingFlags,
+  readPagingState,
+} from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 const DnsArgsSchema = PagingArgsSchema.extend({
@@ -33,8 +41,6 @@ const MAX_RECORDS_SHOWN = 40;
 const RECORD_VALUE_WIDTH = 48;
 const RECORD_COLUMNS = ['TYPE', 'NAME', 'VALUE', 'TTL', ''];
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
 const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
 
 /** How a zone is named to people: its domain, else its id. */
@@ -42,7 +48,7 @@ const zoneName = (zone: DnsZone) =>
   zone.Domain ? zone.Domain : zone.Id !== undefined ? `zone ${zone.Id}` : 'a zone without domain or id';
 
 function zoneLine(zone: DnsZone, lite: boolean) {
-  const records = lite ? trusted('') : md` · ${zone.Records.length} records`;
+  const records = lite ? trusted('') : md` · ${counted(zone.Records.length, 'record')}`;
   const id = zone.Domain
     ? md` (id ${zone.Id ?? 'not given'})`
     : trusted(zone.Id !== undefined ? ' (no domain name)' : '');
@@ -56,6 +62,8 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
     search: args.search,
     view: args.lite ? DnsView.Lite : DnsView.Full,
   });
+  const last = lastPageInstead(args.page, list.TotalItems, args.perPage);
+  if (last !== undefined) return listPage(ctx, { ...args, page: last });
   const { total, where, hasMore } = pageFacts(list, args);
   // A zone without an id cannot be looked up again, so it gets no Records button.
   const recordButtons: ReplyButton[] = list.Items.filter((zone) => zone.Id !== undefined)
@@ -66,7 +74,7 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
       value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
     }));
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
-  return ephemeral(total === undefined ? `DNS zones, ${where.toLowerCase()}` : `${total} DNS zones`, [
+  return ephemeral(total === undefined ? `DNS zones, ${where.toLowerCase()}` : counted(total, 'DNS zone'), [
     { type: 'header', text: total === undefined ? 'DNS zones' : `DNS zones (${total})` },
     {
       type: 'text',
@@ -113,7 +121,7 @@ async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema
   const shown = rows.slice(0, MAX_RECORDS_SHOWN);
   const table = tableWithCuts(RECORD_COLUMNS, shown, { maxColumnWidth: RECORD_VALUE_WIDTH });
   const complete = shown.length === rows.length && !table.cut;
-  const count = plural(zone.Records.length, 'record');
+  const count = counted(zone.Records.length, 'record');
   const notes = [
     shown.length < rows.length ? `Showing ${shown.length} of ${count}` : count,
     table.cut ? `values longer than ${RECORD_VALUE_WIDTH} characters are cut here` : '',

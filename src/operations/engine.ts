@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
-import { md, trusted } from '../reply/markup.js';
+import { markupToPlain, md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
@@ -173,7 +173,11 @@ export function createEngine(options: {
         for (const op of operations) if ((await authorizer.decide(op.id, caller)).allowed) allowed.add(op.id);
         return allowed;
       },
-      explain: async () => whoamiReply(caller, await authorizer.explanation(caller)),
+      explain: async () =>
+        whoamiReply(caller, await authorizer.explanation(caller), (id) => {
+          const op = operations.find((candidate) => candidate.id === id);
+          return op ? `/edge ${op.words.join(' ')}` : undefined;
+        }),
     };
   }
 
@@ -262,7 +266,7 @@ export function createEngine(options: {
       const decision = checkAccess ? await authorizer.decide(op.id, ctx) : undefined;
       if (decision && !decision.allowed) {
         outcome(op.id, 'denied');
-        await audit(ctx, op.id, 'denied', { ...fields, detail: denialSentence(decision) });
+        await audit(ctx, op.id, 'denied', { ...fields, detail: markupToPlain(denialSentence(decision)) });
         await safeRespond(ctx, denialReply(decision));
         return;
       }

@@ -11,6 +11,7 @@ import { inlineCode, oneLine } from '../reply/escape.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { formatTable } from '../reply/table.js';
+import { byteSize, counted } from '../reply/words.js';
 import { bucketBars, bucketWidthWords } from '../reports/chart.js';
 import type { ChartPicture } from '../reports/chart-render.js';
 import type { ComparisonCounts, OriginSummary } from '../reports/origin-summary.js';
@@ -26,8 +27,6 @@ import {
 } from '../reports/origin-window.js';
 import { formatLength, formatSpan, type LogsWindow } from './logs-window.js';
 import { formatAgo } from './time-args.js';
-
-const MB = 1024 * 1024;
 
 /** Everything known once the days are read: the answer is drawn from this alone. */
 export interface OriginWindowResult {
@@ -321,7 +320,7 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
         filename: result.filename,
         title: `Origin errors, pull zone ${pullZoneId}, ${title}`,
         path: summary.csv.path,
-        about: `all ${number(summary.csv.rows)} entries (${(summary.csv.bytes / MB).toFixed(1)} MB)`,
+        about: `all ${counted(summary.csv.rows, 'entry', 'entries')} (${byteSize(summary.csv.bytes)})`,
         comment: `${summary.csv.rows} origin errors for pull zone ${pullZoneId}, ${title}${filters ? ` (${filters})` : ''}`,
       },
     ],

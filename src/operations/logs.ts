@@ -4,6 +4,7 @@ import { PlatformError } from '../platform/errors.js';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import { closestName } from '../policy/suggest.js';
 import { ephemeral, type Reply } from '../reply/model.js';
+import { byteSize, counted } from '../reply/words.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../reports/filenames.js';
 import type { OriginDayOpener, OriginFilters } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
@@ -16,7 +17,6 @@ import type { SharedOutcome } from './shared-answers.js';
 import { joinedNote, pointerReply } from './shared-pointer.js';
 import { defineOperation, type RunContext } from './types.js';
 
-const MB = 1024 * 1024;
 const DOCUMENTED_CODES = Object.keys(ORIGIN_ERROR_CODES);
 
 const ArgsSchema = z.object({
@@ -146,7 +146,7 @@ async function summarise(
         signal: job.signal,
         onProgress: (progress) =>
           job.status(
-            `${reading}fetched ${(progress.bytes / MB).toFixed(1)} MB, summarised ${progress.entries.toLocaleString('en-US')} entries`,
+            `${reading}fetched ${byteSize(progress.bytes)}, summarised ${counted(progress.entries, 'entry', 'entries')}`,
           ),
       });
       for (const [index, read] of summary.days.entries())

@@ -48,6 +48,21 @@ export function pageFacts(
   };
 }
 
+/**
+ * The last page, when the one asked for is past it (`--page 99` of 2): the caller shows that
+ * page instead of an empty one, so "Page 99 of 2" never appears. Undefined when the page is fine
+ * or the vendor gave no total.
+ */
+export function lastPageInstead(
+  page: number,
+  total: number | null | undefined,
+  perPage: number,
+): number | undefined {
+  if (total == null || total === 0) return undefined;
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  return page > pages ? pages : undefined;
+}
+
 /** Reads a paging button's value back, refusing anything that is not what we wrote. */
 export function readPagingState<S extends z.ZodType>(schema: S, value: string): z.infer<S> | undefined {
   try {

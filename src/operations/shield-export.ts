@@ -10,6 +10,7 @@ import {
 } from '../platform/schemas.js';
 import { md } from '../reply/markup.js';
 import { inChannel, type Reply } from '../reply/model.js';
+import { byteSize, counted } from '../reply/words.js';
 import { writeShieldExportCsv } from '../reports/export-csv.js';
 import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
@@ -19,7 +20,6 @@ import { renderShieldSummary, shieldHeadlineFields } from './shield-summary.js';
 import { formatUtc, parseInstant } from './time-args.js';
 import { defineOperation, type ParseResult, type RunContext, type SubmissionOutcome } from './types.js';
 
-const MB = 1024 * 1024;
 const MAX_FILTERS_IN_FORM = 3;
 
 const ZoneSchema = z.coerce
@@ -98,21 +98,19 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
         pool: ctx.services.reports,
         signal: job.signal,
         onProgress: (progress) =>
-          job.status(
-            `fetched ${(progress.bytes / MB).toFixed(1)} MB, ${progress.rows.toLocaleString('en-US')} rows`,
-          ),
+          job.status(`fetched ${byteSize(progress.bytes)}, ${counted(progress.rows, 'row')}`),
       });
       job.status('uploading');
       const filters = body.filters?.map((f) => `${f.field} ${f.op} ${f.value.join('|')}`).join('; ');
-      const comment = `${written.rows.toLocaleString('en-US')} Shield events of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
-      const rows = written.rows.toLocaleString('en-US');
+      const comment = `${counted(written.rows, 'Shield event')} of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+      const rows = counted(written.rows, 'row');
       const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
       // The headline in the channel; the summary and the CSV in its thread.
       return {
-        ...inChannel(`Shield events of zone ${zoneId}: ${written.rows} rows`, [
+        ...inChannel(`Shield events of zone ${zoneId}: ${rows}`, [
           {
             type: 'text',
-            text: md`:shield: *${rows} Shield event${written.rows === 1 ? '' : 's'}* · zone ${zoneId} · ${asked}`,
+            text: md`:shield: *${counted(written.rows, 'Shield event')}* · zone ${zoneId} · ${asked}`,
           },
           {
             type: 'fields',
@@ -124,10 +122,10 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
         ]),
         thread: [
           {
-            ...inChannel(`Shield events of zone ${zoneId}: ${written.rows} rows, the summary and the CSV`, [
+            ...inChannel(`Shield events of zone ${zoneId}: ${rows}, the summary and the CSV`, [
               {
                 type: 'text',
-                text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} rows for ${asked}.`,
+                text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} for ${asked}.`,
               },
               // Counted while the CSV streamed to the file, in the same pass.
               ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
@@ -138,7 +136,7 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
                 title: `Shield events, zone ${zoneId}`,
                 path,
                 comment,
-                about: `all ${rows} events as CSV (${(written.bytes / MB).toFixed(1)} MB)`,
+                about: `all ${counted(written.rows, 'event')} as CSV (${byteSize(written.bytes)})`,
               },
             ],
           },

@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../platform/schemas.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
+import { counted } from '../reply/words.js';
 import { UserFacingError } from './errors.js';
-import { PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
+import { lastPageInstead, PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
 /** Each zone is two blocks (its line and its buttons): 20 of them stay well inside a message. */
@@ -27,8 +28,6 @@ const ListArgsSchema = PagingArgsSchema.extend({
     .optional(),
 });
 type ListArgs = z.infer<typeof ListArgsSchema>;
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Which Shield zone guards each pull zone: one call, read for the next-step buttons. */
 async function shieldZonesByPullZone(ctx: RunContext): Promise<Map<number, number>> {
@@ -81,9 +80,8 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
   ]);
   const total = list.TotalItems;
   const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / args.perPage));
-  // Asked past the end: the last page instead of an empty one.
-  if (pages !== undefined && args.page > pages && total! > 0)
-    return pullZonePage(ctx, { ...args, page: pages });
+  const last = lastPageInstead(args.page, total, args.perPage);
+  if (last !== undefined) return pullZonePage(ctx, { ...args, page: last });
   const hasMore = list.HasMoreItems ?? list.Items.length === args.perPage;
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
   const blocks: ReplyBlock[] = [
@@ -99,7 +97,7 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
     },
     { type: 'actions', buttons: pagingButtons('pullzones:page', args, hasMore) },
   ];
-  return ephemeral(total === undefined ? 'Pull zones' : `${plural(total, 'pull zone')}`, blocks);
+  return ephemeral(total === undefined ? 'Pull zones' : `${counted(total, 'pull zone')}`, blocks);
 }
 
 /** `/edge pullzones [SEARCH] [--page N] [--per-page N]`: pull zones, with next-step buttons. */
@@ -172,9 +170,10 @@ async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply>
     if (zone.Id !== undefined && zone.Name) names.set(zone.Id, zone.Name);
   const total = list.page?.totalCount ?? undefined;
   const pages = total == null ? undefined : Math.max(1, Math.ceil(total / MAX_PER_PAGE));
-  if (pages !== undefined && args.page > pages && total! > 0) return shieldZonePage(ctx, { page: pages });
+  const last = lastPageInstead(args.page, total, MAX_PER_PAGE);
+  if (last !== undefined) return shieldZonePage(ctx, { page: last });
   const hasMore = pages === undefined ? list.data.length === MAX_PER_PAGE : args.page < pages;
-  return ephemeral(total == null ? 'Shield zones' : plural(total, 'Shield zone'), [
+  return ephemeral(total == null ? 'Shield zones' : counted(total, 'Shield zone'), [
     { type: 'header', text: total == null ? 'Shield zones' : `Shield zones (${total})` },
     ...(list.data.length > 0
       ? list.data.flatMap((zone) => shieldZoneBlocks(zone, names))

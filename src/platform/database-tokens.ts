@@ -24,7 +24,7 @@ export async function generateDatabaseToken(
   return ctx.http.json(
     {
       operation: 'database.tokens.generate',
-      subject: `Database ${id.data}`,
+      subject: `database ${id.data}`,
       method: 'PUT',
       url: endpoint(ctx.databaseApiUrl, `/v2/databases/${encodeURIComponent(id.data)}/auth/generate`),
       json: body.data,
@@ -41,7 +41,7 @@ export async function revokeDatabaseTokens(ctx: PlatformContext, databaseId: str
   if (!id.success) throw invalidRequest('database.tokens.revoke', id.error);
   await ctx.http.empty({
     operation: 'database.tokens.revoke',
-    subject: `Database ${id.data}`,
+    subject: `database ${id.data}`,
     method: 'POST',
     url: endpoint(ctx.databaseApiUrl, `/v2/databases/${encodeURIComponent(id.data)}/auth/revoke`),
     read: false,

@@ -84,11 +84,13 @@ export class PlatformError extends EdgeopsError {
   }
 }
 
-/** What a call is about, so a 404 can name the missing object ("Pull zone 42"). */
+/** What a call is about, so a 404 can name the missing object ("No pull zone 42 was found"). */
 export interface CallTarget {
   operation: string;
-  /** e.g. "Pull zone 42", "Shield zone 7"; used in not-found messages. */
+  /** A noun as it follows "No": "pull zone 42", "Shield zone 7", "video library". */
   subject?: string;
+  /** The command that lists these objects, offered when one is not found. */
+  lookup?: string;
 }
 
 const tryParse = <T extends z.ZodType>(schema: T, value: unknown): z.infer<T> | undefined => {
@@ -270,7 +272,9 @@ export function errorFromResponse(
     return new PlatformError({
       ...base,
       kind: 'not-found',
-      userMessage: `${target.subject ?? 'The requested object'} was not found on the platform (HTTP 404). Check the id.`,
+      userMessage: target.subject
+        ? `No ${target.subject} was found on the platform. Check the id${target.lookup ? `, or find it with ${target.lookup}` : ''}.`
+        : 'The platform found nothing with that id (HTTP 404). Check the id.',
     });
   if (effective === 403)
     return new PlatformError({

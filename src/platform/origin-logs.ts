@@ -38,7 +38,8 @@ export async function getOriginErrorLogs(
     );
   return ctx.http.stream({
     operation: 'logs.origin',
-    subject: `Origin logs of pull zone ${id.data}`,
+    subject: `pull zone ${id.data}`,
+    lookup: '/edge pullzones',
     method: 'GET',
     url: endpoint(ctx.loggingUrl, `/${id.data}/${originLogDate(day)}`),
     read: true,

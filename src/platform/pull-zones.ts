@@ -29,7 +29,8 @@ export async function resetPullZoneSecurityKey(
   if (!body.success) throw invalidRequest('pullzone.resetSecurityKey', body.error);
   await ctx.http.empty({
     operation: 'pullzone.resetSecurityKey',
-    subject: `Pull zone ${id.data}`,
+    subject: `pull zone ${id.data}`,
+    lookup: '/edge pullzones',
     method: 'POST',
     url: endpoint(ctx.apiUrl, `/pullzone/${id.data}/resetSecurityKey`),
     json: body.data,

@@ -34,6 +34,7 @@ export async function updateBotDetection(
     {
       operation: 'shield.botDetection',
       subject: `Shield zone ${body.data.shieldZoneId}`,
+      lookup: '/edge shield zones',
       method: 'PATCH',
       url: endpoint(ctx.apiUrl, `/shield/shield-zone/${body.data.shieldZoneId}/bot-detection`),
       json: body.data,
@@ -64,6 +65,7 @@ export async function getBotDetection(
     {
       operation: 'shield.botDetection.get',
       subject: `Shield zone ${id.data}`,
+      lookup: '/edge shield zones',
       method: 'GET',
       url: endpoint(ctx.apiUrl, `/shield/shield-zone/${id.data}/bot-detection`),
       read: true,
@@ -110,6 +112,7 @@ export async function exportShieldEventLogs(
   return ctx.http.stream({
     operation: 'shield.export',
     subject: `Shield zone ${id.data}`,
+    lookup: '/edge shield zones',
     method: 'POST',
     url: endpoint(ctx.apiUrl, `/shield/event-logs/${id.data}/export`),
     headers: { accept: 'text/csv, application/json' },

@@ -17,7 +17,7 @@ export async function createVideoLibrary(
   return ctx.http.json(
     {
       operation: 'videolibrary.create',
-      subject: 'The video library',
+      subject: 'video library',
       method: 'POST',
       url: endpoint(ctx.apiUrl, '/videolibrary'),
       json: body.data,

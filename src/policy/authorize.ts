@@ -5,7 +5,14 @@
  */
 import type { AlwaysAllowed, OperationId } from '../operation-ids.js';
 import { ALWAYS_ALLOWED } from '../operation-ids.js';
-import { type ApprovalRule, EVERYONE, type Grant, type Policy } from './schema.js';
+import {
+  type ApprovalRule,
+  EVERYONE,
+  type Grant,
+  type Policy,
+  type PolicyLabel,
+  policyLabel,
+} from './schema.js';
 
 export type Operation = OperationId | AlwaysAllowed;
 
@@ -39,7 +46,7 @@ export type Grounds =
 export type Denial =
   /** The policy's `channels` leave this channel out. */
   | { code: 'outside-policy-channels'; channels: string[] }
-  | { code: 'no-grant'; source: string }
+  | { code: 'no-grant'; policy: PolicyLabel }
   /** Granted to roles the user is not in; `unread` are groups Slack did not answer for. */
   | { code: 'not-in-role'; roles: string[]; helpers: string[]; unread: string[] }
   /** The user's grants allow it only in other channels. */
@@ -47,7 +54,7 @@ export type Denial =
   /** Needs approval and nobody could give it: the built-in policy has no approvers, */
   | { code: 'built-in-has-no-approvers' }
   /** or the approver roles are empty, */
-  | { code: 'no-approvers'; approverRoles: string[]; source: string }
+  | { code: 'no-approvers'; approverRoles: string[]; policy: PolicyLabel }
   /** or fewer approvers than required are left once the requester is left out. */
   | {
       code: 'too-few-approvers';
@@ -166,7 +173,7 @@ export function authorize(
       allowed: false,
       operation: op,
       rule: 'grant',
-      denial: { code: 'no-grant', source: policy.source },
+      denial: { code: 'no-grant', policy: policyLabel(policy) },
       helpers: [],
     };
   }
@@ -281,7 +288,7 @@ function whyApprovalIsUnavailable(
 ): Denial | undefined {
   if (policy.origin === 'default') return { code: 'built-in-has-no-approvers' };
   if (approverIds.length === 0)
-    return { code: 'no-approvers', approverRoles: [...rule.approvers], source: policy.source };
+    return { code: 'no-approvers', approverRoles: [...rule.approvers], policy: policyLabel(policy) };
   const people = countableApprovers(approverIds, groupMembers);
   if (!people) return undefined;
   people.delete(requesterId);

@@ -4,7 +4,7 @@
  */
 import { OPERATION_IDS, type OperationId } from '../operation-ids.js';
 import { type AuthorizeOptions, authorize, type Decision, rolesOf } from './authorize.js';
-import type { Policy, PolicyOrigin } from './schema.js';
+import { type Policy, type PolicyLabel, type PolicyOrigin, policyLabel } from './schema.js';
 
 export interface OperationAccess {
   operation: OperationId;
@@ -14,8 +14,8 @@ export interface OperationAccess {
 export interface AccessExplanation {
   userId: string;
   channelId: string;
-  /** Where the policy came from, for "according to …". */
-  source: string;
+  /** Which policy decided, as people are told it (never a path on the server). */
+  policy: PolicyLabel;
   origin: PolicyOrigin;
   /** Role names the user is in, in policy order. */
   roles: string[];
@@ -35,7 +35,7 @@ export function explainAccess(
   return {
     userId,
     channelId,
-    source: policy.source,
+    policy: policyLabel(policy),
     origin: policy.origin,
     roles: rolesOf(policy, userId, membership),
     channelAllowed: !policy.channels || policy.channels.includes(channelId),

@@ -24,7 +24,7 @@ export function formatYamlPath(path: readonly PathKey[]): string {
 }
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['channels', 'roles', 'grants', 'approvals'],
+  '': ['owner', 'channels', 'roles', 'grants', 'approvals'],
   grant: ['ops', 'roles', 'channels'],
   approvals: ['channel', 'ttl', 'rules'],
   rule: ['ops', 'approvers', 'required', 'confirm'],

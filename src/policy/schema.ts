@@ -113,6 +113,16 @@ const approvalsSchema = z
 export const policyFileSchema = z
   .strictObject(
     {
+      /**
+       * Who keeps the policy, as refusals name it instead of the file: a Slack user or channel
+       * id (shown as a mention) or a few words ("the platform on-call").
+       */
+      owner: z
+        .string({ error: problem('a Slack user or channel id, or a few words') })
+        .trim()
+        .min(1, { error: 'must not be empty; leave it out instead' })
+        .max(80, { error: 'must be 80 characters at most' })
+        .optional(),
       /** The only channels where /edge answers; absent means everywhere. */
       channels: z
         .array(channelIdSchema, { error: problem('a list of channel ids') })
@@ -175,6 +185,17 @@ export type ApprovalRule = PolicyFile['approvals']['rules'][number];
 
 /** Where a policy came from: a file, the built-in default (no file) or the console demo. */
 export type PolicyOrigin = 'file' | 'default' | 'demo';
+
+/** How a refusal names the policy to people: never by its path on the server. */
+export interface PolicyLabel {
+  readonly origin: PolicyOrigin;
+  readonly owner?: string;
+}
+
+export const policyLabel = (policy: Policy): PolicyLabel => ({
+  origin: policy.origin,
+  ...(policy.owner ? { owner: policy.owner } : {}),
+});
 
 export type Policy = PolicyFile & {
   readonly origin: PolicyOrigin;

@@ -4,6 +4,7 @@
  * Pure: no clock, no I/O. Times are UTC, as in every answer of the bot.
  */
 import { z } from 'zod';
+import { counted } from '../reply/words.js';
 import { bucketWidthWords } from './chart.js';
 
 export interface ChartBucket {
@@ -148,16 +149,18 @@ function spanWords(from: number, to: number): string {
  */
 export function chartAltText(chart: BucketChart): string {
   const unit = chart.unit ?? 'events';
+  // Units are plural nouns ("origin errors"); one of them drops the final s.
+  const singular = unit.replace(/s$/, '');
   const { peak, total, from, to, partial } = chartFigures(chart);
   const width = bucketWidthWords(chart.bucketMs);
   // Across days, a bucket's start says its date too.
   const when = (ms: number) => (spansDays(from, to) ? `${isoDay(ms)} ${clock(ms)}` : clock(ms));
   const parts = [
     `Bar chart: ${chart.title}.`,
-    `${chart.buckets.length} bar${chart.buckets.length === 1 ? '' : 's'}, one per ${width}, ${spanWords(from, to)}.`,
+    `${counted(chart.buckets.length, 'bar')}, one per ${width}, ${spanWords(from, to)}.`,
     total === 0
       ? `No ${unit} in that time.`
-      : `Peak ${when(peak.start.getTime())}–${clock(peak.start.getTime() + chart.bucketMs)} UTC with ${countFormat.format(peak.count)} ${unit}; total ${countFormat.format(total)} ${unit}.`,
+      : `Peak ${when(peak.start.getTime())}–${clock(peak.start.getTime() + chart.bucketMs)} UTC with ${counted(peak.count, singular, unit)}; total ${counted(total, singular, unit)}.`,
   ];
   if (partial)
     parts.push(

@@ -216,9 +216,9 @@ describe('files and direct messages', () => {
     const out = await s.type('test files');
     expect(out).toContain('DM to U0YOU');
     expect(out).toContain('    new-key-123456789');
-    expect(out).toContain('📎 out/summary.txt (Summary, 8 B) — 2 rows');
+    expect(out).toContain('📎 out/summary.txt (Summary, 8 bytes) — 2 rows');
     expect(out).toContain('📎 out/shield_events.csv (Events, ');
-    expect(out).toContain('📎 out/summary-2.txt (Summary again, 5 B)');
+    expect(out).toContain('📎 out/summary-2.txt (Summary again, 5 bytes)');
     expect(readdirSync(s.outDir).sort()).toEqual(['shield_events.csv', 'summary-2.txt', 'summary.txt']);
     expect(readFileSync(join(s.outDir, 'shield_events.csv'), 'utf8')).toContain('192.0.2.1');
     expect(existsSync(temporary)).toBe(false);

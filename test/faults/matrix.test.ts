@@ -162,7 +162,8 @@ const OPERATIONS: OperationSpec[] = [
     route: 'logs.origin',
     read: true,
     streamed: true,
-    notFound: /Origin logs of pull zone 410112 was not found on the platform \(HTTP 404\)/,
+    notFound:
+      /No pull zone 410112 was found on the platform\. Check the id, or find it with \/edge pullzones\./,
     badRequests: [apiErrorData],
     start: async (c) => void (await c.command('logs 410112')),
   },
@@ -172,7 +173,8 @@ const OPERATIONS: OperationSpec[] = [
     route: 'shield.export',
     read: true,
     streamed: true,
-    notFound: /Shield zone 5101 was not found on the platform \(HTTP 404\)/,
+    notFound:
+      /No Shield zone 5101 was found on the platform\. Check the id, or find it with \/edge shield zones\./,
     badRequests: [
       {
         shape: 'problem document',
@@ -193,7 +195,7 @@ const OPERATIONS: OperationSpec[] = [
     operation: 'library.create',
     route: 'videolibrary.create',
     read: false,
-    notFound: /The video library was not found on the platform \(HTTP 404\)/,
+    notFound: /No video library was found on the platform/,
     badRequests: [apiErrorData],
     async start(c) {
       const metadata = await openedView(c, 'library create Fault matrix');
@@ -206,7 +208,8 @@ const OPERATIONS: OperationSpec[] = [
     operation: 'shield.bot-detection',
     route: 'shield.botDetection',
     read: false,
-    notFound: /Shield zone 5101 was not found on the platform \(HTTP 404\)/,
+    notFound:
+      /No Shield zone 5101 was found on the platform\. Check the id, or find it with \/edge shield zones\./,
     badRequests: [
       {
         shape: 'problem document',
@@ -240,7 +243,7 @@ const OPERATIONS: OperationSpec[] = [
     route: 'pullzone.resetSecurityKey',
     read: false,
     bodyIgnored: true,
-    notFound: /Pull zone 410112 was not found on the platform \(HTTP 404\)/,
+    notFound: /No pull zone 410112 was found on the platform/,
     badRequests: [apiErrorData],
     start: (c) => requestAndApprove(c, 'pullzone.reset-key', 'pullzone reset-key 410112 fault matrix'),
   },
@@ -249,7 +252,7 @@ const OPERATIONS: OperationSpec[] = [
     operation: 'db.tokens.create',
     route: 'database.tokens.generate',
     read: false,
-    notFound: /HTTP 404|was not found/,
+    notFound: /HTTP 404|was not found|No database .* was found/,
     badRequests: [
       {
         shape: 'database {error}',
@@ -266,7 +269,7 @@ const OPERATIONS: OperationSpec[] = [
     route: 'database.tokens.revoke',
     read: false,
     bodyIgnored: true,
-    notFound: /HTTP 404|was not found/,
+    notFound: /HTTP 404|was not found|No database .* was found/,
     badRequests: [
       {
         shape: 'database {error}',
@@ -311,7 +314,7 @@ const FAULTS: FaultSpec[] = [
   {
     name: '404',
     fault: () => ({ status: 404 }),
-    expect: (op) => failed(op.notFound, /not-found|404|not found/),
+    expect: (op) => failed(op.notFound, /not-found|404|not found|No .* was found/),
   },
   {
     name: '429 Retry-After 1',

@@ -230,7 +230,8 @@ describe('/edge db query refuses, saying what to do instead', () => {
     expect(parse.text).toContain('SQL_PARSE_ERROR');
     const missing = await privateAnswer('SELECT * FROM invoices');
     expect(missing.text).toContain('no such table: invoices');
-    expect(missing.text).toContain('SQLITE_UNKNOWN');
+    // SQLite's catch-all code says nothing more than the words do.
+    expect(missing.text).not.toContain('SQLITE_UNKNOWN');
   });
 
   it('asks for the statement when none is given', async () => {

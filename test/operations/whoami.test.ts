@@ -20,13 +20,13 @@ describe('/edge whoami', () => {
     );
     expect(words).toContain('roles: everyone');
     expect(words).toContain(
-      'apikey.list is granted to oncall, and you are not in it; ask U0ALICE, S0ONCALL for help',
+      'apikey.list is granted to oncall, and you are not in it; ask <@U0ALICE>, <!subteam^S0ONCALL> for help',
     );
 
     const [refusal] = answers(await bed.run('apikeys', { userId: 'U0DAVE' }));
     expect(refusal?.visibility).toBe('ephemeral');
     expect(refusal?.text).toBe(
-      'Not allowed: apikey.list is granted to oncall, and you are not in it; ask U0ALICE, S0ONCALL for help.',
+      'Not allowed: apikey.list is granted to oncall, and you are not in it; ask @U0ALICE, <!subteam^S0ONCALL> for help.',
     );
   });
 
@@ -34,6 +34,6 @@ describe('/edge whoami', () => {
     await bed.run('apikeys', { userId: 'U0ALICE', channelId: 'C0RANDOM' });
     const [row] = await bed.runtime.services.audit.list({ limit: 1 });
     expect(row).toMatchObject({ outcome: 'denied', operation: 'apikey.list', userId: 'U0ALICE' });
-    expect(row!.detail).toBe('Not allowed: you may run apikey.list only in C0OPS (grants[1]).');
+    expect(row!.detail).toBe('Not allowed: you may run apikey.list only in #C0OPS (grants[1]).');
   });
 });

@@ -303,7 +303,7 @@ describe('platform client against the sandbox', () => {
     it('404 names the missing object', async () => {
       const error = await failure(client.resetPullZoneSecurityKey(999_999, 'k'.repeat(32)));
       expect(error.kind).toBe('not-found');
-      expect(error.userMessage).toContain('Pull zone 999999');
+      expect(error.userMessage).toContain('No pull zone 999999 was found');
     });
 
     it('a Shield envelope with success=false is a failure with its errorKey', async () => {

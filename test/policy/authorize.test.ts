@@ -47,7 +47,7 @@ describe('authorize with the example policy', () => {
   it('denies every operation outside the policy channels and names where /edge works', () => {
     const decision = ask(example, { operation: 'dns.list', userId: 'U0ALICE', channelId: 'C0RANDOM' });
     expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS', 'C0INCIDENT'] });
-    expect(decisionText(decision)).toBe('/edge works only in C0OPS, C0INCIDENT; ask there');
+    expect(decisionText(decision)).toBe('/edge works only in <#C0OPS>, <#C0INCIDENT>; ask there');
   });
 
   it.each([
@@ -78,7 +78,7 @@ describe('authorize with the example policy', () => {
     const decision = ask(example, { operation: 'apikey.list', userId: 'U0DAVE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'role', helpers: ['S0ONCALL', 'U0ALICE'] });
     expect(decisionText(decision)).toBe(
-      'apikey.list is granted to oncall, and you are not in it; ask S0ONCALL, U0ALICE for help',
+      'apikey.list is granted to oncall, and you are not in it; ask <!subteam^S0ONCALL>, <@U0ALICE> for help',
     );
   });
 
@@ -98,7 +98,7 @@ describe('authorize with the example policy', () => {
   it('denies a granted operation outside the grant channels and names them', () => {
     const decision = ask(example, { operation: 'apikey.list', userId: 'U0ALICE', channelId: 'C0INCIDENT' });
     expect(decision).toMatchObject({ allowed: false, rule: 'channel', channels: ['C0OPS'] });
-    expect(decisionText(decision)).toBe('you may run apikey.list only in C0OPS (grants[1])');
+    expect(decisionText(decision)).toBe('you may run apikey.list only in <#C0OPS> (grants[1])');
   });
 
   it('denies by default what no grant covers when there is a policy file', () => {
@@ -107,7 +107,9 @@ describe('authorize with the example policy', () => {
     );
     const decision = ask(policy, { operation: 'audit.list', userId: 'U0ALICE', channelId: 'C0OPS' });
     expect(decision).toMatchObject({ allowed: false, rule: 'grant', helpers: [] });
-    expect(decisionText(decision)).toContain('no grant in edgeops.policy.yml allows audit.list');
+    expect(decisionText(decision)).toContain(
+      'no grant in the policy allows audit.list; ask whoever maintains the policy to add one',
+    );
   });
 
   it('attaches the approval rule to a granted operation that needs approval', () => {
@@ -329,7 +331,7 @@ describe('explainAccess', () => {
     expect(explanation).toMatchObject({
       userId: 'U0DAVE',
       channelId: 'C0OPS',
-      source: 'edgeops.policy.yml',
+      policy: { origin: 'file' },
       origin: 'file',
       roles: ['everyone'],
       channelAllowed: true,

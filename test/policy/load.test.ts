@@ -67,8 +67,8 @@ describe('parsePolicy', () => {
     ],
     [
       'an unknown top-level key',
-      `${EXAMPLE_POLICY_YAML}owner: U0BOB\n`,
-      'edgeops.policy.yml: owner: unknown setting (expected one of channels, roles, grants, approvals)',
+      `${EXAMPLE_POLICY_YAML}maintainer: U0BOB\n`,
+      'edgeops.policy.yml: maintainer: unknown setting (expected one of owner, channels, roles, grants, approvals)',
     ],
     [
       'a grant naming a role that is not defined',

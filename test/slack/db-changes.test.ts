@@ -91,7 +91,7 @@ describe('database changes through approval', () => {
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
     const result = await h.fake.waitFor(
       'chat.postMessage',
-      (c) => c.args.channel === 'C0OPS' && JSON.stringify(c.args).includes('2 row(s) affected'),
+      (c) => c.args.channel === 'C0OPS' && JSON.stringify(c.args).includes('2 rows affected'),
       5_000,
     );
     expect(result).toBeDefined();

@@ -75,8 +75,8 @@ describe('access policy through Slack', () => {
   it('explains in whoami what the caller may run and why not the rest', async () => {
     const text = await reply('whoami', 'U0ALICE');
     expect(text).toContain('oncall');
-    expect(text).toMatch(/white_check_mark: `apikey.list`/);
-    expect(text).toMatch(/no_entry_sign: `library.create`/);
+    expect(text).toMatch(/white_check_mark: `\/edge apikeys` \(apikey.list\)/);
+    expect(text).toMatch(/no_entry_sign: `\/edge library create` \(library.create\)/);
   });
 
   it('reloads the policy file when it changes', async () => {

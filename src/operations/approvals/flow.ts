@@ -16,6 +16,7 @@ import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
+import { counted } from '../../reply/words.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError } from '../errors.js';
 import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from '../secrets.js';
@@ -299,7 +300,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       return ephemeral(`Approval requested: ${op.describe(input.params)}`, [
         {
           type: 'text',
-          text: md`:hourglass_flowing_sand: Approval requested: *${op.describe(input.params)}*. It needs ${request.required} approval(s) from ${requirement.approvers.join(', ')} and expires in ${formatDistanceStrict(request.expiresAt, new Date(options.now()))}.`,
+          text: md`:hourglass_flowing_sand: Approval requested: *${op.describe(input.params)}*. It needs ${counted(request.required, 'approval')} from ${requirement.approvers.join(', ')} and expires in ${formatDistanceStrict(request.expiresAt, new Date(options.now()))}.`,
         },
         {
           type: 'context',
