@@ -57,6 +57,8 @@ export interface Engine {
   operations: readonly AnyOperation[];
   /** The operation a command line selects, for adapters that must act before running it. */
   find(text: string): AnyOperation | undefined;
+  /** The operation a command line runs and the arguments it parses to, or why it cannot run. */
+  resolve(text: string): { ok: true; op: AnyOperation; args: unknown } | { ok: false; error: string };
   /** Whether a command line, button or form changes something (see Operation.changes). */
   changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
@@ -301,6 +303,7 @@ export function createEngine(options: {
   const engine: Engine = {
     operations,
     find,
+    resolve: resolveCommand,
 
     changes(input) {
       if ('text' in input) return find(input.text)?.changes?.command === true;
@@ -427,7 +430,8 @@ export function createEngine(options: {
         const read = commandForm.read(input.values);
         if ('errors' in read) return read;
         const resolved = resolveCommand(read.command);
-        if (!resolved.ok) return { errors: { [commandForm.fieldOf(resolved.error)]: resolved.error } };
+        if (!resolved.ok)
+          return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
         const { op, args } = resolved;
         const ctx = context(caller, input.surface, correlationId, op.id);
         return {

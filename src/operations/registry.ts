@@ -4,6 +4,7 @@ import { apikeys } from './apikeys.js';
 import type { GatedOperation } from './approvals/gate.js';
 import { approvals, approvalsCancel } from './approvals/listing.js';
 import { audit } from './audit.js';
+import { typedCommandForm } from './command-forms.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
@@ -41,8 +42,11 @@ export const operations: readonly AnyOperation[] = [
   audit,
 ];
 
-/** Forms that stand for a command line: the message shortcut's "Investigate". */
-export const commandForms: readonly CommandForm[] = [investigateCommandForm];
+/** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */
+export const commandForms: readonly CommandForm[] = [
+  investigateCommandForm,
+  ...operations.map(typedCommandForm),
+];
 
 /** Words people type for a command's first word: `/edge log` is `/edge logs`. */
 export const wordAliases: Readonly<Record<string, string>> = {

@@ -131,8 +131,8 @@ export interface CommandForm {
   callbackId: string;
   /** The command line the values stand for, or what to correct on which field. */
   read(values: ModalValues): { errors: Record<string, string> } | { command: string };
-  /** The field a complaint of the command's own parsing is shown on. */
-  fieldOf(error: string): string;
+  /** The field a complaint of the command's own parsing is shown on, given what was entered. */
+  fieldOf(error: string, values: ModalValues): string;
   /** Whether a command it can stand for changes something (see Operation.changes). */
   changes: boolean;
 }
