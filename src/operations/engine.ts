@@ -90,6 +90,8 @@ export function createEngine(options: {
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
   const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
   const commandForms = new Map((options.commandForms ?? []).map((form) => [form.callbackId, form]));
+  // A bare `/edge` opens the menu where there is one, else the help list.
+  const bareWords = byKey.has('menu') ? ['menu'] : ['help'];
 
   /** The operation whose words are the longest prefix of `tokens`. */
   function match(tokens: string[]): { op: AnyOperation; rest: string[] } | undefined {
@@ -297,7 +299,7 @@ export function createEngine(options: {
     const raw = rawOperation(text);
     if (raw) return raw.op;
     const tokens = tokenize(text);
-    return tokens.ok ? match(tokens.tokens.length === 0 ? ['help'] : tokens.tokens)?.op : undefined;
+    return tokens.ok ? match(tokens.tokens.length === 0 ? bareWords : tokens.tokens)?.op : undefined;
   }
 
   const engine: Engine = {
@@ -353,7 +355,7 @@ export function createEngine(options: {
         await safeRespond(base, usageReply(undefined, tokens.error));
         return;
       }
-      const typed = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const typed = tokens.tokens.length === 0 ? bareWords : tokens.tokens;
       const alias = options.aliases?.[typed[0]!.toLowerCase()];
       const words = alias ? [alias, ...typed.slice(1)] : typed;
       const found = match(words);

@@ -13,6 +13,7 @@ import { help, whoami } from './help.js';
 import { investigateCommandForm } from './investigate.js';
 import { libraryCreate } from './library.js';
 import { logs } from './logs.js';
+import { menu } from './menu.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
@@ -22,6 +23,7 @@ import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
   help,
+  menu,
   whoami,
   dns,
   pullZones,

@@ -47,6 +47,12 @@ export interface Responder {
    */
   respond(reply: Reply): Promise<MessageRef | undefined>;
   openModal(modal: ModalSpec): Promise<void>;
+  /**
+   * Shows a reply in a window of its own (a Slack modal, for the menu) when the request brought
+   * a way to open one; otherwise answers with it. Its buttons work as on a message, and a form
+   * one of them opens takes the window's place.
+   */
+  openPanel(panel: { title: string; reply: Reply }): Promise<void>;
 }
 
 /** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */

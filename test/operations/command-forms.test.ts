@@ -25,6 +25,7 @@ afterAll(async () => {
  */
 const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
   { key: 'help', typed: 'help dns', values: { SUBCOMMAND: 'dns' } },
+  { key: 'menu', typed: 'menu', values: {} },
   { key: 'whoami', typed: 'whoami', values: {} },
   {
     key: 'dns',
