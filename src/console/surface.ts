@@ -222,5 +222,9 @@ export function createConsoleSurface(screen: ConsoleScreen, caller: ConsoleCalle
     async openModal(modal) {
       screen.forms.push({ modal, userId: caller.userId, channelId: caller.channelId });
     },
+    // A terminal has no windows: the panel is an answer, its buttons numbered for :click.
+    async openPanel(panel) {
+      await show(panel.reply, placeReply(panel.reply));
+    },
   };
 }

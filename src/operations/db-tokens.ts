@@ -126,7 +126,11 @@ export const dbTokensCreate = defineOperation({
   usage: '/edge db tokens create [--read-only] [--expires 30d] [--db ID]',
   summary: 'create a database access token (needs approval); it comes to you by DM, once',
   example: '/edge db tokens create --read-only --expires 30d',
-  flags: { 'read-only': { kind: 'boolean' }, expires: { kind: 'string' }, db: { kind: 'string' } },
+  flags: {
+    'read-only': { kind: 'boolean' },
+    expires: { kind: 'string', value: 'duration' },
+    db: { kind: 'string' },
+  },
   changes: { command: true },
   parse(positionals, flags) {
     if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };

@@ -57,6 +57,8 @@ export interface Engine {
   operations: readonly AnyOperation[];
   /** The operation a command line selects, for adapters that must act before running it. */
   find(text: string): AnyOperation | undefined;
+  /** The operation a command line runs and the arguments it parses to, or why it cannot run. */
+  resolve(text: string): { ok: true; op: AnyOperation; args: unknown } | { ok: false; error: string };
   /** Whether a command line, button or form changes something (see Operation.changes). */
   changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
@@ -88,6 +90,8 @@ export function createEngine(options: {
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
   const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
   const commandForms = new Map((options.commandForms ?? []).map((form) => [form.callbackId, form]));
+  // A bare `/edge` opens the menu where there is one, else the help list.
+  const bareWords = byKey.has('menu') ? ['menu'] : ['help'];
 
   /** The operation whose words are the longest prefix of `tokens`. */
   function match(tokens: string[]): { op: AnyOperation; rest: string[] } | undefined {
@@ -299,12 +303,13 @@ export function createEngine(options: {
     const raw = rawOperation(text);
     if (raw) return raw.op;
     const tokens = tokenize(text);
-    return tokens.ok ? match(tokens.tokens.length === 0 ? ['help'] : tokens.tokens)?.op : undefined;
+    return tokens.ok ? match(tokens.tokens.length === 0 ? bareWords : tokens.tokens)?.op : undefined;
   }
 
   const engine: Engine = {
     operations,
     find,
+    resolve: resolveCommand,
 
     changes(input) {
       if ('text' in input) return find(input.text)?.changes?.command === true;
@@ -354,7 +359,7 @@ export function createEngine(options: {
         await safeRespond(base, usageReply(undefined, tokens.error));
         return;
       }
-      const typed = tokens.tokens.length === 0 ? ['help'] : tokens.tokens;
+      const typed = tokens.tokens.length === 0 ? bareWords : tokens.tokens;
       const alias = options.aliases?.[typed[0]!.toLowerCase()];
       const words = alias ? [alias, ...typed.slice(1)] : typed;
       const found = match(words);
@@ -431,7 +436,8 @@ export function createEngine(options: {
         const read = commandForm.read(input.values);
         if ('errors' in read) return read;
         const resolved = resolveCommand(read.command);
-        if (!resolved.ok) return { errors: { [commandForm.fieldOf(resolved.error)]: resolved.error } };
+        if (!resolved.ok)
+          return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
         const { op, args } = resolved;
         const ctx = context(caller, input.surface, correlationId, op.id);
         return {

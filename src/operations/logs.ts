@@ -249,9 +249,9 @@ export const logs = defineOperation({
     'summarise origin errors of a day or a window of up to 72h in the channel, compared with earlier, with every entry attached as CSV',
   example: '/edge logs 308006 --last 2h --status 5xx',
   flags: {
-    last: { kind: 'string', aliases: ['since'] },
-    from: { kind: 'string' },
-    to: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'], value: 'duration' },
+    from: { kind: 'string', value: 'instant' },
+    to: { kind: 'string', value: 'instant' },
     status: { kind: 'string' },
     code: { kind: 'string' },
     zone: { kind: 'string' },

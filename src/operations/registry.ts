@@ -4,6 +4,7 @@ import { apikeys } from './apikeys.js';
 import type { GatedOperation } from './approvals/gate.js';
 import { approvals, approvalsCancel } from './approvals/listing.js';
 import { audit } from './audit.js';
+import { typedCommandForm } from './command-forms.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
@@ -12,6 +13,7 @@ import { help, whoami } from './help.js';
 import { investigateCommandForm } from './investigate.js';
 import { libraryCreate } from './library.js';
 import { logs } from './logs.js';
+import { menu } from './menu.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js';
 import { shieldEnums } from './shield-enums.js';
@@ -21,6 +23,7 @@ import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
   help,
+  menu,
   whoami,
   dns,
   pullZones,
@@ -41,8 +44,11 @@ export const operations: readonly AnyOperation[] = [
   audit,
 ];
 
-/** Forms that stand for a command line: the message shortcut's "Investigate". */
-export const commandForms: readonly CommandForm[] = [investigateCommandForm];
+/** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */
+export const commandForms: readonly CommandForm[] = [
+  investigateCommandForm,
+  ...operations.map(typedCommandForm),
+];
 
 /** Words people type for a command's first word: `/edge log` is `/edge logs`. */
 export const wordAliases: Readonly<Record<string, string>> = {

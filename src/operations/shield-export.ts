@@ -171,20 +171,20 @@ const text = (values: ModalValues, id: string) => {
 };
 
 /**
- * `/edge shield export ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
+ * `/edge shield export SHIELD_ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
  * the full filtered event log as CSV in the channel. Without window flags a form asks.
  */
 export const shieldExport = defineOperation({
   id: 'shield.export',
   words: ['shield', 'export'],
   usage:
-    '/edge shield export ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
+    '/edge shield export SHIELD_ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
   summary: 'export a Shield zone’s event log as CSV to the channel (a form asks for the window)',
   example: '/edge shield export 5101 --last 1h --filter country:in:DE,FR',
   flags: {
-    last: { kind: 'string', aliases: ['since'] },
-    from: { kind: 'string' },
-    to: { kind: 'string' },
+    last: { kind: 'string', aliases: ['since'], value: 'duration' },
+    from: { kind: 'string', value: 'instant' },
+    to: { kind: 'string', value: 'instant' },
     query: { kind: 'string' },
     filter: { kind: 'repeatable' },
   },

@@ -169,11 +169,18 @@ export function splitCommandHead(line: string, count: number): { words: string[]
 
 export type FlagKind = 'string' | 'number' | 'boolean' | 'repeatable';
 
+/** What a flag's value stands for, when it is more than text: forms show a fitting field and hint. */
+export type FlagValueKind = 'duration' | 'instant' | 'pull-zone-id' | 'shield-zone-id';
+
 export interface FlagSpec {
   /** `boolean` takes no value; `repeatable` is a string flag that may be given several times. */
   readonly kind: FlagKind;
   /** Other names for the same flag, e.g. `since` for `last`. */
   readonly aliases?: readonly string[];
+  /** The values it takes, when they are a closed set: a form offers them as a choice. */
+  readonly choices?: readonly string[];
+  /** What the value stands for (a time, a zone id); plain text when not said. */
+  readonly value?: FlagValueKind;
 }
 
 /** Flag names without the leading `--`, e.g. `{ page: { kind: 'number' }, lite: { kind: 'boolean' } }`. */

@@ -47,6 +47,12 @@ export interface Responder {
    */
   respond(reply: Reply): Promise<MessageRef | undefined>;
   openModal(modal: ModalSpec): Promise<void>;
+  /**
+   * Shows a reply in a window of its own (a Slack modal, for the menu) when the request brought
+   * a way to open one; otherwise answers with it. Its buttons work as on a message, and a form
+   * one of them opens takes the window's place.
+   */
+  openPanel(panel: { title: string; reply: Reply }): Promise<void>;
 }
 
 /** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */
@@ -131,8 +137,8 @@ export interface CommandForm {
   callbackId: string;
   /** The command line the values stand for, or what to correct on which field. */
   read(values: ModalValues): { errors: Record<string, string> } | { command: string };
-  /** The field a complaint of the command's own parsing is shown on. */
-  fieldOf(error: string): string;
+  /** The field a complaint of the command's own parsing is shown on, given what was entered. */
+  fieldOf(error: string, values: ModalValues): string;
   /** Whether a command it can stand for changes something (see Operation.changes). */
   changes: boolean;
 }

@@ -32,7 +32,7 @@ import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
 import { wrapMetadata } from './blocks/metadata.js';
-import { renderModal } from './blocks/modal.js';
+import { renderModal, renderPanel } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';
 import { BUTTON_VALUE_MAX } from './limits.js';
 import { type PostResponse, ResponseUrlError } from './response-url.js';
@@ -52,6 +52,8 @@ export interface SlackSurfaceOptions extends SlackMessengerOptions {
   /** Answers through the command's or button's response_url, when there is one. */
   respond?: PostResponse;
   triggerId?: string;
+  /** The modal a click came from (the menu): a form the click opens takes its place. */
+  viewId?: string;
   /**
    * The command line being answered when no trigger_id came with it (a mention): a form it
    * needs is offered behind a button that runs it again, since a click brings a trigger_id.
@@ -604,7 +606,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
     return refOf(sent);
   }
 
-  return {
+  const surface: Surface = {
     ...messenger,
     // Posts in the channel asked in (progress, an approval card there) stay in the thread asked in.
     postToChannel: (channelId, reply, inThread) =>
@@ -649,7 +651,8 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
         }),
       );
       try {
-        await client.views.open({ trigger_id: options.triggerId, view });
+        if (options.viewId) await client.views.update({ view_id: options.viewId, view });
+        else await client.views.open({ trigger_id: options.triggerId, view });
       } catch (error) {
         const code = slackErrorCode(error);
         if (code === 'expired_trigger_id' || code === 'exchanged_trigger_id' || code === 'invalid_trigger_id')
@@ -659,5 +662,24 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
         throw error;
       }
     },
+    async openPanel(panel) {
+      if (!options.triggerId) {
+        await surface.respond(panel.reply);
+        return;
+      }
+      const view = scrub(
+        renderPanel(panel.title, panel.reply, wrapMetadata(options.channelId, '', threadTs)),
+      );
+      try {
+        await client.views.open({ trigger_id: options.triggerId, view });
+      } catch (error) {
+        // Too late for a window (Slack's 3 seconds): the same panel as an answer.
+        logger.warn('a panel could not be opened; answering with it instead', {
+          slackError: slackErrorCode(error),
+        });
+        await surface.respond(panel.reply);
+      }
+    },
   };
+  return surface;
 }

@@ -22,7 +22,8 @@ export type Recorded =
   | { kind: 'post'; channelId: string; reply: Reply; ref: MessageRef; threadTs?: string }
   | { kind: 'update'; ref: MessageRef; reply: Reply }
   | { kind: 'dm'; userId: string; reply: Reply }
-  | { kind: 'form'; modal: ModalSpec };
+  | { kind: 'form'; modal: ModalSpec }
+  | { kind: 'panel'; title: string; reply: Reply };
 
 export interface RecordingSurface extends Surface {
   readonly records: Recorded[];
@@ -53,6 +54,9 @@ export function recordingSurface(): RecordingSurface {
     },
     async openModal(modal) {
       records.push({ kind: 'form', modal });
+    },
+    async openPanel(panel) {
+      records.push({ kind: 'panel', ...panel });
     },
   };
 }

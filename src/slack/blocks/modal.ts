@@ -5,10 +5,12 @@
 import type { types } from '@slack/bolt';
 import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../../operations/modal.js';
 import { truncate } from '../../reply/escape.js';
+import type { Reply } from '../../reply/model.js';
 import {
   CHECKBOX_MAX_OPTIONS,
   INPUT_HINT_MAX,
   INPUT_LABEL_MAX,
+  MODAL_CLOSE_MAX,
   MODAL_MAX_BLOCKS,
   MODAL_SUBMIT_MAX,
   MODAL_TITLE_MAX,
@@ -18,6 +20,10 @@ import {
   SECTION_TEXT_MAX,
   STATIC_SELECT_MAX_OPTIONS,
 } from '../limits.js';
+import { renderReply } from './reply.js';
+
+/** The callback id of a panel: it has no submit, so nothing routes on it. */
+const PANEL_CALLBACK = 'panel';
 
 const plain = (text: string, max: number) => ({
   type: 'plain_text' as const,
@@ -105,6 +111,18 @@ export function renderModal(modal: ModalSpec): types.ModalView {
     close: plain('Cancel', MODAL_SUBMIT_MAX),
     private_metadata: modal.privateMetadata.slice(0, PRIVATE_METADATA_MAX),
     blocks: blocks.slice(0, MODAL_MAX_BLOCKS) as unknown as types.ModalView['blocks'],
+  };
+}
+
+/** A reply shown in a modal with no submit (the menu): its blocks as a message would show them. */
+export function renderPanel(title: string, reply: Reply, privateMetadata: string): types.ModalView {
+  return {
+    type: 'modal',
+    callback_id: PANEL_CALLBACK,
+    title: plain(title, MODAL_TITLE_MAX),
+    close: plain('Close', MODAL_CLOSE_MAX),
+    private_metadata: privateMetadata.slice(0, PRIVATE_METADATA_MAX),
+    blocks: renderReply(reply).blocks.slice(0, MODAL_MAX_BLOCKS) as types.ModalView['blocks'],
   };
 }
 

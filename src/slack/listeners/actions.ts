@@ -1,4 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import { unwrapMetadata } from '../blocks/metadata.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
@@ -23,14 +24,17 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
       const received = performance.now();
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
-      const channelId = body.channel?.id ?? body.container?.channel_id ?? '';
-      const threadTs = threadOfClick(body);
+      // A button in a modal (the menu): the channel it was opened from is in its metadata.
+      const inView = body.view ? unwrapMetadata(body.view.private_metadata) : undefined;
+      const channelId = inView?.channelId || body.channel?.id || body.container?.channel_id || '';
+      const threadTs = inView ? inView.threadTs : threadOfClick(body);
       const surface = createSlackSurface({
         client,
         respond: body.response_url ? responseUrlPoster(body.response_url) : undefined,
         userId: body.user.id,
         channelId,
         triggerId: body.trigger_id,
+        ...(body.view ? { viewId: body.view.id } : {}),
         threadTs,
         logger: options.logger,
         secrets: options.services.secrets,

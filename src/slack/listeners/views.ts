@@ -17,6 +17,8 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
       client,
       userId: body.user.id,
       channelId,
+      // A command a form stands for may open a form of its own (a window to pick).
+      ...('trigger_id' in body ? { triggerId: body.trigger_id } : {}),
       threadTs,
       logger: options.logger,
       secrets: options.services.secrets,

@@ -1,0 +1,119 @@
+/**
+ * `/edge` alone (or `/edge menu`): what this person may run in this channel, grouped by task,
+ * each behind a button that opens its form (command-forms.ts). Nothing to learn by heart.
+ */
+import { channelRef, joinMarkup, md, nest, trusted } from '../reply/markup.js';
+import { ephemeral, type Reply, type ReplyBlock } from '../reply/model.js';
+import { commandFormSpec } from './command-forms.js';
+import { UserFacingError } from './errors.js';
+import { type AnyOperation, defineOperation, operationKey } from './types.js';
+
+/**
+ * The tasks, each with the commands it gathers, by their leading words: `db.tokens` takes every
+ * `db tokens …`, and `watch` appears once an operation with that word is registered.
+ */
+const TASKS: readonly { heading: string; commands: readonly string[] }[] = [
+  { heading: 'Incident', commands: ['logs', 'shield.export', 'watch'] },
+  {
+    heading: 'Look up',
+    commands: ['dns', 'apikeys', 'shield.enums', 'pullzones', 'shield.zones', 'db.query'],
+  },
+  {
+    heading: 'Change',
+    commands: ['pullzone.reset-key', 'shield.bot-detection', 'library', 'db.exec', 'db.tokens'],
+  },
+  { heading: 'Approvals and audit', commands: ['approvals', 'audit'] },
+];
+
+/** Where the commands no task names go (whoami, and any new operation until it gets a task). */
+const OTHER = 'More';
+
+/** The menu and the help list are how one finds commands; they are not entries in it. */
+const NOT_LISTED = new Set(['menu', 'help']);
+
+const OPEN_ACTION = 'menu:open';
+
+const startsWith = (op: AnyOperation, command: string) => {
+  const words = command.split('.');
+  return words.every((word, i) => op.words[i] === word);
+};
+
+/** The operations this caller may run here, in tasks and in the order each task names them. */
+async function menuGroups(
+  operations: readonly AnyOperation[],
+  allowed: ReadonlySet<string>,
+): Promise<{ heading: string; operations: AnyOperation[] }[]> {
+  const listed = operations.filter(
+    (op) => !NOT_LISTED.has(operationKey(op)) && (op.id === 'whoami' || allowed.has(op.id)),
+  );
+  const placed = new Set<AnyOperation>();
+  const groups = TASKS.map((task) => {
+    const members = task.commands.flatMap((command) =>
+      listed.filter((op) => !placed.has(op) && startsWith(op, command)),
+    );
+    for (const op of members) placed.add(op);
+    return { heading: task.heading, operations: members };
+  });
+  groups.push({ heading: OTHER, operations: listed.filter((op) => !placed.has(op)) });
+  return groups.filter((group) => group.operations.length > 0);
+}
+
+function menuReply(groups: { heading: string; operations: AnyOperation[] }[], channelId: string): Reply {
+  const blocks: ReplyBlock[] = [
+    {
+      type: 'context',
+      text: md`What you may run in ${nest(channelRef(channelId))}. Pick one to fill in its form; the answer goes to that channel.`,
+    },
+  ];
+  let index = 0;
+  for (const group of groups) {
+    blocks.push({ type: 'header', text: group.heading });
+    blocks.push({
+      type: 'text',
+      text: joinMarkup(group.operations.map((op) => md`*${op.words.join(' ')}* — ${op.summary}`)),
+    });
+    blocks.push({
+      type: 'actions',
+      buttons: group.operations.map((op) => ({
+        text: op.words.join(' '),
+        actionId: `${OPEN_ACTION}#${index++}`,
+        value: operationKey(op),
+      })),
+    });
+  }
+  if (groups.length === 0) blocks.push({ type: 'text', text: md`There is nothing you may run here.` });
+  blocks.push({
+    type: 'context',
+    text: trusted('`/edge help` lists the same as text; `/edge whoami` says why others are not listed.'),
+  });
+  return ephemeral('edgeops: what you can run here', blocks);
+}
+
+/** `/edge` alone or `/edge menu`: the commands this person may run here, each with its form. */
+export const menu = defineOperation({
+  id: 'help',
+  words: ['menu'],
+  usage: '/edge menu',
+  summary: 'pick what to run from a menu, each command with a form (a bare /edge opens it too)',
+  example: '/edge',
+  flags: {},
+  parse: (positionals) =>
+    positionals.length > 0 ? { ok: false, error: 'menu takes no arguments' } : { ok: true, args: {} },
+  async run(ctx) {
+    const groups = await menuGroups(ctx.access.operations(), await ctx.access.allowed());
+    await ctx.surface.openPanel({ title: 'edgeops', reply: menuReply(groups, ctx.channelId) });
+    return undefined;
+  },
+  actions: {
+    async open(ctx, key) {
+      const groups = await menuGroups(ctx.access.operations(), await ctx.access.allowed());
+      const op = groups.flatMap((group) => group.operations).find((listed) => operationKey(listed) === key);
+      if (!op)
+        throw new UserFacingError(
+          `/edge ${key.replace(/\./g, ' ')} is not something you may run here; type /edge for what you may.`,
+        );
+      await ctx.surface.openModal(commandFormSpec(op));
+      return undefined;
+    },
+  },
+});

@@ -1,0 +1,210 @@
+/**
+ * Every command has a form made from its definition, and a filled form runs exactly the request
+ * the typed command would: same operation, same parsed arguments.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandFormSpec, typedCommandForm } from '../../src/operations/command-forms.js';
+import type { ModalValues } from '../../src/operations/modal.js';
+import { defineOperation, operationKey } from '../../src/operations/types.js';
+import { renderModal } from '../../src/slack/blocks/modal.js';
+import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
+import { type EngineTestbed, recordingSurface, startEngineTestbed } from '../support/engine.js';
+import { everyoneMayRun } from '../support/policies.js';
+
+let bed: EngineTestbed;
+beforeAll(async () => {
+  bed = await startEngineTestbed({ policyYaml: everyoneMayRun(), serviceDatabase: true });
+});
+afterAll(async () => {
+  await bed?.close();
+});
+
+/**
+ * Each row: the command as Slack delivers it when typed (`<` and `&` arrive escaped), and the
+ * same request filled in the command's form. Every registered command has at least one row.
+ */
+const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
+  { key: 'help', typed: 'help dns', values: { SUBCOMMAND: 'dns' } },
+  { key: 'menu', typed: 'menu', values: {} },
+  { key: 'whoami', typed: 'whoami', values: {} },
+  {
+    key: 'dns',
+    typed: 'dns "example com" --page 2 --per-page 5 --lite',
+    values: { SEARCH: 'example com', '--page': '2', '--per-page': '5', '--lite': ['yes'] },
+  },
+  { key: 'dns', typed: 'dns -- -staging', values: { SEARCH: '-staging' } },
+  { key: 'pullzones', typed: 'pullzones www --per-page 10', values: { SEARCH: 'www', '--per-page': '10' } },
+  { key: 'shield.zones', typed: 'shield zones --page 2', values: { '--page': '2' } },
+  { key: 'apikeys', typed: 'apikeys --page 1 --per-page 20', values: { '--page': '1', '--per-page': '20' } },
+  { key: 'library.create', typed: 'library create Product demos', values: { NAME: 'Product demos' } },
+  {
+    key: 'logs',
+    typed: 'logs 308006 --from 2026-11-21T10:00 --to 2026-11-21T11:30 --status 502 --zone DE',
+    values: {
+      PULLZONE_ID: '308006',
+      '--from': '2026-11-21T10:00',
+      '--to': '2026-11-21T11:30',
+      '--status': '502',
+      '--zone': 'DE',
+    },
+  },
+  {
+    key: 'logs',
+    typed: 'logs 308006 yesterday --code http_timeout',
+    values: { PULLZONE_ID: '308006', ARG2: 'yesterday', '--code': 'http_timeout' },
+  },
+  { key: 'logs', typed: 'logs 308006 --from -3h', values: { PULLZONE_ID: '308006', '--from': '-3h' } },
+  {
+    key: 'shield.export',
+    typed:
+      'shield export 5101 --last 1h --query \'path "/wp-login" &amp; more\' --filter country:in:DE,FR --filter ip:eq:203.0.113.7',
+    values: {
+      SHIELD_ZONE_ID: '5101',
+      '--last': '1h',
+      '--query': 'path "/wp-login" & more',
+      '--filter': 'country:in:DE,FR\n  ip:eq:203.0.113.7\n',
+    },
+  },
+  { key: 'shield.enums', typed: 'shield enums Operator', values: { NAME: 'Operator' } },
+  { key: 'shield.bot-detection', typed: 'shield bot-detection 5101', values: { SHIELD_ZONE_ID: '5101' } },
+  {
+    key: 'pullzone.reset-key',
+    typed: `pullzone reset-key 308006 "key leaked: it's in a \\"CI\\" log \\\\ twice"`,
+    values: { PULLZONE_ID: '308006', REASON: 'key leaked: it\'s in a "CI" log \\ twice' },
+  },
+  {
+    key: 'db.query',
+    typed: `db query SELECT id, 'a  "b"' AS x FROM orders WHERE total &lt; 5 -- --page`,
+    values: { SQL: `SELECT id, 'a  "b"' AS x FROM orders WHERE total < 5 -- --page` },
+  },
+  {
+    key: 'db.exec',
+    typed: "db exec UPDATE orders SET note = 'a &amp; b &amp;lt;' WHERE id = 7",
+    values: { SQL: "UPDATE orders SET note = 'a & b &lt;' WHERE id = 7" },
+  },
+  {
+    key: 'db.tokens.create',
+    typed: 'db tokens create --read-only --expires 30d --db shop',
+    values: { '--read-only': ['yes'], '--expires': '30d', '--db': 'shop' },
+  },
+  {
+    key: 'db.tokens.invalidate',
+    typed: 'db tokens invalidate --regenerate',
+    values: { '--regenerate': ['yes'] },
+  },
+  { key: 'approvals', typed: 'approvals --all', values: { '--all': ['yes'] } },
+  {
+    key: 'approvals.cancel',
+    typed: 'approvals cancel ap_3f2c9a1b7d4e6f80',
+    values: { REQUEST_ID: 'ap_3f2c9a1b7d4e6f80' },
+  },
+  { key: 'audit', typed: 'audit --limit 10 --verify', values: { '--limit': '10', '--verify': ['yes'] } },
+];
+
+describe('a form for every command', () => {
+  it('has a row for every registered command', () => {
+    const covered = new Set(ROWS.map((row) => row.key));
+    expect(bed.runtime.engine.operations.map(operationKey).filter((key) => !covered.has(key))).toEqual([]);
+  });
+
+  it.each(ROWS)('the form of $key submits what `/edge $typed` asks', async ({ key, typed, values }) => {
+    const op = bed.runtime.engine.operations.find((candidate) => operationKey(candidate) === key)!;
+    const form = commandFormSpec(op);
+    // Only fields the form has are filled: a value for a field it lacks would go nowhere.
+    const ids = form.fields.map((field) => field.id);
+    for (const id of Object.keys(values)) expect(ids).toContain(id);
+    const checked = await bed.runtime.engine.submit({
+      userId: 'U0YOU',
+      channelId: 'C0OPS',
+      callbackId: form.callbackId,
+      privateMetadata: form.privateMetadata,
+      values,
+      surface: recordingSurface(),
+    });
+    // The engine knows the form, and accepts it without running anything yet.
+    expect(checked).toHaveProperty('proceed');
+    const asTyped = bed.runtime.engine.resolve(typed);
+    expect(asTyped.ok).toBe(true);
+    const viaForm = formCommand(op, values);
+    expect(viaForm).toEqual(asTyped);
+  });
+
+  it('renders every form as a modal Slack accepts, titled with the command', () => {
+    for (const op of bed.runtime.engine.operations) {
+      const view = renderModal(commandFormSpec(op));
+      expect(formatSchemaErrors(validateModal(view)), operationKey(op)).toBe('');
+      expect(checkViewLimits(view), operationKey(op)).toEqual([]);
+      expect(view.title.text).toBe(op.words.join(' '));
+    }
+  });
+
+  it('makes a zone id, a time and a duration fields with hints of what to type', () => {
+    const logs = commandFormSpec(bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!);
+    const field = (id: string) => logs.fields.find((candidate) => candidate.id === id);
+    expect(field('PULLZONE_ID')).toMatchObject({ kind: 'text', optional: false });
+    expect(field('PULLZONE_ID')?.hint).toContain('/edge pullzones');
+    expect(field('--from')?.hint).toContain('13:00 (today)');
+    expect(field('--last')?.hint).toContain('2h');
+    expect(field('--status')?.hint).toBe('As typed: --status 502|5xx');
+    expect(logs.title.length).toBeLessThanOrEqual(24);
+  });
+});
+
+describe('choices', () => {
+  // A command of its own: none of the registered ones has a closed set of flag values yet.
+  const report = defineOperation({
+    id: 'audit.list',
+    words: ['report'],
+    usage: '/edge report [daily | weekly] [--format csv|json]',
+    summary: 'a report',
+    example: '/edge report weekly --format json',
+    flags: { format: { kind: 'string', choices: ['csv', 'json'] } },
+    parse: (positionals, flags) => ({ ok: true, args: { positionals, format: flags.format } }),
+    run: async () => undefined,
+  });
+
+  it('offers the values a flag spec or a usage line lists as a choice, and types the chosen one', () => {
+    const form = commandFormSpec(report);
+    expect(form.fields).toEqual([
+      expect.objectContaining({ id: 'ARG1', kind: 'select', label: 'daily or weekly', optional: true }),
+      expect.objectContaining({
+        id: '--format',
+        kind: 'select',
+        options: [
+          { value: 'csv', label: 'csv' },
+          { value: 'json', label: 'json' },
+        ],
+      }),
+    ]);
+    expect(typedCommandForm(report).read({ ARG1: 'weekly', '--format': 'json' })).toEqual({
+      command: 'report --format json weekly',
+    });
+  });
+});
+
+describe('a form with a bad value', () => {
+  const submitLogs = (values: ModalValues) => {
+    const op = bed.runtime.engine.operations.find((candidate) => candidate.words[0] === 'logs')!;
+    return bed.submit(commandFormSpec(op), values);
+  };
+
+  it.each([
+    [{ PULLZONE_ID: 'abc', '--last': '2h' }, 'PULLZONE_ID', 'pull zone id must be a number'],
+    [{ PULLZONE_ID: '308006', '--last': '2 hours' }, '--last', 'is not a duration'],
+    [{ PULLZONE_ID: '308006', ARG2: '03/04/2026' }, 'ARG2', 'ambiguous'],
+    [{ PULLZONE_ID: '308006', '--last': '2h', '--from': '-3h' }, '--last', 'both set the window'],
+  ])('shows the error on the field at fault and runs nothing: %j', async (values, field, error) => {
+    const result = await submitLogs(values);
+    expect(result).toHaveProperty('errors');
+    const errors = (result as { errors: Record<string, string> }).errors;
+    expect(Object.keys(errors)).toEqual([field]);
+    expect(errors[field]).toContain(error);
+  });
+});
+
+/** What the form's submission resolves to: its command line, read as the engine reads it. */
+function formCommand(op: Parameters<typeof commandFormSpec>[0], values: ModalValues) {
+  const read = typedCommandForm(op).read(values);
+  if ('errors' in read) throw new Error(JSON.stringify(read.errors));
+  return bed.runtime.engine.resolve(read.command);
+}
