@@ -11,6 +11,7 @@ import { type EngineTestbed, type Recorded, startEngineTestbed } from '../suppor
 import { everyoneMayRun } from '../support/policies.js';
 
 const TOUR = [
+  '',
   'help',
   'help reset-key',
   'whoami',
