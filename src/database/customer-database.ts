@@ -17,7 +17,7 @@
  */
 import { createClient } from '@libsql/client';
 import type { SecretRegistry } from '../log.js';
-import { describeStatement } from './describe.js';
+import { type Described, describeStatement } from './describe.js';
 import {
   changeSentToQueryError,
   createScrub,
@@ -63,8 +63,11 @@ export interface CustomerDatabase {
   runReadOnlyQuery(sql: string): Promise<QueryResult>;
   /** Runs one statement in a write transaction (approved `db exec` only). */
   runWrite(sql: string): Promise<WriteResult>;
-  /** Checks that the text is one statement the database can prepare, without running it. */
-  checkStatement(sql: string): Promise<void>;
+  /**
+   * Checks that the text is one statement the database can prepare, without running it, and
+   * says whether the database calls it read-only.
+   */
+  checkStatement(sql: string): Promise<Described>;
   /** Switches the bot's own queries to a new token (after `db tokens invalidate --regenerate`). */
   useToken(token: string): void;
   close(): Promise<void>;
@@ -217,16 +220,15 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
     checkStatement: (sql) =>
       single(
         sql,
-        async (signal) => {
-          await describeStatement({
+        (signal) =>
+          describeStatement({
             httpUrl: endpoint.httpUrl,
             authToken,
             sql,
             fetch: fetchFn,
             signal,
             scrub,
-          });
-        },
+          }),
         EXEC,
       ),
     useToken(token) {

@@ -142,7 +142,10 @@ describe('database changes through approval', () => {
     expect(file.channels).toContain('C0APPROVALS');
     const content = file.bytes.toString('utf8');
     expect(content).toContain(sql);
-    expect(content).toContain(JSON.stringify({ database: h.sandbox.databaseId, sql }));
+    expect(content).toContain(`"database":"${h.sandbox.databaseId}"`);
+    expect(content).toContain(`"sql":${JSON.stringify(sql)}`);
+    // The comment hides "OR 1 = 1" from the card, not from the count: every row matches.
+    expect(shown).toMatch(/[1-9]\d+ rows match its WHERE now/);
     // The file went up before the card, so an approver never sees a card that points at nothing.
     const fileMessage = h.fake
       .callsTo('chat.postMessage')
@@ -186,6 +189,59 @@ describe('database changes through approval', () => {
       .callsTo('chat.postMessage')
       .filter((c) => !seen.has(c) && JSON.stringify(c.args).includes('Approval needed'));
     expect(cards).toEqual([]);
+  });
+
+  it('db exec shows on the card how many rows its WHERE matches now, and the result puts the rows affected beside it', async () => {
+    const sql = "UPDATE orders SET note = 'checked' WHERE id IN (5, 6, 999)";
+    const { id, card } = await newCard(`db exec ${sql}`);
+    const shown = approverText(card);
+    expect(shown).toContain('2 rows match its WHERE now');
+    expect(shown).toContain('triggers and foreign-key cascades are not counted');
+    expect(shown).not.toContain('No WHERE');
+    await approve(id);
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    await h.fake.waitFor(
+      'chat.postMessage',
+      (c) =>
+        c.args.channel === 'C0OPS' &&
+        JSON.stringify(c.args).includes('2 rows affected (the preview counted 2 rows)'),
+      5_000,
+    );
+  });
+
+  it('db exec warns in bold that an UPDATE or DELETE without WHERE changes every row, and says when it cannot count', async () => {
+    const cancel = (id: string) =>
+      h.click('approvals:cancel', id, { channelId: 'C0OPS', responseUrl: h.fake.responseUrl() });
+    const everyRow = await newCard('db exec DELETE FROM orders');
+    const shown = approverText(everyRow.card);
+    expect(shown).toContain('*No WHERE: this changes every row of orders.*');
+    expect(shown).toMatch(/\d+ rows match its WHERE now/);
+    await cancel(everyRow.id);
+    await expect.poll(() => stateOf(everyRow.id), { timeout: 5_000 }).toBe('cancelled');
+
+    const withCte = await newCard(
+      "db exec WITH gone AS (SELECT 5 AS id) UPDATE orders SET note = 'x' WHERE id IN (SELECT id FROM gone)",
+    );
+    expect(approverText(withCte.card)).toContain(
+      'Impact unknown: the statement is not one the bot can rewrite into a count.',
+    );
+    expect(approverText(withCte.card)).not.toContain('No WHERE');
+    await cancel(withCte.id);
+    await expect.poll(() => stateOf(withCte.id), { timeout: 5_000 }).toBe('cancelled');
+  });
+
+  it('db exec refuses a statement the database calls read-only, pointing to /edge db query', async () => {
+    const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const { responseUrl } = await h.command('db exec SELECT count(*) FROM orders');
+    const told = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(told).toContain('only reads');
+    expect(told).toContain('/edge db query');
+    expect(told).not.toContain('Approval requested');
+    expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
+      cards,
+    );
   });
 
   it('db exec refuses a statement that cannot be parsed before asking anyone to approve it', async () => {
