@@ -5,7 +5,9 @@ import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './errors.js';
-import { defineOperation, parseWith, type RunContext } from './types.js';
+import type { ModalValues } from './modal.js';
+import { formatUtc } from './time-args.js';
+import { defineOperation, parseWith, type RunContext, type SubmissionOutcome } from './types.js';
 
 const CreateParams = z.object({
   database: z.string(),
@@ -39,7 +41,9 @@ export const tokenCreateGate: GatedOperation = {
     { label: 'Access', value: params.readOnly ? 'read only' : 'full access' },
     {
       label: 'Token expires',
-      value: params.expiresAt ? String(params.expiresAt) : 'never (until tokens are invalidated)',
+      value: params.expiresAt
+        ? formatUtc(Date.parse(String(params.expiresAt)))
+        : 'never (chosen explicitly; until tokens are invalidated)',
     },
   ],
   async execute(params, ctx) {
@@ -113,45 +117,123 @@ export const tokenInvalidateGate: GatedOperation = {
   },
 };
 
+/** How long a new token lives unless the requester says otherwise; "never" must be said. */
+const DEFAULT_TOKEN_LIFETIME = '30d';
+
 const CreateArgs = z.object({
   db: z.string().optional(),
-  readOnly: z.boolean(),
-  expires: z.string().optional(),
+  /** Undefined: neither --read-only nor --full-access was given, so a form asks. */
+  readOnly: z.boolean().optional(),
+  /** A duration, or null for a token that never expires. */
+  expires: z.string().nullable(),
 });
+type CreateArgs = z.infer<typeof CreateArgs>;
 
-/** `/edge db tokens create [--read-only] [--expires 30d] [--db ID]`: after approval, a new token by DM. */
+/** `--expires`: a duration, or `never`; left out, 30 days. */
+function readExpiry(
+  value: string | undefined,
+): { ok: true; expires: string | null } | { ok: false; error: string } {
+  const given = value?.trim() ?? DEFAULT_TOKEN_LIFETIME;
+  if (given.toLowerCase() === 'never') return { ok: true, expires: null };
+  const duration = parseDuration(given);
+  return duration.ok
+    ? { ok: true, expires: given }
+    : { ok: false, error: `${duration.error}, or never for a token that does not expire` };
+}
+
+async function requestToken(ctx: RunContext, database: string, readOnly: boolean, expires: string | null) {
+  const duration = expires === null ? undefined : parseDuration(expires);
+  const expiresAt =
+    duration?.ok === true ? addMilliseconds(new Date(ctx.services.now()), duration.ms).toISOString() : null;
+  return ctx.services.approvals.submit(ctx, {
+    operation: 'db.tokens.create',
+    target: database,
+    params: { database, readOnly, expiresAt },
+    reason: '',
+  });
+}
+
+const text = (values: ModalValues, id: string) => {
+  const value = values[id];
+  return typeof value === 'string' ? value.trim() : '';
+};
+
+/**
+ * `/edge db tokens create [--read-only | --full-access] [--expires 30d | never] [--db ID]`: after
+ * approval, a new token by DM. Without an access flag a form asks, read-only chosen; a token
+ * lives 30 days unless `never` is said.
+ */
 export const dbTokensCreate = defineOperation({
   id: 'db.tokens.create',
   words: ['db', 'tokens', 'create'],
-  usage: '/edge db tokens create [--read-only] [--expires 30d] [--db ID]',
+  usage: '/edge db tokens create [--read-only | --full-access] [--expires 30d | never] [--db ID]',
   summary: 'create a database access token (needs approval); it comes to you by DM, once',
   example: '/edge db tokens create --read-only --expires 30d',
   flags: {
     'read-only': { kind: 'boolean' },
-    expires: { kind: 'string', value: 'duration' },
+    'full-access': { kind: 'boolean' },
+    expires: { kind: 'string' },
     db: { kind: 'string' },
   },
-  changes: { command: true },
+  changes: { command: true, interactions: ['access'] },
   parse(positionals, flags) {
     if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
-    if (flags.expires !== undefined) {
-      const duration = parseDuration(flags.expires);
-      if (!duration.ok) return { ok: false, error: `--expires: ${duration.error}` };
-    }
-    return parseWith(CreateArgs, { db: flags.db, readOnly: flags['read-only'], expires: flags.expires });
+    if (flags['read-only'] && flags['full-access'])
+      return { ok: false, error: 'say one of --read-only or --full-access, not both' };
+    const expiry = readExpiry(flags.expires);
+    if (!expiry.ok) return { ok: false, error: `--expires: ${expiry.error}` };
+    const readOnly = flags['read-only'] ? true : flags['full-access'] ? false : undefined;
+    return parseWith(CreateArgs, { db: flags.db, readOnly, expires: expiry.expires });
   },
   target: (args) => args.db,
-  async run(ctx, args) {
+  async run(ctx, args: CreateArgs) {
     const database = databaseId(ctx, args.db);
-    const duration = args.expires ? parseDuration(args.expires) : undefined;
-    const expiresAt =
-      duration?.ok === true ? addMilliseconds(new Date(ctx.services.now()), duration.ms).toISOString() : null;
-    return ctx.services.approvals.submit(ctx, {
-      operation: 'db.tokens.create',
-      target: database,
-      params: { database, readOnly: args.readOnly, expiresAt },
-      reason: '',
+    if (args.readOnly !== undefined) return requestToken(ctx, database, args.readOnly, args.expires);
+    await ctx.surface.openModal({
+      callbackId: 'db.tokens.create:access',
+      title: 'New database token',
+      submit: 'Ask for approval',
+      privateMetadata: database,
+      intro: `Database *${database}*. The token comes to you by DM, once, after approval.`,
+      fields: [
+        {
+          id: 'access',
+          label: 'Access',
+          kind: 'select',
+          options: [
+            { value: 'read-only', label: 'Read only' },
+            { value: 'full-access', label: 'Full access (can change data)' },
+          ],
+          initial: 'read-only',
+        },
+        {
+          id: 'expires',
+          label: 'Expires after',
+          kind: 'text',
+          initial: args.expires ?? 'never',
+          hint: 'A duration such as 7d or 30d, or never for a token that does not expire.',
+        },
+      ],
     });
+    return undefined;
+  },
+  submissions: {
+    async access(ctx, values, privateMetadata): Promise<SubmissionOutcome> {
+      const database = DatabaseIdSchema.safeParse(privateMetadata);
+      if (!database.success)
+        return { errors: { access: 'The form lost its database; run the command again.' } };
+      const access = text(values, 'access');
+      if (access !== 'read-only' && access !== 'full-access')
+        return { errors: { access: 'Choose the access.' } };
+      const expiry = readExpiry(text(values, 'expires') || undefined);
+      if (!expiry.ok) return { errors: { expires: expiry.error } };
+      const readOnly = access === 'read-only';
+      return {
+        target: database.data,
+        params: { readOnly, expires: expiry.expires ?? 'never' },
+        run: () => requestToken(ctx, database.data, readOnly, expiry.expires),
+      };
+    },
   },
 });
 
