@@ -11,7 +11,7 @@ import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
 import { describeFailure } from './failure.js';
-import type { ModalValues } from './modal.js';
+import type { ModalValues, ZoneKind, ZonePick } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
@@ -25,6 +25,7 @@ import {
   type SubmissionOutcome,
   type Surface,
 } from './types.js';
+import type { ZoneChoice } from './zone-directory.js';
 
 export interface CommandInput extends Caller {
   text: string;
@@ -61,7 +62,25 @@ export interface Engine {
   changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
   refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
+  /**
+   * Zones for a picker as the caller types: only kinds they may list here (pullzone.list,
+   * shieldzone.list), and only what can be had within `waitMs`. Never throws: nothing is empty.
+   */
+  suggestZones(input: SuggestionInput): Promise<ZoneChoice[]>;
 }
+
+export interface SuggestionInput extends Caller {
+  zones: ZonePick;
+  typed: string;
+  waitMs: number;
+  limit: number;
+}
+
+/** The grant that lets a caller see a kind of zone listed. */
+const LIST_OPERATION: Record<ZoneKind, 'pullzone.list' | 'shieldzone.list'> = {
+  pullzone: 'pullzone.list',
+  shieldzone: 'shieldzone.list',
+};
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
 
@@ -311,6 +330,22 @@ export function createEngine(options: {
         return find(input.value ?? '')?.changes?.command === true;
       const { op, name } = route('actionId' in input ? input.actionId : input.callbackId);
       return op?.changes?.interactions?.includes(name) ?? false;
+    },
+
+    async suggestZones(input) {
+      const logger = services.logger.child({ user: input.userId, channel: input.channelId });
+      try {
+        const kinds: ZoneKind[] = input.zones === 'any' ? ['pullzone', 'shieldzone'] : [input.zones];
+        const allowed: ZoneKind[] = [];
+        for (const kind of kinds)
+          if ((await authorizer.decide(LIST_OPERATION[kind], callerOf(input))).allowed) allowed.push(kind);
+        if (allowed.length === 0) return [];
+        const zones: ZonePick = allowed.length === 2 ? 'any' : allowed[0]!;
+        return await services.zones.suggest(zones, input.typed, { waitMs: input.waitMs, limit: input.limit });
+      } catch (error) {
+        logger.warn('zone suggestions failed; the picker shows none', { error });
+        return [];
+      }
     },
 
     async refuseUnrecorded(input) {

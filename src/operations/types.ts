@@ -20,6 +20,7 @@ import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues } from './modal.js';
 import type { SharedAnswers } from './shared-answers.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
+import type { ZoneDirectory } from './zone-directory.js';
 
 export type { MessageRef };
 
@@ -95,6 +96,8 @@ export interface Services {
   database?: CustomerDatabase;
   /** Draws charts as pictures off the event loop; no picture means the text chart is the answer. */
   charts: ChartRenderer;
+  /** Pull zones and Shield zones by id and name, for pickers and for checking ids. */
+  zones: ZoneDirectory;
   now: () => number;
 }
 
