@@ -99,6 +99,9 @@ export function whoamiReply(
       ],
     },
     { type: 'text', text: trusted(lines.join('\n')) },
-    { type: 'context', text: trusted('`help` and `whoami` are always allowed.') },
+    {
+      type: 'context',
+      text: trusted('`help`, `whoami` and `context` (showing this channel’s defaults) are always allowed.'),
+    },
   ]);
 }

@@ -4,12 +4,14 @@
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
 import { randomBytes } from 'node:crypto';
+import { isAlwaysAllowed } from '../operation-ids.js';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
+import { channelDefaultZone, notingDefault } from './context.js';
 import { describeFailure } from './failure.js';
 import type { ModalValues, ZoneKind, ZonePick } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
@@ -184,6 +186,27 @@ export function createEngine(options: {
     return parsed.ok ? { ok: true, op: found.op, args: parsed.args } : parsed;
   }
 
+  /**
+   * Fills a zone id left out of the command from the channel's defaults. The context it returns
+   * notes the default in the footer of every answer; an error says how to type the id.
+   */
+  async function withChannelDefault(
+    ctx: RunContext,
+    op: AnyOperation,
+    args: unknown,
+  ): Promise<{ ok: true; ctx: RunContext; args: unknown } | { ok: false; error: string }> {
+    const slot = op.channelDefault;
+    if (!slot?.missing(args)) return { ok: true, ctx, args };
+    const id = await channelDefaultZone(services, ctx.channelId, slot.kind);
+    if (id === undefined) return { ok: false, error: slot.absent };
+    ctx.logger.info('the channel’s default zone is used', { kind: slot.kind, zone: id });
+    return {
+      ok: true,
+      ctx: { ...ctx, surface: notingDefault(ctx.surface, slot.kind, id) },
+      args: slot.fill(args, id),
+    };
+  }
+
   function accessView(caller: Caller): AccessView {
     return {
       operations: () => operations,
@@ -267,7 +290,8 @@ export function createEngine(options: {
     work: () => Promise<Reply | undefined>,
     checkAccess = true,
   ): Promise<void> {
-    const audited = op.id !== 'help' && op.id !== 'whoami';
+    // What anyone may always run changes nothing and is not audited.
+    const audited = !isAlwaysAllowed(op.id);
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
@@ -409,14 +433,28 @@ export function createEngine(options: {
         return;
       }
       const { op, rest } = found;
-      const ctx = context(caller, input.surface, correlationId, op.id);
+      const asked = context(caller, input.surface, correlationId, op.id);
       const parsed = parseFor(op, rest);
       if (!parsed.ok) {
         outcome(op.id, 'usage');
-        await safeRespond(ctx, usageReply(op, parsed.error));
+        await safeRespond(asked, usageReply(op, parsed.error));
         return;
       }
-      const args = parsed.args;
+      let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+      try {
+        filled = await withChannelDefault(asked, op, parsed.args);
+      } catch (error) {
+        const failure = failureReply(asked, error);
+        outcome(op.id, failure.outcome);
+        await safeRespond(asked, failure.reply);
+        return;
+      }
+      if (!filled.ok) {
+        outcome(op.id, 'usage');
+        await safeRespond(asked, usageReply(op, filled.error));
+        return;
+      }
+      const { ctx, args } = filled;
       await perform(
         ctx,
         op,
@@ -463,8 +501,17 @@ export function createEngine(options: {
         if ('errors' in read) return read;
         const resolved = resolveCommand(read.command);
         if (!resolved.ok) return { errors: { [commandForm.fieldOf(resolved.error)]: resolved.error } };
-        const { op, args } = resolved;
-        const ctx = context(caller, input.surface, correlationId, op.id);
+        const asked = context(caller, input.surface, correlationId, resolved.op.id);
+        let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+        try {
+          filled = await withChannelDefault(asked, resolved.op, resolved.args);
+        } catch (error) {
+          const failure = failureReply(asked, error);
+          return { proceed: () => safeRespond(asked, failure.reply) };
+        }
+        if (!filled.ok) return { errors: { [commandForm.fieldOf(filled.error)]: filled.error } };
+        const { op } = resolved;
+        const { ctx, args } = filled;
         return {
           proceed: () =>
             perform(

@@ -4,6 +4,7 @@ import { apikeys } from './apikeys.js';
 import type { GatedOperation } from './approvals/gate.js';
 import { approvals, approvalsCancel } from './approvals/listing.js';
 import { audit } from './audit.js';
+import { contextClear, contextSet, contextShow } from './context.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
@@ -39,6 +40,9 @@ export const operations: readonly AnyOperation[] = [
   approvals,
   approvalsCancel,
   audit,
+  contextShow,
+  contextSet,
+  contextClear,
 ];
 
 /** Forms that stand for a command line: the message shortcut's "Investigate". */
