@@ -133,14 +133,19 @@ export function createZoneDirectory(options: {
       const kinds: ZoneKind[] = pick === 'any' ? ['pullzone', 'shieldzone'] : [pick];
       const lists = await Promise.all(kinds.map((kind) => within(kind, waitMs)));
       const query = typed.trim().toLowerCase();
-      const matching = lists
-        .flat()
-        .filter(
-          (zone) =>
-            query === '' || String(zone.id).startsWith(query) || zone.name?.toLowerCase().includes(query),
-        );
-      const exact = matching.filter((zone) => String(zone.id) === query);
-      return [...exact, ...matching.filter((zone) => String(zone.id) !== query)].slice(0, limit);
+      const matches = (zone: ZoneChoice) =>
+        query === '' || String(zone.id).startsWith(query) || zone.name?.toLowerCase().includes(query);
+      // An id typed in full comes first; then the list's order.
+      const ranked = lists.map((list) => {
+        const matching = list.filter(matches);
+        const exact = matching.filter((zone) => String(zone.id) === query);
+        return [...exact, ...matching.filter((zone) => String(zone.id) !== query)];
+      });
+      // Both kinds share the bound: neither crowds the other out while it has room.
+      const [first = [], second = []] = ranked;
+      const firstShare = Math.max(Math.ceil(limit / 2), limit - second.length);
+      const taken = first.slice(0, firstShare);
+      return [...taken, ...second.slice(0, limit - taken.length)];
     },
 
     async find(kind, id) {
