@@ -1,6 +1,6 @@
 /**
- * The operation ids the access policy speaks about (PRODUCT §3). `help` and `whoami` are not
- * operations: they are always allowed and never appear in a policy.
+ * The operation ids the access policy speaks about (PRODUCT §3). `help`, `whoami` and showing a
+ * channel's defaults are not operations: they are always allowed and never appear in a policy.
  */
 export const OPERATION_IDS = [
   'library.create',
@@ -19,16 +19,26 @@ export const OPERATION_IDS = [
   'db.tokens.invalidate',
   'approvals.list',
   'audit.list',
+  'context.set',
 ] as const;
 
 export type OperationId = (typeof OPERATION_IDS)[number];
 
-/** Subcommands every caller may run, whatever the policy says. */
-export const ALWAYS_ALLOWED = ['help', 'whoami'] as const;
+/**
+ * Subcommands every caller may run, whatever the policy says: help, who they are, and which
+ * defaults this channel's commands take (`/edge context`).
+ */
+export const ALWAYS_ALLOWED = ['help', 'whoami', 'context.show'] as const;
 
 export type AlwaysAllowed = (typeof ALWAYS_ALLOWED)[number];
 
 const operationIds: ReadonlySet<string> = new Set(OPERATION_IDS);
+
+const alwaysAllowed: ReadonlySet<string> = new Set(ALWAYS_ALLOWED);
+
+export function isAlwaysAllowed(value: unknown): value is AlwaysAllowed {
+  return typeof value === 'string' && alwaysAllowed.has(value);
+}
 
 export function isOperationId(value: unknown): value is OperationId {
   return typeof value === 'string' && operationIds.has(value);

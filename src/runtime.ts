@@ -18,6 +18,7 @@ import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
 import { commandForms, gatedOperations, operations, wordAliases } from './operations/registry.js';
 import { createSharedAnswers } from './operations/shared-answers.js';
 import type { Messenger, Services } from './operations/types.js';
+import { createZoneDirectory } from './operations/zone-directory.js';
 import { createPlatformClient } from './platform/client.js';
 import type { PlatformHttpOptions } from './platform/http.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from './policy/authorizer.js';
@@ -163,6 +164,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reports,
     database,
     charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
+    zones: createZoneDirectory({ platform, now, logger }),
     now,
   };
   const engine = createEngine({

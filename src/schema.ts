@@ -4,10 +4,12 @@
  * they meet, so that state/ needs to know nothing of approvals.
  */
 import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
+import { channelDefaultsMigration } from './state/channel-defaults.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
 
 export const migrations: readonly Migration[] = [
   auditAndClaimsMigration,
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
+  channelDefaultsMigration,
 ];

@@ -40,7 +40,11 @@ const manifestShape = z.object({
   oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
   settings: z.object({
     event_subscriptions: z.object({ request_url: z.string(), bot_events: z.array(z.string()) }),
-    interactivity: z.object({ is_enabled: z.boolean(), request_url: z.string() }),
+    interactivity: z.object({
+      is_enabled: z.boolean(),
+      request_url: z.string(),
+      message_menu_options_url: z.string(),
+    }),
     socket_mode_enabled: z.boolean(),
     org_deploy_enabled: z.boolean(),
     token_rotation_enabled: z.boolean(),
@@ -171,6 +175,13 @@ describe('the Slack app manifest', () => {
         description: expect.stringMatching(/\S/),
       },
     ]);
+  });
+
+  it('asks Slack for the zone pickers’ options on the interactivity URL, where the app answers them', () => {
+    const { interactivity } = parsed.settings;
+    expect(interactivity.message_menu_options_url).toBe(interactivity.request_url);
+    const source = readFileSync(path.join(repoRoot, 'src/slack/listeners/options.ts'), 'utf8');
+    expect(source).toMatch(/app\.options<'block_suggestion'>\(\s*\{ type: 'block_suggestion'/);
   });
 
   it('points every URL at /slack/events over https', () => {

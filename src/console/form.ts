@@ -4,7 +4,14 @@
  * reads them from a view: strings, string lists, numbers and times as strings (times in ms).
  */
 import { parseDuration } from '../duration.js';
-import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../operations/modal.js';
+import {
+  type ModalField,
+  type ModalOption,
+  type ModalSpec,
+  type ModalValues,
+  readZoneId,
+  type ZonePick,
+} from '../operations/modal.js';
 import { markupToPlain } from '../reply/markup.js';
 import { type Style, safeForTerminal } from './style.js';
 
@@ -43,6 +50,7 @@ function initialValue(field: ModalField): string | string[] | undefined {
       return field.initial ? field.initial : undefined;
     case 'number':
     case 'datetime':
+    case 'zone':
       return field.initial === undefined ? undefined : String(field.initial);
     case 'select':
       return field.initial;
@@ -76,8 +84,22 @@ function describe(field: ModalField): string {
       return 'choose any: numbers or values, separated by commas';
     case 'datetime':
       return 'date and time: ISO 8601 (UTC unless a zone is given), Unix ms, "now" or "-3h"';
+    case 'zone':
+      return `${ZONE_IDS[field.zones]}; ${ZONE_LISTS[field.zones]} lists them`;
   }
 }
+
+const ZONE_IDS: Record<ZonePick, string> = {
+  pullzone: 'a pull zone id',
+  shieldzone: 'a Shield zone id',
+  any: 'a pull zone or Shield zone id',
+};
+
+const ZONE_LISTS: Record<ZonePick, string> = {
+  pullzone: '/edge pullzones',
+  shieldzone: '/edge shield zones',
+  any: '/edge pullzones or /edge shield zones',
+};
 
 const optionLabel = (field: ModalField, value: string) =>
   'options' in field ? (field.options.find((o) => o.value === value)?.label ?? value) : value;
@@ -157,6 +179,13 @@ function parseAnswer(field: ModalField, answer: string, now: () => number): Pars
     case 'datetime': {
       const time = parseFormTime(answer, now);
       return time.ok ? { ok: true, value: String(time.ms) } : time;
+    }
+    case 'zone': {
+      // The id as Slack's picker would submit it: the number alone, e.g. 308006.
+      const id = readZoneId(answer);
+      return id === undefined
+        ? { ok: false, error: `give ${ZONE_IDS[field.zones]} as a whole number, e.g. 308006` }
+        : { ok: true, value: String(id) };
     }
   }
 }

@@ -147,6 +147,9 @@ export function whoamiReply(
       ],
     },
     { type: 'text', text: joinMarkup(lines) },
-    { type: 'context', text: trusted('`help` and `whoami` are always allowed.') },
+    {
+      type: 'context',
+      text: trusted('`help`, `whoami` and `context` (showing this channel’s defaults) are always allowed.'),
+    },
   ]);
 }

@@ -7,7 +7,7 @@
  * of the line, `[a | b | C]` alternatives (a choice when all are lowercase words), `[--flag X]`
  * a flag whose example value is X. Flags come from the spec; the usage only lends examples.
  */
-import type { ModalField, ModalSpec, ModalValues } from './modal.js';
+import { type ModalField, type ModalSpec, type ModalValues, zoneField } from './modal.js';
 import type { FlagSpec } from './tokenize.js';
 import { type AnyOperation, type CommandForm, operationKey } from './types.js';
 
@@ -18,16 +18,18 @@ type ZoneKind = 'pull' | 'shield';
  * picker of the zones can take its place.
  */
 export function zoneIdField(zone: ZoneKind, id: string, label: string, optional: boolean): ModalField {
-  return {
+  // A type-ahead picker of the zones the user may list; an optional one falls back to the
+  // channel's default (/edge context) when left empty.
+  return zoneField({
     id,
     label,
-    kind: 'text',
+    zones: zone === 'pull' ? 'pullzone' : 'shieldzone',
     optional,
     hint:
       zone === 'pull'
-        ? 'A number such as 308006; /edge pullzones lists them.'
-        : 'A number such as 5101; /edge shield zones lists them.',
-  };
+        ? 'Type a name or id; /edge pullzones lists them.'
+        : 'Type a name or id; /edge shield zones lists them.',
+  });
 }
 
 /** A positional as the usage line names it. */
@@ -39,7 +41,12 @@ interface Positional {
   rest: boolean;
   /** `[today | yesterday | …]`: the forms it may take. */
   alternatives?: string[];
+  /** `[pullzone=ID]`: typed as `pullzone=VALUE`, in any order, so it may be left out alone. */
+  key?: string;
 }
+
+/** Keys of `key=ID` positionals that name a zone. */
+const ZONE_KEYS: Readonly<Record<string, ZoneKind>> = { pullzone: 'pull', shieldzone: 'shield' };
 
 const ZONE_POSITIONALS: Readonly<Record<string, ZoneKind>> = {
   PULLZONE_ID: 'pull',
@@ -52,7 +59,11 @@ const DURATION_HINT = 'A number and a unit: 45s, 30m, 2h or 7d.';
 /** `PULLZONE_ID` → "Pull zone id", `SQL` → "SQL". */
 function label(name: string): string {
   if (name === 'SQL') return name;
-  const words = name.toLowerCase().replace(/_/g, ' ').replace('pullzone', 'pull zone');
+  const words = name
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace('pullzone', 'pull zone')
+    .replace('shieldzone', 'Shield zone');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -97,12 +108,14 @@ function positionalsOf(op: AnyOperation): Positional[] {
     const rest = part.endsWith('…') || inner.endsWith('…');
     const alternatives = inner.split('|').map((alternative) => alternative.trim().replace(/…$/, ''));
     const name = alternatives.length === 1 ? alternatives[0]! : `ARG${positionals.length + 1}`;
+    const key = /^([a-z]+)=[A-Z_]+$/.exec(name)?.[1];
     positionals.push({
       id: name,
       name,
       optional,
       rest,
       ...(alternatives.length > 1 ? { alternatives } : {}),
+      ...(key ? { key } : {}),
     });
   }
   return positionals;
@@ -141,9 +154,10 @@ function flagField(op: AnyOperation, name: string, spec: FlagSpec): ModalField {
 }
 
 function positionalField(op: AnyOperation, positional: Positional): ModalField {
-  const { id, name, optional, alternatives } = positional;
-  const zone = ZONE_POSITIONALS[name];
-  if (zone) return zoneIdField(zone, id, label(name), optional);
+  const { id, name, optional, alternatives, key } = positional;
+  const zone = ZONE_POSITIONALS[name] ?? (key ? ZONE_KEYS[key] : undefined);
+  if (zone) return zoneIdField(zone, id, key ? label(key) : label(name), optional);
+  if (key) return { id, label: label(key), kind: 'text', optional };
   if (op.rawArgument)
     return {
       id,
@@ -238,12 +252,16 @@ function readCommand(
   const given: string[] = [];
   for (const [index, positional] of positionals.entries()) {
     const text = single(values, positional.id);
+    if (positional.key) {
+      if (text) given.push(`${positional.key}=${commandWord(text)}`);
+      continue;
+    }
     if (text) {
       given.push(commandWord(text));
       continue;
     }
     // A later value would move into this one's place.
-    const later = positionals.slice(index + 1).find((next) => single(values, next.id));
+    const later = positionals.slice(index + 1).find((next) => !next.key && single(values, next.id));
     if (later)
       return { errors: { [positional.id]: `Fill this in too, or leave ${label(later.name)} empty.` } };
   }

@@ -33,6 +33,20 @@ function databaseId(ctx: RunContext, flag: string | undefined): string {
   return parsed.data;
 }
 
+/**
+ * An expiry as every other date is written (`2026-12-21 14:00 UTC`), with its seconds when it
+ * has any, so the card still says exactly the instant that is sent.
+ */
+function expiryWords(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  if (ms % 60_000 === 0) return formatUtc(ms);
+  return `${new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.000Z$|Z$/, '')} UTC`;
+}
+
 export const tokenCreateGate: GatedOperation = {
   id: 'db.tokens.create',
   describe: (params) =>
@@ -42,7 +56,7 @@ export const tokenCreateGate: GatedOperation = {
     {
       label: 'Token expires',
       value: params.expiresAt
-        ? formatUtc(Date.parse(String(params.expiresAt)))
+        ? expiryWords(String(params.expiresAt))
         : 'never (chosen explicitly; until tokens are invalidated)',
     },
   ],
@@ -143,8 +157,13 @@ function readExpiry(
 
 async function requestToken(ctx: RunContext, database: string, readOnly: boolean, expires: string | null) {
   const duration = expires === null ? undefined : parseDuration(expires);
+  // To the minute, as the card writes it: what the approver reads is the instant sent.
   const expiresAt =
-    duration?.ok === true ? addMilliseconds(new Date(ctx.services.now()), duration.ms).toISOString() : null;
+    duration?.ok === true
+      ? new Date(
+          Math.floor(addMilliseconds(new Date(ctx.services.now()), duration.ms).getTime() / 60_000) * 60_000,
+        ).toISOString()
+      : null;
   return ctx.services.approvals.submit(ctx, {
     operation: 'db.tokens.create',
     target: database,

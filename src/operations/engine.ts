@@ -4,14 +4,16 @@
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
 import { randomBytes } from 'node:crypto';
+import { isAlwaysAllowed } from '../operation-ids.js';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
 import { markupToPlain, md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
+import { channelDefaultZone, notingDefault } from './context.js';
 import { describeFailure } from './failure.js';
-import type { ModalValues } from './modal.js';
+import type { ModalValues, ZoneKind, ZonePick } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
@@ -25,6 +27,7 @@ import {
   type SubmissionOutcome,
   type Surface,
 } from './types.js';
+import type { ZoneChoice } from './zone-directory.js';
 
 export interface CommandInput extends Caller {
   text: string;
@@ -63,7 +66,25 @@ export interface Engine {
   changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
   refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
+  /**
+   * Zones for a picker as the caller types: only kinds they may list here (pullzone.list,
+   * shieldzone.list), and only what can be had within `waitMs`. Never throws: nothing is empty.
+   */
+  suggestZones(input: SuggestionInput): Promise<ZoneChoice[]>;
 }
+
+export interface SuggestionInput extends Caller {
+  zones: ZonePick;
+  typed: string;
+  waitMs: number;
+  limit: number;
+}
+
+/** The grant that lets a caller see a kind of zone listed. */
+const LIST_OPERATION: Record<ZoneKind, 'pullzone.list' | 'shieldzone.list'> = {
+  pullzone: 'pullzone.list',
+  shieldzone: 'shieldzone.list',
+};
 
 export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
 
@@ -169,6 +190,27 @@ export function createEngine(options: {
     return parsed.ok ? { ok: true, op: found.op, args: parsed.args } : parsed;
   }
 
+  /**
+   * Fills a zone id left out of the command from the channel's defaults. The context it returns
+   * notes the default in the footer of every answer; an error says how to type the id.
+   */
+  async function withChannelDefault(
+    ctx: RunContext,
+    op: AnyOperation,
+    args: unknown,
+  ): Promise<{ ok: true; ctx: RunContext; args: unknown } | { ok: false; error: string }> {
+    const slot = op.channelDefault;
+    if (!slot?.missing(args)) return { ok: true, ctx, args };
+    const id = await channelDefaultZone(services, ctx.channelId, slot.kind);
+    if (id === undefined) return { ok: false, error: slot.absent };
+    ctx.logger.info('the channel’s default zone is used', { kind: slot.kind, zone: id });
+    return {
+      ok: true,
+      ctx: { ...ctx, surface: notingDefault(ctx.surface, slot.kind, id) },
+      args: slot.fill(args, id),
+    };
+  }
+
   function accessView(caller: Caller): AccessView {
     return {
       operations: () => operations,
@@ -256,7 +298,8 @@ export function createEngine(options: {
     work: () => Promise<Reply | undefined>,
     checkAccess = true,
   ): Promise<void> {
-    const audited = op.id !== 'help' && op.id !== 'whoami';
+    // What anyone may always run changes nothing and is not audited.
+    const audited = !isAlwaysAllowed(op.id);
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
@@ -322,6 +365,22 @@ export function createEngine(options: {
       return op?.changes?.interactions?.includes(name) ?? false;
     },
 
+    async suggestZones(input) {
+      const logger = services.logger.child({ user: input.userId, channel: input.channelId });
+      try {
+        const kinds: ZoneKind[] = input.zones === 'any' ? ['pullzone', 'shieldzone'] : [input.zones];
+        const allowed: ZoneKind[] = [];
+        for (const kind of kinds)
+          if ((await authorizer.decide(LIST_OPERATION[kind], callerOf(input))).allowed) allowed.push(kind);
+        if (allowed.length === 0) return [];
+        const zones: ZonePick = allowed.length === 2 ? 'any' : allowed[0]!;
+        return await services.zones.suggest(zones, input.typed, { waitMs: input.waitMs, limit: input.limit });
+      } catch (error) {
+        logger.warn('zone suggestions failed; the picker shows none', { error });
+        return [];
+      }
+    },
+
     async refuseUnrecorded(input) {
       const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
       ctx.logger.error('the state database could not record a delivery; nothing was run');
@@ -383,14 +442,28 @@ export function createEngine(options: {
         return;
       }
       const { op, rest } = found;
-      const ctx = context(caller, input.surface, correlationId, op.id);
+      const asked = context(caller, input.surface, correlationId, op.id);
       const parsed = parseFor(op, rest);
       if (!parsed.ok) {
         outcome(op.id, 'usage');
-        await safeRespond(ctx, usageReply(op, parsed.error));
+        await safeRespond(asked, usageReply(op, parsed.error));
         return;
       }
-      const args = parsed.args;
+      let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+      try {
+        filled = await withChannelDefault(asked, op, parsed.args);
+      } catch (error) {
+        const failure = failureReply(asked, error);
+        outcome(op.id, failure.outcome);
+        await safeRespond(asked, failure.reply);
+        return;
+      }
+      if (!filled.ok) {
+        outcome(op.id, 'usage');
+        await safeRespond(asked, usageReply(op, filled.error));
+        return;
+      }
+      const { ctx, args } = filled;
       await perform(
         ctx,
         op,
@@ -438,8 +511,18 @@ export function createEngine(options: {
         const resolved = resolveCommand(read.command);
         if (!resolved.ok)
           return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
-        const { op, args } = resolved;
-        const ctx = context(caller, input.surface, correlationId, op.id);
+        const asked = context(caller, input.surface, correlationId, resolved.op.id);
+        let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+        try {
+          filled = await withChannelDefault(asked, resolved.op, resolved.args);
+        } catch (error) {
+          const failure = failureReply(asked, error);
+          return { proceed: () => safeRespond(asked, failure.reply) };
+        }
+        if (!filled.ok)
+          return { errors: { [commandForm.fieldOf(filled.error, input.values)]: filled.error } };
+        const { op } = resolved;
+        const { ctx, args } = filled;
         return {
           proceed: () =>
             perform(

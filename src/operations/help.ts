@@ -1,3 +1,4 @@
+import { isAlwaysAllowed } from '../operation-ids.js';
 import { closestName } from '../policy/suggest.js';
 import { md, nest, trusted } from '../reply/markup.js';
 import { ephemeral } from '../reply/model.js';
@@ -16,9 +17,7 @@ export const help = defineOperation({
   parse: (positionals) => ({ ok: true, args: { topic: positionals.map((word) => word.toLowerCase()) } }),
   async run(ctx, { topic }) {
     const allowed = await ctx.access.allowed();
-    const visible = ctx.access
-      .operations()
-      .filter((op) => op.id === 'help' || op.id === 'whoami' || allowed.has(op.id));
+    const visible = ctx.access.operations().filter((op) => isAlwaysAllowed(op.id) || allowed.has(op.id));
     if (topic.length > 0) {
       // `/edge help shield` (a group), `/edge help reset-key` (a word of a command) both work.
       const leading = visible.filter((op) => topic.every((word, i) => op.words[i] === word));

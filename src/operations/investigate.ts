@@ -4,7 +4,7 @@
  * a command line, run as if typed: the same parsing, policy, audit and answer as `/edge`.
  */
 import { type AlertHints, suggestedWindow } from './alert-hints.js';
-import type { ModalSpec, ModalValues } from './modal.js';
+import { type ModalSpec, type ModalValues, zoneField } from './modal.js';
 import type { CommandForm } from './types.js';
 
 /** The message shortcut's callback id (manifest.yml) and the form's. */
@@ -52,13 +52,13 @@ export function investigateForm(hints: AlertHints, now: number): ModalSpec {
         options: (Object.keys(LABELS) as Investigation[]).map((value) => ({ value, label: LABELS[value] })),
         initial: what,
       },
-      {
+      zoneField({
         id: 'zone',
-        label: 'Pull zone or Shield zone id',
-        kind: 'text',
-        ...(zone !== undefined ? { initial: String(zone) } : {}),
-        hint: 'A pull zone id for origin error logs, a Shield zone id for the Shield export.',
-      },
+        label: 'Pull zone or Shield zone',
+        zones: 'any',
+        ...(zone !== undefined ? { initial: zone } : {}),
+        hint: 'A pull zone for origin error logs, a Shield zone for the Shield export: type part of its name or id.',
+      }),
       { id: 'from', label: 'From', kind: 'datetime', initial: window.from },
       { id: 'to', label: 'To', kind: 'datetime', initial: window.to },
     ],

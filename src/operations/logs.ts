@@ -10,12 +10,14 @@ import type { OriginDayOpener, OriginFilters } from '../reports/origin-summary.j
 import { summariseOriginErrors } from '../reports/origin-summary.js';
 import { bucketGrid, chartBuckets, planOriginFetch } from '../reports/origin-window.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
+import { noDefaultError } from './context.js';
+import { UserFacingError } from './errors.js';
 import { type OriginWindowResult, renderNothingFound, renderOriginHeadline } from './logs-render.js';
 import { describeLogsWindow, formatLength, type LogsWindow, parseLogsWindow } from './logs-window.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import type { SharedOutcome } from './shared-answers.js';
 import { joinedNote, pointerReply } from './shared-pointer.js';
-import { defineOperation, type RunContext } from './types.js';
+import { defineOperation, type ParseResult, type RunContext } from './types.js';
 
 const DOCUMENTED_CODES = Object.keys(ORIGIN_ERROR_CODES);
 
@@ -47,6 +49,14 @@ const ArgsSchema = z.object({
     .optional(),
 });
 type LogsArgs = z.infer<typeof ArgsSchema>;
+
+/** As typed: the pull zone may be left to the channel's default. */
+const RequestSchema = ArgsSchema.extend({ pullZoneId: ArgsSchema.shape.pullZoneId.optional() });
+type LogsRequest = z.infer<typeof RequestSchema>;
+
+/** A day word or date where the zone id would be: `/edge logs today`, `/edge logs 11-21-2026`. */
+const looksLikeDay = (word: string) =>
+  /^(today|yesterday)$/i.test(word) || /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$/.test(word);
 
 /**
  * A code close to a documented one but not one of them is a typo: refused before any download,
@@ -239,12 +249,12 @@ async function answerShared(ctx: RunContext, args: LogsArgs): Promise<Reply | un
   return pointerReply(ctx, what, shared, outcome);
 }
 
-/** `/edge logs PULLZONE_ID [DAY] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]`. */
+/** `/edge logs [PULLZONE_ID] [DAY] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]`. */
 export const logs = defineOperation({
   id: 'logs.origin',
   words: ['logs'],
   usage:
-    '/edge logs PULLZONE_ID [today | yesterday | MM-dd-yyyy | yyyy-MM-dd] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]',
+    '/edge logs [PULLZONE_ID] [today | yesterday | MM-dd-yyyy | yyyy-MM-dd] [--last 2h | --from T --to T] [--status 502|5xx] [--code CODE] [--zone ZONE]',
   summary:
     'summarise origin errors of a day or a window of up to 72h in the channel, compared with earlier, with every entry attached as CSV',
   example: '/edge logs 308006 --last 2h --status 5xx',
@@ -256,17 +266,15 @@ export const logs = defineOperation({
     code: { kind: 'string' },
     zone: { kind: 'string' },
   },
-  parse(positionals, flags, { now }) {
-    if (positionals.length === 0)
-      return { ok: false, error: 'give the pull zone id, e.g. /edge logs 308006' };
-    if (positionals.length > 2) return { ok: false, error: `unexpected argument "${positionals[2]}"` };
-    const window = parseLogsWindow(
-      { day: positionals[1], last: flags.last, from: flags.from, to: flags.to },
-      now,
-    );
+  parse(positionals, flags, { now }): ParseResult<LogsRequest> {
+    // Without a zone id typed (`/edge logs today --last 2h`), the channel's default is taken.
+    const zoneTyped = positionals.length > 0 && !looksLikeDay(positionals[0]!);
+    const [zone, day, extra] = zoneTyped ? positionals : [undefined, ...positionals];
+    if (extra !== undefined) return { ok: false, error: `unexpected argument "${extra}"` };
+    const window = parseLogsWindow({ day, last: flags.last, from: flags.from, to: flags.to }, now);
     if (!window.ok) return { ok: false, error: window.error };
-    const parsed = ArgsSchema.safeParse({
-      pullZoneId: positionals[0],
+    const parsed = RequestSchema.safeParse({
+      pullZoneId: zone,
       window: window.window,
       status: flags.status,
       code: flags.code,
@@ -276,8 +284,17 @@ export const logs = defineOperation({
     const codeError = checkCode(parsed.data.code);
     return codeError ? { ok: false, error: codeError } : { ok: true, args: parsed.data };
   },
-  target: (args) => String(args.pullZoneId),
-  run: (ctx, args) => answerShared(ctx, args),
+  channelDefault: {
+    kind: 'pullzone',
+    missing: (args) => args.pullZoneId === undefined,
+    fill: (args, id) => ({ ...args, pullZoneId: id }),
+    absent: noDefaultError('pullzone', '/edge logs 308006'),
+  },
+  target: (args) => (args.pullZoneId === undefined ? undefined : String(args.pullZoneId)),
+  run: (ctx, { pullZoneId, ...rest }) => {
+    if (pullZoneId === undefined) throw new UserFacingError(noDefaultError('pullzone', '/edge logs 308006'));
+    return answerShared(ctx, { ...rest, pullZoneId });
+  },
   actions: {
     cancel: async (ctx, value) => cancelJob(ctx, value),
   },

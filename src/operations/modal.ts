@@ -7,6 +7,12 @@ export interface ModalOption {
   label: string;
 }
 
+/** The platform's two kinds of zone id a form may ask for. */
+export type ZoneKind = 'pullzone' | 'shieldzone';
+
+/** What a zone field offers: one kind of zone, or both (a form whose other field decides). */
+export type ZonePick = ZoneKind | 'any';
+
 export type ModalField =
   | {
       id: string;
@@ -54,7 +60,40 @@ export type ModalField =
       optional?: boolean;
       hint?: string;
     }
-  | { id: string; label: string; kind: 'datetime'; initial?: number; optional?: boolean; hint?: string };
+  | { id: string; label: string; kind: 'datetime'; initial?: number; optional?: boolean; hint?: string }
+  /**
+   * A zone id: Slack offers the zones by name as the user types (a type-ahead picker), the
+   * console takes the id typed. Submitted as the id in a string, like a text field.
+   */
+  | {
+      id: string;
+      label: string;
+      kind: 'zone';
+      zones: ZonePick;
+      initial?: number;
+      optional?: boolean;
+      hint?: string;
+    };
+
+/** A zone id field: the one way forms ask for a pull zone or Shield zone. */
+export function zoneField(field: {
+  id: string;
+  label: string;
+  zones: ZonePick;
+  initial?: number;
+  optional?: boolean;
+  hint?: string;
+}): ModalField {
+  return { ...field, kind: 'zone' };
+}
+
+/** A zone id as a form submits it: digits, positive, at most 12 of them. */
+export function readZoneId(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (!/^\d{1,12}$/.test(trimmed)) return undefined;
+  const id = Number(trimmed);
+  return id > 0 ? id : undefined;
+}
 
 export interface ModalSpec {
   /** Routes the submission back: `${operationKey}:${name}`. */

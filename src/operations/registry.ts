@@ -5,6 +5,7 @@ import type { GatedOperation } from './approvals/gate.js';
 import { approvals, approvalsCancel } from './approvals/listing.js';
 import { audit } from './audit.js';
 import { typedCommandForm } from './command-forms.js';
+import { contextClear, contextSet, contextShow } from './context.js';
 import { dbExec, dbExecGate } from './db-exec.js';
 import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
@@ -42,6 +43,9 @@ export const operations: readonly AnyOperation[] = [
   approvals,
   approvalsCancel,
   audit,
+  contextShow,
+  contextSet,
+  contextClear,
 ];
 
 /** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */

@@ -14,6 +14,8 @@ import { byteSize, counted } from '../reply/words.js';
 import { writeShieldExportCsv } from '../reports/export-csv.js';
 import { shieldExportFilename } from '../reports/filenames.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
+import { noDefaultError, withDefaultNote } from './context.js';
+import { UserFacingError } from './errors.js';
 import { cancelJob, runLongJob } from './long-job.js';
 import type { ModalField, ModalValues } from './modal.js';
 import { renderShieldSummary, shieldHeadlineFields } from './shield-summary.js';
@@ -32,9 +34,20 @@ interface ExportArgs {
   body: ExportRequest;
 }
 
-type ShieldExportArgs =
-  | { zoneId: number; form: true; query?: string; filters: ExportFilter[] }
-  | { zoneId: number; form: false; body: ExportRequest };
+/** `zoneId` is absent when none was typed (the channel's default fills it); `fromDefault` says it was. */
+type ShieldExportArgs = { zoneId?: number; fromDefault?: boolean } & (
+  | { form: true; query?: string; filters: ExportFilter[] }
+  | { form: false; body: ExportRequest }
+);
+
+const NO_ZONE = noDefaultError('shieldzone', '/edge shield export 5101 --last 1h');
+
+/** The form's private metadata: the zone, and whether it is the channel's default (`5101 default`). */
+function readFormZone(metadata: string): { zoneId: number; fromDefault: boolean } | undefined {
+  const match = /^(\S+)( default)?$/.exec(metadata.trim());
+  const zone = ZoneSchema.safeParse(match?.[1]);
+  return zone.success ? { zoneId: zone.data, fromDefault: match?.[2] !== undefined } : undefined;
+}
 
 type FilterResult = { ok: true; filter: ExportFilter } | { ok: false; error: string };
 
@@ -171,14 +184,14 @@ const text = (values: ModalValues, id: string) => {
 };
 
 /**
- * `/edge shield export SHIELD_ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
+ * `/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
  * the full filtered event log as CSV in the channel. Without window flags a form asks.
  */
 export const shieldExport = defineOperation({
   id: 'shield.export',
   words: ['shield', 'export'],
   usage:
-    '/edge shield export SHIELD_ZONE_ID [--last 1h | --from T --to T] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
+    '/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
   summary: 'export a Shield zone’s event log as CSV to the channel (a form asks for the window)',
   example: '/edge shield export 5101 --last 1h --filter country:in:DE,FR',
   flags: {
@@ -189,8 +202,12 @@ export const shieldExport = defineOperation({
     filter: { kind: 'repeatable' },
   },
   parse(positionals, flags, { now }): ParseResult<ShieldExportArgs> {
-    if (positionals.length !== 1) return { ok: false, error: 'give exactly one Shield zone id' };
-    const zone = ZoneSchema.safeParse(positionals[0]);
+    if (positionals.length > 1) return { ok: false, error: 'give exactly one Shield zone id' };
+    // Without one, the channel's default is taken (see channelDefault below).
+    const zone =
+      positionals.length === 0
+        ? ({ success: true, data: undefined } as const)
+        : ZoneSchema.safeParse(positionals[0]);
     if (!zone.success) return { ok: false, error: zone.error.issues[0]!.message };
     const filters: ExportFilter[] = [];
     for (const raw of flags.filter) {
@@ -228,16 +245,25 @@ export const shieldExport = defineOperation({
     if (problem) return { ok: false, error: problem };
     return { ok: true, args: { zoneId: zone.data, form: false, body } };
   },
-  target: (args) => String(args.zoneId),
+  channelDefault: {
+    kind: 'shieldzone',
+    missing: (args) => args.zoneId === undefined,
+    fill: (args, id) => ({ ...args, zoneId: id, fromDefault: true }),
+    absent: NO_ZONE,
+  },
+  target: (args) => (args.zoneId === undefined ? undefined : String(args.zoneId)),
   async run(ctx, args) {
-    if (!args.form) return exportCsv(ctx, { zoneId: args.zoneId, body: args.body });
+    const { zoneId } = args;
+    if (zoneId === undefined) throw new UserFacingError(NO_ZONE);
+    if (!args.form) return exportCsv(ctx, { zoneId, body: args.body });
     const now = ctx.services.now();
+    const whose = args.fromDefault ? ' (this channel’s default, /edge context)' : '';
     await ctx.surface.openModal({
       callbackId: 'shield.export:window',
       title: 'Shield event export',
       submit: 'Export',
-      privateMetadata: String(args.zoneId),
-      intro: `Zone *${args.zoneId}*: the window must lie within the last ${EXPORT_WINDOW_HOURS} hours (times in UTC).`,
+      privateMetadata: args.fromDefault ? `${zoneId} default` : String(zoneId),
+      intro: `Zone *${zoneId}*${whose}: the window must lie within the last ${EXPORT_WINDOW_HOURS} hours (times in UTC).`,
       fields: [
         { id: 'from', label: 'From', kind: 'datetime', initial: now - 3_600_000 },
         { id: 'to', label: 'To', kind: 'datetime', initial: now },
@@ -258,8 +284,8 @@ export const shieldExport = defineOperation({
   },
   submissions: {
     async window(ctx, values, privateMetadata): Promise<SubmissionOutcome> {
-      const zone = ZoneSchema.safeParse(privateMetadata);
-      if (!zone.success) return { errors: { from: 'The form lost its zone; run the command again.' } };
+      const zone = readFormZone(privateMetadata);
+      if (!zone) return { errors: { from: 'The form lost its zone; run the command again.' } };
       const now = ctx.services.now();
       const from = Number(text(values, 'from'));
       const to = Number(text(values, 'to'));
@@ -297,9 +323,12 @@ export const shieldExport = defineOperation({
       const problem = checkBody(body, now);
       if (problem) return { errors: { from: problem } };
       return {
-        target: String(zone.data),
+        target: String(zone.zoneId),
         params: { from, to, query: query || undefined, filters: filters.length },
-        run: () => exportCsv(ctx, { zoneId: zone.data, body }),
+        run: async () => {
+          const reply = await exportCsv(ctx, { zoneId: zone.zoneId, body });
+          return reply && zone.fromDefault ? withDefaultNote(reply, 'shieldzone', zone.zoneId) : reply;
+        },
       };
     },
   },

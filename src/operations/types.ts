@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { ApprovalRequest } from '../approvals/machine.js';
 import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Logger, SecretRegistry } from '../log.js';
-import type { OperationId } from '../operation-ids.js';
+import type { AlwaysAllowed, OperationId } from '../operation-ids.js';
 import type { PlatformClient } from '../platform/client.js';
 import type { Operation as PolicyOperation } from '../policy/authorize.js';
 import type { MessageRef, Reply } from '../reply/model.js';
@@ -17,9 +17,10 @@ import type { AuditLog } from '../state/audit.js';
 import type { JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
 import type { JobRegistry } from './jobs.js';
-import type { ModalSpec, ModalValues } from './modal.js';
+import type { ModalSpec, ModalValues, ZoneKind } from './modal.js';
 import type { SharedAnswers } from './shared-answers.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
+import type { ZoneDirectory } from './zone-directory.js';
 
 export type { MessageRef };
 
@@ -101,6 +102,8 @@ export interface Services {
   database?: CustomerDatabase;
   /** Draws charts as pictures off the event loop; no picture means the text chart is the answer. */
   charts: ChartRenderer;
+  /** Pull zones and Shield zones by id and name, for pickers and for checking ids. */
+  zones: ZoneDirectory;
   now: () => number;
 }
 
@@ -154,9 +157,24 @@ export interface ParseInput {
 
 export type ParseResult<A> = { ok: true; args: A } | { ok: false; error: string };
 
+/**
+ * A zone id a command may take from the channel's defaults (`/edge context`) when none is typed.
+ * The engine looks the default up after parsing, before access checks and audit (so the audit
+ * row names the zone), and every answer of that request says in its footer that it was used.
+ */
+export interface ChannelDefaultSlot<A> {
+  kind: ZoneKind;
+  /** True when the command was typed without the id. */
+  missing(args: A): boolean;
+  /** The arguments with the channel's default in place. */
+  fill(args: A, id: number): A;
+  /** What to say when the channel has no default either: how to type the id. */
+  absent: string;
+}
+
 export interface Operation<S extends FlagSpecs, A> {
-  /** Policy id; help and whoami use their own names and are always allowed. */
-  id: OperationId | 'help' | 'whoami';
+  /** Policy id; help, whoami and context.show use their own names and are always allowed. */
+  id: OperationId | AlwaysAllowed;
   /** The words after /edge that select it, e.g. ['shield', 'enums']. */
   words: readonly string[];
   usage: string;
@@ -183,6 +201,8 @@ export interface Operation<S extends FlagSpecs, A> {
   rawArgument?: boolean;
   /** Checks positionals and flags into typed arguments (zod inside); `now` anchors relative times. */
   parse(positionals: string[], flags: FlagValues<S>, input: ParseInput): ParseResult<A>;
+  /** A zone id the command takes from the channel's defaults when none is typed. */
+  channelDefault?: ChannelDefaultSlot<A>;
   /** The object the command is about, for audit rows and approval locks. */
   target?(args: A): string | undefined;
   /** Audit-safe parameters (no secrets); defaults to the parsed arguments. */

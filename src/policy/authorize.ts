@@ -3,8 +3,7 @@
  * channel, and if so, does it need approval? Pure: group membership is resolved by the caller
  * (groups.ts), so the same inputs always give the same answer and the reason can be trusted.
  */
-import type { AlwaysAllowed, OperationId } from '../operation-ids.js';
-import { ALWAYS_ALLOWED } from '../operation-ids.js';
+import { type AlwaysAllowed, isAlwaysAllowed as alwaysAllowed, type OperationId } from '../operation-ids.js';
 import {
   type ApprovalRule,
   EVERYONE,
@@ -105,7 +104,7 @@ export interface AuthorizeOptions {
 }
 
 function isAlwaysAllowed(operation: Operation): operation is AlwaysAllowed {
-  return (ALWAYS_ALLOWED as readonly string[]).includes(operation);
+  return alwaysAllowed(operation);
 }
 
 /** Whether a role's list of ids covers the user: `*`, their user id, or a group they are in. */

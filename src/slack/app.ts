@@ -16,6 +16,7 @@ import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
 import type { ListenerDeps } from './listeners/deps.js';
 import { registerMentions } from './listeners/mentions.js';
+import { registerOptions } from './listeners/options.js';
 import { registerShortcuts } from './listeners/shortcuts.js';
 import { registerViews } from './listeners/views.js';
 
@@ -199,6 +200,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   registerViews(app, options, deliveries);
   registerMentions(app, options, deliveries);
   registerShortcuts(app, options);
+  registerOptions(app, options);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
   });

@@ -92,6 +92,8 @@ export const BUTTON_VALUE_MAX = 2_000;
 export const BUTTON_URL_MAX = 3_000;
 /** Options in a static select, and option groups ("Select menu element": 100 each). */
 export const STATIC_SELECT_MAX_OPTIONS = 100;
+/** Options (or option groups) an external select's block_suggestion answer may hold ("Select menu element": 100). */
+export const EXTERNAL_SELECT_MAX_OPTIONS = 100;
 /** Options in an overflow menu ("Overflow menu element": 2 to 5). */
 export const OVERFLOW_MAX_OPTIONS = 5;
 /** Options in checkboxes and radio buttons ("Checkboxes element", "Radio button group element": 10). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { askForm, type FormIO, parseFormTime } from '../../src/console/form.js';
 import { createStyle } from '../../src/console/style.js';
-import type { ModalSpec } from '../../src/operations/modal.js';
+import { type ModalSpec, zoneField } from '../../src/operations/modal.js';
 
 const NOW = Date.UTC(2026, 10, 21, 14, 0, 0);
 const now = () => NOW;
@@ -140,5 +140,24 @@ describe('times in forms', () => {
     expect(parseFormTime('-3h', now)).toEqual({ ok: true, ms: NOW - 3 * 3_600_000 });
     expect(parseFormTime('yesterday-ish', now).ok).toBe(false);
     expect(parseFormTime('-3x', now).ok).toBe(false);
+  });
+});
+
+describe('a zone field on the terminal', () => {
+  it('takes the id typed, as Slack’s picker submits it, and says how to find one', async () => {
+    const io = scripted(['www-example', '0', ' 308006 ', '']);
+    const answer = await askForm(
+      spec([
+        zoneField({ id: 'zone', label: 'Pull zone', zones: 'pullzone' }),
+        zoneField({ id: 'shield', label: 'Shield zone', zones: 'shieldzone', initial: 5101 }),
+      ]),
+      io,
+      { style, now },
+    );
+    expect(answer).toEqual({ kind: 'filled', values: { zone: '308006', shield: '5101' } });
+    const printed = io.printed.join('\n');
+    expect(printed).toContain('/edge pullzones lists them');
+    expect(printed).toContain('/edge shield zones lists them');
+    expect(printed).toContain('give a pull zone id as a whole number, e.g. 308006');
   });
 });

@@ -27,6 +27,13 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
   { key: 'help', typed: 'help dns', values: { SUBCOMMAND: 'dns' } },
   { key: 'menu', typed: 'menu', values: {} },
   { key: 'whoami', typed: 'whoami', values: {} },
+  { key: 'context', typed: 'context', values: {} },
+  { key: 'context.clear', typed: 'context clear', values: {} },
+  {
+    key: 'context.set',
+    typed: 'context set pullzone=308006 shieldzone=5101',
+    values: { 'pullzone=ID': '308006', 'shieldzone=ID': '5101' },
+  },
   {
     key: 'dns',
     typed: 'dns "example com" --page 2 --per-page 5 --lite',
@@ -141,7 +148,8 @@ describe('a form for every command', () => {
   it('makes a zone id, a time and a duration fields with hints of what to type', () => {
     const logs = commandFormSpec(bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!);
     const field = (id: string) => logs.fields.find((candidate) => candidate.id === id);
-    expect(field('PULLZONE_ID')).toMatchObject({ kind: 'text', optional: false });
+    // A type-ahead picker; left empty, the channel's default pull zone (/edge context).
+    expect(field('PULLZONE_ID')).toMatchObject({ kind: 'zone', zones: 'pullzone', optional: true });
     expect(field('PULLZONE_ID')?.hint).toContain('/edge pullzones');
     expect(field('--from')?.hint).toContain('13:00 (today)');
     expect(field('--last')?.hint).toContain('2h');

@@ -100,7 +100,7 @@ describe('the Investigate form', () => {
     const form = investigateForm(findAlertHints('pull zone 308006 failing since 13:30 UTC', now), now);
     const field = (id: string) => form.fields.find((f) => f.id === id);
     expect(field('what')).toMatchObject({ initial: 'logs' });
-    expect(field('zone')).toMatchObject({ initial: '308006' });
+    expect(field('zone')).toMatchObject({ kind: 'zone', zones: 'any', initial: 308006 });
     expect(field('from')).toMatchObject({ initial: at('2026-11-21T13:00:00Z') });
     expect(field('to')).toMatchObject({ initial: now });
     expect(form.intro).toContain('pull zone 308006');
@@ -109,7 +109,7 @@ describe('the Investigate form', () => {
   it('chooses the Shield export when the alert names only a Shield zone, and says when it names nothing', () => {
     const shield = investigateForm(findAlertHints('WAF: zone 5101 blocking', now), now);
     expect(shield.fields.find((f) => f.id === 'what')).toMatchObject({ initial: 'shield' });
-    expect(shield.fields.find((f) => f.id === 'zone')).toMatchObject({ initial: '5101' });
+    expect(shield.fields.find((f) => f.id === 'zone')).toMatchObject({ kind: 'zone', initial: 5101 });
     const empty = investigateForm(findAlertHints('something is wrong', now), now);
     expect(empty.intro).toContain('names no zone id');
     expect(empty.intro).toContain('the last hour');

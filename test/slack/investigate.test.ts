@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVESTIGATE_FORM, INVESTIGATE_SHORTCUT } from '../../src/operations/investigate.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
-import { datetimePicker, newTs, staticSelect, textInput } from '../support/payloads.js';
+import { datetimePicker, externalSelect, newTs, staticSelect } from '../support/payloads.js';
 
 /** Everyone reads origin logs; the Shield export is for U0SEC only. */
 const POLICY = `
@@ -29,7 +29,12 @@ interface OpenedView {
   private_metadata: string;
   blocks: {
     block_id?: string;
-    element?: { initial_value?: string; initial_option?: { value: string }; initial_date_time?: number };
+    element?: {
+      type?: string;
+      initial_value?: string;
+      initial_option?: { value: string };
+      initial_date_time?: number;
+    };
   }[];
 }
 
@@ -64,7 +69,8 @@ describe('"Investigate with edgeops" on an alert', () => {
     );
     expect(view.callback_id).toBe(INVESTIGATE_FORM);
     expect(initial(view, 'what')?.initial_option?.value).toBe('logs');
-    expect(initial(view, 'zone')?.initial_value).toBe('308006');
+    expect(initial(view, 'zone')?.initial_option?.value).toBe('308006');
+    expect(initial(view, 'zone')?.type).toBe('external_select');
     expect(initial(view, 'from')?.initial_date_time).toBe(seconds('2026-11-21T13:00:00Z'));
     expect(initial(view, 'to')?.initial_date_time).toBe(seconds('2026-11-21T14:00:00Z'));
     expect(JSON.parse(view.private_metadata)).toMatchObject({ c: 'C0OPS', t: messageTs });
@@ -74,7 +80,7 @@ describe('"Investigate with edgeops" on an alert', () => {
     const { view, messageTs } = await investigate('pullzone=308006 origin errors rising');
     const ack = await h.submitView(INVESTIGATE_FORM, view.private_metadata, {
       what: staticSelect('logs'),
-      zone: textInput('308006'),
+      zone: externalSelect('308006'),
       from: datetimePicker(seconds('2026-11-21T13:00:00Z')),
       to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
     });
@@ -117,7 +123,7 @@ describe('"Investigate with edgeops" on an alert', () => {
       view.private_metadata,
       {
         what: staticSelect('shield'),
-        zone: textInput('the WAF one'),
+        zone: externalSelect('the WAF one'),
         from: datetimePicker(seconds('2026-11-21T13:00:00Z')),
         to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
       },
@@ -133,7 +139,7 @@ describe('"Investigate with edgeops" on an alert', () => {
       view.private_metadata,
       {
         what: staticSelect('shield'),
-        zone: textInput('5101'),
+        zone: externalSelect('5101'),
         from: datetimePicker(seconds('2026-11-17T13:00:00Z')),
         to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
       },
@@ -154,7 +160,7 @@ describe('"Investigate with edgeops" on an alert', () => {
       view.private_metadata,
       {
         what: staticSelect('shield'),
-        zone: textInput('5101'),
+        zone: externalSelect('5101'),
         from: datetimePicker(seconds('2026-11-21T13:00:00Z')),
         to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
       },

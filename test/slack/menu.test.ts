@@ -57,10 +57,10 @@ const textOf = (call: RecordedCall) => `${String(call.args.text)} ${JSON.stringi
 
 describe('the menu', () => {
   it.each([
-    ['U0ALICE', 'C0INCIDENT', ['logs', 'shield.export', 'dns', 'audit', 'whoami']],
-    ['U0ALICE', 'C0OPS', ['dns', 'apikeys', 'audit', 'whoami']],
-    ['U0BOB', 'C0INCIDENT', ['dns', 'audit', 'whoami']],
-    ['U0BOB', 'C0OPS', ['dns', 'apikeys', 'audit', 'whoami']],
+    ['U0ALICE', 'C0INCIDENT', ['logs', 'shield.export', 'dns', 'audit', 'whoami', 'context']],
+    ['U0ALICE', 'C0OPS', ['dns', 'apikeys', 'audit', 'whoami', 'context']],
+    ['U0BOB', 'C0INCIDENT', ['dns', 'audit', 'whoami', 'context']],
+    ['U0BOB', 'C0OPS', ['dns', 'apikeys', 'audit', 'whoami', 'context']],
   ])(
     'lists for %s in %s exactly what the policy allows there, grouped by task',
     async (user, channel, keys) => {

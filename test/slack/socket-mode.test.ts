@@ -9,7 +9,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type RunningSlackApp, startSlackApp } from '../../src/slack/app.js';
 import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { slashCommand, socketEnvelope } from '../support/payloads.js';
+import { blockSuggestion, slashCommand, socketEnvelope } from '../support/payloads.js';
 
 const clock = pinnedClock();
 
@@ -71,6 +71,22 @@ describe('Socket Mode', () => {
     expect(ack.envelope_id).toBe(envelope.envelope_id);
     const reply = await fake.waitForResponse((post) => responseUrl.endsWith(post.id), 5_000);
     expect(JSON.stringify(reply.body)).toContain('DNS zones');
+  });
+
+  it('answers a zone picker with its options inside the envelope’s acknowledgement', async () => {
+    await fake.socket.waitForConnection(5_000);
+    const envelope = socketEnvelope(
+      blockSuggestion({
+        blockId: 'zone',
+        actionId: 'pick-zone:pullzone',
+        value: 'media',
+        privateMetadata: JSON.stringify({ c: 'C0OPS', m: '' }),
+      }),
+    );
+    const ack = await fake.socket.send(envelope, 5_000);
+    expect(ack.payload).toEqual({
+      options: [{ text: { type: 'plain_text', text: 'media-cdn · Pull zone 410112' }, value: '410112' }],
+    });
   });
 
   it('still serves /healthz for the container health check', async () => {

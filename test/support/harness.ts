@@ -23,6 +23,7 @@ import {
   type AppMentionInput,
   appMention,
   blockActions,
+  blockSuggestion,
   DEFAULT_BOT_USER_ID,
   DEFAULT_CHANNEL_ID,
   DEFAULT_USER_ID,
@@ -108,6 +109,15 @@ export interface Harness {
     values: Record<string, ViewStateValue>,
     options?: { userId?: string },
   ): Promise<{ status: number; body: unknown }>;
+  /**
+   * Types `value` into a zone picker of an open form (a signed block_suggestion) and returns the
+   * acknowledgement, whose body holds the options, with how long the app took to answer.
+   */
+  suggest(
+    actionId: string,
+    value: string,
+    options?: { blockId?: string; privateMetadata?: string; userId?: string },
+  ): Promise<{ status: number; body: unknown; elapsedMs: number }>;
   close(): Promise<void>;
 }
 
@@ -224,6 +234,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const request = messageShortcut(shortcutOptions);
       const ack = await postSigned(eventsUrl, request, { signingSecret: SIGNING_SECRET });
       return { ack, triggerId: request.payload.trigger_id };
+    },
+    async suggest(actionId, value, suggestOptions = {}) {
+      const started = performance.now();
+      const response = await postSigned(
+        eventsUrl,
+        blockSuggestion({
+          actionId,
+          blockId: suggestOptions.blockId ?? 'zone',
+          value,
+          userId: suggestOptions.userId ?? DEFAULT_USER_ID,
+          privateMetadata: suggestOptions.privateMetadata ?? JSON.stringify({ c: DEFAULT_CHANNEL_ID, m: '' }),
+        }),
+        { signingSecret: SIGNING_SECRET },
+      );
+      return {
+        status: response.status,
+        body: response.body ? JSON.parse(response.body) : undefined,
+        elapsedMs: performance.now() - started,
+      };
     },
     click(actionId, value, clickOptions = {}) {
       return postSigned(

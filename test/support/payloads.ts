@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   BlockAction,
   BlockElementAction,
+  BlockSuggestion,
   ButtonAction,
   MessageShortcut,
   SlashCommand,
@@ -295,6 +296,37 @@ export function viewClosed(input: ViewClosedInput): SlackRequest<ViewClosedActio
   return interactive(payload);
 }
 
+export interface BlockSuggestionInput extends ViewInput {
+  /** The picker's block (the form field's id) and action ids. */
+  blockId: string;
+  actionId: string;
+  /** What the user has typed so far. */
+  value: string;
+  userId?: string;
+  userName?: string;
+}
+
+/** A type-ahead picker (external_select) in an open form asking for its options. */
+export function blockSuggestion(input: BlockSuggestionInput): SlackRequest<BlockSuggestion> {
+  const teamId = input.teamId ?? DEFAULT_TEAM_ID;
+  const view = viewOutput(input);
+  const payload: BlockSuggestion = {
+    type: 'block_suggestion',
+    block_id: input.blockId,
+    action_id: input.actionId,
+    value: input.value,
+    api_app_id: DEFAULT_APP_ID,
+    team: { id: teamId, domain: DEFAULT_TEAM_DOMAIN },
+    user: { id: input.userId ?? DEFAULT_USER_ID, name: input.userName ?? 'you', team_id: teamId },
+    token: VERIFICATION_TOKEN,
+    container: { type: 'view', view_id: view.id },
+    view,
+    is_enterprise_install: false,
+  };
+  // The options travel back in the acknowledgement, over HTTP and Socket Mode alike.
+  return interactive(payload, true);
+}
+
 // State values for viewSubmission({ values: { block: { action: textInput('x') } } }).
 
 export function textInput(value: string | null): ViewStateValue {
@@ -310,6 +342,11 @@ export function staticSelect(value: string | null, text: string = value ?? ''): 
     type: 'static_select',
     selected_option: value === null ? null : { text: { type: 'plain_text', text, emoji: true }, value },
   };
+}
+
+/** A choice in a type-ahead picker (external_select), as the block_suggestion answer offered it. */
+export function externalSelect(value: string | null, text: string = value ?? ''): ViewStateValue {
+  return { ...staticSelect(value, text), type: 'external_select' };
 }
 
 export function radioButtons(value: string | null, text: string = value ?? ''): ViewStateValue {

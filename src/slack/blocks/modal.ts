@@ -3,7 +3,7 @@
  * Each field is one input block whose block_id and action_id are the field id.
  */
 import type { types } from '@slack/bolt';
-import type { ModalField, ModalOption, ModalSpec, ModalValues } from '../../operations/modal.js';
+import type { ModalField, ModalOption, ModalSpec, ModalValues, ZonePick } from '../../operations/modal.js';
 import { truncate } from '../../reply/escape.js';
 import type { Reply } from '../../reply/model.js';
 import {
@@ -16,6 +16,7 @@ import {
   MODAL_TITLE_MAX,
   OPTION_TEXT_MAX,
   OPTION_VALUE_MAX,
+  PLACEHOLDER_MAX,
   PRIVATE_METADATA_MAX,
   SECTION_TEXT_MAX,
   STATIC_SELECT_MAX_OPTIONS,
@@ -35,6 +36,28 @@ const option = (o: ModalOption) => ({
   text: plain(o.label, OPTION_TEXT_MAX),
   value: o.value.slice(0, OPTION_VALUE_MAX),
 });
+
+/**
+ * A zone picker's action id names which zones it offers; the block_suggestion listener reads it
+ * back (listeners/options.ts). The block id stays the field id, which is how values are read.
+ */
+const ZONE_PICKER = /^pick-zone:(pullzone|shieldzone|any)$/;
+export const ZONE_PICKER_ACTION = ZONE_PICKER;
+
+export const zonePickerActionId = (zones: ZonePick): string => `pick-zone:${zones}`;
+
+export function zonesOfPicker(actionId: string): ZonePick | undefined {
+  return ZONE_PICKER.exec(actionId)?.[1] as ZonePick | undefined;
+}
+
+const ZONE_WORDS: Record<ZonePick, string> = {
+  pullzone: 'Pull zone',
+  shieldzone: 'Shield zone',
+  any: 'Zone',
+};
+
+/** How a zone is named in a picker before Slack has asked for names (a pre-filled id). */
+export const zoneOptionLabel = (zones: ZonePick, id: number): string => `${ZONE_WORDS[zones]} ${id}`;
 
 function element(field: ModalField): Record<string, unknown> {
   const action_id = field.id;
@@ -80,6 +103,22 @@ function element(field: ModalField): Record<string, unknown> {
         ...(initial.length > 0 ? { initial_options: initial } : {}),
       };
     }
+    case 'zone':
+      return {
+        type: 'external_select',
+        action_id: zonePickerActionId(field.zones),
+        // Zero: the first zones show as soon as the menu opens, before anything is typed.
+        min_query_length: 0,
+        placeholder: plain('Type a name or an id', PLACEHOLDER_MAX),
+        ...(field.initial !== undefined
+          ? {
+              initial_option: option({
+                value: String(field.initial),
+                label: zoneOptionLabel(field.zones, field.initial),
+              }),
+            }
+          : {}),
+      };
     case 'datetime':
       return {
         type: 'datetimepicker',

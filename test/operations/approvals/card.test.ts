@@ -166,6 +166,11 @@ const gatedRequests: fc.Arbitrary<ApprovalRequest> = fc.oneof(
     ),
 );
 
+const EXPIRY_WORDS: Record<string, string> = {
+  '2026-12-31T23:59:59.000Z': '2026-12-31 23:59:59 UTC',
+  '2025-03-31T14:10:00.000Z': '2025-03-31 14:10 UTC',
+};
+
 /** The string leaves of the parameters: what the operation runs with, as typed. */
 function strings(value: JsonValue): string[] {
   if (typeof value === 'string') return [value];
@@ -183,10 +188,12 @@ describe('what an approver sees', () => {
         expect(seen.rendered.overflow).toBeUndefined();
         expect(checkMessageLimits(seen.rendered.blocks, seen.rendered.text)).toEqual([]);
         const all = `${seen.card}\n${seen.file ?? ''}`;
+        // An expiry is written as every date is; its words must still name the exact instant.
+        const shownAs = (value: string) => EXPIRY_WORDS[value] ?? value;
         const values = [
           req.target,
           req.reason,
-          ...strings(req.params),
+          ...strings(req.params).map(shownAs),
           ...gate(req.operation)
             .fields(req.params)
             .flatMap((view) => [view.value, ...(view.before ? [view.before] : [])]),
