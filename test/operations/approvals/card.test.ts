@@ -189,7 +189,8 @@ describe('what an approver sees', () => {
         expect(checkMessageLimits(seen.rendered.blocks, seen.rendered.text)).toEqual([]);
         const all = `${seen.card}\n${seen.file ?? ''}`;
         // An expiry is written as every date is; its words must still name the exact instant.
-        const shownAs = (value: string) => EXPIRY_WORDS[value] ?? value;
+        const shownAs = (value: string) =>
+          Object.hasOwn(EXPIRY_WORDS, value) ? EXPIRY_WORDS[value]! : value;
         const values = [
           req.target,
           req.reason,
