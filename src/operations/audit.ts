@@ -1,9 +1,16 @@
 import { z } from 'zod';
-import { joinMarkup, md, mention, nest, trusted } from '../reply/markup.js';
+import { APPROVAL_ID_PATTERN } from '../approvals/machine.js';
+import { parseDuration } from '../duration.js';
+import { OPERATION_IDS } from '../operation-ids.js';
+import { closestName } from '../policy/suggest.js';
+import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
-import { defineOperation, parseWith } from './types.js';
+import type { AuditRow } from '../state/audit.js';
+import { parseInstant } from './time-args.js';
+import type { FlagValues } from './tokenize.js';
+import { defineOperation, type ParseResult, parseWith } from './types.js';
 
 const AuditArgsSchema = z.object({
   limit: z
@@ -13,30 +20,153 @@ const AuditArgsSchema = z.object({
     .max(200, { error: '--limit must be between 1 and 200' })
     .default(20),
   verify: z.boolean(),
+  all: z.boolean(),
+  csv: z.boolean(),
+  filter: z.object({
+    userId: z.string().optional(),
+    operation: z.string().optional(),
+    target: z.string().max(200, { error: '--target is too long (200 characters at most)' }).optional(),
+    approvalId: z.string().optional(),
+    since: z.string().optional(),
+  }),
 });
+type AuditArgs = z.infer<typeof AuditArgsSchema>;
 
 /** Longest a target is shown in the message; the file has it whole. */
 const MAX_VALUE_CHARS = 40;
 /** Rows per section, well inside a section's 3,000 characters. */
 const LINES_PER_BLOCK = 15;
+/** Operations whose rows `--op` may name: every policy id, and the approvals steps. */
+const KNOWN_OPERATIONS: readonly string[] = [...OPERATION_IDS, 'help', 'whoami'];
 
 const chunk = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
-/** `/edge audit [--limit N] [--verify]`: the newest audit rows; --verify checks the hash chain. */
+/** The filter in words, for the answer's footer; undefined when there is none. */
+function describeFilter(filter: AuditArgs['filter']): Markup | undefined {
+  const parts = [
+    filter.userId ? md`user ${nest(mention(filter.userId))}` : undefined,
+    filter.operation ? md`operation ${filter.operation}` : undefined,
+    filter.target ? md`target ${filter.target}` : undefined,
+    filter.approvalId ? md`request ${filter.approvalId}` : undefined,
+    filter.since ? md`since ${filter.since.slice(0, 16).replace('T', ' ')} UTC` : undefined,
+  ].filter((part): part is Markup => part !== undefined);
+  return parts.length > 0 ? joinMarkup(parts, ', ') : undefined;
+}
+
+/** `U0ABC`, or a mention as Slack delivers one typed in a command (`<@U0ABC|ann>`, escaped or not). */
+function readUser(text: string): string | undefined {
+  return /^(?:<@|&lt;@)?([UW][A-Z0-9]{2,})(?:\|[^>&]*)?(?:>|&gt;)?$/.exec(text.trim())?.[1];
+}
+
+/** `--since 2h` (the last two hours) or any instant `parseInstant` reads (`-2h`, `09:00`, ISO). */
+function readSince(text: string, now: number): { ok: true; iso: string } | { ok: false; error: string } {
+  const value = text.trim();
+  if (/^\d+[smhd]$/.test(value)) {
+    const duration = parseDuration(value);
+    if (!duration.ok) return { ok: false, error: `--since: ${duration.error}` };
+    return { ok: true, iso: new Date(now - duration.ms).toISOString() };
+  }
+  const instant = parseInstant(value, now);
+  return instant.ok
+    ? { ok: true, iso: new Date(instant.ms).toISOString() }
+    : { ok: false, error: `--since: ${instant.error}, or a duration such as 2h` };
+}
+
+function parseAudit(
+  positionals: string[],
+  flags: FlagValues<typeof AUDIT_FLAGS>,
+  now: number,
+): ParseResult<AuditArgs> {
+  if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
+  const filter: AuditArgs['filter'] = {};
+  if (flags.user !== undefined) {
+    const user = readUser(flags.user);
+    if (!user) return { ok: false, error: '--user takes a Slack user, e.g. --user @ann or --user U0ABC123' };
+    filter.userId = user;
+  }
+  if (flags.op !== undefined) {
+    if (!KNOWN_OPERATIONS.includes(flags.op)) {
+      const guess = closestName(flags.op, KNOWN_OPERATIONS);
+      return {
+        ok: false,
+        error: `--op takes an operation id such as logs.origin or db.exec${guess ? ` (did you mean --op ${guess}?)` : ''}`,
+      };
+    }
+    filter.operation = flags.op;
+  }
+  if (flags.target !== undefined) filter.target = flags.target;
+  if (flags.request !== undefined) {
+    if (!APPROVAL_ID_PATTERN.test(flags.request))
+      return {
+        ok: false,
+        error: '--request takes an approval request id, e.g. --request ap_3f2c9a1b7d4e6f80',
+      };
+    filter.approvalId = flags.request;
+  }
+  if (flags.since !== undefined) {
+    const since = readSince(flags.since, now);
+    if (!since.ok) return since;
+    filter.since = since.iso;
+  }
+  return parseWith(AuditArgsSchema, {
+    limit: flags.limit,
+    verify: flags.verify,
+    all: flags.all,
+    csv: flags.csv,
+    filter,
+  });
+}
+
+/**
+ * One line per request: a command's `started` row is folded into the row that ended it (same
+ * correlation id, operation and user), newest first. A request still running shows `started`.
+ */
+export function collapseStarted(rows: readonly AuditRow[]): AuditRow[] {
+  const ended = new Set<string>();
+  const lines: AuditRow[] = [];
+  for (const row of rows) {
+    const key = `${row.correlationId}|${row.operation}|${row.userId}`;
+    if (row.outcome === 'started' && ended.has(key)) continue;
+    if (row.outcome !== 'started') ended.add(key);
+    lines.push(row);
+  }
+  return lines;
+}
+
+const AUDIT_FLAGS = {
+  limit: { kind: 'number' },
+  verify: { kind: 'boolean' },
+  user: { kind: 'string' },
+  op: { kind: 'string' },
+  target: { kind: 'string' },
+  request: { kind: 'string' },
+  since: { kind: 'string', value: 'instant' },
+  all: { kind: 'boolean' },
+  csv: { kind: 'boolean' },
+} as const;
+
+/**
+ * `/edge audit [--user U] [--op OP] [--target T] [--request ID] [--since 2h] [--limit N] [--all]
+ * [--csv] [--verify]`: the newest audit rows, one line per request; its own reads are left out
+ * unless --all; --csv attaches the selection; --verify checks the whole hash chain.
+ */
 export const audit = defineOperation({
   id: 'audit.list',
   words: ['audit'],
-  usage: '/edge audit [--limit N] [--verify]',
-  summary: 'show the newest audit entries, or verify the hash chain',
-  example: '/edge audit --limit 10 --verify',
-  flags: { limit: { kind: 'number' }, verify: { kind: 'boolean' } },
-  parse: (positionals, flags) =>
-    positionals.length > 0
-      ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
-      : parseWith(AuditArgsSchema, { limit: flags.limit, verify: flags.verify }),
-  async run(ctx, { limit, verify }) {
-    const rows = await ctx.services.audit.list({ limit });
+  usage:
+    '/edge audit [--user @ann] [--op OPERATION] [--target T] [--request ID] [--since 2h] [--limit N] [--all] [--csv] [--verify]',
+  summary: 'show the newest audit entries, filtered, or verify the hash chain',
+  example: '/edge audit --op db.exec --since 24h',
+  flags: AUDIT_FLAGS,
+  parse: (positionals, flags, input) => parseAudit(positionals, flags, input.now),
+  async run(ctx, { limit, verify, all, csv, filter }) {
+    // Twice the lines asked for: a started row and its outcome become one line.
+    const fetched = await ctx.services.audit.list({
+      limit: Math.min(limit * 2, 1000),
+      filter: { ...filter, ...(all || filter.operation ? {} : { excludeOperations: ['audit.list'] }) },
+    });
+    const rows = collapseStarted(fetched).slice(0, limit);
     // One line a row, so that the user shows as a mention (a code block would show a raw id).
     let cut = false;
     const shortened = (value: string) => {
@@ -48,15 +178,25 @@ export const audit = defineOperation({
       (row) =>
         md`\`${String(row.id)}\` ${row.time.replace('T', ' ').slice(0, 19)} · ${nest(mention(row.userId))} · \`${row.operation}\`${row.target ? ` · ${shortened(row.target)}` : ''} · *${row.outcome}* · ${row.correlationId}`,
     );
+    const narrowed = describeFilter(filter);
     const blocks: ReplyBlock[] = [
       { type: 'header' as const, text: `Audit log (newest ${rows.length})` },
       ...(rows.length > 0
         ? chunk(rowLines, LINES_PER_BLOCK).map((part) => ({ type: 'text' as const, text: joinMarkup(part) }))
-        : [{ type: 'text' as const, text: trusted('_No entries yet._') }]),
+        : [
+            {
+              type: 'text' as const,
+              text: narrowed ? trusted('_No entries match._') : trusted('_No entries yet._'),
+            },
+          ]),
+      {
+        type: 'context',
+        text: md`${nest(narrowed ? md`Showing ${nest(narrowed)}. ` : trusted(''))}One line per request: a started row is folded into its outcome.${all ? '' : ' /edge audit’s own reads are left out; --all shows them.'}`,
+      },
     ];
     // Parameters and details never fit a table row: the file has every field of every row.
-    const withFile = cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
-    if (withFile)
+    const withFile = csv || cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
+    if (withFile && !csv)
       blocks.push({
         type: 'context',
         text: trusted('Long values are cut here; the file has every field in full.'),
@@ -103,7 +243,7 @@ export const audit = defineOperation({
       files: [
         {
           filename: `audit-newest-${rows.length}.csv`,
-          title: `Audit log, newest ${counted(rows.length, 'row')}`,
+          title: `Audit log, newest ${counted(rows.length, 'row')}${narrowed ? ', filtered' : ''}`,
           content: [header, ...lines].map(csvRecord).join(''),
           about: `the newest ${counted(rows.length, 'row')} with every field`,
         },

@@ -51,10 +51,22 @@ export type AuditVerification =
   /** `count` is the number of intact rows before `brokenAt`. */
   | { ok: false; count: number; brokenAt: number; reason: string };
 
+/** Which rows `/edge audit` asks for; every field given must match. */
+export interface AuditFilter {
+  userId?: string;
+  operation?: string;
+  target?: string;
+  approvalId?: string;
+  /** ISO 8601: rows at or after this instant. */
+  since?: string;
+  /** Operations left out (the audit command's own reads). */
+  excludeOperations?: readonly string[];
+}
+
 export interface AuditLog {
   append(entry: AuditEntry): Promise<AuditRow>;
-  /** Newest first, at most 1000; `beforeId` pages further back. */
-  list(options: { limit: number; beforeId?: number }): Promise<AuditRow[]>;
+  /** Newest first, at most 1000; `beforeId` pages further back; `filter` narrows in SQL. */
+  list(options: { limit: number; beforeId?: number; filter?: AuditFilter }): Promise<AuditRow[]>;
   /** Walks the chain oldest first and reports the first broken link. */
   verify(): Promise<AuditVerification>;
 }
@@ -260,12 +272,32 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       return run;
     },
 
-    async list({ limit, beforeId }) {
+    async list({ limit, beforeId, filter = {} }) {
       const bounded = Number.isFinite(limit) ? Math.min(Math.max(Math.trunc(limit), 1), LIST_MAX) : LIST_MAX;
+      const where = ['id < ?'];
+      const args: (string | number)[] = [beforeId ?? Number.MAX_SAFE_INTEGER];
+      const equal = (column: string, value: string | undefined) => {
+        if (value === undefined) return;
+        where.push(`${column} = ?`);
+        args.push(value);
+      };
+      equal('user_id', filter.userId);
+      equal('operation', filter.operation);
+      equal('target', filter.target);
+      equal('approval_id', filter.approvalId);
+      if (filter.since !== undefined) {
+        where.push('time >= ?');
+        args.push(filter.since);
+      }
+      const excluded = filter.excludeOperations ?? [];
+      if (excluded.length > 0) {
+        where.push(`operation NOT IN (${excluded.map(() => '?').join(', ')})`);
+        args.push(...excluded);
+      }
       const result = await retryBusy(() =>
         client.execute({
-          sql: `SELECT ${COLUMNS} FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?`,
-          args: [beforeId ?? Number.MAX_SAFE_INTEGER, bounded],
+          sql: `SELECT ${COLUMNS} FROM audit_log WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
+          args: [...args, bounded],
         }),
       );
       return result.rows.map((raw) => {
