@@ -5,9 +5,11 @@
  */
 import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
+import { watchesMigration } from './watches/migration.js';
 
 export const migrations: readonly Migration[] = [
   auditAndClaimsMigration,
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
+  watchesMigration,
 ];
