@@ -40,6 +40,12 @@ export const OriginFiltersSchema = z.strictObject({
 });
 export type OriginFilters = z.infer<typeof OriginFiltersSchema>;
 
+/** `--status` as typed: `5xx` is a class, `502` one code. */
+export function statusFilterOf(typed: string): NonNullable<OriginFilters['status']> {
+  const status = typed.toLowerCase();
+  return status.endsWith('xx') ? { classes: [Number(status[0])] } : { exact: [Number(status)] };
+}
+
 /** The most buckets a chart has: 96 quarter hours of a day, plus one where a window starts mid-bucket. */
 export const MAX_BUCKETS = 200;
 export const MAX_COMPARISONS = 2;

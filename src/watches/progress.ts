@@ -6,7 +6,12 @@
  */
 import { z } from 'zod';
 import { isOriginEntry } from '../reports/origin-entry.js';
-import { createOriginMatcher, entryFacts, type OriginFilters } from '../reports/origin-tally.js';
+import {
+  createOriginMatcher,
+  entryFacts,
+  type OriginFilters,
+  statusFilterOf,
+} from '../reports/origin-tally.js';
 
 /** How far before the newest entry seen a late entry is still counted. */
 export const LOOKBACK_MS = 10 * 60_000;
@@ -62,10 +67,7 @@ export interface WatchFilters {
 /** `5xx` is a class, `502` one code, as `/edge logs --status` reads them. */
 export function originFiltersOf(filters: WatchFilters): OriginFilters {
   const result: OriginFilters = {};
-  if (filters.status) {
-    const status = filters.status.toLowerCase();
-    result.status = status.endsWith('xx') ? { classes: [Number(status[0])] } : { exact: [Number(status)] };
-  }
+  if (filters.status) result.status = statusFilterOf(filters.status);
   if (filters.code) result.errorCode = filters.code;
   return result;
 }

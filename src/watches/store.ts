@@ -147,7 +147,10 @@ export interface WatchStore {
   setMessage(id: string, ts: string): Promise<void>;
   get(id: string): Promise<Watch | null>;
   running(): Promise<Watch[]>;
-  /** Running watches due at `now` whose lease is free, expired or `owner`'s. */
+  /**
+   * Running watches due at `now` whose lease is free, expired or `owner`'s; a watch whose message
+   * is not posted yet has nowhere to show its counts and waits.
+   */
   due(now: number, owner: string): Promise<Watch[]>;
   /** Takes or renews the lease until `expiresAt`; null when another replica holds it. */
   takeLease(id: string, owner: string, now: number, expiresAt: number): Promise<LeaseTaken | null>;
@@ -239,7 +242,7 @@ export function createWatchStore(client: Client): WatchStore {
     async due(now, owner) {
       const result = await read({
         sql: `SELECT ${COLUMNS} FROM watches
-              WHERE state = 'running' AND next_poll_at <= ?
+              WHERE state = 'running' AND next_poll_at <= ? AND message_ts IS NOT NULL
                 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)
               ORDER BY next_poll_at, id LIMIT 1000`,
         args: [now, owner, now],
