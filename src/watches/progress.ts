@@ -90,6 +90,8 @@ export class PollCounter {
   private readonly newSeconds = new Set<number>();
   private maxTs: number;
   private added = 0;
+  /** The cursor's ids are pruned as the poll goes when they grow past this: a busy day stays bounded. */
+  private pruneAt = 50_000;
 
   constructor(
     private readonly progress: WatchProgress,
@@ -117,10 +119,18 @@ export class PollCounter {
     this.recent.set(key, ts);
     this.added++;
     if (ts > this.maxTs) this.maxTs = ts;
+    if (this.recent.size >= this.pruneAt) this.prune();
     addTo(this.minutes, Math.floor(ts / MINUTE) * MINUTE);
     const second = Math.floor(ts / SECOND) * SECOND;
     addTo(this.seconds, second);
     this.newSeconds.add(second);
+  }
+
+  /** Drops ids the cursor no longer needs: older than the lookback before the newest entry so far. */
+  private prune(): void {
+    const floor = this.maxTs - LOOKBACK_MS;
+    for (const [key, ts] of this.recent) if (ts < floor) this.recent.delete(key);
+    this.pruneAt = Math.max(50_000, this.recent.size * 2);
   }
 
   /** New entries counted so far in this poll. */

@@ -206,6 +206,10 @@ describe('polling costs', () => {
     expect(downloads(zone) - before).toBe(1);
     expect(messageText(a.channelId, a.ts)).toContain('4 errors');
     expect(messageText(b.channelId, b.ts)).toContain('4 errors');
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^edgeops_watches_running [1-9]/m);
+    expect(metrics).toMatch(/^edgeops_watch_poll_seconds_count [1-9]/m);
+    expect(metrics).toContain('edgeops_watch_lease_takeovers_total 0');
     await h.click('watch.logs:stop', a.id, { channelId: a.channelId });
     await h.click('watch.logs:stop', b.id, { channelId: b.channelId });
   });
