@@ -11,23 +11,16 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { jsonArrayEntries } from '../src/platform/json-entries.js';
-import { summariseOriginErrors } from '../src/reports/origin-summary.js';
-import { createReportPool } from '../src/reports/pool.js';
 import { initialProgress, PollCounter, type WatchProgress } from '../src/watches/progress.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import { originDayStream } from './origin-day.js';
+import { median } from './startup.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 
 const DAY_START = Date.UTC(2026, 10, 21);
 const MB = 1024 * 1024;
 const RUNS = 3;
 const MINUTE = 60_000;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 /** Reads the day once through a watch's counter, as one poll does; returns the progress after it. */
 async function pollOnce(file: string, progress: WatchProgress, nowMs: number) {
@@ -47,25 +40,6 @@ async function pollSide(file: string): Promise<void> {
     ms: performance.now() - started,
     detail: { added: second.added, counted: first.added, cursorIds: first.progress.cursor.recent.length },
   });
-}
-
-/** The full summary and CSV of the same day, as `/edge logs` makes it. */
-async function summarySide(file: string, csvPath: string): Promise<void> {
-  const pool = createReportPool();
-  await summariseOriginErrors({
-    source: originDayStream({ entries: 10, dayStartMs: DAY_START }),
-    csvPath,
-    pool,
-  });
-  const started = performance.now();
-  const summary = await summariseOriginErrors({
-    source: createReadStream(file, { highWaterMark: 64 * 1024 }),
-    csvPath,
-    pool,
-  });
-  const ms = performance.now() - started;
-  await pool.close();
-  reportMeasurement({ ms, detail: { total: summary.total } });
 }
 
 /**
@@ -173,6 +147,8 @@ export async function benchWatch(
   const { compileForBench } = await import('./compiled.js');
   const compiled = await compileForBench();
   const script = compiled.script('bench/watch.ts');
+  // The baseline is the summary side of the logs bench: the same day summarised as /edge logs does.
+  const summaryScript = compiled.script('bench/logs.ts');
   try {
     const file = join(dir, 'day.json');
     await pipeline(originDayStream({ entries, dayStartMs: DAY_START }), createWriteStream(file));
@@ -180,7 +156,7 @@ export async function benchWatch(
     const polls: ChildMeasurement[] = [];
     const summaries: ChildMeasurement[] = [];
     for (let run = 0; run < RUNS; run++) {
-      const summary = await measureInChild(script, ['--side', 'summary', file, join(dir, 'out.csv')]);
+      const summary = await measureInChild(summaryScript, ['--side', 'ours', file, join(dir, 'out.csv')]);
       const poll = await measureInChild(script, ['--side', 'poll', file]);
       summaries.push(summary);
       polls.push(poll);
@@ -232,9 +208,8 @@ export async function benchWatch(
 if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args[0] === '--side') {
-    const [, side, file, csvPath] = args;
+    const [, side, file] = args;
     if (side === 'poll' && file) await pollSide(file);
-    else if (side === 'summary' && file && csvPath) await summarySide(file, csvPath);
     else throw new Error(`unknown side: ${args.join(' ')}`);
   } else {
     const report = (line: string) => process.stderr.write(`${line}\n`);

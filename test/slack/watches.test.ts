@@ -234,6 +234,24 @@ describe('polling costs', () => {
   });
 });
 
+describe('around midnight', () => {
+  it('reads the previous day too in the first minutes after midnight, so its last errors are counted', async () => {
+    h.clock.set('2026-11-23T23:58:30.000Z');
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    addErrors(h, zone, 2, Date.parse('2026-11-23T23:59:40.000Z'));
+    h.clock.set('2026-11-24T00:00:20.000Z');
+    await h.runtime.watchPoller.tick();
+    expect(messageText(watch.channelId, watch.ts)).toContain('2 errors');
+    const days = h.sandbox.requests
+      .byRoute('logs.origin')
+      .filter((request) => request.path.includes(`/${zone}/`))
+      .map((request) => request.path.split('/').at(-1));
+    expect(days).toEqual(expect.arrayContaining(['11-23-2026', '11-24-2026']));
+    await h.click('watch.logs:stop', watch.id, { channelId: watch.channelId });
+  });
+});
+
 describe('asking for a watch', () => {
   async function refusal(line: string): Promise<string> {
     const { responseUrl } = await h.command(line);
@@ -272,6 +290,31 @@ describe('asking for a watch', () => {
     expect(listing).toContain('watches:stop');
     await h.click('watches:stop', watch.id, { channelId: watch.channelId, userId: 'U0BOB' });
     await expect.poll(() => messageText(watch.channelId, watch.ts)).toContain('stopped by <@U0BOB>');
+  });
+});
+
+describe('the shared platform budget', () => {
+  let frugal: Harness;
+  beforeAll(async () => {
+    frugal = await startHarness({ env: { EDGEOPS_WATCH_CALLS_PER_MINUTE: '1' } });
+  });
+  afterAll(async () => {
+    await frugal?.close();
+  });
+
+  it('holds watches to the calls per minute, and /edge logs does not wait for it', async () => {
+    const [first, second] = [quietZone(frugal), quietZone(frugal)];
+    await startWatch(`watch logs ${first}`, frugal);
+    await startWatch(`watch logs ${second}`, frugal, 'U0OTHER');
+    await step(MINUTE, frugal);
+    expect(downloads(first, frugal) + downloads(second, frugal)).toBe(1);
+    const before = downloads(first, frugal);
+    await frugal.command(`logs ${first}`);
+    await expect.poll(() => downloads(first, frugal)).toBeGreaterThan(before);
+    // A minute later the budget has one call again: the other zone's turn.
+    await step(MINUTE, frugal);
+    expect(downloads(first, frugal) + downloads(second, frugal)).toBeGreaterThanOrEqual(3);
+    expect(Math.min(downloads(first, frugal), downloads(second, frugal))).toBeGreaterThanOrEqual(1);
   });
 });
 
