@@ -95,7 +95,7 @@ function addErrors(count: number): void {
   added += count;
 }
 
-it('one replica polls; when it is killed the other takes over within two intervals, counting each entry once', async () => {
+it('one replica polls; when it is killed the other takes over within two intervals, counting each entry once, and a restart resumes it', async () => {
   const [a, b] = [await start(), await start()];
   await postSigned(
     a.eventsUrl,
@@ -143,5 +143,13 @@ it('one replica polls; when it is killed the other takes over within two interva
   const { messageTs } = await watchRow();
   const message = fake.messages.find((m) => m.channel === 'C0WATCHR' && m.ts === messageTs);
   expect(JSON.stringify(message?.blocks)).toContain('28 errors');
+
+  // A restart resumes it: the last replica stops cleanly (handing its lease back), a new one polls on.
+  await other.stop();
+  const restarted = await start();
+  addErrors(4);
+  moveClock(MINUTE);
+  await expect.poll(async () => (await watchRow()).total, { timeout: 10_000 }).toBe(added);
+  expect((await watchRow()).owner).toContain(`-${restarted.child.pid}-`);
   expect(fake.refusals).toEqual([]);
 }, 90_000);
