@@ -234,6 +234,23 @@ describe('polling costs', () => {
   });
 });
 
+describe('a broken download', () => {
+  it('counts nothing from a cut-off day, says the poll failed, and counts it all on the next poll', async () => {
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    addErrors(h, zone, 40, h.clock() + 5 * SECOND);
+    h.sandbox.faults.set('logs.origin', { truncate: true, times: 3 });
+    await step(MINUTE);
+    expect(messageText(watch.channelId, watch.ts)).toContain('the last poll failed');
+    expect(messageText(watch.channelId, watch.ts)).toContain('0 errors');
+    h.sandbox.faults.clear();
+    await step(MINUTE);
+    expect(messageText(watch.channelId, watch.ts)).toContain('40 errors');
+    expect(messageText(watch.channelId, watch.ts)).not.toContain('failed');
+    await h.click('watch.logs:stop', watch.id, { channelId: watch.channelId });
+  });
+});
+
 describe('around midnight', () => {
   it('reads the previous day too in the first minutes after midnight, so its last errors are counted', async () => {
     h.clock.set('2026-11-23T23:58:30.000Z');

@@ -12,7 +12,7 @@ import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { PlatformClient } from '../../platform/client.js';
 import { PlatformError } from '../../platform/errors.js';
-import { jsonArrayEntries } from '../../platform/json-entries.js';
+import { JsonStreamError, jsonArrayEntries } from '../../platform/json-entries.js';
 import type { Authorizer } from '../../policy/authorizer.js';
 import type { AuditLog } from '../../state/audit.js';
 import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
@@ -68,6 +68,13 @@ export interface WatchPoller {
 function daysToRead(nowMs: number, everyMs: number): number[] {
   const today = startOfDay(nowMs, { in: utc }).getTime();
   return nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
+}
+
+/** What the watch message says of a failed poll. */
+function failureOf(error: unknown): string {
+  if (error instanceof PlatformError) return error.userMessage;
+  if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
+  return 'the download broke off';
 }
 
 /** The lease outlives the next poll by half an interval: a dead replica's watches move within two. */
@@ -169,7 +176,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
         const progress: WatchProgress = {
           ...watch.progress,
           slowed: slowed ? { level } : watch.progress.slowed,
-          failure: slowed ? null : error instanceof PlatformError ? error.userMessage : 'the download failed',
+          failure: slowed ? null : failureOf(error),
         };
         const saved = await save(watch, progress, null, nowMs + watch.everyMs * 2 ** level);
         if (saved) await refresh(saved);
