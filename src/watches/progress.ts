@@ -112,7 +112,8 @@ export class PollCounter {
       return;
     const ts = Math.floor(element.timestamp);
     if (ts < this.floor) return;
-    const key = element.logId ?? `${ts}|${(element.log ?? '').slice(0, 120)}`;
+    // An entry is its log id and time; one without an id is known by the start of its text instead.
+    const key = `${ts}|${element.logId ?? (element.log ?? '').slice(0, 120)}`;
     if (this.recent.has(key)) return;
     const facts = entryFacts(element);
     if (!this.matches(facts.status, facts.errorCode, facts.serverZone)) return;

@@ -45,6 +45,16 @@ describe('a watch counts each entry once', () => {
     expect(again.progress.total).toBe(3);
   });
 
+  it('knows an entry by its log id and its time together', () => {
+    const first = poll(initialProgress(T0), [entry(T0 + SECOND, 502, 'dns_lookup', 'same')], T0 + MINUTE);
+    const again = poll(
+      first.progress,
+      [entry(T0 + SECOND, 502, 'dns_lookup', 'same'), entry(T0 + 2 * SECOND, 502, 'dns_lookup', 'same')],
+      T0 + 2 * MINUTE,
+    );
+    expect(again.added).toBe(1);
+  });
+
   it('counts a late entry within the lookback, and ignores entries before the watch began', () => {
     const first = poll(initialProgress(T0), [entry(T0 + 5 * MINUTE), entry(T0 - SECOND)], T0 + 6 * MINUTE);
     expect(first.added).toBe(1);
