@@ -11,6 +11,9 @@ import { type WatchProgress, WatchProgressSchema } from './progress.js';
 
 export const WATCH_ID_PATTERN = /^wa_[0-9a-f]{12}$/;
 
+/** How long a watch may stay without its message before it is taken as never started. */
+export const UNPOSTED_MS = 5 * 60_000;
+
 /** Why a watch ended: Stop, its `--for` reached, or the policy no longer grants it to its owner. */
 export const END_REASONS = ['stopped', 'finished', 'policy'] as const;
 export type EndReason = (typeof END_REASONS)[number];
@@ -148,8 +151,9 @@ export interface WatchStore {
   get(id: string): Promise<Watch | null>;
   running(): Promise<Watch[]>;
   /**
-   * Running watches due at `now` whose lease is free, expired or `owner`'s; a watch whose message
-   * is not posted yet has nowhere to show its counts and waits.
+   * Running watches due at `now` whose lease is free, expired or `owner`'s. A watch whose message
+   * is not posted yet has nowhere to show its counts and waits, for UNPOSTED_MS at most (then
+   * the replica that posted it has died, and the poller ends it).
    */
   due(now: number, owner: string): Promise<Watch[]>;
   /** Takes or renews the lease until `expiresAt`; null when another replica holds it. */
@@ -242,10 +246,11 @@ export function createWatchStore(client: Client): WatchStore {
     async due(now, owner) {
       const result = await read({
         sql: `SELECT ${COLUMNS} FROM watches
-              WHERE state = 'running' AND next_poll_at <= ? AND message_ts IS NOT NULL
+              WHERE state = 'running' AND next_poll_at <= ?
+                AND (message_ts IS NOT NULL OR started_at < ?)
                 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)
               ORDER BY next_poll_at, id LIMIT 1000`,
-        args: [now, owner, now],
+        args: [now, now - UNPOSTED_MS, owner, now],
       });
       return result.rows.map(toWatch);
     },

@@ -117,6 +117,16 @@ describe('the watches table', () => {
     expect((await store.get(watch.id))?.progress.total).toBe(7);
   });
 
+  it('a watch whose message was never posted waits, then is offered for ending', async () => {
+    const store = await setUp();
+    const watch = newWatch();
+    await store.insert(watch, caps);
+    expect(await store.due(T0 + MINUTE, 'replica-a')).toEqual([]);
+    expect((await store.due(T0 + 6 * MINUTE, 'replica-a')).map((due) => due.id)).toEqual([watch.id]);
+    await store.setMessage(watch.id, '1700000000.000100');
+    expect((await store.due(T0 + MINUTE, 'replica-a')).map((due) => due.id)).toEqual([watch.id]);
+  });
+
   it('a clean shutdown frees its leases at once', async () => {
     const store = await setUp();
     const watch = newWatch();

@@ -204,6 +204,11 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
         await end(watch, 'finished');
         continue;
       }
+      // Its replica died between storing it and posting its message: nobody saw it start.
+      if (!watch.messageTs) {
+        await end(watch, 'stopped');
+        continue;
+      }
       const decision = await options.authorizer.decide('watch.logs', {
         userId: watch.owner,
         channelId: watch.channelId,
