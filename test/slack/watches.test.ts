@@ -363,6 +363,29 @@ describe('limits and the policy', () => {
     await capped.click('watch.logs:stop', third.id, { channelId: third.channelId });
   });
 
+  it('does not end a watch because Slack failed to say who is in a group the policy names', async () => {
+    await capped.runtime.services.state.client.execute(
+      "UPDATE watches SET state = 'ended' WHERE state = 'running'",
+    );
+    writeFileSync(
+      capped.policyPath!,
+      'roles:\n  watchers: [S0WATCHERS]\ngrants:\n  - ops: [watch.logs]\n    roles: [watchers]\n',
+    );
+    expect(capped.runtime.policies.reload()).toBe(true);
+    capped.fake.setUserGroup('S0WATCHERS', ['U0YOU']);
+    const zone = quietZone(capped);
+    const watch = await startWatch(`watch logs ${zone}`, capped);
+    capped.fake.fail('usergroups.users.list', { error: 'fatal_error', times: Number.POSITIVE_INFINITY });
+    // Past the five minutes a group's members are cached for: the next check cannot read them.
+    await step(6 * MINUTE, capped);
+    expect(messageText(watch.channelId, watch.ts, capped)).toContain('Stop');
+    expect(messageText(watch.channelId, watch.ts, capped)).toContain('Last polled');
+    capped.fake.reset();
+    await capped.click('watch.logs:stop', watch.id, { channelId: watch.channelId });
+    writeFileSync(capped.policyPath!, everyoneMayRun());
+    expect(capped.runtime.policies.reload()).toBe(true);
+  });
+
   it('ends a watch when the policy no longer grants watch.logs to its owner in that channel', async () => {
     await capped.runtime.services.state.client.execute(
       "UPDATE watches SET state = 'ended' WHERE state = 'running'",

@@ -214,8 +214,15 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
         channelId: watch.channelId,
       });
       if (!decision.allowed) {
-        await end(watch, 'policy');
-        continue;
+        // A group Slack did not answer for may be the only reason: no ending on a guess.
+        const unsure = decision.denial.code === 'not-in-role' && decision.denial.unread.length > 0;
+        if (!unsure) {
+          await end(watch, 'policy');
+          continue;
+        }
+        logger.warn('the owner of a watch could not be checked against the policy; it goes on', {
+          watch: watch.id,
+        });
       }
       const lease = await store.takeLease(
         watch.id,
