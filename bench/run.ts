@@ -13,6 +13,7 @@ import { benchLogs } from './logs.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import type { BenchRow } from './types.js';
+import { benchWatch } from './watch.js';
 
 type Log = (line: string) => void;
 
@@ -49,6 +50,11 @@ const BENCHMARKS: Benchmark[] = [
     load: async () => benchChart,
   },
   { name: 'startup', what: "spawn to /readyz vs node -e ''", load: async () => benchStartup },
+  {
+    name: 'watch',
+    what: 'one watch poll of a 1,000,000-entry day with nothing new vs a full summary, and takeover',
+    load: async () => benchWatch,
+  },
 ];
 
 async function main(): Promise<number> {

@@ -110,6 +110,16 @@ const rawEnvSchema = z.object({
       .default(100_000),
   ),
   EDGEOPS_DB_QUERY_MAX_BYTES: byteSize('100MB', 1024 ** 3),
+  EDGEOPS_WATCH_MIN_EVERY: durationMs('1m'),
+  EDGEOPS_MAX_WATCHES_PER_USER: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100).default(3),
+  ),
+  EDGEOPS_MAX_WATCHES: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).default(20)),
+  EDGEOPS_WATCH_CALLS_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(1000).default(30),
+  ),
 });
 
 /** Every environment variable the configuration reads (for .env.example and the docs). */
@@ -144,6 +154,11 @@ export interface Config {
   jobs: { perUser: number; perProcess: number };
   /** Bounds of `/edge db`: a statement's deadline, and the rows and bytes of values a query keeps. */
   databaseQuery: { timeoutMs: number; maxRows: number; maxBytes: number };
+  /**
+   * Watches (`/edge watch logs`): the shortest poll interval, the running watches allowed per
+   * person and in the workspace, and the platform calls per minute all of them share.
+   */
+  watches: { minEveryMs: number; perUser: number; perWorkspace: number; callsPerMinute: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -237,6 +252,12 @@ export function loadConfig(
       timeoutMs: e.EDGEOPS_DB_QUERY_TIMEOUT,
       maxRows: e.EDGEOPS_DB_QUERY_MAX_ROWS,
       maxBytes: e.EDGEOPS_DB_QUERY_MAX_BYTES,
+    },
+    watches: {
+      minEveryMs: e.EDGEOPS_WATCH_MIN_EVERY,
+      perUser: e.EDGEOPS_MAX_WATCHES_PER_USER,
+      perWorkspace: e.EDGEOPS_MAX_WATCHES,
+      callsPerMinute: e.EDGEOPS_WATCH_CALLS_PER_MINUTE,
     },
   };
 }

@@ -13,6 +13,12 @@ export interface Metrics {
   platformCall(event: PlatformCallEvent): void;
   setApprovals(state: string, count: number): void;
   setRunningJobs(count: number): void;
+  /** Watches running in the workspace, as the state database has them. */
+  setRunningWatches(count: number): void;
+  /** One poll of one pull zone's log day(s), serving every watch of that zone. */
+  watchPolled(seconds: number): void;
+  /** A replica took a watch's lease from another whose lease had expired. */
+  watchTakenOver(): void;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -54,6 +60,22 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     help: 'Long jobs (origin-log summaries, exports) running in this process',
     registers: [registry],
   });
+  const watches = new Gauge({
+    name: 'edgeops_watches_running',
+    help: 'Watches of origin errors running in the workspace',
+    registers: [registry],
+  });
+  const watchPolls = new Histogram({
+    name: 'edgeops_watch_poll_seconds',
+    help: "Time one watch poll takes: fetching and counting a pull zone's log day",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const takeovers = new Counter({
+    name: 'edgeops_watch_lease_takeovers_total',
+    help: 'Watch leases taken over from a replica that stopped renewing them',
+    registers: [registry],
+  });
   return {
     registry,
     commandFinished: (operation, outcome) => commands.inc({ operation, outcome }),
@@ -68,5 +90,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     },
     setApprovals: (state, count) => approvals.set({ state }, count),
     setRunningJobs: (count) => jobs.set(count),
+    setRunningWatches: (count) => watches.set(count),
+    watchPolled: (seconds) => watchPolls.observe(seconds),
+    watchTakenOver: () => takeovers.inc(),
   };
 }

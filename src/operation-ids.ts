@@ -13,6 +13,7 @@ export const OPERATION_IDS = [
   'shield.enums',
   'shield.export',
   'logs.origin',
+  'watch.logs',
   'db.query',
   'db.exec',
   'db.tokens.create',

@@ -18,6 +18,8 @@ import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
 import { commandForms, gatedOperations, operations, wordAliases } from './operations/registry.js';
 import { createSharedAnswers } from './operations/shared-answers.js';
 import type { Messenger, Services } from './operations/types.js';
+import { createWatchPoller, type WatchPoller } from './operations/watches/poller.js';
+import { createWatchDesk } from './operations/watches/service.js';
 import { createZoneDirectory } from './operations/zone-directory.js';
 import { createPlatformClient } from './platform/client.js';
 import type { PlatformHttpOptions } from './platform/http.js';
@@ -32,6 +34,7 @@ import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { migrations } from './schema.js';
 import { createAuditLog } from './state/audit.js';
 import { openStateStore } from './state/store.js';
+import { createWatchStore } from './watches/store.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -58,6 +61,8 @@ export interface RuntimeOptions {
   progress?: ProgressTiming;
   /** The bound on drawing a chart picture, and its font; the defaults suit production. */
   charts?: Pick<ChartRendererOptions, 'timeoutMs' | 'fontFile'>;
+  /** How often (real time) the watch poller wakes to look for due watches; tests tick it by hand. */
+  watchTickMs?: number;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
   now: Clock;
 }
@@ -72,6 +77,8 @@ export interface Runtime {
   approvals: ApprovalFlow;
   secrets: SecretRegistry;
   logger: Logger;
+  /** Polls the watches this replica holds the lease of; tests call tick() after moving the clock. */
+  watchPoller: WatchPoller;
   /**
    * Starts the approval sweep (expiry, crash recovery) with a surface that can update cards
    * and send DMs outside any request; runs one sweep at once.
@@ -118,13 +125,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
   });
   const authorizer = createPolicyAuthorizer(policies, groups);
+  const instanceId = `edgeops-${process.pid}-${randomBytes(3).toString('hex')}`;
   const approvalService = createApprovalService({
     store: state,
     audit,
     logger,
     now: () => new Date(now()),
     secrets,
-    instanceId: `edgeops-${process.pid}-${randomBytes(3).toString('hex')}`,
+    instanceId,
   });
   const approvals = createApprovalFlow({
     service: approvalService,
@@ -151,6 +159,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     onChange: (running) => metrics.setRunningJobs(running),
   });
   const reports = createReportPool();
+  const watchStore = createWatchStore(state.client);
+  const watchPoller = createWatchPoller({
+    store: watchStore,
+    platform,
+    authorizer,
+    audit,
+    logger,
+    metrics,
+    now,
+    instanceId,
+    callsPerMinute: config.watches.callsPerMinute,
+    tickMs: options.watchTickMs,
+  });
   const services: Services = {
     platform,
     audit,
@@ -165,6 +186,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     database,
     charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
     zones: createZoneDirectory({ platform, now, logger }),
+    watches: createWatchDesk({ store: watchStore, authorizer, audit, logger, limits: config.watches, now }),
     now,
   };
   const engine = createEngine({
@@ -198,13 +220,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     approvals,
     secrets,
     logger,
+    watchPoller,
     async startBackground(surface) {
       await sweep(surface);
+      // A restart resumes every watch: the poller takes the leases nobody renews.
+      watchPoller.start(surface);
       sweeper = setInterval(() => void sweep(surface), options.sweepIntervalMs ?? 30_000);
       sweeper.unref();
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      await watchPoller.close();
       jobs.close();
       await reports.close();
       policies.close();

@@ -6,10 +6,12 @@
 import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
 import { channelDefaultsMigration } from './state/channel-defaults.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
+import { watchesMigration } from './watches/migration.js';
 
 export const migrations: readonly Migration[] = [
   auditAndClaimsMigration,
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
   channelDefaultsMigration,
+  watchesMigration,
 ];

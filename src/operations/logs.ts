@@ -8,6 +8,7 @@ import { byteSize, counted } from '../reply/words.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../reports/filenames.js';
 import type { OriginDayOpener, OriginFilters } from '../reports/origin-summary.js';
 import { summariseOriginErrors } from '../reports/origin-summary.js';
+import { statusFilterOf } from '../reports/origin-tally.js';
 import { bucketGrid, chartBuckets, planOriginFetch } from '../reports/origin-window.js';
 import { temporaryCsvPath } from '../reports/temp-file.js';
 import { noDefaultError } from './context.js';
@@ -21,11 +22,24 @@ import { defineOperation, type ParseResult, type RunContext } from './types.js';
 
 const DOCUMENTED_CODES = Object.keys(ORIGIN_ERROR_CODES);
 
+/** A pull zone id as people type it: `/edge logs` and `/edge watch logs` read it alike. */
+export const PullZoneIdArg = z.coerce
+  .number({ error: 'the pull zone id must be a number, e.g. 308006' })
+  .int({ error: 'the pull zone id must be a whole number' })
+  .positive({ error: 'the pull zone id must be positive' });
+
+/** `--status 502` or `--status 5xx`. */
+export const StatusFlag = z
+  .string()
+  .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: '--status takes a code like 502 or a class like 5xx' });
+
+/** `--code dns_lookup`: checked further by `checkCode`. */
+export const CodeFlag = z.string().regex(/^[a-z_]{2,64}$/i, {
+  error: `--code takes an error code such as ${DOCUMENTED_CODES.slice(0, 3).join(', ')}`,
+});
+
 const ArgsSchema = z.object({
-  pullZoneId: z.coerce
-    .number({ error: 'the pull zone id must be a number, e.g. 308006' })
-    .int({ error: 'the pull zone id must be a whole number' })
-    .positive({ error: 'the pull zone id must be positive' }),
+  pullZoneId: PullZoneIdArg,
   window: z.strictObject({
     kind: z.enum(['day', 'last', 'range']),
     startMs: z.number(),
@@ -33,16 +47,8 @@ const ArgsSchema = z.object({
     dayMs: z.number().optional(),
     lastMs: z.number().optional(),
   }),
-  status: z
-    .string()
-    .regex(/^([1-5]\d\d|[1-5]xx)$/i, { error: '--status takes a code like 502 or a class like 5xx' })
-    .optional(),
-  code: z
-    .string()
-    .regex(/^[a-z_]{2,64}$/i, {
-      error: `--code takes an error code such as ${DOCUMENTED_CODES.slice(0, 3).join(', ')}`,
-    })
-    .optional(),
+  status: StatusFlag.optional(),
+  code: CodeFlag.optional(),
   zone: z
     .string()
     .regex(/^[A-Za-z0-9-]{2,12}$/, { error: '--zone takes a server zone such as DE or NY' })
@@ -63,7 +69,7 @@ const looksLikeDay = (word: string) =>
  * with the code meant. One unlike any documented code may be new on the platform: it is looked
  * for, and an empty result names the codes the logs do carry.
  */
-function checkCode(code: string | undefined): string | undefined {
+export function checkCode(code: string | undefined): string | undefined {
   if (code === undefined || DOCUMENTED_CODES.includes(code.toLowerCase())) return undefined;
   const suggestion = closestName(code, DOCUMENTED_CODES);
   return suggestion
@@ -73,10 +79,7 @@ function checkCode(code: string | undefined): string | undefined {
 
 function filtersOf(args: LogsArgs): OriginFilters {
   const filters: OriginFilters = {};
-  if (args.status) {
-    const status = args.status.toLowerCase();
-    filters.status = status.endsWith('xx') ? { classes: [Number(status[0])] } : { exact: [Number(status)] };
-  }
+  if (args.status) filters.status = statusFilterOf(args.status);
   if (args.code) filters.errorCode = args.code;
   if (args.zone) filters.serverZone = args.zone;
   return filters;

@@ -20,6 +20,7 @@ import { botDetectionGate, shieldBotDetection } from './shield-bot-detection.js'
 import { shieldEnums } from './shield-enums.js';
 import { shieldExport } from './shield-export.js';
 import type { AnyOperation, CommandForm } from './types.js';
+import { watches, watchLogs } from './watches/watch.js';
 import { pullZones, shieldZones } from './zone-lists.js';
 
 export const operations: readonly AnyOperation[] = [
@@ -32,6 +33,8 @@ export const operations: readonly AnyOperation[] = [
   apikeys,
   libraryCreate,
   logs,
+  watchLogs,
+  watches,
   shieldExport,
   shieldEnums,
   shieldBotDetection,

@@ -83,6 +83,25 @@ export interface ApprovalGate {
   peek(id: string): Promise<ApprovalRequest | null>;
 }
 
+/** What `/edge watch logs` asks for, parsed. */
+export interface WatchRequest {
+  pullZoneId: number;
+  status?: string;
+  code?: string;
+  everyMs: number;
+  forMs: number;
+  alert?: { count: number; windowMs: number };
+}
+
+/** Watches as operations call them; operations/watches/service.ts implements it. */
+export interface WatchDesk {
+  start(ctx: RunContext, request: WatchRequest): Promise<Reply | undefined>;
+  /** The running watches, with their owners and Stop buttons, for `/edge watches`. */
+  list(ctx: RunContext, stopActionId: string): Promise<Reply>;
+  stop(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
+  snooze(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
+}
+
 /** Long-lived services operations may use; built once by the composition root. */
 export interface Services {
   platform: PlatformClient;
@@ -104,6 +123,8 @@ export interface Services {
   charts: ChartRenderer;
   /** Pull zones and Shield zones by id and name, for pickers and for checking ids. */
   zones: ZoneDirectory;
+  /** Watches of origin errors, polled in the background by one replica each. */
+  watches: WatchDesk;
   now: () => number;
 }
 

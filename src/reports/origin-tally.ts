@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
-import { isOriginDetail, isOriginEntry, type OriginDetail, type OriginLabels } from './origin-entry.js';
+import {
+  isOriginDetail,
+  isOriginEntry,
+  type OriginDetail,
+  type OriginEntry,
+  type OriginLabels,
+} from './origin-entry.js';
 import { BoundedTally, SpaceSavingCounter } from './top-counts.js';
 
 /** Distinct URLs tracked for the top 10; a million distinct URLs cost no more than this many. */
@@ -33,6 +39,12 @@ export const OriginFiltersSchema = z.strictObject({
   untilMs: z.number().finite().optional(),
 });
 export type OriginFilters = z.infer<typeof OriginFiltersSchema>;
+
+/** `--status` as typed: `5xx` is a class, `502` one code. */
+export function statusFilterOf(typed: string): NonNullable<OriginFilters['status']> {
+  const status = typed.toLowerCase();
+  return status.endsWith('xx') ? { classes: [Number(status[0])] } : { exact: [Number(status)] };
+}
 
 /** The most buckets a chart has: 96 quarter hours of a day, plus one where a window starts mid-bucket. */
 export const MAX_BUCKETS = 200;
@@ -139,6 +151,37 @@ function parseDetail(log: string): OriginDetail | undefined {
 
 const NO_LABELS: OriginLabels = {};
 
+/** Whether an entry's status, error code and server zone pass the filters' status, code and zone. */
+export type OriginMatcher = (status: string, errorCode: string, serverZone: string) => boolean;
+
+export function createOriginMatcher(filters: OriginFilters): OriginMatcher {
+  const exact: ReadonlySet<number> = new Set(filters.status?.exact ?? []);
+  const classes: ReadonlySet<number> = new Set(filters.status?.classes ?? []);
+  const wantedCode = filters.errorCode?.toLowerCase();
+  const wantedZone = filters.serverZone?.toLowerCase();
+  return (status, errorCode, serverZone) => {
+    if (exact.size > 0 || classes.size > 0) {
+      const code = Number(status);
+      if (!Number.isInteger(code) || !(exact.has(code) || classes.has(Math.floor(code / 100)))) return false;
+    }
+    if (wantedCode !== undefined && errorCode.toLowerCase() !== wantedCode) return false;
+    if (wantedZone !== undefined && serverZone.toLowerCase() !== wantedZone) return false;
+    return true;
+  };
+}
+
+/** An entry's status, error code and server zone: its labels, else what its inner log says. */
+export function entryFacts(entry: OriginEntry): { status: string; errorCode: string; serverZone: string } {
+  const labels = entry.labels ?? NO_LABELS;
+  const needsDetail = labels.StatusCode === undefined || labels.ErrorCode === undefined;
+  const detail = needsDetail && entry.log !== undefined ? parseDetail(entry.log) : undefined;
+  return {
+    status: labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : ''),
+    errorCode: labels.ErrorCode ?? detail?.ErrorCode ?? '',
+    serverZone: labels.ServerZone ?? '',
+  };
+}
+
 /** An earlier window's counts: what the summary compares, without a CSV or a chart. */
 class ComparisonTally {
   total = 0;
@@ -199,10 +242,7 @@ export class OriginTally {
   private readonly buckets: number[];
   private readonly grid: OriginView['grid'];
   private readonly comparisons: ComparisonTally[];
-  private readonly exact: ReadonlySet<number>;
-  private readonly classes: ReadonlySet<number>;
-  private readonly errorCode: string | undefined;
-  private readonly serverZone: string | undefined;
+  private readonly matches: OriginMatcher;
   private readonly sinceMs: number;
   private readonly untilMs: number;
   /**
@@ -217,10 +257,7 @@ export class OriginTally {
   constructor(filters: OriginFilters = {}, view: OriginView = {}) {
     const parsed = OriginFiltersSchema.parse(filters);
     const { grid, comparisons } = OriginViewSchema.parse(view);
-    this.exact = new Set(parsed.status?.exact ?? []);
-    this.classes = new Set(parsed.status?.classes ?? []);
-    this.errorCode = parsed.errorCode?.toLowerCase();
-    this.serverZone = parsed.serverZone?.toLowerCase();
+    this.matches = createOriginMatcher(parsed);
     this.sinceMs = parsed.sinceMs ?? Number.NEGATIVE_INFINITY;
     this.untilMs = parsed.untilMs ?? Number.POSITIVE_INFINITY;
     this.untimedInWindow = parsed.sinceMs === undefined && parsed.untilMs === undefined;
@@ -295,17 +332,6 @@ export class OriginTally {
       detail?.Message ?? '',
       entry.logId ?? '',
     ];
-  }
-
-  private matches(status: string, errorCode: string, serverZone: string): boolean {
-    if (this.exact.size > 0 || this.classes.size > 0) {
-      const code = Number(status);
-      if (!Number.isInteger(code) || !(this.exact.has(code) || this.classes.has(Math.floor(code / 100))))
-        return false;
-    }
-    if (this.errorCode !== undefined && errorCode.toLowerCase() !== this.errorCode) return false;
-    if (this.serverZone !== undefined && serverZone.toLowerCase() !== this.serverZone) return false;
-    return true;
   }
 
   private iso(ms: number): string {

@@ -23,6 +23,20 @@ export const VendorShapesSchema = z.strictObject({
 });
 export type VendorShapes = z.infer<typeof VendorShapesSchema>;
 
+/** Origin errors added to a pull zone's log at one instant: `count` entries of one status and code. */
+export const AddedLogEntriesSchema = z.strictObject({
+  pullZoneId: z.number().int().positive(),
+  /** Unix milliseconds; the entries appear once the sandbox clock reaches it. */
+  at: z.number().int().nonnegative(),
+  count: z.number().int().positive().max(1_000_000),
+  status: z.number().int().min(100).max(599).optional(),
+  code: z
+    .string()
+    .regex(/^[a-z_]{1,64}$/)
+    .optional(),
+});
+export type AddedLogEntries = z.infer<typeof AddedLogEntriesSchema>;
+
 export interface Knobs {
   /** From now on every GET of this pull zone's origin log, for any date, returns `entries` entries. */
   setLogDay(pullZoneId: number, entries: number): void;
@@ -35,6 +49,11 @@ export interface Knobs {
   setLogDaysKept(days: number): void;
   /** From now on these answer shapes; one left out keeps its earlier setting. */
   setVendorShapes(shapes: VendorShapes): void;
+  /**
+   * Adds origin errors to a pull zone's log, at an instant: they are in that day's answers once
+   * the sandbox clock has reached it (a burst during a watch), listed before the day's own entries.
+   */
+  addLogEntries(entries: AddedLogEntries): void;
   /** Back to the seeded sizes and the ordinary answers. */
   clear(): void;
 }
@@ -45,6 +64,8 @@ export interface KnobState extends Knobs {
   /** Days before today the origin-log service keeps, when set; undefined keeps the seeded rule. */
   logDaysKept(): number | undefined;
   vendorShapes(): Readonly<VendorShapes>;
+  /** What addLogEntries added to a pull zone, in the order added. */
+  addedLogEntries(pullZoneId: number): readonly AddedLogEntries[];
 }
 
 export const KnobRequestSchema = z.strictObject({
@@ -56,6 +77,7 @@ export const KnobRequestSchema = z.strictObject({
     .optional(),
   logDaysKept: z.number().int().nonnegative().optional(),
   vendorShapes: VendorShapesSchema.optional(),
+  addLogEntries: AddedLogEntriesSchema.optional(),
 });
 
 export function createKnobs(seeded: {
@@ -66,6 +88,7 @@ export function createKnobs(seeded: {
   const exports = new Map(seeded.exportBytes);
   let shapes: VendorShapes = {};
   let daysKept: number | undefined;
+  const added = new Map<number, AddedLogEntries[]>();
   return {
     setLogDay(pullZoneId, entries) {
       if (!Number.isSafeInteger(entries) || entries < 0)
@@ -83,7 +106,12 @@ export function createKnobs(seeded: {
     setVendorShapes(next) {
       shapes = { ...shapes, ...VendorShapesSchema.parse(next) };
     },
+    addLogEntries(entries) {
+      const parsed = AddedLogEntriesSchema.parse(entries);
+      added.set(parsed.pullZoneId, [...(added.get(parsed.pullZoneId) ?? []), parsed]);
+    },
     clear() {
+      added.clear();
       shapes = {};
       daysKept = undefined;
       logDays.clear();
@@ -95,5 +123,6 @@ export function createKnobs(seeded: {
     exportBytes: (shieldZoneId) => exports.get(shieldZoneId),
     logDaysKept: () => daysKept,
     vendorShapes: () => shapes,
+    addedLogEntries: (pullZoneId) => added.get(pullZoneId) ?? [],
   };
 }

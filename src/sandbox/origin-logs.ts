@@ -14,6 +14,29 @@ export interface OriginLogDaySpec {
   count: number;
   /** Entries after this instant are not produced yet (today's day is still running). */
   notAfter?: number;
+  /** Serialised entries added by a knob, listed before the generated ones (the vendor promises no order). */
+  added?: readonly string[];
+}
+
+/**
+ * Entries a knob added, serialised as the generated ones are; their log ids are fixed by the pull
+ * zone, the burst's place among the zone's bursts and the entry's place in it.
+ */
+export function addedOriginEntries(
+  pullZoneId: number,
+  burst: number,
+  burstSpec: { at: number; count: number; status?: number; code?: string },
+): string[] {
+  const code = burstSpec.code ?? 'http_timeout';
+  const status = burstSpec.status ?? 504;
+  const entries: string[] = [];
+  for (let i = 0; i < burstSpec.count; i++) {
+    const log = `{"RequestUrl":"/api/v1/checkout","PullZoneId":${pullZoneId},"Message":"Added by the sandbox","ErrorCode":"${code}","StatusCode":${status}}`;
+    entries.push(
+      `{"logId":"added-${pullZoneId}-${burst}-${i}","timestamp":${burstSpec.at},"log":${JSON.stringify(log)},"labels":{"ErrorCode":"${code}","StatusCode":"${status}","ServerZone":"DE"}}`,
+    );
+  }
+  return entries;
 }
 
 /** The label values documented for origin errors (reference 06), with the status each one usually carries. */
@@ -161,7 +184,10 @@ const CHUNK_CHARS = 64 * 1024;
 
 /** `{"logs":[…]}` produced chunk by chunk as the reader asks for more. */
 export function originLogDayStream(spec: OriginLogDaySpec): Readable {
-  const entries = originLogEntries(spec);
+  const entries = (function* () {
+    yield* spec.added ?? [];
+    yield* originLogEntries(spec);
+  })();
   let started = false;
   let first = true;
   let finished = false;

@@ -28,6 +28,12 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
   { key: 'menu', typed: 'menu', values: {} },
   { key: 'whoami', typed: 'whoami', values: {} },
   { key: 'context', typed: 'context', values: {} },
+  { key: 'watches', typed: 'watches', values: {} },
+  {
+    key: 'watch.logs',
+    typed: 'watch logs 308006 --status 5xx --every 2m --for 3h --alert 50/5m',
+    values: { PULLZONE_ID: '308006', '--status': '5xx', '--every': '2m', '--for': '3h', '--alert': '50/5m' },
+  },
   { key: 'context.clear', typed: 'context clear', values: {} },
   {
     key: 'context.set',

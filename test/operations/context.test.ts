@@ -13,7 +13,7 @@ roles:
   everyone: ["*"]
   leads: [U0LEAD]
 grants:
-  - ops: [logs.origin, shield.export, pullzone.list, shieldzone.list, audit.list]
+  - ops: [logs.origin, shield.export, watch.logs, pullzone.list, shieldzone.list, audit.list]
     roles: [everyone]
   - ops: [context.set]
     roles: [leads]
@@ -160,6 +160,17 @@ describe('commands that take the channel’s default', () => {
     if ('errors' in submitted) throw new Error(JSON.stringify(submitted.errors));
     const exported = answers(submitted.records).at(-1)!;
     expect(footer(exported)).toBe('Shield zone 5101 is this channel’s default (/edge context).');
+  });
+
+  it('/edge watch logs without an id watches the default pull zone', async () => {
+    const records = await bed.run('watch logs --status 5xx --for 1h', channel);
+    const started = (await auditRows('watch.logs')).find(
+      (row) => row.channelId === 'C0DEFAULTS' && row.outcome === 'started',
+    );
+    expect(started?.target).toBe('308006');
+    expect(JSON.stringify(records)).toContain('308006');
+    const noDefault = await said('watch logs --status 5xx', { userId: 'U0YOU', channelId: 'C0NODEFAULT' });
+    expect(noDefault).toContain('/edge context set pullzone=ID');
   });
 
   it('without an id or a default, asks for the id and says how to set one', async () => {

@@ -30,14 +30,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the bot and resolves once its log shows `waitFor` (by default: it is ready). */
+/**
+ * Starts the bot and resolves once its log shows `waitFor` (by default: it is ready). `entry` is
+ * the script to run: src/main.ts, or test/support/clocked-app.ts for a bot on the test's clock.
+ */
 export async function startAppProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
   waitFor = 'edgeops is ready',
+  entry = 'src/main.ts',
 ): Promise<AppProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, entry)], {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH ?? '',

@@ -60,6 +60,11 @@ export interface HarnessOptions {
   /** The chart picture's bound and font, for the cases where drawing it fails. */
   charts?: RuntimeOptions['charts'];
   /**
+   * How often the watch poller wakes by itself. By default it never does within a test: tests move
+   * the clock and call `runtime.watchPoller.tick()`, so no poll lands in another test's counts.
+   */
+  watchTickMs?: number;
+  /**
    * Tests of the fallbacks provoke refusals on purpose. Everywhere else a payload Slack would
    * refuse fails the test file when its harness closes: nobody would have seen it.
    */
@@ -163,6 +168,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     progress: options.progress,
     charts: options.charts,
     policyIntervalMs: 50,
+    watchTickMs: options.watchTickMs ?? 3_600_000,
     now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
   });

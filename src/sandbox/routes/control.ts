@@ -58,6 +58,7 @@ export function handleControl(
       }
       if (parsed.data.logDaysKept !== undefined) deps.knobs.setLogDaysKept(parsed.data.logDaysKept);
       if (parsed.data.vendorShapes) deps.knobs.setVendorShapes(parsed.data.vendorShapes);
+      if (parsed.data.addLogEntries) deps.knobs.addLogEntries(parsed.data.addLogEntries);
       return sendEmpty(res, 204);
     }
     case 'DELETE /_sandbox/knobs':

@@ -8,7 +8,7 @@
  */
 import { pipeline } from 'node:stream';
 import { hasAccountKey, sendApiError, sendEmpty, sendJson } from '../http.js';
-import { originLogDayStream, seededDayCount } from '../origin-logs.js';
+import { addedOriginEntries, originLogDayStream, seededDayCount } from '../origin-logs.js';
 import type { Route } from '../router.js';
 import { ORIGIN_ERRORS_PER_DAY } from '../seed.js';
 import type { SandboxState } from '../state.js';
@@ -68,14 +68,25 @@ export function originLogRoutes(state: SandboxState): Route[] {
         }
         const id = /^\d+$/.test(params.pullZoneId ?? '') ? Number(params.pullZoneId) : undefined;
         const known =
-          id !== undefined && (state.pullZones.has(id) || state.knobs.logDayEntries(id) !== undefined);
+          id !== undefined &&
+          (state.pullZones.has(id) ||
+            state.knobs.logDayEntries(id) !== undefined ||
+            state.knobs.addedLogEntries(id).length > 0);
         if (id === undefined || !known) return sendEmpty(res, 404);
         const shape = state.knobs.vendorShapes().originLogBody ?? 'entries';
         if (shape !== 'entries') return sendJson(res, 200, BODIES_WITHOUT_ENTRIES[shape]);
         const { count, notAfter } = entriesFor(id, dayStart);
+        const now = state.now();
+        const added = state.knobs
+          .addedLogEntries(id)
+          .flatMap((burst, index) =>
+            burst.at >= dayStart && burst.at < dayStart + DAY_MS && burst.at <= now
+              ? addedOriginEntries(id, index, burst)
+              : [],
+          );
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
         pipeline(
-          originLogDayStream({ seed: state.seed, pullZoneId: id, dayStart, count, notAfter }),
+          originLogDayStream({ seed: state.seed, pullZoneId: id, dayStart, count, notAfter, added }),
           res,
           () => undefined,
         );

@@ -1,0 +1,271 @@
+/**
+ * The background side of watches: one poller per bot process. Each tick it takes the lease of
+ * every due watch it can (free, expired, or its own), downloads each pull zone's current day
+ * once for all the watches of that zone, counts what is new, saves it under the lease, and
+ * updates the watch messages and alerts. Time is the injected clock's; the timer only wakes it.
+ */
+import { performance } from 'node:perf_hooks';
+import { utc } from '@date-fns/utc';
+import type { Clock } from '../../clock.js';
+import { startOfDay } from '../../date-fns.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import type { PlatformClient } from '../../platform/client.js';
+import { PlatformError } from '../../platform/errors.js';
+import { JsonStreamError, jsonArrayEntries } from '../../platform/json-entries.js';
+import type { Authorizer } from '../../policy/authorizer.js';
+import type { AuditLog } from '../../state/audit.js';
+import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
+import type { EndReason, Watch, WatchStore } from '../../watches/store.js';
+import type { Messenger } from '../types.js';
+import { announceEnd, threadOf } from './endings.js';
+import { alertMessage, watchMessage } from './render.js';
+
+/** A token bucket on the injected clock: the platform calls all watches may make per minute. */
+export function createCallBudget(perMinute: number, now: Clock): { take(calls: number): boolean } {
+  let tokens = perMinute;
+  let at = now();
+  return {
+    take(calls) {
+      const current = now();
+      tokens = Math.min(perMinute, tokens + ((current - at) / 60_000) * perMinute);
+      at = current;
+      if (tokens < calls) return false;
+      tokens -= calls;
+      return true;
+    },
+  };
+}
+
+/** The most a 429 stretches the interval: 2, 4, then 8 times. */
+const MAX_SLOW_LEVEL = 3;
+
+export interface WatchPollerOptions {
+  store: WatchStore;
+  platform: Pick<PlatformClient, 'getOriginErrorLogs'>;
+  authorizer: Authorizer;
+  audit: AuditLog;
+  logger: Logger;
+  metrics: Pick<Metrics, 'setRunningWatches' | 'watchPolled' | 'watchTakenOver'>;
+  now: Clock;
+  /** This replica's name in lease_owner. */
+  instanceId: string;
+  callsPerMinute: number;
+  /** How often the timer wakes the poller (real time); due-ness is decided on the clock. */
+  tickMs?: number;
+}
+
+export interface WatchPoller {
+  /** Starts the timer; `messenger` posts and updates outside any request. */
+  start(messenger: Messenger): void;
+  /** One pass over the due watches; passes never overlap (a second waits for the first). */
+  tick(): Promise<void>;
+  /** Stops the timer and frees this replica's leases, so another replica takes over at once. */
+  close(): Promise<void>;
+}
+
+/** The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new. */
+function daysToRead(nowMs: number, everyMs: number): number[] {
+  const today = startOfDay(nowMs, { in: utc }).getTime();
+  return nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
+}
+
+/** What the watch message says of a failed poll. */
+function failureOf(error: unknown): string {
+  if (error instanceof PlatformError) return error.userMessage;
+  if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
+  return 'the download broke off';
+}
+
+/** The lease outlives the next poll by half an interval: a dead replica's watches move within two. */
+const leaseUntil = (nextPollAt: number, everyMs: number) => nextPollAt + Math.ceil(everyMs / 2);
+
+export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
+  const { store, now, logger, instanceId } = options;
+  const budget = createCallBudget(options.callsPerMinute, now);
+  let messenger: Messenger | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let queue: Promise<void> = Promise.resolve();
+  let busy = false;
+  let closed = false;
+
+  async function end(watch: Watch, reason: EndReason): Promise<void> {
+    const ended = await store.end(watch.id, reason, null, now());
+    if (ended && messenger)
+      await announceEnd(ended, { messenger, audit: options.audit, logger, nowMs: now() });
+  }
+
+  async function refresh(watch: Watch): Promise<void> {
+    if (!messenger || !watch.messageTs) return;
+    await messenger
+      .update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()))
+      .catch((error: unknown) =>
+        logger.warn('a watch message could not be updated', { watch: watch.id, error }),
+      );
+  }
+
+  /** Saves the poll under the lease; the watch as saved, or undefined when the lease was lost. */
+  async function save(watch: Watch, progress: WatchProgress, polledAt: number | null, nextPollAt: number) {
+    const saved = await store.savePoll(watch.id, instanceId, {
+      progress,
+      nextPollAt,
+      polledAt,
+      leaseExpiresAt: leaseUntil(nextPollAt, watch.everyMs),
+    });
+    if (!saved) {
+      logger.info('a watch lease was lost during its poll; its counts were left to the new holder', {
+        watch: watch.id,
+      });
+      return undefined;
+    }
+    return { ...watch, progress, lastPolledAt: polledAt ?? watch.lastPolledAt, nextPollAt };
+  }
+
+  async function postAlerts(watch: Watch, outcome: PollOutcome, nowMs: number): Promise<void> {
+    if (!messenger || !watch.alert) return;
+    const episode = watch.progress.episode;
+    if (outcome.change === 'tripped' && episode) {
+      if (watch.snoozedUntil !== null && watch.snoozedUntil > nowMs) return;
+      const ref = await messenger.postToChannel(
+        watch.channelId,
+        alertMessage(watch, episode),
+        threadOf(watch),
+      );
+      if (ref)
+        await save(
+          watch,
+          { ...watch.progress, episode: { ...episode, alertTs: ref.ts } },
+          null,
+          watch.nextPollAt,
+        );
+    } else if (outcome.change === 'peak' && episode?.alertTs) {
+      await messenger.update(
+        { channelId: watch.channelId, ts: episode.alertTs },
+        alertMessage(watch, episode),
+      );
+    } else if (outcome.change === 'cleared' && outcome.ended?.alertTs) {
+      await messenger.update(
+        { channelId: watch.channelId, ts: outcome.ended.alertTs },
+        alertMessage(watch, outcome.ended, outcome.ended.endMs),
+      );
+    }
+  }
+
+  async function pollZone(pullZoneId: number, watches: Watch[], nowMs: number): Promise<void> {
+    const days = daysToRead(nowMs, Math.max(...watches.map((watch) => watch.everyMs)));
+    if (!budget.take(days.length)) {
+      logger.info('watch poll waits for the shared platform budget', { pullZone: pullZoneId });
+      return;
+    }
+    const counters = watches.map((watch) => new PollCounter(watch.progress, watch, watch.startedAt));
+    const started = performance.now();
+    try {
+      for (const day of days) {
+        const response = await options.platform.getOriginErrorLogs(pullZoneId, new Date(day));
+        for await (const batch of jsonArrayEntries(response.body, 'logs'))
+          for (const element of batch) for (const counter of counters) counter.add(element);
+      }
+    } catch (error) {
+      const slowed = error instanceof PlatformError && error.kind === 'rate-limited';
+      logger.warn(slowed ? 'the platform asked watches to wait' : 'a watch poll failed', {
+        pullZone: pullZoneId,
+        error,
+      });
+      for (const watch of watches) {
+        const level = slowed ? Math.min(MAX_SLOW_LEVEL, (watch.progress.slowed?.level ?? 0) + 1) : 0;
+        const progress: WatchProgress = {
+          ...watch.progress,
+          slowed: slowed ? { level } : watch.progress.slowed,
+          failure: slowed ? null : failureOf(error),
+        };
+        const saved = await save(watch, progress, null, nowMs + watch.everyMs * 2 ** level);
+        if (saved) await refresh(saved);
+      }
+      return;
+    }
+    options.metrics.watchPolled((performance.now() - started) / 1000);
+    for (const [index, watch] of watches.entries()) {
+      const outcome = counters[index]!.finish(nowMs, watch.alert);
+      const saved = await save(watch, outcome.progress, nowMs, nowMs + watch.everyMs);
+      if (!saved) continue;
+      await refresh(saved);
+      await postAlerts(saved, outcome, nowMs).catch((error: unknown) =>
+        logger.warn('a watch alert could not be posted', { watch: watch.id, error }),
+      );
+    }
+  }
+
+  async function pass(): Promise<void> {
+    if (closed) return;
+    const nowMs = now();
+    const held = new Map<number, Watch[]>();
+    for (const watch of await store.due(nowMs, instanceId)) {
+      if (nowMs >= watch.endsAt) {
+        await end(watch, 'finished');
+        continue;
+      }
+      // Its replica died between storing it and posting its message: nobody saw it start.
+      if (!watch.messageTs) {
+        await end(watch, 'stopped');
+        continue;
+      }
+      const decision = await options.authorizer.decide('watch.logs', {
+        userId: watch.owner,
+        channelId: watch.channelId,
+      });
+      if (!decision.allowed) {
+        // A group Slack did not answer for may be the only reason: no ending on a guess.
+        const unsure = decision.denial.code === 'not-in-role' && decision.denial.unread.length > 0;
+        if (!unsure) {
+          await end(watch, 'policy');
+          continue;
+        }
+        logger.warn('the owner of a watch could not be checked against the policy; it goes on', {
+          watch: watch.id,
+        });
+      }
+      const lease = await store.takeLease(
+        watch.id,
+        instanceId,
+        nowMs,
+        leaseUntil(nowMs + watch.everyMs, watch.everyMs),
+      );
+      if (!lease) continue;
+      if (lease.previousOwner !== null && lease.previousOwner !== instanceId) {
+        options.metrics.watchTakenOver();
+        logger.info('took over a watch from a replica that stopped renewing it', { watch: watch.id });
+      }
+      held.set(watch.pullZoneId, [...(held.get(watch.pullZoneId) ?? []), lease.watch]);
+    }
+    for (const [pullZoneId, watches] of held) await pollZone(pullZoneId, watches, nowMs);
+    options.metrics.setRunningWatches((await store.running()).length);
+  }
+
+  function tick(): Promise<void> {
+    queue = queue.then(pass).catch((error: unknown) => logger.warn('a watch poll pass failed', { error }));
+    return queue;
+  }
+
+  return {
+    start(surface) {
+      messenger = surface;
+      timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        void tick().finally(() => {
+          busy = false;
+        });
+      }, options.tickMs ?? 5_000);
+      timer.unref();
+    },
+    tick,
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      await queue;
+      await store
+        .releaseLeases(instanceId)
+        .catch((error: unknown) => logger.warn('watch leases could not be released', { error }));
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Starting, listing, stopping and snoozing watches, as the commands and buttons ask. The polling
+ * itself is poller.ts's; both meet in the watches table.
+ */
+import { randomBytes } from 'node:crypto';
+import { formatDuration } from '../../duration.js';
+import type { Logger } from '../../log.js';
+import type { Authorizer } from '../../policy/authorizer.js';
+import { channelRef, md, nest } from '../../reply/markup.js';
+import { ephemeral } from '../../reply/model.js';
+import type { AuditLog } from '../../state/audit.js';
+import { initialProgress } from '../../watches/progress.js';
+import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/store.js';
+import { UserFacingError } from '../errors.js';
+import { formatUtc } from '../time-args.js';
+import type { RunContext, WatchDesk } from '../types.js';
+import { announceEnd } from './endings.js';
+import { SNOOZE_MS, watchList, watchMessage } from './render.js';
+
+export interface WatchLimits {
+  minEveryMs: number;
+  perUser: number;
+  perWorkspace: number;
+}
+
+export interface WatchDeskOptions {
+  store: WatchStore;
+  authorizer: Authorizer;
+  audit: AuditLog;
+  logger: Logger;
+  limits: WatchLimits;
+  now: () => number;
+}
+
+export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
+  const { store, limits, now } = options;
+
+  async function runningWatch(ctx: RunContext, id: string): Promise<Watch> {
+    if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
+    const watch = await store.get(id);
+    if (!watch) throw new UserFacingError('That watch does not exist (any more).');
+    if (watch.state === 'ended') throw new UserFacingError('That watch has already ended.');
+    // A listing elsewhere may show it: what counts is a grant where the watch posts.
+    if (watch.channelId !== ctx.channelId) {
+      const decision = await options.authorizer.decide('watch.logs', {
+        userId: ctx.userId,
+        channelId: watch.channelId,
+      });
+      if (!decision.allowed)
+        throw new UserFacingError(
+          `The policy does not let you run watch.logs in the channel of that watch, so you cannot change it.`,
+        );
+    }
+    return watch;
+  }
+
+  return {
+    async start(ctx, request) {
+      if (request.everyMs < limits.minEveryMs)
+        throw new UserFacingError(
+          `--every must be at least ${formatDuration(limits.minEveryMs)}, e.g. --every ${formatDuration(limits.minEveryMs)}.`,
+        );
+      const startedAt = now();
+      const watch = {
+        id: `wa_${randomBytes(6).toString('hex')}`,
+        owner: ctx.userId,
+        channelId: ctx.channelId,
+        threadTs: ctx.threadTs ?? null,
+        pullZoneId: request.pullZoneId,
+        status: request.status ?? null,
+        code: request.code ?? null,
+        everyMs: request.everyMs,
+        startedAt,
+        endsAt: startedAt + request.forMs,
+        alert: request.alert ?? null,
+        nextPollAt: startedAt,
+        progress: initialProgress(startedAt),
+      };
+      const outcome = await store.insert(watch, limits);
+      if (!outcome.inserted)
+        throw new UserFacingError(
+          outcome.cap === 'user'
+            ? `You already have ${outcome.running} watches running, the most one person may have. Stop one first: /edge watches.`
+            : `${outcome.running} watches are running in this workspace, the most allowed. Stop one first: /edge watches.`,
+        );
+      const stored = (await store.get(watch.id))!;
+      const ref = await ctx.surface.postToChannel(
+        ctx.channelId,
+        watchMessage(stored, startedAt),
+        ctx.threadTs,
+      );
+      if (!ref) {
+        await store.end(watch.id, 'stopped', ctx.userId, now());
+        throw new UserFacingError('The watch message could not be posted here, so the watch did not start.');
+      }
+      await store.setMessage(watch.id, ref.ts);
+      ctx.logger.info('watch started', { watch: watch.id, pullZone: watch.pullZoneId });
+      return undefined;
+    },
+
+    async list(_ctx, stopActionId) {
+      return watchList(await store.running(), stopActionId, now());
+    },
+
+    async stop(ctx, id) {
+      await runningWatch(ctx, id);
+      const ended = await store.end(id, 'stopped', ctx.userId, now());
+      if (!ended) return ephemeral('That watch has already ended.');
+      await announceEnd(ended, {
+        messenger: ctx.surface,
+        audit: options.audit,
+        logger: ctx.logger,
+        nowMs: now(),
+      });
+      return ephemeral(`The watch of pull zone ${ended.pullZoneId} is stopped.`);
+    },
+
+    async snooze(ctx, id) {
+      await runningWatch(ctx, id);
+      const until = now() + SNOOZE_MS;
+      const snoozed = await store.snooze(id, until);
+      if (!snoozed) return ephemeral('That watch has already ended.');
+      if (snoozed.messageTs)
+        await ctx.surface.update(
+          { channelId: snoozed.channelId, ts: snoozed.messageTs },
+          watchMessage(snoozed, now()),
+        );
+      return ephemeral(`Alerts of this watch are snoozed until ${formatUtc(until)}; it goes on polling.`, [
+        {
+          type: 'text',
+          text: md`:zzz: Alerts of the watch of pull zone ${snoozed.pullZoneId} in ${nest(channelRef(snoozed.channelId))} are snoozed until ${formatUtc(until)}. It goes on polling and updating its message.`,
+        },
+      ]);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * What a watch has counted, and how one poll adds to it: pure, no clock, no I/O. The cursor is
+ * the newest entry time seen and the keys of the entries counted within a lookback before it; an
+ * entry older than the lookback (or than the watch) is taken as seen. The platform promises no
+ * order, so every poll reads the whole day and this decides, entry by entry, what is new.
+ */
+import { z } from 'zod';
+import { isOriginEntry } from '../reports/origin-entry.js';
+import {
+  createOriginMatcher,
+  entryFacts,
+  type OriginFilters,
+  statusFilterOf,
+} from '../reports/origin-tally.js';
+
+/** How far before the newest entry seen a late entry is still counted. */
+export const LOOKBACK_MS = 10 * 60_000;
+/** The sparkline's span: the last hour, minute by minute. */
+export const SPARK_MS = 60 * 60_000;
+const MINUTE = 60_000;
+const SECOND = 1_000;
+
+const PairsSchema = z.array(z.tuple([z.number(), z.number()]));
+
+export const EpisodeSchema = z.object({
+  startMs: z.number(),
+  peak: z.number().int(),
+  /** The thread message that announced it; null when snoozed or not yet posted. */
+  alertTs: z.string().nullable(),
+});
+export type Episode = z.infer<typeof EpisodeSchema>;
+
+export const WatchProgressSchema = z.object({
+  cursor: z.object({ maxTs: z.number(), recent: z.array(z.tuple([z.string(), z.number()])) }),
+  total: z.number().int(),
+  /** Matching entries per minute (by entry time), the last hour. */
+  minutes: PairsSchema,
+  /** Matching entries per second (by entry time) within the alert window and the lookback. */
+  seconds: PairsSchema,
+  episode: EpisodeSchema.nullable(),
+  episodes: z.number().int(),
+  /** Set while the platform has asked us to wait (HTTP 429): each one doubles the interval, up to 8×. */
+  slowed: z.object({ level: z.number().int().min(1) }).nullable(),
+  /** The last poll's failure, for the watch message; null once a poll succeeds. */
+  failure: z.string().nullable(),
+});
+export type WatchProgress = z.infer<typeof WatchProgressSchema>;
+
+export function initialProgress(startedAt: number): WatchProgress {
+  return {
+    cursor: { maxTs: startedAt, recent: [] },
+    total: 0,
+    minutes: [],
+    seconds: [],
+    episode: null,
+    episodes: 0,
+    slowed: null,
+    failure: null,
+  };
+}
+
+export interface WatchFilters {
+  status: string | null;
+  code: string | null;
+}
+
+/** `5xx` is a class, `502` one code, as `/edge logs --status` reads them. */
+export function originFiltersOf(filters: WatchFilters): OriginFilters {
+  const result: OriginFilters = {};
+  if (filters.status) result.status = statusFilterOf(filters.status);
+  if (filters.code) result.errorCode = filters.code;
+  return result;
+}
+
+/** Alert when more than `count` matching entries fall within any window of `windowMs`. */
+export interface AlertRule {
+  count: number;
+  windowMs: number;
+}
+
+const addTo = (map: Map<number, number>, key: number, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
+
+/** Counts one poll's entries into a watch's progress: feed every element, then finish. */
+export class PollCounter {
+  private readonly floor: number;
+  private readonly recent: Map<string, number>;
+  private readonly matches: ReturnType<typeof createOriginMatcher>;
+  private readonly minutes: Map<number, number>;
+  private readonly seconds: Map<number, number>;
+  private readonly newSeconds = new Set<number>();
+  private maxTs: number;
+  private added = 0;
+  /** The cursor's ids are pruned as the poll goes when they grow past this: a busy day stays bounded. */
+  private pruneAt = 50_000;
+
+  constructor(
+    private readonly progress: WatchProgress,
+    filters: WatchFilters,
+    private readonly startedAt: number,
+  ) {
+    this.maxTs = progress.cursor.maxTs;
+    this.floor = Math.max(startedAt, progress.cursor.maxTs - LOOKBACK_MS);
+    this.recent = new Map(progress.cursor.recent);
+    this.matches = createOriginMatcher(originFiltersOf(filters));
+    this.minutes = new Map(progress.minutes);
+    this.seconds = new Map(progress.seconds);
+  }
+
+  /** Counts the element when it is a matching entry not counted before. */
+  add(element: unknown): void {
+    if (!isOriginEntry(element) || element.timestamp === undefined || !Number.isFinite(element.timestamp))
+      return;
+    const ts = Math.floor(element.timestamp);
+    if (ts < this.floor) return;
+    // An entry is its log id and time; one without an id is known by the start of its text instead.
+    const key = `${ts}|${element.logId ?? (element.log ?? '').slice(0, 120)}`;
+    if (this.recent.has(key)) return;
+    const facts = entryFacts(element);
+    if (!this.matches(facts.status, facts.errorCode, facts.serverZone)) return;
+    this.recent.set(key, ts);
+    this.added++;
+    if (ts > this.maxTs) this.maxTs = ts;
+    if (this.recent.size >= this.pruneAt) this.prune();
+    addTo(this.minutes, Math.floor(ts / MINUTE) * MINUTE);
+    const second = Math.floor(ts / SECOND) * SECOND;
+    addTo(this.seconds, second);
+    this.newSeconds.add(second);
+  }
+
+  /** Drops ids the cursor no longer needs: older than the lookback before the newest entry so far. */
+  private prune(): void {
+    const floor = this.maxTs - LOOKBACK_MS;
+    for (const [key, ts] of this.recent) if (ts < floor) this.recent.delete(key);
+    this.pruneAt = Math.max(50_000, this.recent.size * 2);
+  }
+
+  /** New entries counted so far in this poll. */
+  get newCount(): number {
+    return this.added;
+  }
+
+  /** The progress after this poll, at `nowMs`, with what the alert rule makes of it. */
+  finish(nowMs: number, alert: AlertRule | null): PollOutcome {
+    const floor = Math.max(this.startedAt, this.maxTs - LOOKBACK_MS);
+    const recent = [...this.recent].filter(([, ts]) => ts >= floor);
+    const minutes = [...this.minutes]
+      .filter(([at]) => at > nowMs - SPARK_MS - MINUTE)
+      .sort((a, b) => a[0] - b[0]);
+    const keepSeconds = nowMs - (alert?.windowMs ?? 0) - LOOKBACK_MS;
+    const seconds = alert
+      ? [...this.seconds].filter(([at]) => at >= keepSeconds).sort((a, b) => a[0] - b[0])
+      : [];
+    const next: WatchProgress = {
+      ...this.progress,
+      cursor: { maxTs: this.maxTs, recent },
+      total: this.progress.total + this.added,
+      minutes,
+      seconds,
+      slowed: null,
+      failure: null,
+    };
+    if (!alert) return { progress: next, added: this.added, change: 'none' };
+    return judgeAlert(next, seconds, [...this.newSeconds], nowMs, alert, this.added);
+  }
+}
+
+/** What one poll did to the alert: nothing, a new episode, a higher peak, or its end. */
+export type AlertChange = 'none' | 'tripped' | 'peak' | 'cleared';
+
+export interface PollOutcome {
+  progress: WatchProgress;
+  added: number;
+  change: AlertChange;
+  /** The episode that just ended, with its end. */
+  ended?: Episode & { endMs: number };
+}
+
+/** Matching entries in the window of `windowMs` that ends with the second `endSecond`. */
+function windowCount(seconds: readonly (readonly [number, number])[], endSecond: number, windowMs: number) {
+  let sum = 0;
+  for (const [at, count] of seconds) if (at > endSecond - windowMs && at <= endSecond) sum += count;
+  return sum;
+}
+
+function judgeAlert(
+  progress: WatchProgress,
+  seconds: readonly (readonly [number, number])[],
+  newSeconds: number[],
+  nowMs: number,
+  alert: AlertRule,
+  added: number,
+): PollOutcome {
+  let peak = windowCount(seconds, Math.floor(nowMs / SECOND) * SECOND, alert.windowMs);
+  let firstOver: number | undefined;
+  for (const second of newSeconds.sort((a, b) => a - b)) {
+    const inWindow = windowCount(seconds, second, alert.windowMs);
+    if (inWindow > alert.count && firstOver === undefined) firstOver = second;
+    peak = Math.max(peak, inWindow);
+  }
+  const current = windowCount(seconds, Math.floor(nowMs / SECOND) * SECOND, alert.windowMs);
+  const episode = progress.episode;
+  const over = peak > alert.count;
+  if (!episode) {
+    if (!over) return { progress, added, change: 'none' };
+    const started: Episode = { startMs: firstOver ?? nowMs, peak, alertTs: null };
+    return {
+      progress: { ...progress, episode: started, episodes: progress.episodes + 1 },
+      added,
+      change: 'tripped',
+    };
+  }
+  if (over || current > alert.count) {
+    if (peak <= episode.peak) return { progress, added, change: 'none' };
+    return { progress: { ...progress, episode: { ...episode, peak } }, added, change: 'peak' };
+  }
+  return {
+    progress: { ...progress, episode: null },
+    added,
+    change: 'cleared',
+    ended: { ...episode, endMs: nowMs },
+  };
+}
+
+const SPARKS = '▁▂▃▄▅▆▇█';
+
+/** The last hour minute by minute, one character each: blank minutes are the lowest bar. */
+export function sparkline(progress: WatchProgress, nowMs: number): { line: string; peak: number } {
+  const end = Math.floor(nowMs / MINUTE) * MINUTE;
+  const counts = new Map(progress.minutes);
+  const values: number[] = [];
+  for (let at = end - SPARK_MS + MINUTE; at <= end; at += MINUTE) values.push(counts.get(at) ?? 0);
+  const peak = Math.max(0, ...values);
+  const line = values
+    .map((value) => (peak === 0 ? SPARKS[0] : SPARKS[Math.min(7, Math.ceil((value / peak) * 7))]))
+    .join('');
+  return { line, peak };
+}

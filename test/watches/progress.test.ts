@@ -1,0 +1,124 @@
+/**
+ * Counting what is new in an unordered day: each matching entry once, by log id and time, late
+ * entries within the lookback included; and the alert's episodes: one trip, its peak, its end.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  initialProgress,
+  LOOKBACK_MS,
+  PollCounter,
+  sparkline,
+  type WatchFilters,
+  type WatchProgress,
+} from '../../src/watches/progress.js';
+
+const T0 = Date.parse('2026-11-21T14:00:00Z');
+const SECOND = 1_000;
+const MINUTE = 60_000;
+
+let n = 0;
+const entry = (ts: number, status = 502, code = 'dns_lookup', logId = `id-${n++}`) => ({
+  logId,
+  timestamp: ts,
+  log: '{}',
+  labels: { ErrorCode: code, StatusCode: String(status), ServerZone: 'DE' },
+});
+
+function poll(
+  progress: WatchProgress,
+  entries: unknown[],
+  nowMs: number,
+  filters: WatchFilters = { status: '5xx', code: null },
+) {
+  const counter = new PollCounter(progress, filters, T0);
+  for (const element of entries) counter.add(element);
+  return counter.finish(nowMs, { count: 3, windowMs: MINUTE });
+}
+
+describe('a watch counts each entry once', () => {
+  it('counts entries in any order, and none again on the next poll of the same day', () => {
+    const day = [entry(T0 + 30 * SECOND), entry(T0 + 10 * SECOND), entry(T0 + 20 * SECOND)].reverse();
+    const first = poll(initialProgress(T0), day, T0 + MINUTE);
+    expect(first.added).toBe(3);
+    const again = poll(first.progress, [...day].reverse(), T0 + 2 * MINUTE);
+    expect(again.added).toBe(0);
+    expect(again.progress.total).toBe(3);
+  });
+
+  it('knows an entry by its log id and its time together', () => {
+    const first = poll(initialProgress(T0), [entry(T0 + SECOND, 502, 'dns_lookup', 'same')], T0 + MINUTE);
+    const again = poll(
+      first.progress,
+      [entry(T0 + SECOND, 502, 'dns_lookup', 'same'), entry(T0 + 2 * SECOND, 502, 'dns_lookup', 'same')],
+      T0 + 2 * MINUTE,
+    );
+    expect(again.added).toBe(1);
+  });
+
+  it('counts a late entry within the lookback, and ignores entries before the watch began', () => {
+    const first = poll(initialProgress(T0), [entry(T0 + 5 * MINUTE), entry(T0 - SECOND)], T0 + 6 * MINUTE);
+    expect(first.added).toBe(1);
+    const late = poll(first.progress, [entry(T0 + 2 * MINUTE)], T0 + 7 * MINUTE);
+    expect(late.added).toBe(1);
+  });
+
+  it('takes entries older than the lookback before the newest as seen', () => {
+    const first = poll(initialProgress(T0), [entry(T0 + LOOKBACK_MS + 5 * MINUTE)], T0 + 20 * MINUTE);
+    expect(poll(first.progress, [entry(T0 + MINUTE)], T0 + 21 * MINUTE).added).toBe(0);
+  });
+
+  it('counts only entries that match the status class and code', () => {
+    const filters = { status: '5xx', code: 'http_timeout' };
+    const result = poll(
+      initialProgress(T0),
+      [entry(T0 + SECOND, 504, 'http_timeout'), entry(T0 + SECOND, 404, 'http_timeout'), entry(T0 + SECOND)],
+      T0 + MINUTE,
+      filters,
+    );
+    expect(result.added).toBe(1);
+  });
+});
+
+describe('alerts: one episode per burst', () => {
+  it('trips when more than N fall within the window, raises its peak, and clears once quiet', () => {
+    const burst = [1, 2, 3, 4].map((s) => entry(T0 + s * SECOND));
+    const tripped = poll(initialProgress(T0), burst, T0 + 10 * SECOND);
+    expect(tripped.change).toBe('tripped');
+    expect(tripped.progress.episode).toMatchObject({ startMs: T0 + 4 * SECOND, peak: 4 });
+    const more = poll(tripped.progress, [entry(T0 + 11 * SECOND)], T0 + 12 * SECOND);
+    expect(more.change).toBe('peak');
+    expect(more.progress.episode?.peak).toBe(5);
+    const still = poll(more.progress, [], T0 + 20 * SECOND);
+    expect(still.change).toBe('none');
+    const cleared = poll(still.progress, [], T0 + 2 * MINUTE);
+    expect(cleared.change).toBe('cleared');
+    expect(cleared.ended).toMatchObject({ startMs: T0 + 4 * SECOND, peak: 5, endMs: T0 + 2 * MINUTE });
+    expect(cleared.progress.episodes).toBe(1);
+  });
+
+  it('does not trip at exactly N, nor when N are spread wider than the window', () => {
+    const three = poll(
+      initialProgress(T0),
+      [1, 2, 3].map((s) => entry(T0 + s * SECOND)),
+      T0 + 5 * SECOND,
+    );
+    expect(three.change).toBe('none');
+    const spread = [0, 30, 61, 95].map((s) => entry(T0 + s * SECOND));
+    expect(poll(initialProgress(T0), spread, T0 + 2 * MINUTE).change).toBe('none');
+  });
+});
+
+describe('the sparkline', () => {
+  it('shows the last hour minute by minute, highest minute tallest', () => {
+    const result = poll(
+      initialProgress(T0),
+      [entry(T0 + 30 * MINUTE), entry(T0 + 30 * MINUTE + SECOND), entry(T0 + 59 * MINUTE)],
+      T0 + 59 * MINUTE + 30 * SECOND,
+    );
+    const { line, peak } = sparkline(result.progress, T0 + 59 * MINUTE + 30 * SECOND);
+    expect([...line]).toHaveLength(60);
+    expect(peak).toBe(2);
+    expect([...line][30]).toBe('█');
+    expect([...line][59]).toBe('▅');
+  });
+});
