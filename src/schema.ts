@@ -3,11 +3,16 @@
  * the next version number. Each part keeps its tables' text beside its code; this list is where
  * they meet, so that state/ needs to know nothing of approvals.
  */
-import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
+import {
+  approvalsMigration,
+  approvedMayBecomeUnknownMigration,
+  remindersAndReasonsMigration,
+} from './approvals/migration.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
 
 export const migrations: readonly Migration[] = [
   auditAndClaimsMigration,
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
+  remindersAndReasonsMigration,
 ];
