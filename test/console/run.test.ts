@@ -212,6 +212,27 @@ describe('approvals in the console', () => {
   });
 });
 
+describe('rejecting in the console', () => {
+  it('asks the reason in the form, and shows it on the card and in the requester’s DM', async () => {
+    const c = await startConsole();
+    try {
+      const asked = await c.type('/edge pullzone reset-key 308006 rotate after a leak');
+      const reject = buttonNumber(asked, /^Reject/);
+      await c.type(':as U0LEAD');
+      const rejected = await c.type(`:click ${reject}`, 'not during the freeze');
+      expect(rejected).toContain('Reason (optional)');
+      expect(rejected).toContain('⛔ Rejected');
+      expect(rejected).toContain('Rejected by @U0LEAD: not during the freeze');
+      expect(rejected).toMatch(
+        /DM to U0YOU ──\n[^\n]*rejected your request[^\n]*Reason: not during the freeze/,
+      );
+    } finally {
+      await c.end();
+      c.remove();
+    }
+  });
+});
+
 describe('a console whose state database outlives the session', () => {
   it('against a real platform, shows pending requests again at start with their buttons, and they can be approved', async () => {
     const sandbox = await startSandbox({ now: clock });

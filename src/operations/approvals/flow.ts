@@ -375,7 +375,6 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
                 label: 'Reason (optional)',
                 kind: 'text',
                 optional: true,
-                multiline: true,
                 hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,
               },
             ],
