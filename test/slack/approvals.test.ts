@@ -524,7 +524,7 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
       'chat.postMessage',
       (call) =>
         call.args.channel === 'C0APPROVALS' &&
-        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}*`) &&
+        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}"`) &&
         JSON.stringify(call.args.blocks).includes('unknown'),
       5_000,
     );

@@ -9,6 +9,7 @@
  */
 
 import type { ApprovalRequest } from '../../approvals/machine.js';
+import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
@@ -286,9 +287,13 @@ export function approvalCard(
     { label: 'When', value: md`${timingText(request, now)}` },
     ...rest,
   ];
-  const blocks: ReplyBlock[] = [{ type: 'header', text: headerText(request, op, what) }];
+  const header = headerText(request, op, what);
+  const blocks: ReplyBlock[] = [{ type: 'header', text: header }];
+  // Under an outcome header, who ended it and why; the change in bold wherever the header does not say it whole.
   const outcome = outcomeLine(request, what, now);
-  blocks.push({ type: 'text', text: outcome ?? md`*${what}*` });
+  if (outcome) blocks.push({ type: 'text', text: outcome });
+  else if (header !== what || what.length > MESSAGE_BUDGET.headerChars)
+    blocks.push({ type: 'text', text: md`*${what}*` });
   if (request.state === 'pending')
     blocks.push({
       type: 'text',

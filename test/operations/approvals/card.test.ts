@@ -352,3 +352,13 @@ describe('the card as people read it', () => {
     ).not.toContain('<!here>');
   });
 });
+
+describe('a change described at more length than a header holds', () => {
+  it('is also shown whole in bold under the header', () => {
+    const database = 'd'.repeat(128);
+    const req = request('db.exec', database, { sql: 'DELETE FROM t WHERE id = 1', database });
+    const what = gate('db.exec').describe(req.params);
+    expect(what.length).toBeGreaterThan(150);
+    expect(approverSees(req).card).toContain(`*${what}*`);
+  });
+});
