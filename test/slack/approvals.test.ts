@@ -193,10 +193,15 @@ describe('the approval gate through Slack', () => {
     const id = await requestReset(freshZone());
     h.clock.advance(31 * 60_000);
     const before = resets();
+    const since = h.fake.calls.length;
     expect(await clickAndRead('approve', id, 'U0LEAD')).toMatch(/expired/i);
     expect(resets()).toBe(before);
     await h.runtime.approvals.sweep(h.systemSurface);
     expect(await stateOf(id)).toBe('expired');
+    // The late click closed it, so the requester hears it from there, and once.
+    await expect
+      .poll(() => dmsTo('U0YOU', since).filter((dm) => dm.includes(id) && dm.includes('expired unanswered')))
+      .toHaveLength(1);
     const updates = h.fake
       .callsTo('chat.update')
       .filter((call) => JSON.stringify(call.args.blocks).includes(id));
