@@ -3,7 +3,11 @@
  * the next version number. Each part keeps its tables' text beside its code; this list is where
  * they meet, so that state/ needs to know nothing of approvals.
  */
-import { approvalsMigration, approvedMayBecomeUnknownMigration } from './approvals/migration.js';
+import {
+  approvalsMigration,
+  approvedMayBecomeUnknownMigration,
+  remindersAndReasonsMigration,
+} from './approvals/migration.js';
 import { channelDefaultsMigration } from './state/channel-defaults.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
 import { watchesMigration } from './watches/migration.js';
@@ -14,4 +18,5 @@ export const migrations: readonly Migration[] = [
   approvedMayBecomeUnknownMigration,
   channelDefaultsMigration,
   watchesMigration,
+  remindersAndReasonsMigration,
 ];

@@ -97,10 +97,14 @@ export interface ApprovalRequest {
   /** Who moved it out of `pending` (the last approver, the rejecter, the requester); null for expiry. */
   decidedBy: string | null;
   decidedAt: Date | null;
+  /** Why it was rejected, as the rejecter typed it; null when no reason was given. */
+  decisionReason: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
   result: ExecutionResult | null;
   card: { channel: string; ts: string } | null;
+  /** When the halfway reminder was posted in the card's thread; null until then. */
+  remindedAt: Date | null;
   /** Bumped by every state change; the conditional updates compare it. */
   version: number;
 }
@@ -133,6 +137,8 @@ export interface ApprovalClick {
   isApproverNow?: boolean;
   /** What the approver typed in the confirmation modal (rules with `confirm: true`). */
   confirmation?: string;
+  /** Why, for a Reject: what the rejecter typed in its form; empty or absent when none was given. */
+  reason?: string;
 }
 
 /** An approval request's id: `ap_` and 16 hex digits (64 random bits). */
@@ -181,6 +187,8 @@ export interface ClickAccepted {
   approvals: ApprovalVote[];
   decidedBy: string | null;
   decidedAt: Date | null;
+  /** The rejecter's reason; null for every other click and for a Reject without one. */
+  decisionReason: string | null;
 }
 
 export type ClickRefused = { accepted: false } & ClickRefusal;
@@ -218,6 +226,7 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
       approvals: request.approvals,
       decidedBy: click.userId,
       decidedAt: now,
+      decisionReason: null,
     };
   }
 
@@ -239,6 +248,7 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
       approvals: request.approvals,
       decidedBy: click.userId,
       decidedAt: now,
+      decisionReason: click.reason?.trim() || null,
     };
 
   const earlier = request.approvals.find((vote) => vote.userId === click.userId);
@@ -265,5 +275,6 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
     approvals,
     decidedBy: complete ? click.userId : null,
     decidedAt: complete ? now : null,
+    decisionReason: null,
   };
 }

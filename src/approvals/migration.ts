@@ -73,3 +73,17 @@ export const approvedMayBecomeUnknownMigration: Migration = {
      BEGIN SELECT RAISE(ABORT, 'approvals: state transition not allowed'); END`,
   ],
 };
+
+/**
+ * The halfway reminder and the reason of a rejection. `reminded_at` is set by one conditional
+ * UPDATE, so with several replicas exactly one posts the reminder; neither column is part of
+ * what was asked, so the request stays fixed.
+ */
+export const remindersAndReasonsMigration: Migration = {
+  version: 6,
+  name: 'approvals: halfway reminders and rejection reasons',
+  statements: [
+    'ALTER TABLE approvals ADD COLUMN reminded_at INTEGER',
+    'ALTER TABLE approvals ADD COLUMN decision_reason TEXT',
+  ],
+};

@@ -51,6 +51,9 @@ export interface ApprovalServiceOptions {
 
 const IdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 
+/** The longest reason a Reject may carry: it goes on the card, in a DM and into the audit row. */
+export const REJECT_REASON_MAX = 500;
+
 export const NewApprovalRequestSchema = z.object({
   operation: z.string().min(1),
   /** The object it changes; the lock is per operation and target. */
@@ -79,6 +82,8 @@ export const ClickInputSchema = z.object({
   isApprover: z.boolean(),
   isApproverNow: z.boolean().optional(),
   confirmation: z.string().optional(),
+  /** A Reject's reason, from its form. */
+  reason: z.string().max(REJECT_REASON_MAX).optional(),
   correlationId: z.string().min(1),
 });
 export type ClickInput = z.input<typeof ClickInputSchema>;
@@ -100,8 +105,11 @@ export type RequestResult =
 
 export type ClickResult =
   | { ok: true; action: ClickAction; outcome: ClickOutcome; state: ApprovalState; request: ApprovalRequest }
-  /** Refused, with the facts behind it; `request` is the request as it is now: re-render its card from it. */
-  | ({ ok: false; request: ApprovalRequest } & ClickRefusal)
+  /**
+   * Refused, with the facts behind it; `request` is the request as it is now: re-render its card
+   * from it. `expiredNow` when this click closed a request whose expiry had passed (tell the requester).
+   */
+  | ({ ok: false; request: ApprovalRequest; expiredNow?: boolean } & ClickRefusal)
   | { ok: false; reason: 'not-found'; request?: undefined };
 
 /** Why an approved request was not run, with the request as it is now when there is one. */
@@ -185,6 +193,11 @@ export interface ApprovalService {
   countByState(): Promise<Record<ApprovalState, number>>;
   /** Where the request's card was posted, so later steps can update it. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
+  /**
+   * The pending requests halfway to their expiry whose approvers were not reminded yet, each
+   * marked reminded as it is returned: with several replicas, each goes to exactly one of them.
+   */
+  claimReminders(): Promise<ApprovalRequest[]>;
   /**
    * Cancels a pending request whose card could not be posted (nobody could see it to approve
    * it), with the reason in its audit row; false when it was no longer pending.
@@ -336,6 +349,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         isApprover: parsed.data.isApprover,
         isApproverNow: parsed.data.isApproverNow,
         confirmation: parsed.data.confirmation,
+        reason: parsed.data.reason === undefined ? undefined : redact(parsed.data.reason),
       };
       const notFound: ClickResult = { ok: false, reason: 'not-found' };
       if (!IdSchema.safeParse(requestId).success) return notFound;
@@ -347,9 +361,11 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         const decision = decideClick(current, click, at);
         if (!decision.accepted) {
           let request = current;
+          let expiredNow = false;
           if (decision.reason === 'expired') {
             // Close it now rather than wait for the sweep; the caller re-renders the card from `request`.
             const [expired] = await expire(correlationId, 'on a late click', request.id);
+            expiredNow = expired !== undefined;
             request = expired ?? (await service.get(request.id)) ?? request;
           }
           await record(request, 'approval-refused', {
@@ -358,7 +374,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
             detail: `${click.action}: ${decision.reason}`,
           });
           const { accepted, ...refusal } = decision;
-          return { ok: false, ...refusal, request };
+          return { ok: false, ...refusal, request, ...(expiredNow ? { expiredNow } : {}) };
         }
 
         const outcome = await approvals.decide(
@@ -369,6 +385,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
             approvals: decision.approvals,
             decidedBy: decision.decidedBy,
             decidedAt: decision.decidedAt,
+            decisionReason: decision.decisionReason,
           },
           at,
         );
@@ -382,7 +399,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         const detail = {
           approved: `approved by ${request.approvals.map((vote) => vote.userId).join(', ')} (${count} of ${request.required})`,
           'approval-recorded': `${count} of ${request.required} approvals`,
-          rejected: `rejected by ${click.userId}`,
+          rejected: `rejected by ${click.userId}${request.decisionReason ? `; reason: ${request.decisionReason}` : '; no reason given'}`,
           cancelled: 'cancelled by the requester',
         }[decision.outcome];
         await record(request, decision.outcome, { userId: click.userId, correlationId, detail });
@@ -558,6 +575,8 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       // Not a state change, so the version stays: a click racing this update is unaffected.
       await approvals.setCard(id, channel, ts);
     },
+
+    claimReminders: () => approvals.claimReminders(now()),
   };
 
   return service;

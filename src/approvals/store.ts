@@ -60,6 +60,8 @@ const StoredRowSchema = z.object({
   result_json: z.string().nullable(),
   card_channel: z.string().nullable(),
   card_ts: z.string().nullable(),
+  reminded_at: z.number().int().nullable(),
+  decision_reason: z.string().nullable(),
   version: z.number().int(),
 });
 
@@ -116,6 +118,7 @@ function toRequest(raw: Row): ApprovalRequest {
     })),
     decidedBy: row.decided_by,
     decidedAt: dateOrNull(row.decided_at),
+    decisionReason: row.decision_reason,
     startedAt: dateOrNull(row.started_at),
     finishedAt: dateOrNull(row.finished_at),
     result:
@@ -126,6 +129,7 @@ function toRequest(raw: Row): ApprovalRequest {
       row.card_channel !== null && row.card_ts !== null
         ? { channel: row.card_channel, ts: row.card_ts }
         : null,
+    remindedAt: dateOrNull(row.reminded_at),
     version: row.version,
   };
 }
@@ -231,7 +235,8 @@ export interface ApprovalStore {
   decide(
     id: string,
     version: number,
-    change: Pick<ApprovalRequest, 'state' | 'approvals' | 'decidedBy' | 'decidedAt'>,
+    change: Pick<ApprovalRequest, 'state' | 'approvals' | 'decidedBy' | 'decidedAt'> &
+      Partial<Pick<ApprovalRequest, 'decisionReason'>>,
     at: Date,
   ): Promise<Transition>;
   /** `approved → executing`, naming the executor. */
@@ -253,6 +258,12 @@ export interface ApprovalStore {
   cancelPending(id: string, at: Date): Promise<Transition>;
   /** Where the card was posted; not a state change, so the version stays. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
+  /**
+   * Marks reminded, and returns, the pending requests with a card that are halfway to their
+   * expiry at `at` and were not reminded yet. One conditional UPDATE: of several replicas
+   * sweeping at once, each request goes to exactly one. Not a state change, so the version stays.
+   */
+  claimReminders(at: Date): Promise<ApprovalRequest[]>;
 }
 
 export function createApprovalStore(client: Client): ApprovalStore {
@@ -375,13 +386,14 @@ export function createApprovalStore(client: Client): ApprovalStore {
       return transition(
         {
           sql: `UPDATE approvals SET state = ?, approvals_json = ?, decided_by = ?, decided_at = ?,
-                  version = version + 1
+                  decision_reason = ?, version = version + 1
                 WHERE id = ? AND state = 'pending' AND version = ? AND expires_at > ?`,
           args: [
             change.state,
             votesJson(change.approvals),
             change.decidedBy,
             change.decidedAt?.getTime() ?? null,
+            change.decisionReason ?? null,
             id,
             version,
             at.getTime(),
@@ -473,6 +485,20 @@ export function createApprovalStore(client: Client): ApprovalStore {
       await write([
         { sql: 'UPDATE approvals SET card_channel = ?, card_ts = ? WHERE id = ?', args: [channel, ts, id] },
       ]);
+    },
+
+    async claimReminders(at) {
+      const [claimed] = await write([
+        {
+          // Halfway: created_at + (expires_at - created_at) / 2, compared without rounding.
+          sql: `UPDATE approvals SET reminded_at = ?
+                WHERE state = 'pending' AND reminded_at IS NULL AND card_ts IS NOT NULL
+                  AND expires_at > ? AND created_at + expires_at <= 2 * ?
+                RETURNING ${COLUMNS}`,
+          args: [at.getTime(), at.getTime(), at.getTime()],
+        },
+      ]);
+      return rowsOf(claimed);
     },
   };
 }

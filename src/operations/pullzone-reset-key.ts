@@ -28,6 +28,7 @@ const ParamsSchema = z.object({ pullZoneId: z.number().int().positive() });
 export const resetKeyGate: GatedOperation = {
   id: 'pullzone.reset-key',
   describe: (params) => `Reset the token-authentication key of pull zone ${String(params.pullZoneId)}`,
+  done: (params) => `Key reset for pull zone ${String(params.pullZoneId)}`,
   fields: (params) => [
     { label: 'Pull zone', value: String(params.pullZoneId) },
     { label: 'New key', value: `${SECURITY_KEY_LENGTH} random characters, sent to the requester by DM` },

@@ -81,13 +81,24 @@ export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** A span as on-call people say it: `40 s`, `2 min`, `3 h 5 min`, `4 days` (rounded down). */
+export function formatSpan(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h${minutes % 60 > 0 ? ` ${minutes % 60} min` : ''}`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
 /** How long ago `thenMs` was at `nowMs`, as on-call people say it: `40 s ago`, `2 min ago`, `3 h 5 min ago`, `4 days ago`. */
 export function formatAgo(thenMs: number, nowMs: number): string {
-  const seconds = Math.max(0, Math.floor((nowMs - thenMs) / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours} h${minutes % 60 > 0 ? ` ${minutes % 60} min` : ''} ago`;
-  return `${Math.floor(hours / 24)} days ago`;
+  return `${formatSpan(nowMs - thenMs)} ago`;
+}
+
+/** `14:32 UTC` on the same UTC day as `nowMs`, the full `2026-11-21 14:32 UTC` on any other. */
+export function formatClock(ms: number, nowMs: number): string {
+  const full = formatUtc(ms);
+  return full.slice(0, 10) === formatUtc(nowMs).slice(0, 10) ? full.slice(11) : full;
 }

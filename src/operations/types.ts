@@ -74,7 +74,13 @@ export interface ApprovalGate {
   ): Promise<Reply | undefined>;
   click(
     ctx: RunContext,
-    input: { action: 'approve' | 'reject' | 'cancel'; requestId: string; confirmation?: string },
+    input: {
+      action: 'approve' | 'reject' | 'cancel';
+      requestId: string;
+      confirmation?: string;
+      /** A Reject's reason from its form; without it, Reject opens that form. */
+      reason?: string;
+    },
   ): Promise<Reply | undefined>;
   list(ctx: RunContext, all: boolean): Promise<Reply>;
   /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */

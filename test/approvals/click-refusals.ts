@@ -269,10 +269,12 @@ export function storedRequest(createdAt: Date, overrides: Partial<ApprovalReques
     approvals: [],
     decidedBy: null,
     decidedAt: null,
+    decisionReason: null,
     startedAt: null,
     finishedAt: null,
     result: null,
     card: null,
+    remindedAt: null,
     version: 0,
     ...overrides,
   };

@@ -86,6 +86,7 @@ describe('decideClick acceptance', () => {
       approvals: [{ userId: 'U0BOB', at: NOW }],
       decidedBy: 'U0BOB',
       decidedAt: NOW,
+      decisionReason: null,
     });
   });
 
@@ -98,6 +99,7 @@ describe('decideClick acceptance', () => {
       approvals: [{ userId: 'U0BOB', at: NOW }],
       decidedBy: null,
       decidedAt: null,
+      decisionReason: null,
     });
   });
 
@@ -114,6 +116,14 @@ describe('decideClick acceptance', () => {
       NOW,
     );
     expect(decision).toMatchObject({ accepted: true, to: 'approved' });
+  });
+
+  it('a Reject carries its reason, trimmed; a blank one is no reason', () => {
+    const reject = (reason?: string) =>
+      decideClick(request(), { userId: 'U0CAROL', action: 'reject', isApprover: true, reason }, NOW);
+    expect(reject('  not during the freeze ')).toMatchObject({ decisionReason: 'not during the freeze' });
+    expect(reject('   ')).toMatchObject({ decisionReason: null });
+    expect(reject()).toMatchObject({ decisionReason: null });
   });
 
   it('an approver rejects, closing the request even after an earlier approval', () => {

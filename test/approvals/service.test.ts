@@ -263,6 +263,29 @@ describe('clicking Approve, Reject and Cancel', () => {
     });
   });
 
+  it('a Reject keeps its reason on the request and in the audit row, with a known secret redacted', async () => {
+    const { service, secrets } = await setUp();
+    secrets.add('s3cr3t-token-value');
+    const request = await requested(service);
+    const rejected = await service.click(
+      click(request.id, 'U0CAROL', 'reject', { reason: ' not during the freeze, s3cr3t-token-value ' }),
+    );
+    expect(rejected).toMatchObject({ ok: true, request: { decisionReason: expect.any(String) } });
+    const stored = await service.get(request.id);
+    expect(stored?.decisionReason).toContain('not during the freeze');
+    expect(stored?.decisionReason).not.toContain('s3cr3t-token-value');
+    const row = (await fixture.audit.list({ limit: 10 })).find(
+      (r) => r.approvalId === request.id && r.outcome === 'rejected',
+    );
+    expect(row?.detail).toMatch(/^rejected by U0CAROL; reason: not during the freeze/);
+    const other = await requested(service, { target: '4343', params: { pullZoneId: 4343 } });
+    await service.click(click(other.id, 'U0CAROL', 'reject'));
+    expect((await service.get(other.id))?.decisionReason).toBeNull();
+    await expect(
+      service.click(click(other.id, 'U0CAROL', 'reject', { reason: 'x'.repeat(501) })),
+    ).rejects.toThrow(/invalid at reason/);
+  });
+
   it('only the requester can cancel, and a cancelled request cannot be approved', async () => {
     const { service } = await setUp();
     const request = await requested(service);
@@ -578,6 +601,31 @@ describe('the stored state', () => {
       reason: 'not-pending',
       decided: { state: 'approved', approvals: [{ userId: 'U0BOB' }] },
     });
+  });
+});
+
+describe('the halfway reminder', () => {
+  it('goes to exactly one of two replicas on separate connections, once, at half the time to live', async () => {
+    const { service, clock, db, audit, secrets } = await setUp();
+    const other = await openStore(db.url, clock);
+    cleanups.push(() => other.close());
+    const replica = createApprovalService({ store: other, audit, secrets, logger: memoryLogger() });
+    const request = await requested(service);
+    await service.setCard(request.id, 'C0APPROVALS', '1700000000.000100');
+    clock.advance(15 * 60_000 - 1);
+    expect([...(await service.claimReminders()), ...(await replica.claimReminders())]).toEqual([]);
+    clock.advance(1);
+    const claims = await Promise.all([
+      service.claimReminders(),
+      replica.claimReminders(),
+      service.claimReminders(),
+      replica.claimReminders(),
+    ]);
+    expect(claims.flat().map((claimed) => claimed.id)).toEqual([request.id]);
+    clock.advance(60_000);
+    expect([...(await service.claimReminders()), ...(await replica.claimReminders())]).toEqual([]);
+    // Not a state change: an approval after the reminder still applies.
+    expect(await service.click(click(request.id, 'U0BOB'))).toMatchObject({ ok: true, state: 'approved' });
   });
 });
 

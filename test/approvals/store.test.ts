@@ -75,10 +75,12 @@ describe('the approvals store', () => {
       approvals: [],
       decidedBy: null,
       decidedAt: null,
+      decisionReason: null,
       startedAt: null,
       finishedAt: null,
       result: null,
       card: null,
+      remindedAt: null,
       version: 0,
     });
     expect(await store.get(asked.id)).toEqual(open);
@@ -136,6 +138,28 @@ describe('the approvals store', () => {
     expect(
       await store.finishExecution(id, 'failed', { ok: false, detail: 'again' }, minutes(3)),
     ).toMatchObject({ rowsAffected: 0, request: { state: 'succeeded' } });
+  });
+
+  it('claims a reminder once, at half the time to live, only for pending requests with a card', async () => {
+    const store = await setUp();
+    const carded = (await store.insertPending(newRequest({ target: 'a' }))).open!;
+    const noCard = (await store.insertPending(newRequest({ target: 'b' }))).open!;
+    const rejected = (await store.insertPending(newRequest({ target: 'c' }))).open!;
+    await store.setCard(carded.id, 'C0APPROVALS', '1.1');
+    await store.setCard(rejected.id, 'C0APPROVALS', '1.2');
+    await store.decide(
+      rejected.id,
+      0,
+      { state: 'rejected', approvals: [], decidedBy: 'U0BOB', decidedAt: minutes(1), decisionReason: 'no' },
+      minutes(1),
+    );
+    expect(await store.claimReminders(new Date(minutes(15).getTime() - 1))).toEqual([]);
+    const [claimed, ...others] = await store.claimReminders(minutes(15));
+    expect(others).toEqual([]);
+    expect(claimed).toMatchObject({ id: carded.id, remindedAt: minutes(15), version: 0 });
+    expect(await store.claimReminders(minutes(16))).toEqual([]);
+    expect((await store.get(noCard.id))?.remindedAt).toBeNull();
+    expect((await store.get(rejected.id))?.decisionReason).toBe('no');
   });
 
   it('counts the requests in each state, listing every state', async () => {

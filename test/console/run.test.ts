@@ -105,8 +105,8 @@ describe('the console against the in-process sandbox', () => {
   });
 
   it('writes what does not fit in a message to a file in the out folder and prints its path', async () => {
-    // Enough audit rows that the table is longer than a whole message (12,000 characters).
-    await c.type(...Array.from({ length: 80 }, () => 'apikeys --per-page 5'));
+    // Enough requests that their lines (one each) are longer than a whole message (12,000 characters).
+    await c.type(...Array.from({ length: 150 }, () => 'apikeys --per-page 5'));
     const out = await c.type('/edge audit --limit 200');
     expect(out).toContain('The rest did not fit in a message');
     const saved = /📎 (\S+)/.exec(out)?.[1];
@@ -205,6 +205,27 @@ describe('approvals in the console', () => {
       // Shown once, in the DM only; the card and the channel show a fingerprint.
       expect(approved.split(key!).length).toBe(2);
       expect(approved).toContain(`…${key!.slice(-4)}`);
+    } finally {
+      await c.end();
+      c.remove();
+    }
+  });
+});
+
+describe('rejecting in the console', () => {
+  it('asks the reason in the form, and shows it on the card and in the requester’s DM', async () => {
+    const c = await startConsole();
+    try {
+      const asked = await c.type('/edge pullzone reset-key 308006 rotate after a leak');
+      const reject = buttonNumber(asked, /^Reject/);
+      await c.type(':as U0LEAD');
+      const rejected = await c.type(`:click ${reject}`, 'not during the freeze');
+      expect(rejected).toContain('Reason (optional)');
+      expect(rejected).toContain('⛔ Rejected');
+      expect(rejected).toContain('Rejected by @U0LEAD: not during the freeze');
+      expect(rejected).toMatch(
+        /DM to U0YOU ──\n[^\n]*rejected your request[^\n]*Reason: not during the freeze/,
+      );
     } finally {
       await c.end();
       c.remove();

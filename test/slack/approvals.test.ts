@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
+import { createRuntime } from '../../src/runtime.js';
+import { memoryLogger } from '../state/temp-db.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { checkboxes, staticSelect, textInput } from '../support/payloads.js';
@@ -58,6 +60,50 @@ async function clickAndRead(action: 'approve' | 'reject' | 'cancel', id: string,
   const responseUrl = await click(action, id, userId);
   return JSON.stringify((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
 }
+
+/** Reject from the card: the click opens the reason form, and the rejection happens on its submit. */
+async function reject(id: string, userId: string, reason = '') {
+  const opened = h.fake.callsTo('views.open').length;
+  await click('reject', id, userId);
+  await h.fake.waitFor(
+    'views.open',
+    (call) =>
+      h.fake.callsTo('views.open').indexOf(call) >= opened &&
+      JSON.stringify(call.args).includes('approvals:reject') &&
+      JSON.stringify(call.args).includes(id),
+    5_000,
+  );
+  const ack = await h.submitView(
+    'approvals:reject',
+    JSON.stringify({ c: 'C0APPROVALS', m: id }),
+    { reason: textInput(reason || null) },
+    { userId },
+  );
+  expect(ack.status).toBe(200);
+}
+
+/** The last version of a request's card: the newest update, or the post when it was never updated. */
+async function latestCard(id: string) {
+  const versions = h.fake.calls.filter(
+    (call) =>
+      (call.method === 'chat.update' || call.method === 'chat.postMessage') &&
+      call.args.channel === 'C0APPROVALS' &&
+      !call.args.thread_ts &&
+      JSON.stringify(call.args.blocks).includes(id),
+  );
+  return versions.at(-1)!;
+}
+
+const headerOf = (call: RecordedCall) =>
+  (call.args.blocks as { type: string; text?: { text: string } }[]).find((block) => block.type === 'header')
+    ?.text?.text;
+
+/** The DMs the requester received since `since` calls, as JSON. */
+const dmsTo = (userId: string, since = 0) =>
+  h.fake.calls
+    .slice(since)
+    .filter((call) => call.method === 'chat.postMessage' && call.args.channel === h.fake.dmChannelFor(userId))
+    .map((call) => JSON.stringify(call.args));
 
 async function stateOf(id: string) {
   return (await h.runtime.services.approvals.peek(id))?.state;
@@ -120,7 +166,8 @@ describe('the approval gate through Slack', () => {
     expect(text).toContain(`Reset the token-authentication key of pull zone ${zone}`);
     expect(text).toContain('<@U0YOU>');
     expect(text).toContain('rotated after an incident');
-    expect(text).toContain('in 30 minutes');
+    const expiry = new Date(h.clock() + 30 * 60_000).toISOString().slice(11, 16);
+    expect(text).toContain(`asked 0 s ago · expires in 30 min, ${expiry} UTC`);
     expect(text).toContain('0 of 1');
     expect(text).toContain('"action_id":"approvals:approve"');
     expect(text).toContain('"style":"danger"');
@@ -146,10 +193,15 @@ describe('the approval gate through Slack', () => {
     const id = await requestReset(freshZone());
     h.clock.advance(31 * 60_000);
     const before = resets();
+    const since = h.fake.calls.length;
     expect(await clickAndRead('approve', id, 'U0LEAD')).toMatch(/expired/i);
     expect(resets()).toBe(before);
     await h.runtime.approvals.sweep(h.systemSurface);
     expect(await stateOf(id)).toBe('expired');
+    // The late click closed it, so the requester hears it from there, and once.
+    await expect
+      .poll(() => dmsTo('U0YOU', since).filter((dm) => dm.includes(id) && dm.includes('expired unanswered')))
+      .toHaveLength(1);
     const updates = h.fake
       .callsTo('chat.update')
       .filter((call) => JSON.stringify(call.args.blocks).includes(id));
@@ -158,8 +210,8 @@ describe('the approval gate through Slack', () => {
 
   it('a Reject closes the request, and a later Approve is told who decided', async () => {
     const id = await requestReset(freshZone());
-    await clickAndRead('reject', id, 'U0LEAD');
-    expect(await stateOf(id)).toBe('rejected');
+    await reject(id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
     const before = resets();
     const late = await clickAndRead('approve', id, 'U0LEAD2');
     expect(late).toContain('rejected by <@U0LEAD>');
@@ -464,7 +516,7 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     expect(card).toContain('*Complex fingerprinting*\\non (unchanged)');
     expect(card).not.toContain('current settings unknown');
     const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
-    await clickAndRead('reject', id, 'U0SHA');
+    await reject(id, 'U0SHA');
   });
 
   it('says in bold on the card that the current settings are unknown when they cannot be read', async () => {
@@ -477,7 +529,7 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
       'chat.postMessage',
       (call) =>
         call.args.channel === 'C0APPROVALS' &&
-        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}*`) &&
+        JSON.stringify(call.args.blocks).includes(`Shield zone ${zone}"`) &&
         JSON.stringify(call.args.blocks).includes('unknown'),
       5_000,
     );
@@ -485,7 +537,7 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
       ':warning: *current settings unknown; these values replace them.*',
     );
     expect(JSON.stringify(card.args.blocks)).toContain('*Execution mode*\\nChallenge');
-    await clickAndRead('reject', requestIdOf(card), 'U0SHA');
+    await reject(requestIdOf(card), 'U0SHA');
   });
 
   it('tells the approver whose approval ran the change that it failed, and why', async () => {
@@ -535,5 +587,172 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
     const request = await h.runtime.services.approvals.peek(id);
     expect(request?.result?.detail).toContain('invalid_plan_type.bot_detection');
+  });
+});
+
+describe('cards people notice, understand and finish', () => {
+  const LEADS = '<@U0LEAD>, <@U0LEAD2> or <!subteam^S0LEADS> (leads), 1 of them';
+
+  it('the card says what will happen in its header, names the approvers by mention, and keeps the operation id in its context', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const card = await cardFor(String(zone));
+    expect(headerOf(card)).toBe(`Reset the token-authentication key of pull zone ${zone}`);
+    const text = JSON.stringify(card.args.blocks);
+    expect(text).toContain(`*Who may approve:* ${LEADS}`);
+    expect(text).toContain(`pullzone.reset-key · request ${id}`);
+    expect(text).not.toContain('Approval needed');
+  });
+
+  it('reminds the approvers in the card’s thread at half the time to live, once, with two runtimes sweeping one state database', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const card = (await h.runtime.services.approvals.peek(id))!.card!;
+    const reminders = () =>
+      h.fake.callsTo('chat.postMessage').filter((call) => call.args.thread_ts === card.ts);
+    h.clock.advance(15 * 60_000 - 1_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(reminders()).toEqual([]);
+    h.clock.advance(1_000);
+    const second = await createRuntime({
+      config: h.config,
+      platform: h.config.platform!,
+      secrets: h.runtime.secrets,
+      logger: memoryLogger(),
+      now: h.clock,
+    });
+    try {
+      await Promise.all([
+        h.runtime.approvals.sweep(h.systemSurface),
+        second.approvals.sweep(h.systemSurface),
+      ]);
+      h.clock.advance(60_000);
+      await second.approvals.sweep(h.systemSurface);
+      await h.runtime.approvals.sweep(h.systemSurface);
+    } finally {
+      await second.close();
+    }
+    expect(reminders()).toHaveLength(1);
+    const reminder = reminders()[0]!;
+    expect(reminder.args.channel).toBe(card.channel);
+    const text = JSON.stringify(reminder.args.blocks);
+    expect(text).toContain(`Reminder for ${LEADS}`);
+    expect(text).toContain('expires in 15 min');
+    expect(await stateOf(id)).toBe('pending');
+    // The card is brought up to date with the reminder, without a new post that would notify again.
+    const updated = await latestCard(id);
+    expect(updated.method).toBe('chat.update');
+    expect(JSON.stringify(updated.args.blocks)).toContain('asked 15 min ago · expires in 15 min');
+  });
+
+  it('Reject asks why; the reason goes on the card, to the requester by DM and into the audit row', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const since = h.fake.calls.length;
+    await reject(id, 'U0LEAD', 'not during the freeze');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    await expect.poll(async () => headerOf(await latestCard(id)), { timeout: 5_000 }).toBe('⛔ Rejected');
+    expect(JSON.stringify((await latestCard(id)).args.blocks)).toContain(
+      'Rejected by <@U0LEAD>: not during the freeze',
+    );
+    await expect
+      .poll(() => dmsTo('U0YOU', since).join('\n'), { timeout: 5_000 })
+      .toContain('<@U0LEAD> rejected your request: *Reset the token-authentication key of pull zone');
+    expect(dmsTo('U0YOU', since).join('\n')).toContain('Reason: not during the freeze');
+    const row = (await h.runtime.services.audit.list({ limit: 50 })).find(
+      (r) => r.approvalId === id && r.outcome === 'rejected',
+    );
+    expect(row?.detail).toBe('rejected by U0LEAD; reason: not during the freeze');
+  });
+
+  it('Reject by someone who may not reject is refused without a form, and a forged submit is refused too', async () => {
+    const id = await requestReset(freshZone());
+    const forms = h.fake.callsTo('views.open').length;
+    expect(await clickAndRead('reject', id, 'U0RANDOM')).toContain('Only members of leads can reject');
+    expect(await clickAndRead('reject', id, 'U0YOU')).toContain('You requested this');
+    expect(h.fake.callsTo('views.open').length).toBe(forms);
+    const since = h.fake.calls.length;
+    await h.submitView(
+      'approvals:reject',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { reason: textInput('because I can') },
+      { userId: 'U0RANDOM' },
+    );
+    await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) =>
+        h.fake.calls.indexOf(call) >= since &&
+        call.args.user === 'U0RANDOM' &&
+        JSON.stringify(call.args).includes('Only members of leads can reject'),
+      5_000,
+    );
+    expect(await stateOf(id)).toBe('pending');
+    // A reason longer than 500 characters is refused on its field; the form stays open.
+    const long = await h.submitView(
+      'approvals:reject',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { reason: textInput('x'.repeat(501)) },
+      { userId: 'U0LEAD' },
+    );
+    expect(JSON.stringify(long.body)).toContain('Keep the reason to 500 characters (it has 501)');
+    expect(await stateOf(id)).toBe('pending');
+    await reject(id, 'U0LEAD');
+    await expect
+      .poll(async () => JSON.stringify((await latestCard(id)).args.blocks), { timeout: 5_000 })
+      .toContain('Rejected by <@U0LEAD>, no reason given.');
+  });
+
+  it('an approved and done request heads its card with the outcome and tells the requester, without the key', async () => {
+    const zone = 308006;
+    const id = await requestReset(zone);
+    const since = h.fake.calls.length;
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    await expect
+      .poll(async () => headerOf(await latestCard(id)), { timeout: 5_000 })
+      .toBe(`✓ Key reset for pull zone ${zone}`);
+    await expect
+      .poll(() => dmsTo('U0YOU', since).filter((dm) => dm.includes('it ran')), { timeout: 5_000 })
+      .toHaveLength(1);
+    const told = dmsTo('U0YOU', since).find((dm) => dm.includes('it ran'))!;
+    expect(told).toContain(`Key reset for pull zone ${zone}: your request was approved by <@U0LEAD>`);
+    expect(told).not.toContain(h.sandbox.pullZoneSecurityKey(zone)!);
+  });
+
+  it('a failed request heads its card “✗ Failed” and tells the requester the error', async () => {
+    const id = await requestReset(freshZone());
+    h.sandbox.faults.set('pullzone.resetSecurityKey', { status: 500 });
+    const since = h.fake.calls.length;
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('failed');
+    await expect.poll(async () => headerOf(await latestCard(id)), { timeout: 5_000 }).toBe('✗ Failed');
+    const detail = (await h.runtime.services.approvals.peek(id))!.result!.detail;
+    await expect
+      .poll(() => dmsTo('U0YOU', since).join('\n'), { timeout: 5_000 })
+      .toContain('It was not retried.');
+    expect(dmsTo('U0YOU', since).join('\n')).toContain(detail.slice(0, 30));
+  });
+
+  it('an expired request heads its card “⏰ Expired unanswered” and tells the requester once', async () => {
+    const id = await requestReset(freshZone());
+    const since = h.fake.calls.length;
+    h.clock.advance(31 * 60_000);
+    await Promise.all([
+      h.runtime.approvals.sweep(h.systemSurface),
+      h.runtime.approvals.sweep(h.systemSurface),
+    ]);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(await stateOf(id)).toBe('expired');
+    expect(headerOf(await latestCard(id))).toBe('⏰ Expired unanswered');
+    const told = dmsTo('U0YOU', since).filter((dm) => dm.includes(id) && dm.includes('expired unanswered'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain('Nobody approved it within 30 min');
+  });
+
+  it('a cancelled request heads its card “✖ Cancelled”', async () => {
+    const id = await requestReset(freshZone());
+    await clickAndRead('cancel', id, 'U0YOU');
+    await expect.poll(async () => headerOf(await latestCard(id)), { timeout: 5_000 }).toBe('✖ Cancelled');
+    expect(JSON.stringify((await latestCard(id)).args.blocks)).toContain('Cancelled by <@U0YOU>');
   });
 });

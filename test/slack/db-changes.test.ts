@@ -127,7 +127,7 @@ describe('database changes through approval', () => {
       (c) =>
         !seen.has(c) &&
         c.args.channel === 'C0APPROVALS' &&
-        JSON.stringify(c.args).includes('Approval needed'),
+        JSON.stringify(c.args).includes('approvals:approve'),
       10_000,
     );
     const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0];
@@ -164,11 +164,12 @@ describe('database changes through approval', () => {
       10_000,
     );
     expect(listFile.bytes.toString('utf8')).toContain(sql);
-    await h.click('approvals:reject', id, {
-      userId: 'U0LEAD',
-      channelId: 'C0APPROVALS',
-      responseUrl: h.fake.responseUrl(),
-    });
+    await h.submitView(
+      'approvals:reject',
+      JSON.stringify({ c: 'C0APPROVALS', m: id }),
+      { reason: textInput(null) },
+      { userId: 'U0LEAD' },
+    );
     await expect.poll(() => stateOf(id), { timeout: 10_000 }).toBe('rejected');
   });
 
@@ -187,7 +188,7 @@ describe('database changes through approval', () => {
     expect(await stateOf(id)).toBe('cancelled');
     const cards = h.fake
       .callsTo('chat.postMessage')
-      .filter((c) => !seen.has(c) && JSON.stringify(c.args).includes('Approval needed'));
+      .filter((c) => !seen.has(c) && JSON.stringify(c.args).includes('approvals:approve'));
     expect(cards).toEqual([]);
   });
 

@@ -93,7 +93,7 @@ async function requestReset(app: AppProcess, zone: number): Promise<string> {
   const card = await fake.waitFor(
     'chat.postMessage',
     (call) =>
-      call.args.channel === 'C0APPROVALS' && JSON.stringify(call.args.blocks).includes(`pull zone ${zone}*`),
+      call.args.channel === 'C0APPROVALS' && JSON.stringify(call.args.blocks).includes(`pull zone ${zone}"`),
     10_000,
   );
   return /ap_[0-9a-f]{16}/.exec(JSON.stringify(card.args.blocks))![0];
@@ -301,7 +301,7 @@ describe.each<StateBackend>(['file', 'http'])('with the state database on %s', (
         'chat.postMessage',
         (call) =>
           call.args.channel === 'C0APPROVALS' &&
-          JSON.stringify(call.args.blocks).includes('pull zone 410113*') &&
+          JSON.stringify(call.args.blocks).includes('pull zone 410113"') &&
           !JSON.stringify(call.args.blocks).includes(id),
         10_000,
       );

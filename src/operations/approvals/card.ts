@@ -9,9 +9,9 @@
  */
 
 import type { ApprovalRequest } from '../../approvals/machine.js';
-import { formatDistanceStrict } from '../../date-fns.js';
+import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
-import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
+import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
   inChannel,
   type Reply,
@@ -20,6 +20,7 @@ import {
   type ReplyFile,
 } from '../../reply/model.js';
 import { canonicalJson } from '../../state/canonical-json.js';
+import { formatAgo, formatClock, formatSpan } from '../time-args.js';
 import type { GatedOperation, ParameterView } from './gate.js';
 
 /** Escaped characters one card field may hold: Slack allows 2,000 per field, its label included. */
@@ -61,6 +62,100 @@ const NOT_STARTED_LABEL =
   ':warning: Not run: the bot stopped after the approval, before the change started. It will not run now; ask again if it is still needed.';
 
 const count = (n: number) => n.toLocaleString('en-US');
+
+/** One approver id as Slack links it: a user, a user group, or "*" for anyone. */
+function approverMarkup(id: string): Markup {
+  if (id === '*') return trusted('anyone here');
+  if (id.startsWith('S')) return trusted(`<!subteam^${id.replace(/[^A-Z0-9]/gi, '')}>`);
+  return mention(id);
+}
+
+/** "a, b or c". */
+function orList(parts: Markup[]): Markup {
+  if (parts.length <= 1) return joinMarkup(parts, '');
+  return trusted(`${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}`);
+}
+
+/**
+ * Who may still act on a pending request, as mentions: its approvers but the requester and
+ * those who already approved, their roles, and how many of them are needed, e.g.
+ * "<@U0LEAD> or <@U0LEAD2> (leads), 1 of them". Posting it notifies them; an update does not.
+ */
+export function approversWhoMayAct(request: ApprovalRequest): Markup {
+  const acted = new Set([request.requester, ...request.approvals.map((vote) => vote.userId)]);
+  const ids = request.approverIds.includes('*')
+    ? ['*']
+    : [...new Set(request.approverIds)].filter((id) => !acted.has(id));
+  const roles = request.approverRoles.length > 0 ? ` (${request.approverRoles.join(', ')})` : '';
+  const missing = Math.max(request.required - request.approvals.length, 1);
+  if (ids.length === 0) return md`nobody left who may approve${roles}`;
+  return md`${nest(orList(ids.map(approverMarkup)))}${roles}, ${missing} of them`;
+}
+
+/** "asked 2 min ago · expires in 28 min, 14:32 UTC" while pending; when it was asked once closed. */
+export function timingText(request: ApprovalRequest, now: Date): string {
+  const nowMs = now.getTime();
+  const asked = request.createdAt.getTime();
+  const expires = request.expiresAt.getTime();
+  if (request.state !== 'pending') {
+    const closed = request.state === 'expired' ? ` · expired ${formatClock(expires, nowMs)}` : '';
+    return `asked ${formatClock(asked, nowMs)}${closed}`;
+  }
+  const left = expires > nowMs ? `expires in ${formatSpan(expires - nowMs)}` : 'expired';
+  return `asked ${formatAgo(asked, nowMs)} · ${left}, ${formatClock(expires, nowMs)}`;
+}
+
+/** What a request does, in words: the operation's own, or its id and target for one not registered. */
+export const describeRequest = (request: ApprovalRequest, op: GatedOperation | undefined): string =>
+  op?.describe(request.params) ?? `${request.operation} on ${request.target}`;
+
+/** What a request that ended in success did, in the past tense. */
+export const doneText = (request: ApprovalRequest, op: GatedOperation | undefined): string =>
+  op?.done?.(request.params) ?? `Done: ${describeRequest(request, op)}`;
+
+/**
+ * The card's header (plain text, so no mention): what will happen while the request is open,
+ * the outcome once it ended.
+ */
+function headerText(request: ApprovalRequest, op: GatedOperation | undefined, what: string): string {
+  switch (request.state) {
+    case 'succeeded':
+      return `✓ ${doneText(request, op)}`;
+    case 'failed':
+      return '✗ Failed';
+    case 'rejected':
+      return '⛔ Rejected';
+    case 'expired':
+      return '⏰ Expired unanswered';
+    case 'cancelled':
+      return '✖ Cancelled';
+    case 'unknown':
+      return request.startedAt === null ? '⚠ Not run' : '⚠ Outcome unknown';
+    default:
+      return what;
+  }
+}
+
+/** The line under an outcome header that says who and why, with mentions; none while open. */
+function outcomeLine(request: ApprovalRequest, what: string, now: Date): Markup | undefined {
+  const by = request.decidedBy ? nest(mention(request.decidedBy)) : nest(trusted('someone'));
+  switch (request.state) {
+    case 'succeeded':
+      return md`*${what}*: done.`;
+    case 'failed':
+      return request.result ? md`*${what}* failed: ${request.result.detail}` : md`*${what}* failed.`;
+    case 'rejected':
+      return request.decisionReason
+        ? md`Rejected by ${by}: ${request.decisionReason}\n*${what}*`
+        : md`Rejected by ${by}, no reason given.\n*${what}*`;
+    case 'expired':
+      return md`Nobody approved *${what}* before it expired at ${formatClock(request.expiresAt.getTime(), now.getTime())}.`;
+    case 'cancelled':
+      return md`Cancelled by ${by}: *${what}*`;
+    default:
+      return undefined;
+  }
+}
 
 /** What a request shows: where it is asked for, why, and every parameter of the operation. */
 export function parameterViews(request: ApprovalRequest, op: GatedOperation | undefined): ParameterView[] {
@@ -171,7 +266,7 @@ export function approvalCard(
   op: GatedOperation | undefined,
   now: Date,
 ): ApprovalCard {
-  const what = op?.describe(request.params) ?? `${request.operation} on ${request.target}`;
+  const what = describeRequest(request, op);
   const views = parameterViews(request, op);
   const layout = layOut(views, {
     value: CARD_FIELD_MAX,
@@ -189,20 +284,21 @@ export function approvalCard(
       label: 'Approvals',
       value: md`${request.approvals.length} of ${request.required}${request.approverRoles.length > 0 ? ` from ${request.approverRoles.join(', ')}` : ''}${nest(trusted(approvers ? ` (${approvers})` : ''))}`,
     },
-    {
-      label: request.state === 'pending' ? 'Expires' : 'Expiry',
-      value: md`${
-        request.state === 'pending'
-          ? `in ${formatDistanceStrict(request.expiresAt, now)}`
-          : `${request.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-      }`,
-    },
+    { label: 'When', value: md`${timingText(request, now)}` },
     ...rest,
   ];
-  const blocks: ReplyBlock[] = [
-    { type: 'header', text: `Approval needed: ${request.operation}` },
-    { type: 'text', text: md`*${what}*` },
-  ];
+  const header = headerText(request, op, what);
+  const blocks: ReplyBlock[] = [{ type: 'header', text: header }];
+  // Under an outcome header, who ended it and why; the change in bold wherever the header does not say it whole.
+  const outcome = outcomeLine(request, what, now);
+  if (outcome) blocks.push({ type: 'text', text: outcome });
+  else if (header !== what || what.length > MESSAGE_BUDGET.headerChars)
+    blocks.push({ type: 'text', text: md`*${what}*` });
+  if (request.state === 'pending')
+    blocks.push({
+      type: 'text',
+      text: md`:busts_in_silhouette: *Who may approve:* ${nest(approversWhoMayAct(request))}`,
+    });
   if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
   if (layout.inFile.length > 0)
     blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'posted with this card') });
@@ -223,7 +319,7 @@ export function approvalCard(
   }
   blocks.push({
     type: 'context',
-    text: md`Request ${request.id} · parameters sha256 \`${request.paramsDigest.slice(0, DIGEST_SHOWN)}\` · approvers are checked again at each click against the policy in force`,
+    text: md`${request.operation} · request ${request.id} · parameters sha256 \`${request.paramsDigest.slice(0, DIGEST_SHOWN)}\` · approvers are checked again at each click against the policy in force`,
   });
   const card = inChannel(`Approval ${request.state}: ${what}`, blocks);
   if (layout.inFile.length === 0) return { card };

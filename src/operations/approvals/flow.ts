@@ -6,8 +6,8 @@
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { z } from 'zod';
-import type { ApprovalRequest, ApprovalState } from '../../approvals/machine.js';
-import type { ApprovalService, ExecutionReport } from '../../approvals/service.js';
+import { type ApprovalRequest, type ApprovalState, decideClick } from '../../approvals/machine.js';
+import { type ApprovalService, type ExecutionReport, REJECT_REASON_MAX } from '../../approvals/service.js';
 import { formatDistanceStrict } from '../../date-fns.js';
 import type { Logger } from '../../log.js';
 import { isOperationId } from '../../operation-ids.js';
@@ -23,6 +23,7 @@ import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
 import type { GatedOperation } from './gate.js';
+import { outcomeNotice, reminderReply } from './notices.js';
 import { clickRefusalText, notRunText, openRequestText, refusalReply } from './refusal-text.js';
 
 export interface ApprovalFlowOptions {
@@ -43,7 +44,10 @@ export interface ApprovalFlow extends ApprovalGate {
    * database that outlived the last session); returns how many.
    */
   showPending(messenger: Messenger): Promise<number>;
-  /** Expires stale requests and marks crashed executions unknown, updating their cards. */
+  /**
+   * Expires stale requests and marks crashed executions unknown, updating their cards and telling
+   * their requesters, and reminds the approvers of requests halfway to their expiry.
+   */
   sweep(messenger: Messenger): Promise<void>;
   /** How many requests are in each state, for the metrics. */
   countByState(): Promise<Record<ApprovalState, number>>;
@@ -51,6 +55,8 @@ export interface ApprovalFlow extends ApprovalGate {
 
 /** The form an approver fills when the rule says `confirm: true`. */
 export const CONFIRM_CALLBACK = 'approvals:confirm';
+/** The form Reject opens, for the reason. */
+export const REJECT_CALLBACK = 'approvals:reject';
 
 /** Text ending in a full stop, so another sentence can follow. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
@@ -109,6 +115,20 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     } catch (error) {
       logger.warn('approval card could not be updated', { approvalId: request.id, error });
     }
+  }
+
+  /**
+   * Tells the requester by DM how their request ended. Called by whoever made the transition
+   * (one conditional UPDATE has one winner), so each outcome is told once.
+   */
+  async function tellRequester(surface: Messenger, request: ApprovalRequest): Promise<void> {
+    const notice = outcomeNotice(request, gated.get(request.operation), new Date(options.now()));
+    if (!notice) return;
+    await surface
+      .sendDirect(request.requester, notice)
+      .catch((error: unknown) =>
+        logger.warn('the requester could not be told the outcome', { approvalId: request.id, error }),
+      );
   }
 
   /** Whether the rule stored with the request names the user, and whether the policy in force now does. */
@@ -175,13 +195,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         ]),
       )
       .catch((error: unknown) => logger.warn('result could not be posted', { approvalId: done.id, error }));
-    if (!report.outcome.ok && ctx.userId !== done.requester)
-      await ctx.surface
-        .sendDirect(
-          done.requester,
-          inChannel('Your approved change failed', [{ type: 'text', text: headline }]),
-        )
-        .catch(() => undefined);
+    if (ctx.userId !== done.requester) await tellRequester(ctx.surface, done);
     return report;
   }
 
@@ -283,7 +297,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         requirement,
         correlationId: ctx.correlationId,
       });
-      for (const old of created.expired) await updateCard(ctx.surface, old);
+      for (const old of created.expired) {
+        await updateCard(ctx.surface, old);
+        await tellRequester(ctx.surface, old);
+      }
       if (!created.ok) {
         const existing = created.existing;
         return refusalReply(openRequestText(existing, new Date(options.now())), [
@@ -337,20 +354,51 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         });
         return undefined;
       }
+      const status = await approverStatus(request, ctx.userId);
+      if (input.action === 'reject' && input.reason === undefined) {
+        // Asks why first; a click that would be refused is refused now, as before, without a form.
+        const decision = decideClick(
+          request,
+          { userId: ctx.userId, action: 'reject', ...status },
+          new Date(options.now()),
+        );
+        if (decision.accepted) {
+          await ctx.surface.openModal({
+            callbackId: REJECT_CALLBACK,
+            title: 'Reject request',
+            submit: 'Reject',
+            privateMetadata: request.id,
+            intro: md`Reject *${spec(request.operation).describe(request.params)}*, asked by ${nest(mention(request.requester))}? The reason goes on the card, to the requester and into the audit log.`,
+            fields: [
+              {
+                id: 'reason',
+                label: 'Reason (optional)',
+                kind: 'text',
+                optional: true,
+                hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,
+              },
+            ],
+          });
+          return undefined;
+        }
+      }
       const result = await service.click({
         requestId: request.id,
         userId: ctx.userId,
         action: input.action,
-        ...(await approverStatus(request, ctx.userId)),
+        ...status,
         confirmation: input.confirmation,
+        reason: input.reason,
         correlationId: ctx.correlationId,
       });
       if (!result.ok) {
         if (result.request && result.request.state !== request.state)
           await updateCard(ctx.surface, result.request);
+        if (result.request && result.expiredNow) await tellRequester(ctx.surface, result.request);
         return refusalReply(clickRefusalText(result, new Date(options.now())));
       }
       await updateCard(ctx.surface, result.request);
+      if (result.state === 'rejected') await tellRequester(ctx.surface, result.request);
       const what = spec(request.operation).describe(request.params);
       if (result.state === 'approved') {
         const report = await execute(ctx, result.request);
@@ -380,7 +428,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         result.action === 'cancel'
           ? md`Request ${request.id} is cancelled.`
           : result.action === 'reject'
-            ? md`:no_entry: You rejected *${what}*.`
+            ? md`:no_entry: You rejected *${what}*${nest(result.request.decisionReason ? md`: ${result.request.decisionReason}` : md`, with no reason given`)}. ${nest(mention(request.requester))} is told by DM.`
             : md`:ballot_box_with_check: Your approval of *${what}* is recorded: ${result.request.approvals.length} of ${result.request.required}.`;
       return ephemeral('Recorded', [{ type: 'text', text: said }]);
     },
@@ -452,7 +500,22 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
 
     async sweep(surface) {
       const expired = await service.expireStale();
-      for (const request of expired) await updateCard(surface, request);
+      for (const request of expired) {
+        await updateCard(surface, request);
+        await tellRequester(surface, request);
+      }
+      const due = await service.claimReminders();
+      for (const request of due) {
+        if (!request.card) continue;
+        const reminder = reminderReply(request, gated.get(request.operation), new Date(options.now()));
+        await surface
+          .postToChannel(request.card.channel, reminder, request.card.ts)
+          .catch((error: unknown) =>
+            logger.warn('approval reminder could not be posted', { approvalId: request.id, error }),
+          );
+        // The card's age and time left, as of the reminder.
+        await updateCard(surface, request);
+      }
       const cutoff = new Date(options.now() - staleExecutionMs);
       const crashed = await service.recoverAfterCrash({ startedBefore: cutoff, approvedBefore: cutoff });
       for (const request of crashed) {
@@ -465,8 +528,12 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
-      if (expired.length + crashed.length > 0)
-        logger.info('approval sweep', { expired: expired.length, unknown: crashed.length });
+      if (expired.length + crashed.length + due.length > 0)
+        logger.info('approval sweep', {
+          expired: expired.length,
+          unknown: crashed.length,
+          reminded: due.length,
+        });
     },
   };
   return flow;

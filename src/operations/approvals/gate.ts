@@ -38,6 +38,11 @@ export interface GatedOperation {
   id: Operation;
   /** One line: what will happen, e.g. "Reset the token-authentication key of pull zone 42". */
   describe(params: Record<string, JsonValue>): string;
+  /**
+   * What it did, in the past tense, for the header of a card whose request succeeded, e.g. "Key
+   * reset for pull zone 42". Without it the header says "Done:" and `describe`.
+   */
+  done?(params: Record<string, JsonValue>): string;
   /** Every parameter of what will run, in full (never secrets). */
   fields(params: Record<string, JsonValue>): ParameterView[];
   /** A warning shown on the card, e.g. that the bot's own token will stop working. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
+import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { UserFacingError } from '../errors.js';
 import { defineOperation, parseWith } from '../types.js';
 
@@ -50,6 +51,23 @@ export const approvals = defineOperation({
         params: { approval: id },
         run: () =>
           ctx.services.approvals.click(ctx, { action: 'approve', requestId: id, confirmation: typed }),
+      };
+    },
+    /** The Reject form: the reason is optional; who may reject is checked again as it is submitted. */
+    async reject(ctx, values, privateMetadata) {
+      const reason = typeof values.reason === 'string' ? values.reason.trim() : '';
+      if (reason.length > REJECT_REASON_MAX)
+        return {
+          errors: {
+            reason: `Keep the reason to ${REJECT_REASON_MAX} characters (it has ${reason.length}).`,
+          },
+        };
+      const id = requestId(privateMetadata);
+      const request = await ctx.services.approvals.peek(id);
+      return {
+        target: request?.target,
+        params: { approval: id },
+        run: () => ctx.services.approvals.click(ctx, { action: 'reject', requestId: id, reason }),
       };
     },
   },

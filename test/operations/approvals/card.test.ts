@@ -8,9 +8,11 @@ import type { ApprovalRequest } from '../../../src/approvals/machine.js';
 import { paramsDigest } from '../../../src/approvals/store.js';
 import {
   approvalCard,
+  approversWhoMayAct,
   BEFORE_UNKNOWN,
   cardFilename,
   listedRequest,
+  timingText,
 } from '../../../src/operations/approvals/card.js';
 import type { GatedOperation } from '../../../src/operations/approvals/gate.js';
 import { gatedOperations } from '../../../src/operations/registry.js';
@@ -280,5 +282,91 @@ describe('what an approver sees', () => {
     );
     expect(readable(short.blocks)).toContain('DELETE FROM t WHERE id = 1');
     expect(short.fileSection).toBeUndefined();
+  });
+});
+
+describe('the card as people read it', () => {
+  const reset = (overrides: Partial<ApprovalRequest> = {}) =>
+    storedRequest(NOW, {
+      operation: 'pullzone.reset-key',
+      target: '308006',
+      params: { pullZoneId: 308006 },
+      approverIds: ['U0ALICE', 'U0LEAD', 'U0LEAD2', 'S0LEADS'],
+      approverRoles: ['leads'],
+      ...overrides,
+    });
+  const header = (req: ApprovalRequest) =>
+    approvalCard(req, gate(req.operation), NOW).card.blocks.find((block) => block.type === 'header');
+
+  it('names who may still act: not the requester, not who already approved; groups as Slack links them', () => {
+    expect(approversWhoMayAct(reset())).toBe(
+      '<@U0LEAD>, <@U0LEAD2> or <!subteam^S0LEADS> (leads), 1 of them',
+    );
+    expect(approversWhoMayAct(reset({ required: 2, approvals: [{ userId: 'U0LEAD', at: NOW }] }))).toBe(
+      '<@U0LEAD2> or <!subteam^S0LEADS> (leads), 1 of them',
+    );
+    expect(approversWhoMayAct(reset({ required: 2, approverIds: ['U0LEAD', 'U0LEAD2'] }))).toBe(
+      '<@U0LEAD> or <@U0LEAD2> (leads), 2 of them',
+    );
+    expect(approversWhoMayAct(reset({ approverIds: ['*'], approverRoles: ['everyone'] }))).toBe(
+      'anyone here (everyone), 1 of them',
+    );
+  });
+
+  it('gives the age and the expiry in one line while pending', () => {
+    const asked = new Date(NOW.getTime() - 2 * 60_000);
+    const req = reset({ createdAt: asked, expiresAt: new Date(asked.getTime() + 30 * 60_000) });
+    const clock = req.expiresAt.toISOString().slice(11, 16);
+    expect(timingText(req, NOW)).toBe(`asked 2 min ago · expires in 28 min, ${clock} UTC`);
+  });
+
+  it('heads the card with what will happen while open, and with the outcome once it ended', () => {
+    expect(header(reset())).toEqual({
+      type: 'header',
+      text: 'Reset the token-authentication key of pull zone 308006',
+    });
+    expect(header(reset({ state: 'succeeded' }))?.text).toBe('✓ Key reset for pull zone 308006');
+    expect(header(reset({ state: 'failed' }))?.text).toBe('✗ Failed');
+    expect(header(reset({ state: 'rejected' }))?.text).toBe('⛔ Rejected');
+    expect(header(reset({ state: 'expired' }))?.text).toBe('⏰ Expired unanswered');
+    expect(header(reset({ state: 'cancelled' }))?.text).toBe('✖ Cancelled');
+    // An operation without a past-tense line says "Done:" and what it did.
+    const token = request('db.tokens.create', 'db1', { database: 'db1', readOnly: true, expiresAt: null });
+    expect(header({ ...token, state: 'succeeded' })?.text).toBe(
+      `✓ Done: ${gate('db.tokens.create').describe(token.params)}`,
+    );
+  });
+
+  it('puts the rejecter and the reason, escaped, in the first line under the header', () => {
+    const card = approverSees(
+      reset({
+        state: 'rejected',
+        decidedBy: 'U0LEAD',
+        decidedAt: NOW,
+        decisionReason: 'not during <!here> *freeze*',
+      }),
+    ).card;
+    expect(card).toContain('Rejected by <@U0LEAD>: not during <!here> *freeze*');
+    expect(
+      JSON.stringify(
+        renderReply(
+          approvalCard(
+            reset({ state: 'rejected', decidedBy: 'U0LEAD', decisionReason: '<!here>' }),
+            gate('pullzone.reset-key'),
+            NOW,
+          ).card,
+        ).blocks,
+      ),
+    ).not.toContain('<!here>');
+  });
+});
+
+describe('a change described at more length than a header holds', () => {
+  it('is also shown whole in bold under the header', () => {
+    const database = 'd'.repeat(128);
+    const req = request('db.exec', database, { sql: 'DELETE FROM t WHERE id = 1', database });
+    const what = gate('db.exec').describe(req.params);
+    expect(what.length).toBeGreaterThan(150);
+    expect(approverSees(req).card).toContain(`*${what}*`);
   });
 });
