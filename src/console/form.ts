@@ -31,11 +31,17 @@ export interface AskFormOptions {
   only?: ReadonlySet<string>;
   /** Validation errors to show at their fields. */
   errors?: Record<string, string>;
+  /**
+   * Runs a console command typed at a field (`:buttons`, `:as U0LEAD`, `:help`); the field is
+   * asked again after it. Returns true when the command leaves the console (`:quit`).
+   */
+  command?: (line: string) => Promise<boolean>;
 }
 
 type Parsed = { ok: true; value: string | string[] } | { ok: false; error: string };
 
 const CANCEL = ':cancel';
+const BACK = ':back';
 const CLEAR = '-';
 const MULTILINE_END = '.';
 
@@ -197,7 +203,10 @@ async function askField(
   options: AskFormOptions,
   fallback: string | string[] | undefined,
 ): Promise<
-  { kind: 'value'; value: string | string[] | undefined } | { kind: 'cancelled' } | { kind: 'ended' }
+  | { kind: 'value'; value: string | string[] | undefined }
+  | { kind: 'cancelled' }
+  | { kind: 'ended' }
+  | { kind: 'back' }
 > {
   const { style } = options;
   const optional = field.optional ?? false;
@@ -222,6 +231,13 @@ async function askField(
     let answer = await io.read('  > ');
     if (answer === undefined) return { kind: 'ended' };
     if (answer.trim() === CANCEL) return { kind: 'cancelled' };
+    if (answer.trim() === BACK) return { kind: 'back' };
+    // Any other console command runs here and the field is asked again.
+    if (/^:[a-z]/i.test(answer.trim()) && options.command) {
+      if (await options.command(answer.trim())) return { kind: 'ended' };
+      io.print(style.dim(`  (back at ${safeForTerminal(field.label)})`));
+      continue;
+    }
     if (field.kind === 'text' && field.multiline && answer.trim() !== '') {
       const more: string[] = [answer];
       for (;;) {
@@ -261,17 +277,24 @@ export async function askForm(modal: ModalSpec, io: FormIO, options: AskFormOpti
     const intro = modal.intro ? `\n${safeForTerminal(markupToPlain(modal.intro))}` : '';
     io.print(
       `\n${style.cyan(`── form: ${safeForTerminal(modal.title)} ──`)}${intro}\n${style.dim(
-        `Enter keeps the [default]; "${CLEAR}" clears an optional field; ${CANCEL} leaves the form.`,
+        `Enter keeps the [default]; "${CLEAR}" clears an optional field; ${BACK} goes to the field before; ${CANCEL} leaves the form.`,
       )}`,
     );
   }
-  for (const field of modal.fields) {
-    if (options.only && !options.only.has(field.id)) continue;
+  const fields = modal.fields.filter((field) => !options.only || options.only.has(field.id));
+  for (let i = 0; i < fields.length; ) {
+    const field = fields[i]!;
     const previous = field.id in values ? values[field.id] : initialValue(field);
     const fallback = Array.isArray(previous) && previous.length === 0 ? undefined : previous;
     const asked = await askField(field, io, options, fallback);
+    if (asked.kind === 'back') {
+      if (i === 0) io.print(style.dim('  This is the first field.'));
+      i = Math.max(0, i - 1);
+      continue;
+    }
     if (asked.kind !== 'value') return asked;
     values[field.id] = asked.value;
+    i += 1;
   }
   return { kind: 'filled', values };
 }

@@ -27,7 +27,8 @@ export interface ConsoleSession {
   run(): Promise<void>;
 }
 
-const CONSOLE_COMMANDS = ['help', 'quit', 'exit', 'as', 'click', 'buttons', 'cancel'];
+const CONSOLE_COMMANDS = ['help', 'quit', 'exit', 'as', 'in', 'click', 'buttons', 'cancel', 'back'];
+const CHANNEL_ID = /^[CGD][A-Z0-9]{1,30}$/;
 const USER_ID = /^[UW][A-Z0-9]{1,30}$/;
 
 export const CONSOLE_HELP = [
@@ -36,7 +37,10 @@ export const CONSOLE_HELP = [
   '  :click N            press button [N]',
   '  :buttons            list the buttons on screen',
   '  :as USER_ID         act as another user (":as U0LEAD" to approve a request)',
+  '  :in CHANNEL_ID      type commands in another channel (":in C0INCIDENT"); :in alone says where',
+  '  :back               in a form, go to the field before',
   '  :cancel             leave a form while filling it in',
+  '                      (the other commands work inside a form too; :click waits until it is done)',
   '  :help               this list',
   '  :quit               leave (so do :exit and Ctrl-D)',
 ].join('\n');
@@ -51,15 +55,22 @@ export function commandText(line: string): { ok: true; text: string } | { ok: fa
 }
 
 export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSession {
-  const { engine, terminal, screen, channelId } = options;
+  const { engine, terminal, screen } = options;
+  let channelId = options.channelId;
   const { style, book, logger } = screen;
   const inflight = new Set<Promise<unknown>>();
   let userId = options.userId;
   let inForm = false;
+  /** Set by :quit typed inside a form: the form ends, then the console. */
+  let leaving = false;
 
   const say = (text: string) => terminal.print(text);
   const fail = (text: string) => terminal.print(style.red(`✗ ${text}`));
-  const prompt = () => style.bold(userId === options.userId ? 'edge> ' : `edge(${userId})> `);
+  const prompt = () => {
+    const who = userId === options.userId ? '' : userId;
+    const where = channelId === options.channelId ? '' : `#${channelId}`;
+    return style.bold(who || where ? `edge(${[who, where].filter(Boolean).join(' ')})> ` : 'edge> ');
+  };
 
   /** Awaited here and, should the session end first, before it returns. */
   async function track<T>(work: Promise<T>): Promise<T> {
@@ -80,8 +91,20 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
     inForm = true;
     try {
       for (;;) {
-        const answer = await askForm(modal, terminal, { style, now: options.now, values, only, errors });
-        if (answer.kind === 'ended') return say(style.yellow('End of input: the form was not submitted.'));
+        const answer = await askForm(modal, terminal, {
+          style,
+          now: options.now,
+          values,
+          only,
+          errors,
+          command: commandInForm,
+        });
+        if (answer.kind === 'ended')
+          return say(
+            style.yellow(
+              leaving ? 'Leaving: the form was not submitted.' : 'End of input: the form was not submitted.',
+            ),
+          );
         if (answer.kind === 'cancelled') return say(style.yellow('Form cancelled; nothing was submitted.'));
         values = answer.values;
         const surface = createConsoleSurface(screen, { userId: form.userId, channelId: form.channelId });
@@ -116,7 +139,7 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
   }
 
   async function fillForms(): Promise<void> {
-    for (let form = screen.forms.shift(); form; form = screen.forms.shift()) await fillForm(form);
+    for (let form = screen.forms.shift(); form && !leaving; form = screen.forms.shift()) await fillForm(form);
   }
 
   async function click(argument: string | undefined): Promise<void> {
@@ -191,6 +214,36 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
     );
   }
 
+  function switchChannel(argument: string | undefined): void {
+    if (!argument) {
+      say(
+        `You are typing in #${channelId}. :in CHANNEL_ID moves elsewhere; :in ${options.channelId} comes back.`,
+      );
+      return;
+    }
+    const next = argument.replace(/^#/, '').toUpperCase();
+    if (!CHANNEL_ID.test(next)) {
+      fail(`"${argument}" is not a Slack channel id (C…, e.g. C0INCIDENT).`);
+      return;
+    }
+    channelId = next;
+    say(`Commands now go to #${next}. :in ${options.channelId} comes back.`);
+  }
+
+  /** A console command typed at a form's field; true when it leaves the console. */
+  async function commandInForm(line: string): Promise<boolean> {
+    const word = line.slice(1).trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+    if (word === 'click') {
+      fail('Finish this form, or :cancel it, before pressing a button.');
+      return false;
+    }
+    if (word === 'quit' || word === 'exit') {
+      leaving = true;
+      return true;
+    }
+    return consoleCommand(line);
+  }
+
   /** Runs one console command; true means leave. */
   async function consoleCommand(line: string): Promise<boolean> {
     const [word = '', argument] = line.slice(1).trim().split(/\s+/);
@@ -204,14 +257,18 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
       case 'as':
         switchUser(argument);
         return false;
+      case 'in':
+        switchChannel(argument);
+        return false;
       case 'click':
         await click(argument);
         await fillForms();
-        return false;
+        return leaving;
       case 'buttons':
         listButtons();
         return false;
       case 'cancel':
+      case 'back':
         fail('No form is open.');
         return false;
       default: {
@@ -242,7 +299,7 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
       }),
     );
     await fillForms();
-    return false;
+    return leaving;
   }
 
   terminal.onInterrupt(() => {

@@ -23,8 +23,8 @@ import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { pinnedClock, type TestClock } from '../support/clock.js';
 
-/** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`. */
-const PROMPT_AT_END = /edge(\([A-Z0-9]+\))?> $/;
+/** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`, `edge(#C0INCIDENT)> ` after `:in`. */
+const PROMPT_AT_END = /edge(\([A-Z0-9# ]+\))?> $/;
 
 export interface ConsoleDriver {
   dir: string;

@@ -185,6 +185,41 @@ describe('forms in the console', () => {
   });
 });
 
+describe('the console keeps up inside forms', () => {
+  it(':back goes to the field before, and its answer can be changed', async () => {
+    const out = await s.type('test form', 'first', ':back', 'second', '', '1', '', '');
+    expect(out.match(/Name \(text\)/g)).toHaveLength(2);
+    expect(out).toContain('created second (basic; 240p;');
+  });
+
+  it('runs console commands typed at a field and asks that field again', async () => {
+    const out = await s.type('test form kept', ':buttons', ':in C0INCIDENT', '', '', '1', '', '');
+    expect(out).toContain('(back at Name)');
+    expect(out).toContain('Commands now go to #C0INCIDENT');
+    // The form was opened in the console's channel; it is submitted there, whole.
+    expect(out).toContain('created kept (basic; 240p;');
+    await s.type(':in C0CONSOLE');
+  });
+
+  it('refuses :click inside a form until it is done or cancelled', async () => {
+    const out = await s.type('test form held', ':click 1', ':cancel');
+    expect(out).toContain('Finish this form, or :cancel it, before pressing a button.');
+    expect(out).toContain('Form cancelled; nothing was submitted.');
+  });
+});
+
+describe(':in moves the channel commands are typed in', () => {
+  it('runs commands in the channel chosen, says where, and refuses what is not a channel id', async () => {
+    expect(await s.type(':in')).toContain('You are typing in #C0CONSOLE');
+    expect(await s.type(':in nowhere')).toContain('is not a Slack channel id');
+    await s.type(':in #C0INCIDENT');
+    await s.type('dns');
+    const rows = await s.runtime.services.audit.list({ limit: 5, filter: { operation: 'dns.list' } });
+    expect(rows[0]?.channelId).toBe('C0INCIDENT');
+    expect(await s.type(':in C0CONSOLE')).toContain('Commands now go to #C0CONSOLE');
+  });
+});
+
 describe('messages in other channels, updates and approvals', () => {
   it('posts the card in the approvals channel, and an approver’s click updates it', async () => {
     const out = await s.type('test card');
