@@ -7,7 +7,7 @@
  * of the line, `[a | b | C]` alternatives (a choice when all are lowercase words), `[--flag X]`
  * a flag whose example value is X. Flags come from the spec; the usage only lends examples.
  */
-import { type ModalField, type ModalSpec, type ModalValues, zoneField } from './modal.js';
+import { fieldText, type ModalField, type ModalSpec, type ModalValues, zoneField } from './modal.js';
 import type { FlagSpec } from './tokenize.js';
 import { type AnyOperation, type CommandForm, operationKey } from './types.js';
 
@@ -218,11 +218,6 @@ export function commandWord(value: string): string {
 /** A value a flag reader could take for a flag: it must come after `--`, or as `--name=value`. */
 const looksLikeFlag = (value: string) => /^[-—–]/.test(value);
 
-const single = (values: ModalValues, id: string): string => {
-  const value = values[id];
-  return typeof value === 'string' ? value.trim() : '';
-};
-
 /** The command line a filled form stands for, or what to correct on which field. */
 function readCommand(
   op: AnyOperation,
@@ -232,7 +227,7 @@ function readCommand(
   const positionals = positionalsOf(op);
   if (op.rawArgument) {
     // The rest of the line is taken verbatim: no quoting, only what Slack itself escapes.
-    const raw = positionals[0] ? single(values, positionals[0].id) : '';
+    const raw = positionals[0] ? fieldText(values, positionals[0].id) : '';
     return { command: raw ? `${words} ${asTyped(raw)}` : words };
   }
   const flags: string[] = [];
@@ -245,13 +240,13 @@ function readCommand(
     const texts =
       spec.kind === 'repeatable'
         ? (typeof value === 'string' ? value.split('\n') : (value ?? [])).map((line) => line.trim())
-        : [single(values, flagFieldId(name))];
+        : [fieldText(values, flagFieldId(name))];
     for (const text of texts.filter(Boolean))
       flags.push(looksLikeFlag(text) ? `--${name}=${commandWord(text)}` : `--${name} ${commandWord(text)}`);
   }
   const given: string[] = [];
   for (const [index, positional] of positionals.entries()) {
-    const text = single(values, positional.id);
+    const text = fieldText(values, positional.id);
     if (positional.key) {
       if (text) given.push(`${positional.key}=${commandWord(text)}`);
       continue;
@@ -261,11 +256,11 @@ function readCommand(
       continue;
     }
     // A later value would move into this one's place.
-    const later = positionals.slice(index + 1).find((next) => !next.key && single(values, next.id));
+    const later = positionals.slice(index + 1).find((next) => !next.key && fieldText(values, next.id));
     if (later)
       return { errors: { [positional.id]: `Fill this in too, or leave ${label(later.name)} empty.` } };
   }
-  const dashed = positionals.some((positional) => looksLikeFlag(single(values, positional.id)));
+  const dashed = positionals.some((positional) => looksLikeFlag(fieldText(values, positional.id)));
   return { command: [words, ...flags, ...(dashed ? ['--'] : []), ...given].join(' ') };
 }
 
@@ -284,7 +279,7 @@ function fieldOf(op: AnyOperation, error: string, values: ModalValues): string {
   }
   // Errors quote the value at fault (its first 40 characters).
   const quoted = form.fields.find((field) => {
-    const value = single(values, field.id);
+    const value = fieldText(values, field.id);
     return value !== '' && error.includes(`"${value.slice(0, 40)}`);
   });
   if (quoted) return quoted.id;

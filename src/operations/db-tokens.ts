@@ -5,7 +5,7 @@ import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './errors.js';
-import type { ModalValues } from './modal.js';
+import { fieldText } from './modal.js';
 import { formatUtc } from './time-args.js';
 import { defineOperation, parseWith, type RunContext, type SubmissionOutcome } from './types.js';
 
@@ -172,11 +172,6 @@ async function requestToken(ctx: RunContext, database: string, readOnly: boolean
   });
 }
 
-const text = (values: ModalValues, id: string) => {
-  const value = values[id];
-  return typeof value === 'string' ? value.trim() : '';
-};
-
 /**
  * `/edge db tokens create [--read-only | --full-access] [--expires 30d | never] [--db ID]`: after
  * approval, a new token by DM. Without an access flag a form asks, read-only chosen; a token
@@ -241,10 +236,10 @@ export const dbTokensCreate = defineOperation({
       const database = DatabaseIdSchema.safeParse(privateMetadata);
       if (!database.success)
         return { errors: { access: 'The form lost its database; run the command again.' } };
-      const access = text(values, 'access');
+      const access = fieldText(values, 'access');
       if (access !== 'read-only' && access !== 'full-access')
         return { errors: { access: 'Choose the access.' } };
-      const expiry = readExpiry(text(values, 'expires') || undefined);
+      const expiry = readExpiry(fieldText(values, 'expires') || undefined);
       if (!expiry.ok) return { errors: { expires: expiry.error } };
       const readOnly = access === 'read-only';
       return {

@@ -4,7 +4,7 @@
  * a command line, run as if typed: the same parsing, policy, audit and answer as `/edge`.
  */
 import { type AlertHints, suggestedWindow } from './alert-hints.js';
-import { type ModalSpec, type ModalValues, zoneField } from './modal.js';
+import { fieldText, type ModalSpec, type ModalValues, zoneField } from './modal.js';
 import type { CommandForm } from './types.js';
 
 /** The message shortcut's callback id (manifest.yml) and the form's. */
@@ -65,26 +65,21 @@ export function investigateForm(hints: AlertHints, now: number): ModalSpec {
   };
 }
 
-const single = (values: ModalValues, id: string): string => {
-  const value = values[id];
-  return typeof value === 'string' ? value.trim() : '';
-};
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The command line the form stands for, or what to correct on which field. */
 function readInvestigation(values: ModalValues): { errors: Record<string, string> } | { command: string } {
-  const what = single(values, 'what');
+  const what = fieldText(values, 'what');
   if (what !== 'logs' && what !== 'shield') return { errors: { what: 'Pick what to run.' } };
-  const zone = single(values, 'zone');
+  const zone = fieldText(values, 'zone');
   if (!/^\d{1,12}$/.test(zone))
     return {
       errors: {
         zone: `Type the ${what === 'logs' ? 'pull zone' : 'Shield zone'} id as a number, e.g. ${what === 'logs' ? '308006' : '5101'}.`,
       },
     };
-  const from = Number(single(values, 'from'));
-  const to = Number(single(values, 'to'));
+  const from = Number(fieldText(values, 'from'));
+  const to = Number(fieldText(values, 'to'));
   if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
   if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
   const words = what === 'logs' ? `logs ${zone}` : `shield export ${zone}`;

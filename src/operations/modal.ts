@@ -87,6 +87,12 @@ export function zoneField(field: {
   return { ...field, kind: 'zone' };
 }
 
+/** A one-value field as submitted, trimmed; empty when it was left empty or holds a list. */
+export function fieldText(values: ModalValues, id: string): string {
+  const value = values[id];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
 /** A zone id as a form submits it: digits, positive, at most 12 of them. */
 export function readZoneId(value: string): number | undefined {
   const trimmed = value.trim();

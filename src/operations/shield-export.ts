@@ -17,7 +17,7 @@ import { temporaryCsvPath } from '../reports/temp-file.js';
 import { noDefaultError, withDefaultNote } from './context.js';
 import { UserFacingError } from './errors.js';
 import { cancelJob, runLongJob } from './long-job.js';
-import type { ModalField, ModalValues } from './modal.js';
+import { fieldText, type ModalField } from './modal.js';
 import { renderShieldSummary, shieldHeadlineFields } from './shield-summary.js';
 import { formatUtc, parseInstant } from './time-args.js';
 import { defineOperation, type ParseResult, type RunContext, type SubmissionOutcome } from './types.js';
@@ -178,11 +178,6 @@ const filterFields = (): ModalField[] =>
     { id: `values${i}`, label: `Filter ${i + 1}: values (comma-separated)`, kind: 'text', optional: true },
   ]).flat();
 
-const text = (values: ModalValues, id: string) => {
-  const value = values[id];
-  return typeof value === 'string' ? value.trim() : '';
-};
-
 /**
  * `/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
  * the full filtered event log as CSV in the channel. Without window flags a form asks.
@@ -287,8 +282,8 @@ export const shieldExport = defineOperation({
       const zone = readFormZone(privateMetadata);
       if (!zone) return { errors: { from: 'The form lost its zone; run the command again.' } };
       const now = ctx.services.now();
-      const from = Number(text(values, 'from'));
-      const to = Number(text(values, 'to'));
+      const from = Number(fieldText(values, 'from'));
+      const to = Number(fieldText(values, 'to'));
       if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
       if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
       if (to <= from) return { errors: { to: 'The end must be after the start.' } };
@@ -297,9 +292,9 @@ export const shieldExport = defineOperation({
       if (to > now + 60_000) return { errors: { to: 'The end cannot be in the future.' } };
       const filters: ExportFilter[] = [];
       for (let i = 0; i < MAX_FILTERS_IN_FORM; i++) {
-        const field = text(values, `field${i}`);
-        const op = text(values, `op${i}`);
-        const list = text(values, `values${i}`);
+        const field = fieldText(values, `field${i}`);
+        const op = fieldText(values, `op${i}`);
+        const list = fieldText(values, `values${i}`);
         if (!field && !op && !list) continue;
         const filter = parseFilter(`${field}:${op}:${list}`);
         if (!filter.ok)
@@ -313,7 +308,7 @@ export const shieldExport = defineOperation({
           };
         filters.push(filter.filter);
       }
-      const query = text(values, 'query');
+      const query = fieldText(values, 'query');
       const body: ExportRequest = {
         from,
         to,
