@@ -23,6 +23,8 @@ export interface WriteShape {
   table?: string;
   /** An UPDATE or DELETE without WHERE: it changes every row of its table. */
   noWhere: boolean;
+  /** The statement could not be read well enough to tell whether it has a WHERE. */
+  whereUnclear?: boolean;
   /** The read-only count of the rows the WHERE matches now, when the statement could be rewritten. */
   countSql?: string;
   /** Why no count is offered, for an UPDATE or DELETE that has none. */
@@ -64,6 +66,53 @@ function parsed(sql: string): WriteAst | undefined {
   }
 }
 
+/**
+ * The statement's text with comments, string literals and quoted names blanked out, read by
+ * SQLite's lexical rules (`--` to the line's end, non-nesting block comments, quotes doubled to
+ * escape, `[…]` and backticks); undefined when a quote or comment is never closed.
+ */
+export function codeWords(sql: string): string | undefined {
+  let out = '';
+  let i = 0;
+  while (i < sql.length) {
+    const char = sql[i]!;
+    const next = sql[i + 1];
+    if (char === '-' && next === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end === -1 ? sql.length : end;
+      out += ' ';
+      continue;
+    }
+    if (char === '/' && next === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      if (end === -1) return undefined;
+      i = end + 2;
+      out += ' ';
+      continue;
+    }
+    const close = char === "'" || char === '"' || char === '`' ? char : char === '[' ? ']' : undefined;
+    if (close) {
+      let j = i + 1;
+      for (;;) {
+        const found = sql.indexOf(close, j);
+        if (found === -1) return undefined;
+        // A quote doubled inside quotes is one quote character (not so for brackets).
+        if (close !== ']' && sql[found + 1] === close) {
+          j = found + 2;
+          continue;
+        }
+        i = found + 1;
+        break;
+      }
+      out += ' ';
+      continue;
+    }
+    out += char;
+    i += 1;
+  }
+  return out;
+}
+
 const hasLimit = (ast: WriteAst) => (ast.limit?.value?.length ?? 0) > 0;
 
 /** What the statement is, and how to count what it touches. */
@@ -72,10 +121,13 @@ export function writeShape(sql: string): WriteShape {
   if (verb !== 'UPDATE' && verb !== 'DELETE') return { verb, noWhere: false };
   const ast = parsed(sql);
   if (!ast || ast.type.toUpperCase() !== verb) {
-    // Not read by the parser: only the plain text can say whether a WHERE is there at all.
+    // Not read by the parser: only the words outside comments, strings and quoted names can say
+    // whether a WHERE is there at all (`DELETE FROM [t] -- WHERE id = 1` has none).
+    const words = codeWords(sql);
     return {
       verb,
-      noWhere: !/\bWHERE\b/i.test(sql),
+      noWhere: words !== undefined && !/\bWHERE\b/i.test(words),
+      ...(words === undefined ? { whereUnclear: true } : {}),
       unknownWhy: 'the statement is not one the bot can rewrite into a count',
     };
   }
@@ -100,10 +152,25 @@ export function writeShape(sql: string): WriteShape {
     from: [{ db: table.db, table: table.table, as: table.as }],
     where: ast.where ?? null,
   };
+  let countSql: string;
   try {
     // biome-ignore lint/suspicious/noExplicitAny: the parser's AST type does not cover a built tree.
-    return { ...shape, countSql: parser.sqlify(count as any, DIALECT) };
+    countSql = parser.sqlify(count as any, DIALECT);
   } catch {
     return unknown('the statement is not one the bot can rewrite into a count');
   }
+  // The printed count must read back as itself: a printer slip (`- -5` printed as `--5`, which
+  // SQLite reads as a comment) would make the database count a different WHERE from the one
+  // that runs. Printing what was read back must give the very same text.
+  const again = parsed(countSql);
+  let reprinted: string | undefined;
+  try {
+    // biome-ignore lint/suspicious/noExplicitAny: the parser's AST type does not cover a built tree.
+    reprinted = again?.type === 'select' ? parser.sqlify(again as any, DIALECT) : undefined;
+  } catch {
+    reprinted = undefined;
+  }
+  if (reprinted !== countSql)
+    return unknown('the count the bot could write would not read back as the same WHERE');
+  return { ...shape, countSql };
 }

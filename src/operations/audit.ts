@@ -82,7 +82,12 @@ function parseAudit(
   const filter: AuditArgs['filter'] = {};
   if (flags.user !== undefined) {
     const user = readUser(flags.user);
-    if (!user) return { ok: false, error: '--user takes a Slack user, e.g. --user @ann or --user U0ABC123' };
+    if (!user)
+      return {
+        ok: false,
+        error:
+          '--user takes a Slack member id, e.g. --user U0ABC123 (in Slack: their profile, ⋮, Copy member ID); a name such as @ann cannot be looked up',
+      };
     filter.userId = user;
   }
   if (flags.op !== undefined) {
@@ -155,7 +160,7 @@ export const audit = defineOperation({
   id: 'audit.list',
   words: ['audit'],
   usage:
-    '/edge audit [--user @ann] [--op OPERATION] [--target T] [--request ID] [--since 2h] [--limit N] [--all] [--csv] [--verify]',
+    '/edge audit [--user MEMBER_ID] [--op OPERATION] [--target T] [--request ID] [--since 2h] [--limit N] [--all] [--csv] [--verify]',
   summary: 'show the newest audit entries, filtered, or verify the hash chain',
   example: '/edge audit --op db.exec --since 24h',
   flags: AUDIT_FLAGS,

@@ -32,6 +32,8 @@ const ParamsSchema = z.object({
   impact: ImpactSchema.optional(),
   /** An UPDATE or DELETE without WHERE, naming its table: the card warns in bold. */
   everyRowOf: z.string().optional(),
+  /** The statement could not be read well enough to tell whether it has a WHERE. */
+  whereUnclear: z.boolean().optional(),
 });
 type Impact = z.infer<typeof ImpactSchema>;
 
@@ -54,10 +56,12 @@ export const dbExecGate: GatedOperation = {
     ];
   },
   warning: (params) => {
-    const { everyRowOf } = ParamsSchema.parse(params);
-    return everyRowOf
-      ? `*No WHERE: this changes every row of ${everyRowOf}.* Approve only if that is meant.`
-      : undefined;
+    const { everyRowOf, whereUnclear } = ParamsSchema.parse(params);
+    if (everyRowOf)
+      return `*No WHERE: this changes every row of ${everyRowOf}.* Approve only if that is meant.`;
+    if (whereUnclear)
+      return '*The bot could not tell whether this has a WHERE.* Read the statement before approving.';
+    return undefined;
   },
   async execute(params, ctx) {
     const { sql, impact } = ParamsSchema.parse(params);
@@ -125,9 +129,17 @@ export const dbExec = defineOperation({
         'The database says this statement only reads, so it needs no approval: run it with /edge db query instead.',
       );
     const shape = writeShape(args.sql);
+    // The count reads data at request time, before anyone approves: only for someone who may
+    // read it anyway with /edge db query here, so db exec is no way round that grant.
+    const mayRead = (await ctx.access.allowed()).has('db.query');
     const impact =
       shape.verb === 'UPDATE' || shape.verb === 'DELETE'
-        ? await readImpact(database, shape, ctx.services.now())
+        ? mayRead
+          ? await readImpact(database, shape, ctx.services.now())
+          : {
+              unknown:
+                'counting rows needs the db.query grant in this channel, which the requester does not have',
+            }
         : undefined;
     return ctx.services.approvals.submit(ctx, {
       operation: 'db.exec',
@@ -137,6 +149,7 @@ export const dbExec = defineOperation({
         database: database.databaseId,
         ...(impact ? { impact } : {}),
         ...(shape.noWhere ? { everyRowOf: shape.table ?? 'the table it names' } : {}),
+        ...(shape.whereUnclear ? { whereUnclear: true } : {}),
       },
       reason: '',
     });

@@ -83,7 +83,8 @@ describe('/edge audit', () => {
 
   it.each([
     ['audit --op dns.lst', 'did you mean --op dns.list?'],
-    ['audit --user everyone', '--user takes a Slack user'],
+    ['audit --user everyone', '--user takes a Slack member id'],
+    ['audit --user @ann', 'a name such as @ann cannot be looked up'],
     ['audit --request 42', '--request takes an approval request id'],
     ['audit --since yesterdayish', '--since:'],
   ])('%s says what to type instead', async (command, said) => {
