@@ -173,17 +173,13 @@ export function createHomeContent(options: HomeContentOptions) {
     const listed = ctx.access
       .operations()
       .filter((op) => allowed.has(op.id) && !['help', 'home'].includes(op.id));
-    const where: Markup = ctx.channelId ? md`in ${nest(channelRef(ctx.channelId))}` : md`in any channel`;
+    // The Home tab is in no channel: what it lists is what the policy allows in every channel.
+    const where: Markup = ctx.channelId ? md`In ${nest(channelRef(ctx.channelId))}` : md`In every channel`;
     const names = [...new Set(listed.map((op) => `\`${op.words.join(' ')}\``))];
     return [
       { type: 'header', text: 'What you may run' },
-      {
-        type: 'text',
-        text:
-          names.length > 0
-            ? md`${nest(where)}: ${nest(trusted(names.join(', ')))}`
-            : md`Nothing ${nest(where)}.`,
-      },
+      // whoami and context are always allowed, so the list is never empty.
+      { type: 'text', text: md`${nest(where)}: ${nest(trusted(names.join(', ')))}` },
       {
         type: 'context',
         text: trusted(
