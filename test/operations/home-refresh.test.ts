@@ -39,8 +39,12 @@ describe('the Home refresher', () => {
     });
     homes.drawn('U0SEEN');
     homes.requestChanged(request({ approverIds: ['S0LEADS', '*'] }));
+    // The group's members are read before their Homes are queued.
     await expect
-      .poll(async () => (await homes.flush(), [...drawn].sort()))
+      .poll(async () => {
+        await homes.flush();
+        return [...drawn].sort();
+      })
       .toEqual(['U0GROUPLEAD', 'U0SEEN', 'U0YOU']);
   });
 
