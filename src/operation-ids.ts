@@ -26,10 +26,10 @@ export const OPERATION_IDS = [
 export type OperationId = (typeof OPERATION_IDS)[number];
 
 /**
- * Subcommands every caller may run, whatever the policy says: help, who they are, and which
- * defaults this channel's commands take (`/edge context`).
+ * Subcommands every caller may run, whatever the policy says: help, who they are, which
+ * defaults this channel's commands take (`/edge context`), and their own Home (`/edge home`).
  */
-export const ALWAYS_ALLOWED = ['help', 'whoami', 'context.show'] as const;
+export const ALWAYS_ALLOWED = ['help', 'whoami', 'context.show', 'home'] as const;
 
 export type AlwaysAllowed = (typeof ALWAYS_ALLOWED)[number];
 

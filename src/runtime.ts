@@ -14,6 +14,8 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { type ApprovalFlow, createApprovalFlow } from './operations/approvals/flow.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
+import { createHomeContent } from './operations/home/content.js';
+import { createHomeRefresher, refreshingApprovals, refreshingWatches } from './operations/home/refresh.js';
 import { createJobRegistry, type ProgressTiming } from './operations/jobs.js';
 import { commandForms, gatedOperations, operations, wordAliases } from './operations/registry.js';
 import { createSharedAnswers } from './operations/shared-answers.js';
@@ -63,6 +65,8 @@ export interface RuntimeOptions {
   charts?: Pick<ChartRendererOptions, 'timeoutMs' | 'fontFile'>;
   /** How often (real time) the watch poller wakes to look for due watches; tests tick it by hand. */
   watchTickMs?: number;
+  /** How long changes are gathered before the Homes they concern are drawn again. */
+  homeRefreshDelayMs?: number;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
   now: Clock;
 }
@@ -126,14 +130,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const authorizer = createPolicyAuthorizer(policies, groups);
   const instanceId = `edgeops-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const approvalService = createApprovalService({
-    store: state,
-    audit,
-    logger,
-    now: () => new Date(now()),
-    secrets,
-    instanceId,
-  });
+  const homes = createHomeRefresher({ groups, logger, delayMs: options.homeRefreshDelayMs ?? 1_000 });
+  // Every transition, wherever it is made, redraws the Homes of the people it concerns.
+  const approvalService = refreshingApprovals(
+    createApprovalService({
+      store: state,
+      audit,
+      logger,
+      now: () => new Date(now()),
+      secrets,
+      instanceId,
+    }),
+    homes,
+  );
   const approvals = createApprovalFlow({
     service: approvalService,
     authorizer,
@@ -159,7 +168,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     onChange: (running) => metrics.setRunningJobs(running),
   });
   const reports = createReportPool();
-  const watchStore = createWatchStore(state.client);
+  const watchStore = refreshingWatches(createWatchStore(state.client), homes);
   const watchPoller = createWatchPoller({
     store: watchStore,
     platform,
@@ -187,6 +196,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
     zones: createZoneDirectory({ platform, now, logger }),
     watches: createWatchDesk({ store: watchStore, authorizer, audit, logger, limits: config.watches, now }),
+    home: {
+      show: createHomeContent({
+        approvals: approvalService,
+        groups,
+        audit,
+        watches: watchStore,
+        gated: gatedOperations,
+        now,
+      }).show,
+      refresher: homes,
+    },
     now,
   };
   const engine = createEngine({
@@ -230,6 +250,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      homes.close();
       await watchPoller.close();
       jobs.close();
       await reports.close();

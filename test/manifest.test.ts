@@ -36,6 +36,11 @@ const manifestShape = z.object({
     shortcuts: z.array(
       z.object({ name: z.string(), type: z.string(), callback_id: z.string(), description: z.string() }),
     ),
+    app_home: z.object({
+      home_tab_enabled: z.boolean(),
+      messages_tab_enabled: z.boolean(),
+      messages_tab_read_only_enabled: z.boolean(),
+    }),
   }),
   oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
   settings: z.object({
@@ -77,11 +82,14 @@ const SCOPE_OF_METHOD: Record<string, string[]> = {
   'views.open': [],
   'views.push': [],
   'views.update': [],
+  // The Home tab: publishing a user's view needs no scope.
+  'views.publish': [],
 };
 
 /** The bot scope each subscribed event needs (docs.slack.dev/reference/events/…). */
 const SCOPE_OF_EVENT: Record<string, string[]> = {
   app_mention: ['app_mentions:read'],
+  app_home_opened: [],
 };
 
 /** Web API methods called through a WebClient anywhere in src/ (`client.chat.postMessage(`). */
@@ -160,10 +168,20 @@ describe('the Slack app manifest', () => {
     expect(edge?.usage_hint).toMatch(/^help \| dns \[SEARCH\] \| logs PULLZONE_ID \[DATE\]/);
   });
 
-  it('subscribes to mentions of the bot, which the app listens for, and nothing else', () => {
-    expect(parsed.settings.event_subscriptions.bot_events).toEqual(['app_mention']);
+  it('subscribes to mentions of the bot and to the Home tab being opened, which the app listens for, and nothing else', () => {
+    expect(parsed.settings.event_subscriptions.bot_events).toEqual(['app_mention', 'app_home_opened']);
     const source = readFileSync(path.join(repoRoot, 'src/slack/listeners/mentions.ts'), 'utf8');
     expect(source).toContain("app.event('app_mention'");
+    const home = readFileSync(path.join(repoRoot, 'src/slack/listeners/home.ts'), 'utf8');
+    expect(home).toContain("app.event('app_home_opened'");
+  });
+
+  it('has a Home tab, and a Messages tab nobody can write into, where keys and tokens arrive', () => {
+    expect(parsed.features.app_home).toEqual({
+      home_tab_enabled: true,
+      messages_tab_enabled: true,
+      messages_tab_read_only_enabled: true,
+    });
   });
 
   it('offers "Investigate with edgeops" on messages, under the callback id the app listens for', () => {

@@ -28,8 +28,11 @@ const TASKS: readonly { heading: string; commands: readonly string[] }[] = [
 /** Where the commands no task names go (whoami, and any new operation until it gets a task). */
 const OTHER = 'More';
 
-/** The menu and the help list are how one finds commands; they are not entries in it. */
-const NOT_LISTED = new Set(['menu', 'help']);
+/**
+ * The menu and the help list are how one finds commands; they are not entries in it. Nor is
+ * `/edge home`: Slack shows it in the app's Home tab, and `/edge help` lists it for the console.
+ */
+const NOT_LISTED = new Set(['menu', 'help', 'home']);
 
 const OPEN_ACTION = 'menu:open';
 

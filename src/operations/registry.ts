@@ -11,6 +11,7 @@ import { dbQuery } from './db-query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db-tokens.js';
 import { dns } from './dns.js';
 import { help, whoami } from './help.js';
+import { home } from './home/operation.js';
 import { investigateCommandForm } from './investigate.js';
 import { libraryCreate } from './library.js';
 import { logs } from './logs.js';
@@ -27,6 +28,7 @@ export const operations: readonly AnyOperation[] = [
   help,
   menu,
   whoami,
+  home,
   dns,
   pullZones,
   shieldZones,

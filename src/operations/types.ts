@@ -16,6 +16,7 @@ import type { ReportPool } from '../reports/pool.js';
 import type { AuditLog } from '../state/audit.js';
 import type { JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
+import type { HomeRefresher } from './home/refresh.js';
 import type { JobRegistry } from './jobs.js';
 import type { ModalSpec, ModalValues, ZoneKind } from './modal.js';
 import type { SharedAnswers } from './shared-answers.js';
@@ -108,6 +109,14 @@ export interface WatchDesk {
   snooze(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
 }
 
+/** A person's Home as operations use it; operations/home/ implements it. */
+export interface HomeDesk {
+  /** What the caller's Home shows now. */
+  show(ctx: RunContext): Promise<Reply>;
+  /** Draws Homes again after changes that concern their people. */
+  refresher: HomeRefresher;
+}
+
 /** Long-lived services operations may use; built once by the composition root. */
 export interface Services {
   platform: PlatformClient;
@@ -131,6 +140,7 @@ export interface Services {
   zones: ZoneDirectory;
   /** Watches of origin errors, polled in the background by one replica each. */
   watches: WatchDesk;
+  home: HomeDesk;
   now: () => number;
 }
 

@@ -15,6 +15,7 @@ import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
 import { registerCommands } from './listeners/commands.js';
 import type { ListenerDeps } from './listeners/deps.js';
+import { registerHome } from './listeners/home.js';
 import { registerMentions } from './listeners/mentions.js';
 import { registerOptions } from './listeners/options.js';
 import { registerShortcuts } from './listeners/shortcuts.js';
@@ -201,6 +202,9 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   registerMentions(app, options, deliveries);
   registerShortcuts(app, options);
   registerOptions(app, options);
+  // Outside a request (approval sweeps, Home refreshes) with the bot token; listeners get Bolt's per-request one.
+  const client = new WebClient(options.botToken, clientOptions);
+  registerHome(app, options, client);
   app.error(async (error) => {
     options.logger.error('unhandled Slack listener error', { error });
   });
@@ -235,8 +239,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
 
   return {
     app,
-    // Outside a request (approval sweeps) with the bot token; listeners get Bolt's per-request one.
-    client: new WebClient(options.botToken, clientOptions),
+    client,
     port: (server.address() as AddressInfo).port,
     ready: readiness,
     isReady: () => ready,

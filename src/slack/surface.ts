@@ -114,6 +114,10 @@ function mapStrings<T>(value: T, change: (text: string) => string): T {
   return value;
 }
 
+/** A payload with every registered secret scrubbed from its strings (a Home view). */
+export const scrubbed = <T>(secrets: SecretRegistry, value: T): T =>
+  mapStrings(value, (text) => secrets.redact(text, []));
+
 /** Rewrites a sent message after the fact, so the files that failed are named as failed. */
 type Correct = (sent: Sent, message: Message) => Promise<void>;
 

@@ -27,6 +27,7 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
   { key: 'help', typed: 'help dns', values: { SUBCOMMAND: 'dns' } },
   { key: 'menu', typed: 'menu', values: {} },
   { key: 'whoami', typed: 'whoami', values: {} },
+  { key: 'home', typed: 'home', values: {} },
   { key: 'context', typed: 'context', values: {} },
   { key: 'watches', typed: 'watches', values: {} },
   {

@@ -21,6 +21,7 @@ import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 import { findLeaks } from './leak-check.js';
 import {
   type AppMentionInput,
+  appHomeOpened,
   appMention,
   blockActions,
   blockSuggestion,
@@ -99,6 +100,8 @@ export interface Harness {
     text: string,
     options?: Omit<AppMentionInput, 'text'> & { raw?: boolean; retryNum?: number },
   ): Promise<{ ack: SignedResponse; eventId: string; ts: string }>;
+  /** Sends a signed `app_home_opened` event: the user opens the Home tab. Waits for the acknowledgement. */
+  openHome(userId?: string): Promise<SignedResponse>;
   /** Uses a message shortcut on a message whose text is `options.text`; waits for the acknowledgement. */
   shortcut(options: MessageShortcutInput): Promise<{ ack: SignedResponse; triggerId: string }>;
   /** Clicks a button with a signed block_actions payload. */
@@ -169,6 +172,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     charts: options.charts,
     policyIntervalMs: 50,
     watchTickMs: options.watchTickMs ?? 3_600_000,
+    // Homes are drawn again soon after a change; tests wait for the view on the fake.
+    homeRefreshDelayMs: 5,
     now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
   });
@@ -235,6 +240,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const request = appMention({ ...input, text: raw ? text : `<@${DEFAULT_BOT_USER_ID}> ${text}` });
       const ack = await postSigned(eventsUrl, request, { signingSecret: SIGNING_SECRET, retryNum });
       return { ack, eventId: request.payload.event_id, ts: request.payload.event.ts };
+    },
+    openHome(userId = DEFAULT_USER_ID) {
+      return postSigned(eventsUrl, appHomeOpened({ userId }), { signingSecret: SIGNING_SECRET });
     },
     async shortcut(shortcutOptions) {
       const request = messageShortcut(shortcutOptions);

@@ -22,6 +22,7 @@ import { DEFAULT_INSTANT } from './clock.js';
 import { FORM_CONTENT_TYPE } from './signer.js';
 
 type AppMentionEvent = types.AppMentionEvent;
+type AppHomeOpenedEvent = types.AppHomeOpenedEvent;
 
 export const DEFAULT_TEAM_ID = 'T0EDGE';
 export const DEFAULT_TEAM_DOMAIN = 'edgeops-test';
@@ -455,6 +456,42 @@ export function appMention(input: AppMentionInput): SlackRequest<EventCallback<A
         is_bot: true,
         is_enterprise_install: false,
       },
+    ],
+    is_ext_shared_channel: false,
+    event_context: `4-${randomUUID()}`,
+  };
+  return {
+    body: JSON.stringify(payload),
+    contentType: JSON_CONTENT_TYPE,
+    payload,
+    socketType: 'events_api',
+    acceptsResponsePayload: false,
+  };
+}
+
+/** An `app_home_opened` event: the user opened the app's Home tab (or, with `tab`, its Messages tab). */
+export function appHomeOpened(
+  input: { userId?: string; tab?: 'home' | 'messages' } = {},
+): SlackRequest<EventCallback<AppHomeOpenedEvent>> {
+  const ts = newTs();
+  const userId = input.userId ?? DEFAULT_USER_ID;
+  const event: AppHomeOpenedEvent = {
+    type: 'app_home_opened',
+    user: userId,
+    channel: `D${userId.slice(1)}`,
+    tab: input.tab ?? 'home',
+    event_ts: ts,
+  };
+  const payload: EventCallback<AppHomeOpenedEvent> = {
+    token: VERIFICATION_TOKEN,
+    team_id: DEFAULT_TEAM_ID,
+    api_app_id: DEFAULT_APP_ID,
+    event,
+    type: 'event_callback',
+    event_id: `Ev0${String(next()).padStart(9, '0')}`,
+    event_time: Math.floor(Date.parse(DEFAULT_INSTANT) / 1000),
+    authorizations: [
+      { team_id: DEFAULT_TEAM_ID, user_id: DEFAULT_BOT_USER_ID, is_bot: true, is_enterprise_install: false },
     ],
     is_ext_shared_channel: false,
     event_context: `4-${randomUUID()}`,

@@ -1,4 +1,5 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
@@ -16,6 +17,20 @@ function threadOfClick(body: BlockAction): string | undefined {
   return typeof threadTs === 'string' && threadTs !== messageTs ? threadTs : undefined;
 }
 
+/** The app's DM with a user, where answers to clicks on their Home go; undefined when Slack will not open it. */
+async function homeChannel(
+  client: WebClient,
+  userId: string,
+  options: ListenerDeps,
+): Promise<string | undefined> {
+  try {
+    return (await client.conversations.open({ users: userId })).channel?.id;
+  } catch (error) {
+    options.logger.warn('the DM for an answer to a Home click could not be opened', { error });
+    return undefined;
+  }
+}
+
 /** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
 export function registerActions(app: App, options: ListenerDeps, deliveries: Deliveries): void {
   app.action<BlockAction<ButtonAction>>(
@@ -25,8 +40,11 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
       // A button in a modal (the menu): the channel it was opened from is in its metadata.
-      const inView = body.view ? unwrapMetadata(body.view.private_metadata) : undefined;
-      const channelId = inView?.channelId || body.channel?.id || body.container?.channel_id || '';
+      const fromHome = body.view?.type === 'home';
+      const inView = body.view && !fromHome ? unwrapMetadata(body.view.private_metadata) : undefined;
+      let channelId = inView?.channelId || body.channel?.id || body.container?.channel_id || '';
+      // The Home tab is in no channel: what a click there answers goes to the app's DM with the clicker.
+      if (fromHome) channelId = (await homeChannel(client, body.user.id, options)) ?? '';
       const threadTs = inView ? inView.threadTs : threadOfClick(body);
       const surface = createSlackSurface({
         client,
@@ -34,7 +52,8 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         userId: body.user.id,
         channelId,
         triggerId: body.trigger_id,
-        ...(body.view ? { viewId: body.view.id } : {}),
+        // A form a click opens takes the place of the modal it came from; never of the Home tab.
+        ...(body.view && !fromHome ? { viewId: body.view.id } : {}),
         threadTs,
         logger: options.logger,
         secrets: options.services.secrets,

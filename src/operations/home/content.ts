@@ -1,0 +1,209 @@
+/**
+ * What a person's Home shows (the Slack Home tab, `/edge home` in the console): the requests
+ * waiting for them, their own open requests, their recent actions, their running watches and
+ * what they may run. Each list shows its first few and says how many more there are, with a
+ * way to see them all, so the view stays within Slack's 100 blocks whatever the backlog.
+ */
+import type { ApprovalRequest } from '../../approvals/machine.js';
+import type { ApprovalService } from '../../approvals/service.js';
+import type { GroupMembership } from '../../policy/groups.js';
+import { channelRef, joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
+import { commandButton, ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { counted } from '../../reply/words.js';
+import type { AuditLog } from '../../state/audit.js';
+import type { WatchStore } from '../../watches/store.js';
+import { APPROVAL_ACTIONS, decisionButtons, describeRequest, timingText } from '../approvals/card.js';
+import type { GatedOperation } from '../approvals/gate.js';
+import { collapseStarted } from '../audit.js';
+import { formatClock } from '../time-args.js';
+import type { RunContext } from '../types.js';
+import { describeWatchFilters } from '../watches/render.js';
+
+/*
+ * How much each list shows. The whole Home is also answered as a message (`/edge home`), so it
+ * stays within a message's budget (50 blocks, 12,000 characters), well inside a view's 100 blocks.
+ */
+/** Requests waiting for the user shown with Approve and Reject: two blocks each. */
+export const HOME_WAITING_SHOWN = 6;
+/** The user's own open requests shown with Cancel: two blocks each. */
+export const HOME_OWN_SHOWN = 5;
+/** Recent actions shown, one line each. */
+export const HOME_ACTIONS_SHOWN = 10;
+/** Running watches shown with their Stop buttons. */
+export const HOME_WATCHES_SHOWN = 3;
+/** Characters of a request's description and reason in a list; its card shows them whole. */
+const LINE_PART_MAX = 160;
+/** Pending requests read at most: the approval service lists no more in one go. */
+const PENDING_READ = 200;
+
+export interface HomeContentOptions {
+  approvals: ApprovalService;
+  groups: GroupMembership;
+  audit: AuditLog;
+  watches: WatchStore;
+  gated: readonly GatedOperation[];
+  now: () => number;
+}
+
+/** Whether a pending request waits for this user: an approver (by id, group or "*") who has not acted. */
+async function waitsFor(request: ApprovalRequest, userId: string, groups: GroupMembership): Promise<boolean> {
+  if (request.requester === userId) return false;
+  if (request.approvals.some((vote) => vote.userId === userId)) return false;
+  if (request.approverIds.some((id) => id === '*' || id === userId)) return true;
+  const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
+  if (groupIds.length === 0) return false;
+  return (await groups.groupsOf(userId, groupIds)).size > 0;
+}
+
+/** "3 more are not shown here", with a button that lists them all. */
+function moreBlocks(hidden: number, atLeast: boolean, what: string): ReplyBlock[] {
+  if (hidden <= 0) return [];
+  return [
+    {
+      type: 'context',
+      text: md`${atLeast ? 'At least ' : ''}${counted(hidden, 'more request')} ${what} ${hidden === 1 ? 'is' : 'are'} not shown here; \`/edge approvals\` lists them.`,
+    },
+    { type: 'actions', buttons: [commandButton(`Show all ${what}`, 'approvals')] },
+  ];
+}
+
+const shortened = (text: string) =>
+  text.length > LINE_PART_MAX ? `${text.slice(0, LINE_PART_MAX - 1)}…` : text;
+
+/** One request in a list, its description and reason shortened: the card and `/edge approvals` show them whole. */
+function requestLine(request: ApprovalRequest, op: GatedOperation | undefined, now: Date, mine: boolean) {
+  const who = mine ? trusted('') : md` · asked by ${nest(mention(request.requester))}`;
+  const reason = request.reason ? md`\nReason: ${shortened(request.reason)}` : trusted('');
+  return md`*${shortened(describeRequest(request, op))}*${nest(who)} · ${request.approvals.length} of ${request.required} approvals\n${timingText(request, now)} · ${request.id}${nest(reason)}`;
+}
+
+export function createHomeContent(options: HomeContentOptions) {
+  const byId = new Map<string, GatedOperation>(options.gated.map((op) => [op.id, op]));
+
+  async function requestSections(userId: string, now: Date): Promise<ReplyBlock[]> {
+    const pending = await options.approvals.list({ limit: PENDING_READ });
+    // The service lists at most 200: beyond that, the counts are "at least".
+    const atLeast =
+      pending.length >= PENDING_READ && (await options.approvals.countByState()).pending > pending.length;
+    const plus = atLeast ? '+' : '';
+    const waiting: ApprovalRequest[] = [];
+    for (const request of pending) if (await waitsFor(request, userId, options.groups)) waiting.push(request);
+    const mine = pending.filter((request) => request.requester === userId);
+
+    const blocks: ReplyBlock[] = [{ type: 'header', text: `Waiting for you (${waiting.length}${plus})` }];
+    if (waiting.length === 0)
+      blocks.push({ type: 'text', text: trusted('_Nothing is waiting for your approval._') });
+    for (const request of waiting.slice(0, HOME_WAITING_SHOWN)) {
+      blocks.push(
+        { type: 'text', text: requestLine(request, byId.get(request.operation), now, false) },
+        { type: 'actions', buttons: decisionButtons(request.id, true) },
+      );
+    }
+    blocks.push(...moreBlocks(waiting.length - HOME_WAITING_SHOWN, atLeast, 'waiting for you'));
+
+    blocks.push({ type: 'header', text: `Your open requests (${mine.length}${plus})` });
+    if (mine.length === 0) blocks.push({ type: 'text', text: trusted('_You have no request waiting._') });
+    for (const request of mine.slice(0, HOME_OWN_SHOWN)) {
+      blocks.push(
+        { type: 'text', text: requestLine(request, byId.get(request.operation), now, true) },
+        {
+          type: 'actions',
+          buttons: [
+            {
+              text: 'Cancel request',
+              actionId: `${APPROVAL_ACTIONS.cancel}#${request.id}`,
+              value: request.id,
+              style: 'danger',
+            },
+          ],
+        },
+      );
+    }
+    blocks.push(...moreBlocks(mine.length - HOME_OWN_SHOWN, atLeast, 'of yours'));
+    return blocks;
+  }
+
+  async function recentActions(userId: string): Promise<ReplyBlock[]> {
+    // Started rows fold into their outcome, as in /edge audit; a few extra rows leave room for that.
+    const rows = collapseStarted(
+      await options.audit.list({ limit: HOME_ACTIONS_SHOWN * 3, filter: { userId } }),
+    ).slice(0, HOME_ACTIONS_SHOWN);
+    const lines = rows.map(
+      (row) =>
+        md`${row.time.replace('T', ' ').slice(0, 16)} · \`${row.operation}\`${row.target ? ` · ${row.target.slice(0, 80)}` : ''} · *${row.outcome}*`,
+    );
+    return [
+      { type: 'header', text: 'Your recent actions' },
+      {
+        type: 'text',
+        text: lines.length > 0 ? joinMarkup(lines) : trusted('_Nothing of yours in the audit log yet._'),
+      },
+      {
+        type: 'context',
+        text: md`The latest ${HOME_ACTIONS_SHOWN} at most; \`/edge audit --user\` with your name shows them all.`,
+      },
+    ];
+  }
+
+  async function runningWatches(userId: string, nowMs: number): Promise<ReplyBlock[]> {
+    const mine = (await options.watches.running()).filter((watch) => watch.owner === userId);
+    const blocks: ReplyBlock[] = [{ type: 'header', text: `Your running watches (${mine.length})` }];
+    if (mine.length === 0) blocks.push({ type: 'text', text: trusted('_You have no watch running._') });
+    for (const watch of mine.slice(0, HOME_WATCHES_SHOWN))
+      blocks.push(
+        {
+          type: 'text',
+          text: md`Pull zone ${watch.pullZoneId}, ${describeWatchFilters(watch)}, in ${nest(channelRef(watch.channelId))} · ends ${formatClock(watch.endsAt, nowMs)}`,
+        },
+        {
+          type: 'actions',
+          buttons: [{ text: 'Stop', actionId: `watches:stop#${watch.id}`, value: watch.id, style: 'danger' }],
+        },
+      );
+    if (mine.length > HOME_WATCHES_SHOWN)
+      blocks.push({
+        type: 'context',
+        text: md`${counted(mine.length - HOME_WATCHES_SHOWN, 'more watch', 'more watches')} not shown here; \`/edge watches\` lists them.`,
+      });
+    return blocks;
+  }
+
+  async function mayRun(ctx: RunContext): Promise<ReplyBlock[]> {
+    const allowed = await ctx.access.allowed();
+    const listed = ctx.access
+      .operations()
+      .filter((op) => allowed.has(op.id) && !['help', 'home'].includes(op.id));
+    // The Home tab is in no channel: what it lists is what the policy allows in every channel.
+    const where: Markup = ctx.channelId ? md`In ${nest(channelRef(ctx.channelId))}` : md`In every channel`;
+    const names = [...new Set(listed.map((op) => `\`${op.words.join(' ')}\``))];
+    return [
+      { type: 'header', text: 'What you may run' },
+      // whoami and context are always allowed, so the list is never empty.
+      { type: 'text', text: md`${nest(where)}: ${nest(trusted(names.join(', ')))}` },
+      {
+        type: 'context',
+        text: trusted(
+          'What your grants allow only in some channels is not listed; `/edge whoami` in a channel says what you may run there, and `/edge` opens the menu.',
+        ),
+      },
+    ];
+  }
+
+  return {
+    /** The Home of the caller, as it stands now. */
+    async show(ctx: RunContext): Promise<Reply> {
+      const nowMs = options.now();
+      const now = new Date(nowMs);
+      const blocks: ReplyBlock[] = [
+        ...(await requestSections(ctx.userId, now)),
+        ...(await recentActions(ctx.userId)),
+        ...(await runningWatches(ctx.userId, nowMs)),
+        ...(await mayRun(ctx)),
+        { type: 'context', text: md`As of ${formatClock(nowMs, nowMs)}.` },
+      ];
+      return ephemeral('Your edgeops Home', blocks);
+    },
+  };
+}
+
+export type HomeContent = ReturnType<typeof createHomeContent>;

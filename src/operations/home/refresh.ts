@@ -1,0 +1,188 @@
+/**
+ * Keeping Homes current: after a change that concerns someone (a request they asked for or may
+ * approve changes state, a watch of theirs starts or ends), their Home is drawn again. Changes
+ * are gathered for a moment and each Home is drawn once per batch, at most HOME_REFRESH_MAX of
+ * them; a failure to draw one is logged, never thrown into the change that caused it.
+ */
+import type { ApprovalRequest } from '../../approvals/machine.js';
+import type { ApprovalService } from '../../approvals/service.js';
+import type { Logger } from '../../log.js';
+import type { GroupMembership } from '../../policy/groups.js';
+import type { WatchStore } from '../../watches/store.js';
+
+/** Homes drawn again in one batch; the others are current the next time they are opened. */
+export const HOME_REFRESH_MAX = 100;
+/** People whose Home was drawn lately, refreshed for requests anyone ("*") may approve. */
+const RECENT_HOMES_MAX = 500;
+
+export type PublishHome = (userId: string) => Promise<void>;
+
+export interface HomeRefresher {
+  /** The Homes of these users are to be drawn again soon. */
+  changed(userIds: Iterable<string>): void;
+  /** The Homes a request concerns: its requester and its approvers, groups and "*" included. */
+  requestChanged(request: ApprovalRequest): void;
+  /** Sets how Homes are drawn (the Slack adapter); without it nothing is drawn (the console). */
+  publishWith(publish: PublishHome): void;
+  /** Notes a Home just drawn, so that requests anyone may approve refresh it too. */
+  drawn(userId: string): void;
+  /** Draws what is waiting now (tests, shutdown). */
+  flush(): Promise<void>;
+  close(): void;
+}
+
+export function createHomeRefresher(options: {
+  groups: GroupMembership;
+  logger: Logger;
+  /** How long changes are gathered before the Homes are drawn. */
+  delayMs: number;
+}): HomeRefresher {
+  const waiting = new Set<string>();
+  const recent = new Set<string>();
+  let publish: PublishHome | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function drawWaiting(): Promise<void> {
+    timer = undefined;
+    if (!publish) {
+      waiting.clear();
+      return;
+    }
+    const batch = [...waiting].slice(0, HOME_REFRESH_MAX);
+    const left = waiting.size - batch.length;
+    waiting.clear();
+    if (left > 0) options.logger.warn('some Homes were not refreshed; they are when opened', { left });
+    for (const userId of batch) {
+      try {
+        await publish(userId);
+      } catch (error) {
+        options.logger.warn('a Home could not be refreshed', { user: userId, error });
+      }
+    }
+  }
+
+  const schedule = () => {
+    if (timer || !publish) return;
+    timer = setTimeout(() => {
+      running = running.then(drawWaiting);
+    }, options.delayMs);
+    timer.unref();
+  };
+
+  const refresher: HomeRefresher = {
+    changed(userIds) {
+      for (const id of userIds) if (/^[UW][A-Z0-9]+$/.test(id)) waiting.add(id);
+      if (waiting.size > 0) schedule();
+    },
+    requestChanged(request) {
+      if (!publish) return;
+      const users = [request.requester, ...request.approverIds];
+      if (request.approverIds.includes('*')) users.push(...recent);
+      const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
+      if (groupIds.length === 0) {
+        refresher.changed(users);
+        return;
+      }
+      void options.groups
+        .membersOf(groupIds)
+        .then((members) => refresher.changed([...users, ...[...members.values()].flatMap((set) => [...set])]))
+        .catch((error: unknown) => {
+          options.logger.warn('approver groups could not be read to refresh their Homes', { error });
+          refresher.changed(users);
+        });
+    },
+    publishWith(next) {
+      publish = next;
+    },
+    drawn(userId) {
+      recent.delete(userId);
+      recent.add(userId);
+      if (recent.size > RECENT_HOMES_MAX) recent.delete(recent.values().next().value!);
+    },
+    async flush() {
+      if (timer) {
+        clearTimeout(timer);
+        running = running.then(drawWaiting);
+      }
+      await running;
+    },
+    close() {
+      publish = undefined;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      waiting.clear();
+    },
+  };
+  return refresher;
+}
+
+/**
+ * The approval service, telling the refresher about every request a change returns. Wrapped
+ * where it is built, so each transition is seen wherever it is made (a click, the sweep).
+ */
+export function refreshingApprovals(service: ApprovalService, refresher: HomeRefresher): ApprovalService {
+  const tell = (...requests: (ApprovalRequest | undefined)[]) => {
+    for (const request of requests) if (request) refresher.requestChanged(request);
+  };
+  return {
+    ...service,
+    async request(input) {
+      const result = await service.request(input);
+      tell(result.ok ? result.request : undefined, ...result.expired);
+      return result;
+    },
+    async click(input) {
+      const result = await service.click(input);
+      tell(result.request);
+      return result;
+    },
+    async beginExecution(id, stepOptions) {
+      const result = await service.beginExecution(id, stepOptions);
+      tell(result.request);
+      return result;
+    },
+    async finishExecution(id, outcome, stepOptions) {
+      const result = await service.finishExecution(id, outcome, stepOptions);
+      tell(result.request);
+      return result;
+    },
+    async executeApproved(id, executor, stepOptions) {
+      const report = await service.executeApproved(id, executor, stepOptions);
+      tell(report.request);
+      return report;
+    },
+    async expireStale(stepOptions) {
+      const expired = await service.expireStale(stepOptions);
+      tell(...expired);
+      return expired;
+    },
+    async recoverAfterCrash(recoverOptions) {
+      const recovered = await service.recoverAfterCrash(recoverOptions);
+      tell(...recovered);
+      return recovered;
+    },
+    async cancelUnposted(id, reason, stepOptions) {
+      const cancelled = await service.cancelUnposted(id, reason, stepOptions);
+      if (cancelled) tell((await service.get(id)) ?? undefined);
+      return cancelled;
+    },
+  };
+}
+
+/** The watch store, telling the refresher when a watch starts or ends (by a click or the poller). */
+export function refreshingWatches(store: WatchStore, refresher: HomeRefresher): WatchStore {
+  return {
+    ...store,
+    async insert(watch, caps) {
+      const outcome = await store.insert(watch, caps);
+      if (outcome.inserted) refresher.changed([watch.owner]);
+      return outcome;
+    },
+    async end(id, reason, by, at) {
+      const ended = await store.end(id, reason, by, at);
+      if (ended) refresher.changed([ended.owner]);
+      return ended;
+    },
+  };
+}

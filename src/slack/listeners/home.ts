@@ -1,0 +1,44 @@
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { renderHome } from '../blocks/home.js';
+import { createSlackSurface, scrubbed } from '../surface.js';
+import type { ListenerDeps } from './deps.js';
+
+/**
+ * Draws one person's Home tab: `/edge home` run for them, its answer published as the view
+ * (views.publish). Failures are logged by the engine, never thrown.
+ */
+export async function publishHome(client: WebClient, options: ListenerDeps, userId: string): Promise<void> {
+  const base = createSlackSurface({
+    client,
+    userId,
+    channelId: '',
+    logger: options.logger,
+    secrets: options.services.secrets,
+  });
+  await options.engine.command({
+    userId,
+    channelId: '',
+    text: 'home',
+    surface: {
+      ...base,
+      async respond(reply) {
+        await client.views.publish({
+          user_id: userId,
+          view: scrubbed(options.services.secrets, renderHome(reply)),
+        });
+        options.services.home.refresher.drawn(userId);
+        return undefined;
+      },
+    },
+  });
+}
+
+/** The Home tab, drawn whenever it is opened; changes redraw it through the refresher. */
+export function registerHome(app: App, options: ListenerDeps, client: WebClient): void {
+  options.services.home.refresher.publishWith((userId) => publishHome(client, options, userId));
+  app.event('app_home_opened', async ({ event }) => {
+    if (event.tab !== 'home') return;
+    await publishHome(client, options, event.user);
+  });
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../src/approvals/machine.js';
+import { createHomeRefresher, HOME_REFRESH_MAX } from '../../src/operations/home/refresh.js';
+import { createGroupMembership } from '../../src/policy/groups.js';
+import { memoryLogger } from '../state/temp-db.js';
+import { pinnedClock } from '../support/clock.js';
+
+function refresher(members: Record<string, string[]> = {}) {
+  const logger = memoryLogger();
+  const groups = createGroupMembership({
+    fetchMembers: async (id) => members[id] ?? [],
+    now: pinnedClock(),
+  });
+  const homes = createHomeRefresher({ groups, logger, delayMs: 60_000 });
+  const drawn: string[] = [];
+  return { homes, drawn, logger };
+}
+
+const request = (fields: Partial<ApprovalRequest>) =>
+  ({ requester: 'U0YOU', approverIds: ['U0LEAD'], ...fields }) as ApprovalRequest;
+
+describe('the Home refresher', () => {
+  it('draws each Home once for changes gathered together', async () => {
+    const { homes, drawn } = refresher();
+    homes.publishWith(async (userId) => {
+      drawn.push(userId);
+    });
+    homes.changed(['U0YOU', 'U0LEAD']);
+    homes.changed(['U0YOU']);
+    homes.requestChanged(request({}));
+    await homes.flush();
+    expect(drawn.sort()).toEqual(['U0LEAD', 'U0YOU']);
+  });
+
+  it('draws the members of approver groups, and for "*" the people whose Home it drew lately', async () => {
+    const { homes, drawn } = refresher({ S0LEADS: ['U0GROUPLEAD'] });
+    homes.publishWith(async (userId) => {
+      drawn.push(userId);
+    });
+    homes.drawn('U0SEEN');
+    homes.requestChanged(request({ approverIds: ['S0LEADS', '*'] }));
+    // The group's members are read before their Homes are queued.
+    await expect
+      .poll(async () => {
+        await homes.flush();
+        return [...drawn].sort();
+      })
+      .toEqual(['U0GROUPLEAD', 'U0SEEN', 'U0YOU']);
+  });
+
+  it('logs a Home it could not draw and goes on with the others, throwing nothing', async () => {
+    const { homes, drawn, logger } = refresher();
+    homes.publishWith(async (userId) => {
+      if (userId === 'U0BAD') throw new Error('views.publish failed');
+      drawn.push(userId);
+    });
+    homes.changed(['U0BAD', 'U0GOOD']);
+    await homes.flush();
+    expect(drawn).toEqual(['U0GOOD']);
+    expect(logger.lines.join('\n')).toContain('a Home could not be refreshed');
+  });
+
+  it(`draws at most ${HOME_REFRESH_MAX} Homes at once and says how many it left`, async () => {
+    const { homes, drawn, logger } = refresher();
+    homes.publishWith(async (userId) => {
+      drawn.push(userId);
+    });
+    homes.changed(Array.from({ length: HOME_REFRESH_MAX + 5 }, (_, i) => `U0${i}`));
+    await homes.flush();
+    expect(drawn).toHaveLength(HOME_REFRESH_MAX);
+    expect(logger.lines.join('\n')).toMatch(/some Homes were not refreshed.*"left":5/);
+  });
+
+  it('draws nothing without a way to draw (the console), and nothing once closed', async () => {
+    const { homes, drawn } = refresher();
+    homes.changed(['U0YOU']);
+    await homes.flush();
+    homes.publishWith(async (userId) => {
+      drawn.push(userId);
+    });
+    homes.close();
+    homes.changed(['U0YOU']);
+    await homes.flush();
+    expect(drawn).toEqual([]);
+  });
+});

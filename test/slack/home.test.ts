@@ -1,0 +1,244 @@
+/**
+ * The Home tab end to end: opening it publishes what waits for the user, their own requests,
+ * their recent actions, their watches and what they may run; its buttons act like the card's;
+ * a change redraws the Homes it concerns; and a long backlog stays within Slack's limits.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApprovalService } from '../../src/approvals/service.js';
+import { SEEDED_IDS } from '../../src/sandbox/seed.js';
+import { memoryLogger } from '../state/temp-db.js';
+import type { RecordedCall } from '../support/fake-slack.js';
+import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
+import { blockActions, viewOutput } from '../support/payloads.js';
+import { APPROVALS_POLICY } from '../support/policies.js';
+import { postSigned } from '../support/signer.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ policyYaml: APPROVALS_POLICY });
+  h.fake.setUserGroup('S0LEADS', ['U0GROUPLEAD']);
+  h.fake.setUserGroup('S0SOLO', []);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Each test asks about its own pull zone, one the sandbox has: one open request per operation and target. */
+const ZONES = [SEEDED_IDS.pullZone, SEEDED_IDS.mediaPullZone, SEEDED_IDS.apiPullZone];
+let nextZone = 0;
+const freshZone = () => ZONES[nextZone++]!;
+
+const text = (value: unknown) => JSON.stringify(value);
+
+/** The Home tab as last published for the user, as JSON, once `predicate` holds for it. */
+async function homeOf(userId: string, predicate: (home: string) => boolean = () => true): Promise<string> {
+  const call = await h.fake.waitFor(
+    'views.publish',
+    (c: RecordedCall) =>
+      c.args.user_id === userId &&
+      c ===
+        h.fake
+          .callsTo('views.publish')
+          .filter((p) => p.args.user_id === userId)
+          .at(-1) &&
+      predicate(text(c.args.view)),
+    5_000,
+  );
+  return text(call.args.view);
+}
+
+/** Opens the user's Home tab and returns it as published after that. */
+async function openHome(userId: string, predicate: (home: string) => boolean = () => true) {
+  const before = h.fake.callsTo('views.publish').length;
+  const ack = await h.openHome(userId);
+  expect(ack.status).toBe(200);
+  await h.fake.waitFor(
+    'views.publish',
+    (c) => c.args.user_id === userId && h.fake.callsTo('views.publish').indexOf(c) >= before,
+    5_000,
+  );
+  return homeOf(userId, predicate);
+}
+
+/** Asks for a key reset as U0YOU and returns the request id from its card. */
+async function requestReset(zone: number): Promise<string> {
+  const { responseUrl } = await h.command(`pullzone reset-key ${zone} rotated after an incident`, {
+    userId: 'U0YOU',
+  });
+  const reply = text((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
+  expect(reply).toContain('Approval requested');
+  const card = await h.fake.waitFor(
+    'chat.postMessage',
+    (call) => call.args.channel === 'C0APPROVALS' && text(call.args.blocks).includes(String(zone)),
+    5_000,
+  );
+  return /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
+}
+
+/** Clicks a button of the user's Home tab, as Slack sends it: from a `home` view, with no channel. */
+function clickOnHome(userId: string, actionId: string, value: string) {
+  const view = h.fake.views.find((v) => v.userId === userId && v.view.type === 'home');
+  return postSigned(
+    h.eventsUrl,
+    blockActions({
+      actionId,
+      value,
+      userId,
+      view: { ...viewOutput({ viewId: view?.id ?? 'V0HOME' }), type: 'home' },
+    }),
+    { signingSecret: SIGNING_SECRET },
+  );
+}
+
+describe('the Home tab', () => {
+  it('shows an approver what waits for them and the requester their own request with Cancel', async () => {
+    const id = await requestReset(freshZone());
+
+    const lead = await openHome('U0LEAD', (home) => home.includes(id));
+    expect(lead).toContain('"type":"home"');
+    expect(lead).toMatch(/Waiting for you \(\d+\)/);
+    expect(lead).toContain(`approvals:approve#${id}`);
+    expect(lead).toContain(`approvals:reject#${id}`);
+    expect(lead).toContain('asked by <@U0YOU>');
+    expect(lead).not.toContain(`approvals:cancel#${id}`);
+
+    // An approver through a user group sees it too; someone who may not approve does not.
+    expect(await openHome('U0GROUPLEAD', (home) => home.includes(id))).toContain(`approvals:approve#${id}`);
+    expect(await openHome('U0SHA')).not.toContain(id);
+
+    const mine = await openHome('U0YOU', (home) => home.includes(id));
+    expect(mine).toContain(`approvals:cancel#${id}`);
+    expect(mine).not.toContain(`approvals:approve#${id}`);
+    expect(mine).toContain('Your recent actions');
+    expect(mine).toContain('pullzone.reset-key');
+    expect(mine).toContain('Your running watches (0)');
+    expect(mine).toContain('What you may run');
+    expect(mine).toContain('`logs`');
+  });
+
+  it('approves from the Home like from the card, and redraws both Homes after the change', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    await openHome('U0LEAD', (home) => home.includes(`approvals:approve#${id}`));
+    await openHome('U0YOU', (home) => home.includes(`approvals:cancel#${id}`));
+    const resets = h.sandbox.requests.count('pullzone.resetSecurityKey');
+
+    const ack = await clickOnHome('U0LEAD', `approvals:approve#${id}`, id);
+    expect(ack.status).toBe(200);
+
+    await expect.poll(async () => (await h.runtime.services.approvals.peek(id))?.state).toBe('succeeded');
+    expect(h.sandbox.requests.count('pullzone.resetSecurityKey')).toBe(resets + 1);
+    // The approver's answer goes to the app's DM with them: the Home is in no channel.
+    const answer = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) =>
+        call.args.channel === h.fake.dmChannelFor('U0LEAD') && text(call.args).includes('You approved'),
+      5_000,
+    );
+    expect(answer.args.user).toBe('U0LEAD');
+    // Both Homes are drawn again without being opened: the request is no longer listed.
+    await homeOf('U0LEAD', (home) => !home.includes(`approvals:approve#${id}`));
+    await homeOf('U0YOU', (home) => !home.includes(`approvals:cancel#${id}`));
+  });
+
+  it('opens the reason form of a Reject on the Home in a window of its own, leaving the Home in place', async () => {
+    const id = await requestReset(freshZone());
+    await openHome('U0LEAD2', (home) => home.includes(`approvals:reject#${id}`));
+    const updates = h.fake.callsTo('views.update').length;
+
+    await clickOnHome('U0LEAD2', `approvals:reject#${id}`, id);
+
+    await h.fake.waitFor(
+      'views.open',
+      (call) => text(call.args).includes('approvals:reject') && text(call.args).includes(id),
+      5_000,
+    );
+    expect(h.fake.callsTo('views.update').length).toBe(updates);
+  });
+
+  it('answers /edge home with the same content, for the console and whoever types it', async () => {
+    const { responseUrl } = await h.command('home', { userId: 'U0YOU' });
+    const reply = text((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
+    expect(reply).toMatch(/Waiting for you \(\d+\)/);
+    expect(reply).toMatch(/Your open requests \(\d+\)/);
+    expect(reply).toContain('Your recent actions');
+    expect(reply).toContain('What you may run');
+  });
+
+  it('stays within 100 blocks with 200 pending requests, says how many are not shown, and lists them all on request', async () => {
+    // More than 200 requests straight into the state database, as a backlog would have built up:
+    // more than the approval service lists at once.
+    const service = createApprovalService({
+      store: h.runtime.services.state,
+      audit: h.runtime.services.audit,
+      logger: memoryLogger(),
+      now: () => new Date(h.clock()),
+    });
+    for (let i = 0; i < 205; i++) {
+      const created = await service.request({
+        operation: 'pullzone.reset-key',
+        target: String(600_000 + i),
+        params: { pullZoneId: 600_000 + i },
+        requester: 'U0YOU',
+        channelId: 'C0OPS',
+        reason: `backlog ${i}`,
+        requirement: {
+          required: 1,
+          approvers: ['leads'],
+          approverIds: ['U0LEAD', 'U0LEAD2', 'S0LEADS'],
+          confirm: false,
+          ttlMs: 30 * 60_000,
+        },
+        correlationId: `c-backlog-${i}`,
+      });
+      expect(created.ok).toBe(true);
+    }
+
+    const lead = await openHome('U0LEAD', (home) => home.includes('backlog'));
+    const blocks = JSON.parse(lead).blocks as unknown[];
+    expect(blocks.length).toBeLessThanOrEqual(100);
+    // The service lists 200 at most: the count says there are more.
+    const waiting = Number(/Waiting for you \((\d+)\+\)/.exec(lead)![1]);
+    expect(waiting).toBe(200);
+    const shown = (lead.match(/approvals:approve#/g) ?? []).length;
+    const notShown = Number(/(\d+) more requests waiting for you are not shown here/.exec(lead)![1]);
+    expect(shown + notShown).toBe(waiting);
+    expect(lead).toContain('At least');
+    expect(lead).toContain('"action_id":"edge:run"');
+    expect(lead).toContain('"value":"approvals"');
+
+    const mine = await openHome('U0YOU', (home) => home.includes('backlog'));
+    expect((JSON.parse(mine).blocks as unknown[]).length).toBeLessThanOrEqual(100);
+    expect(mine).toMatch(/\d+ more requests of yours are not shown here/);
+    // Nothing was refused by the fake Slack, nor cut into a file the Home could not carry.
+    expect(mine).not.toContain('.txt');
+    expect(h.fake.refusals).toEqual([]);
+
+    // "Show all": /edge approvals, answered privately in the app's DM.
+    await clickOnHome('U0LEAD', 'edge:run', 'approvals');
+    await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) =>
+        call.args.channel === h.fake.dmChannelFor('U0LEAD') &&
+        text(call.args).includes('Waiting for approval'),
+      10_000,
+    );
+  });
+});
+
+describe('a watch on the Home', () => {
+  it('appears on its owner’s Home when it starts and leaves it when it is stopped', async () => {
+    await openHome('U0WATCHER');
+    const zone = 530_001;
+    h.sandbox.knobs.setLogDay(zone, 0);
+    await h.command(`watch logs ${zone}`, { userId: 'U0WATCHER', channelId: 'C0WATCHHOME' });
+    const home = await homeOf('U0WATCHER', (view) => view.includes(`Pull zone ${zone}`));
+    expect(home).toContain('Your running watches (1)');
+    const watchId = /wa_[0-9a-f]{12}/.exec(home)![0];
+
+    await clickOnHome('U0WATCHER', `watches:stop#${watchId}`, watchId);
+
+    await homeOf('U0WATCHER', (view) => view.includes('Your running watches (0)'));
+  });
+});
