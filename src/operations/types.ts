@@ -83,6 +83,8 @@ export interface ApprovalGate {
     },
   ): Promise<Reply | undefined>;
   list(ctx: RunContext, all: boolean): Promise<Reply>;
+  /** One request whole: every parameter, the digest and the timeline of its audit rows. */
+  show(ctx: RunContext, requestId: string): Promise<Reply>;
   /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
   cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
   /** The request as stored, for forms that need its target. */

@@ -384,6 +384,42 @@ describe('the approval gate through Slack', () => {
     expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
   });
 
+  it('lists a request with its age, expiry and reason for approvers, and with Cancel for its requester', async () => {
+    const id = await requestReset(freshZone());
+    const forLead = await ephemeralReply('approvals', 'U0LEAD');
+    expect(forLead).toMatch(/When: asked \d+ s ago · expires in 30 min, \d\d:\d\d UTC/);
+    expect(forLead).toContain('Reason: rotated after an incident');
+    const mine = await ephemeralReply('approvals', 'U0YOU');
+    expect(mine).toContain(`"action_id":"approvals:cancel#${id}"`);
+    expect(mine).not.toContain(`approvals:approve#${id}`);
+  });
+
+  it('/edge approvals ID shows the request whole: parameters, full digest and the timeline of its audit rows', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const digest = (await h.runtime.services.approvals.peek(id))!.paramsDigest;
+    await reject(id, 'U0LEAD', 'not during the freeze');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    const shown = await ephemeralReply(`approvals ${id}`, 'U0NOBODY');
+    expect(shown).toContain(`Request ${id}`);
+    expect(shown).toContain(`Reset the token-authentication key of pull zone ${zone}`);
+    expect(shown).toContain('*Reason*');
+    expect(shown).toContain('rotated after an incident');
+    expect(shown).toContain(`parameters sha256 \`${digest}\``);
+    const timeline = shown.slice(shown.indexOf('*Timeline*'));
+    expect(timeline.indexOf('*approval-requested* · <@U0YOU>')).toBeGreaterThan(0);
+    expect(timeline.indexOf('*rejected* · <@U0LEAD>')).toBeGreaterThan(
+      timeline.indexOf('*approval-requested*'),
+    );
+    expect(timeline).toContain('reason: not during the freeze');
+    expect(shown).not.toContain('approvals:approve');
+
+    const unknown = await ephemeralReply('approvals ap_0000000000000000', 'U0YOU');
+    expect(unknown).toContain('There is no approval request ap_0000000000000000');
+    expect(unknown).toContain('/edge approvals --all');
+    expect(await ephemeralReply('approvals nonsense', 'U0YOU')).toContain('is not a request id');
+  });
+
   it('lists pending requests with buttons for approvers only', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');

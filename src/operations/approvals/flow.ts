@@ -18,10 +18,18 @@ import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import { denialReply } from '../access-text.js';
-import { OperationFailedError } from '../errors.js';
+import { OperationFailedError, UserFacingError } from '../errors.js';
 import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
-import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
+import {
+  APPROVAL_ACTIONS,
+  approvalCard,
+  cardFileMessage,
+  decisionButtons,
+  listedRequest,
+  requestDetail,
+  TIMELINE_SHOWN,
+} from './card.js';
 import type { GatedOperation } from './gate.js';
 import { outcomeNotice, reminderReply } from './notices.js';
 import { clickRefusalText, notRunText, openRequestText, refusalReply } from './refusal-text.js';
@@ -57,6 +65,9 @@ export interface ApprovalFlow extends ApprovalGate {
 export const CONFIRM_CALLBACK = 'approvals:confirm';
 /** The form Reject opens, for the reason. */
 export const REJECT_CALLBACK = 'approvals:reject';
+
+/** Audit rows read for one request's timeline: one more than shown, so the view can say there are more. */
+const TIMELINE_READ = TIMELINE_SHOWN + 1;
 
 /** Text ending in a full stop, so another sentence can follow. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
@@ -455,7 +466,13 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           buttons.push(...requesterButtons(request));
         else if (request.state === 'pending' && (await mayApprove(request, ctx.userId)))
           buttons.push(...decisionButtons(request.id, true));
-        const listed = listedRequest(request, gated.get(request.operation), filename, buttons);
+        const listed = listedRequest(
+          request,
+          gated.get(request.operation),
+          filename,
+          buttons,
+          new Date(options.now()),
+        );
         blocks.push(...listed.blocks);
         if (listed.fileSection) fileSections.push(listed.fileSection);
       }
@@ -472,6 +489,33 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           },
         ],
       };
+    },
+
+    async show(ctx, requestId) {
+      const request = await service.get(requestId);
+      if (!request)
+        throw new UserFacingError(
+          `There is no approval request ${requestId}. Type /edge approvals --all to see the latest ones.`,
+        );
+      const rows = await ctx.services.audit.list({
+        limit: TIMELINE_READ,
+        filter: { approvalId: request.id },
+      });
+      const buttons: ReplyButton[] =
+        request.state !== 'pending'
+          ? []
+          : request.requester === ctx.userId
+            ? requesterButtons(request)
+            : (await mayApprove(request, ctx.userId))
+              ? decisionButtons(request.id, true)
+              : [];
+      return requestDetail(
+        request,
+        gated.get(request.operation),
+        rows.reverse(),
+        buttons,
+        new Date(options.now()),
+      );
     },
 
     async cancel(ctx, requestId) {

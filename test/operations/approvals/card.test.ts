@@ -266,7 +266,7 @@ describe('what an approver sees', () => {
   it('lists a request under the same rule: short values shown, long ones announced and put in the file', () => {
     const sql = `UPDATE t SET a = 1 -- ${'q'.repeat(400)}`;
     const req = request('db.exec', 'db1', { sql, database: 'db1' });
-    const listed = listedRequest(req, gate('db.exec'), 'approval-requests.txt', []);
+    const listed = listedRequest(req, gate('db.exec'), 'approval-requests.txt', [], NOW);
     const shown = readable(renderReply({ visibility: 'ephemeral', text: 'x', blocks: listed.blocks }).blocks);
     expect(shown).toContain('Run a write statement on database db1');
     expect(shown).toContain('Database: db1');
@@ -279,6 +279,7 @@ describe('what an approver sees', () => {
       gate('db.exec'),
       'approval-requests.txt',
       [],
+      NOW,
     );
     expect(readable(short.blocks)).toContain('DELETE FROM t WHERE id = 1');
     expect(short.fileSection).toBeUndefined();
