@@ -420,6 +420,49 @@ describe('the approval gate through Slack', () => {
     expect(await ephemeralReply('approvals nonsense', 'U0YOU')).toContain('is not a request id');
   });
 
+  it('escalates at half the time to live: the reminder mentions the escalation role, whose member is refused before and accepted after', async () => {
+    const escalating = POLICY.replace(
+      '  solo: [S0SOLO, U0YOU]',
+      '  solo: [S0SOLO, U0YOU]\n  oncall: [U0ONCALL]',
+    ).replace(
+      '      approvers: [leads]\n      required: 1',
+      '      approvers: [leads]\n      required: 1\n      escalate_to: oncall',
+    );
+    expect(escalating).toContain('escalate_to: oncall');
+    await withPolicy(escalating, async () => {
+      const zone = freshZone();
+      const id = await requestReset(zone);
+      const card = await cardFor(String(zone));
+      expect(JSON.stringify(card.args.blocks)).toMatch(
+        /it escalates to oncall, whose members may approve from then on/,
+      );
+      const before = resets();
+
+      const early = await clickAndRead('approve', id, 'U0ONCALL');
+      expect(early).toMatch(/members of oncall may approve it only from \d\d:\d\d UTC/);
+      expect(await stateOf(id)).toBe('pending');
+      expect(await ephemeralReply('approvals', 'U0ONCALL')).not.toContain(`approvals:approve#${id}`);
+
+      const ref = (await h.runtime.services.approvals.peek(id))!.card!;
+      h.clock.advance(15 * 60_000);
+      await h.runtime.approvals.sweep(h.systemSurface);
+      const reminder = h.fake.callsTo('chat.postMessage').find((call) => call.args.thread_ts === ref.ts);
+      expect(JSON.stringify(reminder?.args.blocks)).toContain(
+        'Escalated to <@U0ONCALL> (oncall): you may approve or reject it from now on.',
+      );
+      expect(await ephemeralReply('approvals', 'U0ONCALL')).toContain(`approvals:approve#${id}`);
+      expect(await ephemeralReply('approvals', 'U0NOBODY')).not.toContain(`approvals:approve#${id}`);
+
+      const late = await clickAndRead('approve', id, 'U0ONCALL');
+      expect(late).toContain('You approved');
+      // Accepted: it ran (the platform call was made) on the escalated approver's approval alone.
+      const decided = await h.runtime.services.approvals.peek(id);
+      expect(decided?.approvals.map((vote) => vote.userId)).toEqual(['U0ONCALL']);
+      expect(decided?.state).not.toBe('pending');
+      expect(resets()).toBe(before + 1);
+    });
+  });
+
   it('lists pending requests with buttons for approvers only', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');

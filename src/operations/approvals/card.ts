@@ -8,7 +8,7 @@
  * execution's audit row carries in full.
  */
 
-import type { ApprovalRequest } from '../../approvals/machine.js';
+import { type ApprovalRequest, escalatesAt, isEscalated } from '../../approvals/machine.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
@@ -91,6 +91,30 @@ export function approversWhoMayAct(request: ApprovalRequest): Markup {
   const missing = Math.max(request.required - request.approvals.length, 1);
   if (ids.length === 0) return md`nobody left who may approve${roles}`;
   return md`${nest(orList(ids.map(approverMarkup)))}${roles}, ${missing} of them`;
+}
+
+/** The escalation role's members who may act, as mentions with the role: "<@U0CAROL> (oncall)". */
+export function escalationMembers(request: ApprovalRequest): Markup | undefined {
+  if (!request.escalation) return undefined;
+  const acted = new Set([request.requester, ...request.approvals.map((vote) => vote.userId)]);
+  const ids = request.escalation.ids.includes('*')
+    ? ['*']
+    : [...new Set(request.escalation.ids)].filter((id) => !acted.has(id));
+  if (ids.length === 0) return undefined;
+  return md`${nest(orList(ids.map(approverMarkup)))} (${request.escalation.role})`;
+}
+
+/**
+ * The card's line about escalation while the request waits: who may approve too from half the
+ * time to live, or since then. Words only; the machine decides who may approve.
+ */
+export function escalationLine(request: ApprovalRequest, now: Date): Markup | undefined {
+  const members = escalationMembers(request);
+  if (!members || request.state !== 'pending') return undefined;
+  const at = formatClock(escalatesAt(request).getTime(), now.getTime());
+  return isEscalated(request, now)
+    ? md`:arrow_up: *Escalated at ${at}:* ${nest(members)} may approve too.`
+    : md`:arrow_up: If it is still waiting at ${at}, it escalates to ${request.escalation?.role ?? ''}, whose members may approve from then on.`;
 }
 
 /** "asked 2 min ago · expires in 28 min, 14:32 UTC" while pending; when it was asked once closed. */
@@ -300,6 +324,8 @@ export function approvalCard(
       type: 'text',
       text: md`:busts_in_silhouette: *Who may approve:* ${nest(approversWhoMayAct(request))}`,
     });
+  const escalation = escalationLine(request, now);
+  if (escalation) blocks.push({ type: 'context', text: escalation });
   if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
   if (layout.inFile.length > 0)
     blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'posted with this card') });

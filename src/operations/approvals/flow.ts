@@ -6,7 +6,12 @@
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { z } from 'zod';
-import { type ApprovalRequest, type ApprovalState, decideClick } from '../../approvals/machine.js';
+import {
+  type ApprovalRequest,
+  type ApprovalState,
+  decideClick,
+  isEscalated,
+} from '../../approvals/machine.js';
 import { type ApprovalService, type ExecutionReport, REJECT_REASON_MAX } from '../../approvals/service.js';
 import { formatDistanceStrict } from '../../date-fns.js';
 import type { Logger } from '../../log.js';
@@ -142,23 +147,52 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       );
   }
 
-  /** Whether the rule stored with the request names the user, and whether the policy in force now does. */
+  /**
+   * Whether the rule stored with the request names the user (as an approver, and in its
+   * escalation role), and whether the policy in force now does.
+   */
   async function approverStatus(
     request: ApprovalRequest,
     userId: string,
-  ): Promise<{ isApprover: boolean; isApproverNow: boolean }> {
-    const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
+  ): Promise<{
+    isApprover: boolean;
+    isApproverNow: boolean;
+    isEscalationApprover: boolean;
+    isEscalationApproverNow: boolean;
+  }> {
+    const escalationIds = request.escalation?.ids ?? [];
+    const groupIds = [...request.approverIds, ...escalationIds].filter((id) => id.startsWith('S'));
     const membership = groupIds.length > 0 ? await groups.groupsOf(userId, groupIds) : new Set<string>();
-    const stored = request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
-    const now = isOperationId(request.operation)
-      ? await authorizer.isApproverNow(request.operation, userId)
-      : false;
-    return { isApprover: stored, isApproverNow: now };
+    const names = (ids: readonly string[]) =>
+      ids.some((id) => id === '*' || id === userId || membership.has(id));
+    const operation = request.operation;
+    const escalation = names(escalationIds);
+    if (!isOperationId(operation))
+      return {
+        isApprover: names(request.approverIds),
+        isApproverNow: false,
+        isEscalationApprover: escalation,
+        isEscalationApproverNow: false,
+      };
+    return {
+      isApprover: names(request.approverIds),
+      isApproverNow: await authorizer.isApproverNow(operation, userId),
+      isEscalationApprover: escalation,
+      isEscalationApproverNow: escalation
+        ? await authorizer.isEscalationApproverNow(operation, userId)
+        : false,
+    };
   }
 
+  /** Whether the user may approve the pending request now: Approve and Reject are shown to them. */
   const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
     const status = await approverStatus(request, userId);
-    return status.isApprover && status.isApproverNow;
+    if (status.isApprover && status.isApproverNow) return true;
+    return (
+      status.isEscalationApprover &&
+      status.isEscalationApproverNow &&
+      isEscalated(request, new Date(options.now()))
+    );
   };
 
   /** Runs an approved request once and tells everyone concerned; returns what happened. */
