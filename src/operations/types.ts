@@ -33,8 +33,13 @@ export interface Messenger {
   /** Posts in a channel, or in one of its threads when `threadTs` (the thread's first message) is given. */
   postToChannel(channelId: string, reply: Reply, threadTs?: string): Promise<MessageRef | undefined>;
   update(ref: MessageRef, reply: Reply): Promise<void>;
-  /** A private message to one user, for secrets that are shown once. */
-  sendDirect(userId: string, reply: Reply): Promise<void>;
+  /** A private message to one user, for secrets that are shown once; the message it became, when known. */
+  sendDirect(userId: string, reply: Reply): Promise<MessageRef | undefined>;
+  /**
+   * Deletes a message the bot posted (a DM that delivered a secret). Throws the transport's
+   * refusal, e.g. Slack's `message_not_found` when it is already gone.
+   */
+  deleteMessage(ref: MessageRef): Promise<void>;
   /** A link to a message people can open, when the transport has one (Slack's permalink). */
   permalink(ref: MessageRef): Promise<string | undefined>;
 }

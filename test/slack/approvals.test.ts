@@ -474,6 +474,122 @@ describe('the approval gate through Slack', () => {
   });
 });
 
+describe('secrets leave no trail', () => {
+  /** Resets pull zone 308006 through an approval; returns the DM that delivered the new key. */
+  async function keyDm(): Promise<{
+    call: RecordedCall;
+    key: string;
+    channel: string;
+    ts: string;
+    button: string;
+  }> {
+    const zone = 308006;
+    const id = await requestReset(zone);
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    const key = h.sandbox.pullZoneSecurityKey(zone)!;
+    const call = await h.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes(key), 5_000);
+    const button = /"action_id":"approvals:forget","value":"(sm_[0-9a-f]{16})"/.exec(
+      JSON.stringify(call.args.blocks),
+    )?.[1];
+    expect(JSON.stringify(call.args.blocks)).toContain('Saved it, delete this');
+    if (!button) throw new Error('no delete button on the secret DM');
+    return { call, key, channel: String(call.response.channel), ts: String(call.response.ts), button };
+  }
+
+  const remindersOf = (dm: { channel: string; ts: string }) =>
+    h.fake
+      .callsTo('chat.postMessage')
+      .filter((call) => call.args.channel === dm.channel && call.args.thread_ts === dm.ts);
+
+  it('"Saved it, delete this" deletes the DM that delivered the key, for its reader only; no reminder follows', async () => {
+    const dm = await keyDm();
+    const stranger = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0LEAD',
+      channelId: dm.channel,
+      responseUrl: stranger,
+    });
+    expect(
+      JSON.stringify((await h.fake.waitForResponse((p) => stranger.endsWith(p.id), 5_000)).body),
+    ).toContain('who received it, can delete that message');
+    expect(h.fake.message(dm.channel, dm.ts)?.deleted).toBe(false);
+
+    const mine = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: mine,
+    });
+    const said = JSON.stringify((await h.fake.waitForResponse((p) => mine.endsWith(p.id), 5_000)).body);
+    expect(said).toContain('Deleted: the secret is gone from this conversation');
+    expect(said).not.toContain(dm.key);
+    expect(h.fake.message(dm.channel, dm.ts)?.deleted).toBe(true);
+
+    h.clock.advance(11 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
+
+    const again = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: again,
+    });
+    expect(JSON.stringify((await h.fake.waitForResponse((p) => again.endsWith(p.id), 5_000)).body)).toContain(
+      'already deleted',
+    );
+  });
+
+  it('reminds the reader after 10 minutes in the DM’s thread, once across two sweeping runtimes, without the secret', async () => {
+    const dm = await keyDm();
+    h.clock.advance(10 * 60_000 - 1_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
+    h.clock.advance(1_000);
+    const second = await createRuntime({
+      config: h.config,
+      platform: h.config.platform!,
+      secrets: h.runtime.secrets,
+      logger: memoryLogger(),
+      now: h.clock,
+    });
+    try {
+      await Promise.all([
+        h.runtime.approvals.sweep(h.systemSurface),
+        second.approvals.sweep(h.systemSurface),
+      ]);
+      h.clock.advance(10 * 60_000);
+      await second.approvals.sweep(h.systemSurface);
+      await h.runtime.approvals.sweep(h.systemSurface);
+    } finally {
+      await second.close();
+    }
+    expect(remindersOf(dm)).toHaveLength(1);
+    const reminder = JSON.stringify(remindersOf(dm)[0]!.args);
+    expect(reminder).toContain('press *Saved it, delete this*');
+    expect(reminder).not.toContain(dm.key);
+  });
+
+  it('says plainly when Slack says the message is already gone', async () => {
+    const dm = await keyDm();
+    // Gone already, as when Slack removed it or another click won.
+    h.fake.message(dm.channel, dm.ts)!.deleted = true;
+    const url = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: url,
+    });
+    expect(JSON.stringify((await h.fake.waitForResponse((p) => url.endsWith(p.id), 5_000)).body)).toContain(
+      'Slack says that message is already gone',
+    );
+    h.clock.advance(11 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
+  });
+});
+
 describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
   const form = {
     executionMode: staticSelect('1'),

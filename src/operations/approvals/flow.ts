@@ -22,9 +22,16 @@ import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
+import type { SecretMessages } from '../../state/secret-messages.js';
 import { denialReply } from '../access-text.js';
 import { OperationFailedError, UserFacingError } from '../errors.js';
-import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from '../secrets.js';
+import {
+  deliverSecret,
+  deliveryWords,
+  type SecretDelivery,
+  secretContext,
+  secretReminderReply,
+} from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
 import {
   APPROVAL_ACTIONS,
@@ -47,6 +54,8 @@ export interface ApprovalFlowOptions {
   now: () => number;
   /** An execution running longer than this is taken as interrupted by a crash. */
   staleExecutionMs?: number;
+  /** The DMs that delivered secrets, whose readers the sweep reminds to delete them. */
+  secretMessages?: SecretMessages;
 }
 
 /** The gate as operations use it, plus what the composition root and the sweep need. */
@@ -606,6 +615,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
+      const standing = (await options.secretMessages?.claimReminders(new Date(options.now()))) ?? [];
+      for (const message of standing)
+        await surface
+          .postToChannel(message.channelId, secretReminderReply(message), message.ts)
+          .catch((error: unknown) =>
+            logger.warn('the reminder to delete a secret message could not be posted', {
+              secretMessage: message.id,
+              error,
+            }),
+          );
       if (expired.length + crashed.length + due.length > 0)
         logger.info('approval sweep', {
           expired: expired.length,

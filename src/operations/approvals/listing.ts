@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { UserFacingError } from '../errors.js';
+import { deleteSecretMessage } from '../secrets.js';
 import { defineOperation, parseWith } from '../types.js';
 
 const RequestIdSchema = z.string().regex(APPROVAL_ID_PATTERN);
@@ -27,7 +28,7 @@ export const approvals = defineOperation({
   example: '/edge approvals ap_3f2c9a1b7d4e6f80',
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
-  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm'] },
+  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm', 'forget'] },
   parse: (positionals, flags) => {
     if (positionals.length > 1)
       return { ok: false, error: `unexpected argument "${positionals[1]!.slice(0, 40)}"` };
@@ -53,6 +54,8 @@ export const approvals = defineOperation({
       ctx.services.approvals.click(ctx, { action: 'reject', requestId: requestId(value) }),
     cancel: (ctx, value) =>
       ctx.services.approvals.click(ctx, { action: 'cancel', requestId: requestId(value) }),
+    /** "Saved it, delete this" on a secret's DM (DELETE_SECRET_ACTION). */
+    forget: (ctx, value) => deleteSecretMessage(ctx, value),
   },
   submissions: {
     async confirm(ctx, values, privateMetadata) {
