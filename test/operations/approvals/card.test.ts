@@ -12,6 +12,8 @@ import {
   BEFORE_UNKNOWN,
   cardFilename,
   listedRequest,
+  requestDetail,
+  TIMELINE_SHOWN,
   timingText,
 } from '../../../src/operations/approvals/card.js';
 import type { GatedOperation } from '../../../src/operations/approvals/gate.js';
@@ -283,6 +285,43 @@ describe('what an approver sees', () => {
     );
     expect(readable(short.blocks)).toContain('DELETE FROM t WHERE id = 1');
     expect(short.fileSection).toBeUndefined();
+  });
+});
+
+describe('one request whole (/edge approvals ID)', () => {
+  const row = (minute: number, outcome: string, detail: string | null = null) => ({
+    time: new Date(NOW.getTime() + minute * 60_000).toISOString(),
+    userId: 'U0ALICE',
+    outcome,
+    detail,
+  });
+
+  it('shows every parameter in full or puts it whole in the file and says so, with the full digest', () => {
+    const sql = `UPDATE t SET a = 1 -- ${'q'.repeat(4_000)}`;
+    const req = request('db.exec', 'db1', { sql, database: 'db1' });
+    const detail = requestDetail(req, gate('db.exec'), [row(0, 'approval-requested')], [], NOW);
+    const rendered = renderReply(detail);
+    expect(checkMessageLimits(rendered.blocks, rendered.text)).toEqual([]);
+    const shown = readable(detail);
+    expect(shown).toContain(
+      `Too long to show here: Statement (${sql.length.toLocaleString('en-US')} characters)`,
+    );
+    expect(shown).toContain(`approval-${req.id}.txt attached to this answer`);
+    expect(shown).toContain(req.paramsDigest);
+    expect(detail.files?.[0]?.content).toContain(sql);
+  });
+
+  it('bounds the timeline: the latest rows, and where to read the earlier ones', () => {
+    const req = request('db.exec', 'db1', { sql: 'DELETE FROM t WHERE id = 1', database: 'db1' });
+    const rows = Array.from({ length: TIMELINE_SHOWN + 5 }, (_, i) => row(i, `step-${i}`, 'x'.repeat(1_000)));
+    const detail = requestDetail(req, gate('db.exec'), rows, [], NOW);
+    const rendered = renderReply(detail);
+    expect(checkMessageLimits(rendered.blocks, rendered.text)).toEqual([]);
+    const shown = readable(detail);
+    expect(shown).toContain(`5 earlier rows: /edge audit --request ${req.id}`);
+    expect(shown).not.toContain('*step-4*');
+    expect(shown).toContain(`*step-${TIMELINE_SHOWN + 4}*`);
+    expect(detail.files).toBeUndefined();
   });
 });
 
