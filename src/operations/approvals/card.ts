@@ -480,15 +480,19 @@ export function requestDetail(
         : row.detail;
     return md`• ${formatClock(Date.parse(row.time), now.getTime())} · *${row.outcome}* · ${nest(mention(row.userId))}${detail ? ` · ${detail}` : ''}`;
   });
-  const earlier = timeline.length - shown.length;
+  // The caller reads one row more than is shown, so a longer timeline is known to be cut, not how long it is.
+  const cut = timeline.length > shown.length;
   blocks.push({ type: 'text', text: md`*Timeline* (from the audit log)` });
   blocks.push({
     type: 'text',
     text:
       lines.length > 0
         ? joinMarkup(
-            earlier > 0
-              ? [md`_${earlier} earlier rows: /edge audit --request ${request.id}_`, ...lines]
+            cut
+              ? [
+                  md`_The latest ${TIMELINE_SHOWN} rows; the earlier ones: /edge audit --request ${request.id}_`,
+                  ...lines,
+                ]
               : lines,
             '\n',
           )

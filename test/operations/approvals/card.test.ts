@@ -318,7 +318,9 @@ describe('one request whole (/edge approvals ID)', () => {
     const rendered = renderReply(detail);
     expect(checkMessageLimits(rendered.blocks, rendered.text)).toEqual([]);
     const shown = readable(detail);
-    expect(shown).toContain(`5 earlier rows: /edge audit --request ${req.id}`);
+    expect(shown).toContain(
+      `The latest ${TIMELINE_SHOWN} rows; the earlier ones: /edge audit --request ${req.id}`,
+    );
     expect(shown).not.toContain('*step-4*');
     expect(shown).toContain(`*step-${TIMELINE_SHOWN + 4}*`);
     expect(detail.files).toBeUndefined();
