@@ -35,6 +35,7 @@ import { createReportPool } from './reports/pool.js';
 import { sweepTemporaryFiles } from './reports/temp-file.js';
 import { migrations } from './schema.js';
 import { createAuditLog } from './state/audit.js';
+import { createSecretMessages } from './state/secret-messages.js';
 import { openStateStore } from './state/store.js';
 import { createWatchStore } from './watches/store.js';
 
@@ -150,6 +151,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     now,
     staleExecutionMs: options.staleExecutionMs ?? config.executionTimeoutMs,
+    secretMessages: createSecretMessages(state),
   });
   for (const gate of gatedOperations) approvals.register(gate);
   const database = config.serviceDatabase

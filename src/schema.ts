@@ -6,11 +6,20 @@
 import {
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
+  escalationStatements,
   remindersAndReasonsMigration,
 } from './approvals/migration.js';
 import { channelDefaultsMigration } from './state/channel-defaults.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
+import { secretMessagesStatements } from './state/secret-messages.js';
 import { watchesMigration } from './watches/migration.js';
+
+/** Escalation on approvals, and the trail of the messages that delivered a key or token. */
+const escalationAndSecretMessagesMigration: Migration = {
+  version: 8,
+  name: 'approvals escalation; delivered secret messages',
+  statements: [...escalationStatements, ...secretMessagesStatements],
+};
 
 export const migrations: readonly Migration[] = [
   auditAndClaimsMigration,
@@ -19,4 +28,5 @@ export const migrations: readonly Migration[] = [
   channelDefaultsMigration,
   watchesMigration,
   remindersAndReasonsMigration,
+  escalationAndSecretMessagesMigration,
 ];

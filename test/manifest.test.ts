@@ -73,6 +73,7 @@ const SCOPE_OF_METHOD: Record<string, string[]> = {
   'chat.postMessage': ['chat:write'],
   'chat.postEphemeral': ['chat:write'],
   'chat.update': ['chat:write'],
+  'chat.delete': ['chat:write'],
   // A link to a headline for those who asked the same: Slack asks no scope for it.
   'chat.getPermalink': [],
   'conversations.open': ['im:write'],

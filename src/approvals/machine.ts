@@ -105,8 +105,32 @@ export interface ApprovalRequest {
   card: { channel: string; ts: string } | null;
   /** When the halfway reminder was posted in the card's thread; null until then. */
   remindedAt: Date | null;
+  /**
+   * The rule's `escalate_to` role and the ids in it when the request was made: its members may
+   * approve too from half the time to live on (`escalatesAt`); null when the rule names none.
+   */
+  escalation: ApprovalEscalation | null;
   /** Bumped by every state change; the conditional updates compare it. */
   version: number;
+}
+
+export interface ApprovalEscalation {
+  role: string;
+  ids: string[];
+}
+
+/** Half the time to live, the moment the reminder goes out and the escalation role may approve. */
+export function escalatesAt(request: Pick<ApprovalRequest, 'createdAt' | 'expiresAt'>): Date {
+  const created = request.createdAt.getTime();
+  return new Date(created + Math.ceil((request.expiresAt.getTime() - created) / 2));
+}
+
+/** Whether the escalation role may approve at `now`: half the time to live has passed. */
+export function isEscalated(
+  request: Pick<ApprovalRequest, 'createdAt' | 'expiresAt' | 'escalation'>,
+  now: Date,
+): boolean {
+  return request.escalation !== null && now.getTime() >= escalatesAt(request).getTime();
 }
 
 /** What `decideClick` reads of a request. */
@@ -120,6 +144,8 @@ export type ClickableRequest = Pick<
   | 'approverRoles'
   | 'confirm'
   | 'approvals'
+  | 'createdAt'
+  | 'escalation'
   | 'decidedBy'
   | 'decidedAt'
   | 'finishedAt'
@@ -135,6 +161,12 @@ export interface ApprovalClick {
    * removed from it since the request was made no longer counts). Omitted: not checked here.
    */
   isApproverNow?: boolean;
+  /**
+   * Whether the clicker is in the request's escalation role as stored (`isEscalationApprover`)
+   * and under the policy in force (`isEscalationApproverNow`, omitted: not checked here).
+   */
+  isEscalationApprover?: boolean;
+  isEscalationApproverNow?: boolean;
   /** What the approver typed in the confirmation modal (rules with `confirm: true`). */
   confirmation?: string;
   /** Why, for a Reject: what the rejecter typed in its form; empty or absent when none was given. */
@@ -162,6 +194,11 @@ export type ClickRefusal =
    * but the policy in force now does not name them.
    */
   | { reason: 'not-approver'; action: DecisionAction; approverRoles: string[]; noLongerNamed: boolean }
+  /**
+   * The clicker is in the request's escalation role, which may approve only from half the time
+   * to live on (`from`), and that moment has not come.
+   */
+  | { reason: 'not-yet-escalated'; action: DecisionAction; role: string; from: Date }
   /** The clicker has already approved; each approver counts once. */
   | { reason: 'duplicate-approval'; approvedAt: Date; missing: number }
   /** Someone or something already decided: approved, rejected, expired, cancelled, ran. */
@@ -231,7 +268,20 @@ export function decideClick(request: ClickableRequest, click: ApprovalClick, now
   }
 
   if (click.userId === request.requester) return refuse({ reason: 'own-request', action: click.action });
-  if (!click.isApprover || click.isApproverNow === false)
+  const named = click.isApprover && click.isApproverNow !== false;
+  const escalation =
+    !named &&
+    request.escalation !== null &&
+    click.isEscalationApprover === true &&
+    click.isEscalationApproverNow !== false;
+  if (escalation && request.escalation !== null && !isEscalated(request, now))
+    return refuse({
+      reason: 'not-yet-escalated',
+      action: click.action,
+      role: request.escalation.role,
+      from: escalatesAt(request),
+    });
+  if (!named && !escalation)
     return refuse({
       reason: 'not-approver',
       action: click.action,

@@ -87,3 +87,17 @@ export const remindersAndReasonsMigration: Migration = {
     'ALTER TABLE approvals ADD COLUMN decision_reason TEXT',
   ],
 };
+
+/**
+ * Escalation: a rule's `escalate_to` role and its members are stored with the request, fixed
+ * once asked like its approvers. Part of state migration 8 (src/schema.ts).
+ */
+export const escalationStatements: readonly string[] = [
+  'ALTER TABLE approvals ADD COLUMN escalate_role TEXT',
+  'ALTER TABLE approvals ADD COLUMN escalate_ids_json TEXT',
+  'DROP TRIGGER approvals_request_fixed',
+  `CREATE TRIGGER approvals_request_fixed BEFORE UPDATE OF id, operation, target, params_json,
+     params_digest, requester, channel_id, reason, created_at, expires_at, required,
+     approver_roles_json, approver_ids_json, confirm, escalate_role, escalate_ids_json ON approvals
+   BEGIN SELECT RAISE(ABORT, 'approvals: a request cannot be changed once made'); END`,
+];

@@ -27,6 +27,7 @@ import {
   type ClickRefusal,
   decideClick,
   type ExecutionResult,
+  escalatesAt,
 } from './machine.js';
 import {
   ApprovalError,
@@ -69,6 +70,7 @@ export const NewApprovalRequestSchema = z.object({
     confirm: z.boolean(),
     ttlMs: z.number().int().positive(),
     channel: z.string().optional(),
+    escalation: z.object({ role: z.string().min(1), ids: z.array(z.string()) }).optional(),
   }) satisfies z.ZodType<ApprovalRequirement>,
   correlationId: z.string().min(1),
 });
@@ -81,6 +83,8 @@ export const ClickInputSchema = z.object({
   action: z.enum(CLICK_ACTIONS),
   isApprover: z.boolean(),
   isApproverNow: z.boolean().optional(),
+  isEscalationApprover: z.boolean().optional(),
+  isEscalationApproverNow: z.boolean().optional(),
   confirmation: z.string().optional(),
   /** A Reject's reason, from its form. */
   reason: z.string().max(REJECT_REASON_MAX).optional(),
@@ -304,6 +308,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           approverRoles: requirement.approvers,
           approverIds: requirement.approverIds,
           confirm: requirement.confirm,
+          ...(requirement.escalation ? { escalation: requirement.escalation } : {}),
         });
         for (const request of closed) {
           expired.push(request);
@@ -318,7 +323,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
             userId: open.requester,
             correlationId,
             params: open.params,
-            detail: `needs ${open.required} approval${open.required > 1 ? 's' : ''} from ${open.approverRoles.join(', ') || 'its approvers'}${open.confirm ? ' with the target id typed' : ''}; expires ${open.expiresAt.toISOString()}; params sha256 ${open.paramsDigest}${open.reason ? `; reason: ${open.reason}` : ''}`,
+            detail: `needs ${open.required} approval${open.required > 1 ? 's' : ''} from ${open.approverRoles.join(', ') || 'its approvers'}${open.confirm ? ' with the target id typed' : ''}${open.escalation ? `; escalates to ${open.escalation.role} at ${escalatesAt(open).toISOString()}` : ''}; expires ${open.expiresAt.toISOString()}; params sha256 ${open.paramsDigest}${open.reason ? `; reason: ${open.reason}` : ''}`,
           });
           return { ok: true, request: open, expired };
         }
@@ -348,6 +353,8 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         action: parsed.data.action,
         isApprover: parsed.data.isApprover,
         isApproverNow: parsed.data.isApproverNow,
+        isEscalationApprover: parsed.data.isEscalationApprover,
+        isEscalationApproverNow: parsed.data.isEscalationApproverNow,
         confirmation: parsed.data.confirmation,
         reason: parsed.data.reason === undefined ? undefined : redact(parsed.data.reason),
       };

@@ -62,6 +62,8 @@ const StoredRowSchema = z.object({
   card_ts: z.string().nullable(),
   reminded_at: z.number().int().nullable(),
   decision_reason: z.string().nullable(),
+  escalate_role: z.string().nullable(),
+  escalate_ids_json: z.string().nullable(),
   version: z.number().int(),
 });
 
@@ -130,6 +132,13 @@ function toRequest(raw: Row): ApprovalRequest {
         ? { channel: row.card_channel, ts: row.card_ts }
         : null,
     remindedAt: dateOrNull(row.reminded_at),
+    escalation:
+      row.escalate_role === null || row.escalate_ids_json === null
+        ? null
+        : {
+            role: row.escalate_role,
+            ids: parseJson(row.escalate_ids_json, StringListSchema, 'escalate_ids_json', row.id),
+          },
     version: row.version,
   };
 }
@@ -169,6 +178,7 @@ export interface NewStoredRequest {
   approverRoles: readonly string[];
   approverIds: readonly string[];
   confirm: boolean;
+  escalation?: { role: string; ids: readonly string[] };
 }
 
 export interface InsertOutcome {
@@ -349,8 +359,8 @@ export function createApprovalStore(client: Client): ApprovalStore {
           // DO NOTHING on any uniqueness conflict: the open-request index or, very unlikely, the id.
           sql: `INSERT INTO approvals (id, operation, target, params_json, params_digest, requester,
                   channel_id, reason, state, created_at, expires_at, required, approver_roles_json,
-                  approver_ids_json, confirm, approvals_json, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, '[]', 0)
+                  approver_ids_json, confirm, approvals_json, escalate_role, escalate_ids_json, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, '[]', ?, ?, 0)
                 ON CONFLICT DO NOTHING`,
           args: [
             request.id,
@@ -367,6 +377,8 @@ export function createApprovalStore(client: Client): ApprovalStore {
             JSON.stringify(request.approverRoles),
             JSON.stringify(request.approverIds),
             request.confirm ? 1 : 0,
+            request.escalation?.role ?? null,
+            request.escalation ? JSON.stringify(request.escalation.ids) : null,
           ],
         },
         {

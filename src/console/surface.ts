@@ -163,12 +163,19 @@ function consoleDelivery(screen: ConsoleScreen) {
       await showWithThread(reply, placeUpdate(ref));
     },
     async sendDirect(userId, reply) {
-      await showWithThread(reply, {
+      const shown = await showWithThread(reply, {
         where: `DM to ${userId}`,
         channelId: directChannelId(userId),
         visibleTo: userId,
         posted: true,
       });
+      return shown.ref;
+    },
+    async deleteMessage(ref) {
+      // A terminal cannot take back what it printed: it says the message is gone and retires its buttons.
+      const known = book.byRef(ref);
+      if (known) book.retire(known);
+      terminal.print(style.cyan(`── ${known ? `message #${known.id}` : 'a message'} deleted ──`));
     },
     // A terminal has no links to messages: answers name them by their number instead.
     permalink: async () => undefined,

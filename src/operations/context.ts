@@ -61,6 +61,7 @@ export function notingDefault(surface: Surface, kind: ZoneKind, id: number): Sur
     postToChannel: (channelId, reply, threadTs) => surface.postToChannel(channelId, reply, threadTs),
     update: (ref, reply) => surface.update(ref, reply),
     sendDirect: (userId, reply) => surface.sendDirect(userId, reply),
+    deleteMessage: (ref) => surface.deleteMessage(ref),
     permalink: (ref) => surface.permalink(ref),
   };
 }

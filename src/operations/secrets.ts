@@ -3,10 +3,24 @@
  * the person who asked the same way: registered for redaction before it goes anywhere, sent once
  * by DM, and, when the DM fails, a notice that says so and what to do, never the secret itself.
  */
+import { z } from 'zod';
 import type { Logger, SecretRegistry } from '../log.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
-import type { Reply, ReplyBlock } from '../reply/model.js';
+import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
+import {
+  createSecretMessages,
+  newSecretMessageId,
+  type SecretMessage,
+  type SecretMessages,
+} from '../state/secret-messages.js';
 import type { Messenger, RunContext } from './types.js';
+
+/**
+ * The "Saved it, delete this" button of a secret's DM. It is handled by the approvals command,
+ * which checks its own clicks (most secrets come out of an approved change); the handler lets
+ * only the person the secret went to delete it.
+ */
+export const DELETE_SECRET_ACTION = 'approvals:forget';
 
 export interface OneTimeSecret {
   label: string;
@@ -46,16 +60,21 @@ export interface SecretDeliveryContext {
   secrets: SecretRegistry;
   logger: Logger;
   correlationId: string;
+  /** Where delivered messages are remembered, for their delete button and its reminder. */
+  trail: SecretMessages;
+  now: () => Date;
 }
 
-/** A request's registry, logger and correlation id. */
+/** A request's registry, logger, correlation id and the state database's secret trail. */
 export const secretContext = (ctx: RunContext): SecretDeliveryContext => ({
   secrets: ctx.services.secrets,
   logger: ctx.logger,
   correlationId: ctx.correlationId,
+  trail: createSecretMessages(ctx.services.state),
+  now: () => new Date(ctx.services.now()),
 });
 
-function secretReply(input: SecretDeliveryInput): Reply {
+function secretReply(input: SecretDeliveryInput, messageId: string): Reply {
   const shown = input.secrets.flatMap((secret) => (secret.value ? [secret.value] : []));
   const lines: ReplyBlock[] = input.secrets.map((secret) => ({
     type: 'text',
@@ -73,6 +92,17 @@ function secretReply(input: SecretDeliveryInput): Reply {
         type: 'context',
         text: trusted('Shown once: store it now. edgeops does not keep it; it is not shown again.'),
       },
+      {
+        type: 'actions',
+        buttons: [
+          {
+            text: 'Saved it, delete this',
+            actionId: DELETE_SECRET_ACTION,
+            value: messageId,
+            style: 'danger',
+          },
+        ],
+      },
     ],
   };
 }
@@ -83,8 +113,25 @@ export async function deliverSecret(
   input: SecretDeliveryInput,
 ): Promise<SecretDelivery> {
   for (const secret of input.secrets) if (secret.value) context.secrets.add(secret.value);
+  const messageId = newSecretMessageId();
   try {
-    await messenger.sendDirect(input.to, secretReply(input));
+    const ref = await messenger.sendDirect(input.to, secretReply(input, messageId));
+    if (ref)
+      await context.trail
+        .record({
+          id: messageId,
+          userId: input.to,
+          channelId: ref.channelId,
+          ts: ref.ts,
+          deliveredAt: context.now(),
+        })
+        .catch((error: unknown) =>
+          // Delivered all the same; only its delete button and reminder will not know it.
+          context.logger.warn('a delivered secret message could not be remembered', {
+            error,
+            correlationId: context.correlationId,
+          }),
+        );
     return { delivered: true };
   } catch (error) {
     context.logger.error('a one-time secret could not be sent by direct message', {
@@ -100,4 +147,71 @@ export async function deliverSecret(
       plain: `${input.title} could not be sent to the requester ${tail}`,
     };
   }
+}
+
+/** Slack's word for why it refused, when the error carries one. */
+const RefusalSchema = z.object({ data: z.object({ error: z.string() }) });
+
+/** The "Saved it, delete this" click: deletes the DM that delivered a secret, for its reader only. */
+export async function deleteSecretMessage(ctx: RunContext, messageId: string): Promise<Reply> {
+  const trail = createSecretMessages(ctx.services.state);
+  const message = await trail.get(messageId);
+  if (!message)
+    return ephemeral('I have no record of that message', [
+      { type: 'text', text: trusted(':warning: I have no record of that message, so I cannot delete it.') },
+    ]);
+  if (message.userId !== ctx.userId)
+    return ephemeral('Only its reader can delete it', [
+      {
+        type: 'text',
+        text: md`Only ${nest(mention(message.userId))}, who received it, can delete that message.`,
+      },
+    ]);
+  if (message.deletedAt)
+    return ephemeral('Already deleted', [
+      { type: 'text', text: trusted('That message is already deleted.') },
+    ]);
+  try {
+    await ctx.surface.deleteMessage({ channelId: message.channelId, ts: message.ts });
+  } catch (error) {
+    const parsed = RefusalSchema.safeParse(error);
+    const code = parsed.success ? parsed.data.data.error : 'unexpected';
+    if (code === 'message_not_found') {
+      await trail.markDeleted(message.id, new Date(ctx.services.now()));
+      return ephemeral('That message is already gone', [
+        {
+          type: 'text',
+          text: trusted(
+            ':information_source: Slack says that message is already gone, so there was nothing left to delete.',
+          ),
+        },
+      ]);
+    }
+    ctx.logger.warn('a secret message could not be deleted', { slackError: code, error });
+    return ephemeral('Slack did not delete the message', [
+      {
+        type: 'text',
+        text: md`:warning: Slack did not delete the message (${code}); it is still there. Press the button again in a minute.`,
+      },
+    ]);
+  }
+  await trail.markDeleted(message.id, new Date(ctx.services.now()));
+  return ephemeral('Deleted', [
+    {
+      type: 'text',
+      text: trusted(
+        ':wastebasket: Deleted: the secret is gone from this conversation. edgeops never kept it.',
+      ),
+    },
+  ]);
+}
+
+/** The reminder, in the secret DM's thread, to delete it once saved; it never holds the secret. */
+export function secretReminderReply(message: SecretMessage): Reply {
+  return inChannel('Reminder: delete the message with your secret once you have saved it', [
+    {
+      type: 'text',
+      text: md`:broom: Reminder for ${nest(mention(message.userId))}: the message above delivered a secret. Once you have stored it, press *Saved it, delete this* on it, so that it does not stay in this conversation.`,
+    },
+  ]);
 }

@@ -34,8 +34,13 @@ export interface Messenger {
   /** Posts in a channel, or in one of its threads when `threadTs` (the thread's first message) is given. */
   postToChannel(channelId: string, reply: Reply, threadTs?: string): Promise<MessageRef | undefined>;
   update(ref: MessageRef, reply: Reply): Promise<void>;
-  /** A private message to one user, for secrets that are shown once. */
-  sendDirect(userId: string, reply: Reply): Promise<void>;
+  /** A private message to one user, for secrets that are shown once; the message it became, when known. */
+  sendDirect(userId: string, reply: Reply): Promise<MessageRef | undefined>;
+  /**
+   * Deletes a message the bot posted (a DM that delivered a secret). Throws the transport's
+   * refusal, e.g. Slack's `message_not_found` when it is already gone.
+   */
+  deleteMessage(ref: MessageRef): Promise<void>;
   /** A link to a message people can open, when the transport has one (Slack's permalink). */
   permalink(ref: MessageRef): Promise<string | undefined>;
 }
@@ -84,6 +89,8 @@ export interface ApprovalGate {
     },
   ): Promise<Reply | undefined>;
   list(ctx: RunContext, all: boolean): Promise<Reply>;
+  /** One request whole: every parameter, the digest and the timeline of its audit rows. */
+  show(ctx: RunContext, requestId: string): Promise<Reply>;
   /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
   cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
   /** The request as stored, for forms that need its target. */

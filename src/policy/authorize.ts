@@ -33,6 +33,8 @@ export interface ApprovalRequirement {
   ttlMs: number;
   /** Where the request is posted; absent means the channel it was asked in. */
   channel?: string;
+  /** The rule's `escalate_to`: a role whose members may approve from half the time to live on. */
+  escalation?: { role: string; ids: string[] };
 }
 
 /** Why an operation was allowed, as data; operations/access-text.ts writes it for people. */
@@ -142,6 +144,18 @@ export function isApprover(
   return rule.approvers.some((role) => roleIncludes(membersOf(policy, role), userId, membership));
 }
 
+/** Whether the user is in the rule's `escalate_to` role (who may approve from half the time to live on). */
+export function isEscalationApprover(
+  policy: Policy,
+  rule: ApprovalRule,
+  userId: string,
+  membership: ReadonlySet<string>,
+): boolean {
+  return (
+    rule.escalate_to !== undefined && roleIncludes(membersOf(policy, rule.escalate_to), userId, membership)
+  );
+}
+
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 
 const grantLabel = (policy: Policy, grant: Grant) => `grants[${policy.grants.indexOf(grant)}]`;
@@ -246,6 +260,14 @@ export function authorize(
       approverIds,
       confirm: approvalRule.confirm,
       ttlMs: policy.approvals.ttlMs,
+      ...(approvalRule.escalate_to !== undefined
+        ? {
+            escalation: {
+              role: approvalRule.escalate_to,
+              ids: [...membersOf(policy, approvalRule.escalate_to)],
+            },
+          }
+        : {}),
       ...(policy.approvals.channel ? { channel: policy.approvals.channel } : {}),
     },
   };

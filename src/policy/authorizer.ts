@@ -4,7 +4,14 @@
  */
 
 import { isOperationId, type OperationId } from '../operation-ids.js';
-import { approvalRuleFor, authorize, type Decision, isApprover, type Operation } from './authorize.js';
+import {
+  approvalRuleFor,
+  authorize,
+  type Decision,
+  isApprover,
+  isEscalationApprover,
+  type Operation,
+} from './authorize.js';
 import { type AccessExplanation, explainAccess } from './explain.js';
 import { type GroupMembership, groupIdsIn } from './groups.js';
 import type { Policy } from './schema.js';
@@ -31,6 +38,8 @@ export interface PolicyAuthorizer extends Authorizer {
   membership(userId: string): Promise<ReadonlySet<string>>;
   /** Whether the policy in force now names the user an approver of the operation. */
   isApproverNow(operation: OperationId, userId: string): Promise<boolean>;
+  /** Whether the policy in force now names the user in the `escalate_to` role of the operation's rule. */
+  isEscalationApproverNow(operation: OperationId, userId: string): Promise<boolean>;
 }
 
 export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMembership): PolicyAuthorizer {
@@ -73,6 +82,12 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
       const rule = approvalRuleFor(policy, operation);
       if (!rule) return false;
       return isApprover(policy, rule, userId, (await lookup(userId)).groups);
+    },
+    async isEscalationApproverNow(operation, userId) {
+      const policy = policies.current();
+      const rule = approvalRuleFor(policy, operation);
+      if (!rule || rule.escalate_to === undefined) return false;
+      return isEscalationApprover(policy, rule, userId, (await lookup(userId)).groups);
     },
     decide(operation, requester) {
       return decision(operation as Operation, requester);

@@ -27,7 +27,7 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   '': ['owner', 'channels', 'roles', 'grants', 'approvals'],
   grant: ['ops', 'roles', 'channels'],
   approvals: ['channel', 'ttl', 'rules'],
-  rule: ['ops', 'approvers', 'required', 'confirm'],
+  rule: ['ops', 'approvers', 'required', 'confirm', 'escalate_to'],
 };
 
 function knownKeysAt(path: readonly PathKey[]): readonly string[] {

@@ -95,6 +95,8 @@ const approvalRuleSchema = z.strictObject({
     .default(1),
   /** Each approver types the target id before approving. */
   confirm: z.boolean({ error: problem('true or false') }).default(false),
+  /** A role whose members may approve too once a request has waited half its time to live. */
+  escalate_to: roleNameSchema.optional(),
 });
 
 const approvalsSchema = z
@@ -160,6 +162,8 @@ export const policyFileSchema = z
       rule.approvers.forEach((role, j) => {
         checkRole(role, ['approvals', 'rules', i, 'approvers', j]);
       });
+      if (rule.escalate_to !== undefined)
+        checkRole(rule.escalate_to, ['approvals', 'rules', i, 'escalate_to']);
       for (const op of rule.ops) {
         const earlier = ruleOf.get(op);
         if (earlier !== undefined) {

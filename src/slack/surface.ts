@@ -374,10 +374,14 @@ function slackDelivery(options: SlackMessengerOptions) {
     },
     async sendDirect(userId, reply) {
       try {
-        await postWithThread(await dmChannel(userId), reply);
+        const sent = await postWithThread(await dmChannel(userId), reply);
+        return sent.via === 'chat' ? sent.ref : undefined;
       } finally {
         await cleanUp(reply);
       }
+    },
+    async deleteMessage(ref) {
+      await client.chat.delete({ channel: ref.channelId, ts: ref.ts });
     },
     async permalink(ref) {
       try {

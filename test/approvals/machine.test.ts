@@ -150,6 +150,25 @@ describe('decideClick acceptance', () => {
     });
   });
 
+  it('a member of the escalation role approves from half the time to live on, not a millisecond before', () => {
+    // Asked 14:00, expires 14:30: escalated at 14:15.
+    const escalating = request({ escalation: { role: 'oncall', ids: ['U0CAROL'] } });
+    const click = approve('U0CAROL', { isApprover: false, isEscalationApprover: true });
+    const half = new Date('2025-03-01T14:15:00Z');
+    expect(decideClick(escalating, click, new Date(half.getTime() - 1))).toMatchObject({
+      accepted: false,
+      reason: 'not-yet-escalated',
+    });
+    expect(decideClick(escalating, click, half)).toMatchObject({ accepted: true, to: 'approved' });
+    // Removed from the role since: refused like any approver the policy no longer names.
+    expect(decideClick(escalating, { ...click, isEscalationApproverNow: false }, half)).toMatchObject({
+      accepted: false,
+      reason: 'not-approver',
+    });
+    // A rule without escalation gives the role nothing.
+    expect(decideClick(request(), click, half)).toMatchObject({ accepted: false, reason: 'not-approver' });
+  });
+
   it('one millisecond before expiry an approval still counts', () => {
     const decision = decideClick(request({ expiresAt: new Date(NOW.getTime() + 1) }), approve('U0BOB'), NOW);
     expect(decision.accepted).toBe(true);

@@ -81,9 +81,24 @@ describe('the approvals store', () => {
       result: null,
       card: null,
       remindedAt: null,
+      escalation: null,
       version: 0,
     });
     expect(await store.get(asked.id)).toEqual(open);
+  });
+
+  it('stores the escalation role and its members with the request, fixed once asked', async () => {
+    const store = await setUp();
+    const { open } = await store.insertPending(
+      newRequest({ escalation: { role: 'oncall', ids: ['U0CAROL'] } }),
+    );
+    expect(open?.escalation).toEqual({ role: 'oncall', ids: ['U0CAROL'] });
+    await expect(
+      fixture!.store.client.execute({
+        sql: 'UPDATE approvals SET escalate_ids_json = \'["U0MALLORY"]\' WHERE id = ?',
+        args: [open!.id],
+      }),
+    ).rejects.toThrow(/cannot be changed once made/);
   });
 
   it('inserts nothing while an open request holds the operation and target, and returns that one', async () => {

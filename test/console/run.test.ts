@@ -205,6 +205,14 @@ describe('approvals in the console', () => {
       // Shown once, in the DM only; the card and the channel show a fingerprint.
       expect(approved.split(key!).length).toBe(2);
       expect(approved).toContain(`…${key!.slice(-4)}`);
+      // "Saved it, delete this": the console cannot unprint it, so it says the message is gone.
+      const dmNumber = /── #(\d+) · DM to U0YOU ──/.exec(approved)![1];
+      const saved = buttonNumber(approved, /^Saved it, delete this/);
+      await c.type(':as U0YOU');
+      const deleted = await c.type(`:click ${saved}`);
+      expect(deleted).toContain(`── message #${dmNumber} deleted ──`);
+      expect(deleted).toContain('Deleted: the secret is gone from this conversation');
+      expect(deleted).not.toContain(key!);
     } finally {
       await c.end();
       c.remove();

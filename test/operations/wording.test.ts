@@ -82,6 +82,7 @@ function readable(reply: Reply): string[] {
 function readableOf(records: readonly Recorded[]): string {
   return records
     .flatMap((record) => {
+      if (record.kind === 'delete') return [];
       if (record.kind === 'form')
         return [record.modal.title, record.modal.intro ?? '', ...record.modal.fields.map((f) => f.label)];
       return readable(record.reply);
@@ -115,7 +116,7 @@ function terminalText(records: readonly Recorded[]): string {
   const options = { style: createStyle(false), width: 100, numberButton: () => ++n };
   return records
     .flatMap((record) => {
-      if (record.kind === 'form') return [];
+      if (record.kind === 'form' || record.kind === 'delete') return [];
       const replies = [record.reply, ...(record.reply.thread ?? [])];
       return replies.flatMap((reply) => renderReplyForTerminal(reply, options).lines);
     })

@@ -36,6 +36,16 @@ describe('parsePolicy', () => {
     });
   });
 
+  it('reads escalate_to on an approval rule, and the approval requirement carries its members', () => {
+    const result = parsePolicy(
+      EXAMPLE_POLICY_YAML.replace('      required: 1\n', '      required: 1\n      escalate_to: oncall\n'),
+      SOURCE,
+    );
+    if (!result.ok) throw new Error(result.error);
+    expect(result.policy.approvals.rules[0]?.escalate_to).toBe('oncall');
+    expect(result.policy.approvals.rules[1]?.escalate_to).toBeUndefined();
+  });
+
   it('expands ops: "*" to every operation and fills in defaults', () => {
     const result = parsePolicy('roles: { all: ["*"] }\ngrants:\n  - ops: "*"\n    roles: [all]\n', SOURCE);
     if (!result.ok) throw new Error(result.error);
@@ -112,6 +122,11 @@ describe('parsePolicy', () => {
       'a fractional number of approvals',
       EXAMPLE_POLICY_YAML.replace('required: 2', 'required: 1.5'),
       'approvals.rules[1].required: 1.5 is not a whole number of approvals',
+    ],
+    [
+      'an escalation to a role that is not defined',
+      EXAMPLE_POLICY_YAML.replace('      required: 2\n', '      required: 2\n      escalate_to: oncal\n'),
+      'approvals.rules[1].escalate_to: "oncal" is not a role defined under roles (did you mean oncall?)',
     ],
     [
       'confirm that is not a boolean',

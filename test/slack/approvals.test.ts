@@ -384,6 +384,85 @@ describe('the approval gate through Slack', () => {
     expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
   });
 
+  it('lists a request with its age, expiry and reason for approvers, and with Cancel for its requester', async () => {
+    const id = await requestReset(freshZone());
+    const forLead = await ephemeralReply('approvals', 'U0LEAD');
+    expect(forLead).toMatch(/When: asked \d+ s ago · expires in 30 min, \d\d:\d\d UTC/);
+    expect(forLead).toContain('Reason: rotated after an incident');
+    const mine = await ephemeralReply('approvals', 'U0YOU');
+    expect(mine).toContain(`"action_id":"approvals:cancel#${id}"`);
+    expect(mine).not.toContain(`approvals:approve#${id}`);
+  });
+
+  it('/edge approvals ID shows the request whole: parameters, full digest and the timeline of its audit rows', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    const digest = (await h.runtime.services.approvals.peek(id))!.paramsDigest;
+    await reject(id, 'U0LEAD', 'not during the freeze');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    const shown = await ephemeralReply(`approvals ${id}`, 'U0NOBODY');
+    expect(shown).toContain(`Request ${id}`);
+    expect(shown).toContain(`Reset the token-authentication key of pull zone ${zone}`);
+    expect(shown).toContain('*Reason*');
+    expect(shown).toContain('rotated after an incident');
+    expect(shown).toContain(`parameters sha256 \`${digest}\``);
+    const timeline = shown.slice(shown.indexOf('*Timeline*'));
+    expect(timeline.indexOf('*approval-requested* · <@U0YOU>')).toBeGreaterThan(0);
+    expect(timeline.indexOf('*rejected* · <@U0LEAD>')).toBeGreaterThan(
+      timeline.indexOf('*approval-requested*'),
+    );
+    expect(timeline).toContain('reason: not during the freeze');
+    expect(shown).not.toContain('approvals:approve');
+
+    const unknown = await ephemeralReply('approvals ap_0000000000000000', 'U0YOU');
+    expect(unknown).toContain('There is no approval request ap_0000000000000000');
+    expect(unknown).toContain('/edge approvals --all');
+    expect(await ephemeralReply('approvals nonsense', 'U0YOU')).toContain('is not a request id');
+  });
+
+  it('escalates at half the time to live: the reminder mentions the escalation role, whose member is refused before and accepted after', async () => {
+    const escalating = POLICY.replace(
+      '  solo: [S0SOLO, U0YOU]',
+      '  solo: [S0SOLO, U0YOU]\n  oncall: [U0ONCALL]',
+    ).replace(
+      '      approvers: [leads]\n      required: 1',
+      '      approvers: [leads]\n      required: 1\n      escalate_to: oncall',
+    );
+    expect(escalating).toContain('escalate_to: oncall');
+    await withPolicy(escalating, async () => {
+      const zone = freshZone();
+      const id = await requestReset(zone);
+      const card = await cardFor(String(zone));
+      expect(JSON.stringify(card.args.blocks)).toMatch(
+        /it escalates to oncall, whose members may approve from then on/,
+      );
+      const before = resets();
+
+      const early = await clickAndRead('approve', id, 'U0ONCALL');
+      expect(early).toMatch(/members of oncall may approve it only from \d\d:\d\d UTC/);
+      expect(await stateOf(id)).toBe('pending');
+      expect(await ephemeralReply('approvals', 'U0ONCALL')).not.toContain(`approvals:approve#${id}`);
+
+      const ref = (await h.runtime.services.approvals.peek(id))!.card!;
+      h.clock.advance(15 * 60_000);
+      await h.runtime.approvals.sweep(h.systemSurface);
+      const reminder = h.fake.callsTo('chat.postMessage').find((call) => call.args.thread_ts === ref.ts);
+      expect(JSON.stringify(reminder?.args.blocks)).toContain(
+        'Escalated to <@U0ONCALL> (oncall): you may approve or reject it from now on.',
+      );
+      expect(await ephemeralReply('approvals', 'U0ONCALL')).toContain(`approvals:approve#${id}`);
+      expect(await ephemeralReply('approvals', 'U0NOBODY')).not.toContain(`approvals:approve#${id}`);
+
+      const late = await clickAndRead('approve', id, 'U0ONCALL');
+      expect(late).toContain('You approved');
+      // Accepted: it ran (the platform call was made) on the escalated approver's approval alone.
+      const decided = await h.runtime.services.approvals.peek(id);
+      expect(decided?.approvals.map((vote) => vote.userId)).toEqual(['U0ONCALL']);
+      expect(decided?.state).not.toBe('pending');
+      expect(resets()).toBe(before + 1);
+    });
+  });
+
   it('lists pending requests with buttons for approvers only', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');
@@ -392,6 +471,122 @@ describe('the approval gate through Slack', () => {
     const forOthers = await ephemeralReply('approvals', 'U0NOBODY');
     expect(forOthers).toContain(id);
     expect(forOthers).not.toContain(`approvals:approve#${id}`);
+  });
+});
+
+describe('secrets leave no trail', () => {
+  /** Resets pull zone 308006 through an approval; returns the DM that delivered the new key. */
+  async function keyDm(): Promise<{
+    call: RecordedCall;
+    key: string;
+    channel: string;
+    ts: string;
+    button: string;
+  }> {
+    const zone = 308006;
+    const id = await requestReset(zone);
+    await click('approve', id, 'U0LEAD');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+    const key = h.sandbox.pullZoneSecurityKey(zone)!;
+    const call = await h.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.args).includes(key), 5_000);
+    const button = /"action_id":"approvals:forget","value":"(sm_[0-9a-f]{16})"/.exec(
+      JSON.stringify(call.args.blocks),
+    )?.[1];
+    expect(JSON.stringify(call.args.blocks)).toContain('Saved it, delete this');
+    if (!button) throw new Error('no delete button on the secret DM');
+    return { call, key, channel: String(call.response.channel), ts: String(call.response.ts), button };
+  }
+
+  const remindersOf = (dm: { channel: string; ts: string }) =>
+    h.fake
+      .callsTo('chat.postMessage')
+      .filter((call) => call.args.channel === dm.channel && call.args.thread_ts === dm.ts);
+
+  it('"Saved it, delete this" deletes the DM that delivered the key, for its reader only; no reminder follows', async () => {
+    const dm = await keyDm();
+    const stranger = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0LEAD',
+      channelId: dm.channel,
+      responseUrl: stranger,
+    });
+    expect(
+      JSON.stringify((await h.fake.waitForResponse((p) => stranger.endsWith(p.id), 5_000)).body),
+    ).toContain('who received it, can delete that message');
+    expect(h.fake.message(dm.channel, dm.ts)?.deleted).toBe(false);
+
+    const mine = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: mine,
+    });
+    const said = JSON.stringify((await h.fake.waitForResponse((p) => mine.endsWith(p.id), 5_000)).body);
+    expect(said).toContain('Deleted: the secret is gone from this conversation');
+    expect(said).not.toContain(dm.key);
+    expect(h.fake.message(dm.channel, dm.ts)?.deleted).toBe(true);
+
+    h.clock.advance(11 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
+
+    const again = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: again,
+    });
+    expect(JSON.stringify((await h.fake.waitForResponse((p) => again.endsWith(p.id), 5_000)).body)).toContain(
+      'already deleted',
+    );
+  });
+
+  it('reminds the reader after 10 minutes in the DM’s thread, once across two sweeping runtimes, without the secret', async () => {
+    const dm = await keyDm();
+    h.clock.advance(10 * 60_000 - 1_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
+    h.clock.advance(1_000);
+    const second = await createRuntime({
+      config: h.config,
+      platform: h.config.platform!,
+      secrets: h.runtime.secrets,
+      logger: memoryLogger(),
+      now: h.clock,
+    });
+    try {
+      await Promise.all([
+        h.runtime.approvals.sweep(h.systemSurface),
+        second.approvals.sweep(h.systemSurface),
+      ]);
+      h.clock.advance(10 * 60_000);
+      await second.approvals.sweep(h.systemSurface);
+      await h.runtime.approvals.sweep(h.systemSurface);
+    } finally {
+      await second.close();
+    }
+    expect(remindersOf(dm)).toHaveLength(1);
+    const reminder = JSON.stringify(remindersOf(dm)[0]!.args);
+    expect(reminder).toContain('press *Saved it, delete this*');
+    expect(reminder).not.toContain(dm.key);
+  });
+
+  it('says plainly when Slack says the message is already gone', async () => {
+    const dm = await keyDm();
+    // Gone already, as when Slack removed it or another click won.
+    h.fake.message(dm.channel, dm.ts)!.deleted = true;
+    const url = h.fake.responseUrl();
+    await h.click('approvals:forget', dm.button, {
+      userId: 'U0YOU',
+      channelId: dm.channel,
+      responseUrl: url,
+    });
+    expect(JSON.stringify((await h.fake.waitForResponse((p) => url.endsWith(p.id), 5_000)).body)).toContain(
+      'Slack says that message is already gone',
+    );
+    h.clock.advance(11 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+    expect(remindersOf(dm)).toEqual([]);
   });
 });
 

@@ -21,7 +21,8 @@ export type Recorded =
   | { kind: 'respond'; reply: Reply }
   | { kind: 'post'; channelId: string; reply: Reply; ref: MessageRef; threadTs?: string }
   | { kind: 'update'; ref: MessageRef; reply: Reply }
-  | { kind: 'dm'; userId: string; reply: Reply }
+  | { kind: 'dm'; userId: string; reply: Reply; ref: MessageRef }
+  | { kind: 'delete'; ref: MessageRef }
   | { kind: 'form'; modal: ModalSpec }
   | { kind: 'panel'; title: string; reply: Reply };
 
@@ -50,7 +51,12 @@ export function recordingSurface(): RecordingSurface {
       records.push({ kind: 'update', ref, reply });
     },
     async sendDirect(userId, reply) {
-      records.push({ kind: 'dm', userId, reply });
+      const ref = { channelId: `D${userId}`, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
+      records.push({ kind: 'dm', userId, reply, ref });
+      return ref;
+    },
+    async deleteMessage(ref) {
+      records.push({ kind: 'delete', ref });
     },
     async openModal(modal) {
       records.push({ kind: 'form', modal });

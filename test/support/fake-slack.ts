@@ -712,7 +712,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     'chat.delete': (args) => {
       const input = parseArgs(deleteArgs, args);
       const existing = findMessage(input.channel, input.ts);
-      if (existing) existing.deleted = true;
+      // Slack's answer for a message that is gone (or never was).
+      if (!existing || existing.deleted) throw new SlackApiError('message_not_found');
+      existing.deleted = true;
       return { channel: input.channel, ts: input.ts };
     },
     'chat.getPermalink': (args) => {

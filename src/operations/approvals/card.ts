@@ -8,11 +8,12 @@
  * execution's audit row carries in full.
  */
 
-import type { ApprovalRequest } from '../../approvals/machine.js';
+import { type ApprovalRequest, escalatesAt, isEscalated } from '../../approvals/machine.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
+  ephemeral,
   inChannel,
   type Reply,
   type ReplyBlock,
@@ -90,6 +91,30 @@ export function approversWhoMayAct(request: ApprovalRequest): Markup {
   const missing = Math.max(request.required - request.approvals.length, 1);
   if (ids.length === 0) return md`nobody left who may approve${roles}`;
   return md`${nest(orList(ids.map(approverMarkup)))}${roles}, ${missing} of them`;
+}
+
+/** The escalation role's members who may act, as mentions with the role: "<@U0CAROL> (oncall)". */
+export function escalationMembers(request: ApprovalRequest): Markup | undefined {
+  if (!request.escalation) return undefined;
+  const acted = new Set([request.requester, ...request.approvals.map((vote) => vote.userId)]);
+  const ids = request.escalation.ids.includes('*')
+    ? ['*']
+    : [...new Set(request.escalation.ids)].filter((id) => !acted.has(id));
+  if (ids.length === 0) return undefined;
+  return md`${nest(orList(ids.map(approverMarkup)))} (${request.escalation.role})`;
+}
+
+/**
+ * The card's line about escalation while the request waits: who may approve too from half the
+ * time to live, or since then. Words only; the machine decides who may approve.
+ */
+export function escalationLine(request: ApprovalRequest, now: Date): Markup | undefined {
+  const members = escalationMembers(request);
+  if (!members || request.state !== 'pending') return undefined;
+  const at = formatClock(escalatesAt(request).getTime(), now.getTime());
+  return isEscalated(request, now)
+    ? md`:arrow_up: *Escalated at ${at}:* ${nest(members)} may approve too.`
+    : md`:arrow_up: If it is still waiting at ${at}, it escalates to ${request.escalation?.role ?? ''}, whose members may approve from then on.`;
 }
 
 /** "asked 2 min ago · expires in 28 min, 14:32 UTC" while pending; when it was asked once closed. */
@@ -299,6 +324,8 @@ export function approvalCard(
       type: 'text',
       text: md`:busts_in_silhouette: *Who may approve:* ${nest(approversWhoMayAct(request))}`,
     });
+  const escalation = escalationLine(request, now);
+  if (escalation) blocks.push({ type: 'context', text: escalation });
   if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
   if (layout.inFile.length > 0)
     blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'posted with this card') });
@@ -359,6 +386,7 @@ export function listedRequest(
   op: GatedOperation | undefined,
   filename: string,
   buttons: ReplyButton[],
+  now: Date,
 ): ListedRequest {
   const what = op?.describe(request.params) ?? request.operation;
   const views = parameterViews(request, op);
@@ -369,6 +397,7 @@ export function listedRequest(
   });
   const lines: Markup[] = [
     md`*${what}* · ${request.state} · ${request.approvals.length} of ${request.required} approvals · asked by ${nest(mention(request.requester))} · ${request.id}`,
+    md`When: ${timingText(request, now)}`,
   ];
   for (const field of layout.fields) lines.push(md`${field.label}: ${nest(field.value)}`);
   for (const code of layout.code) lines.push(md`${code.label}:`, trusted(codeBlock(code.text)));
@@ -379,5 +408,108 @@ export function listedRequest(
   return {
     blocks,
     fileSection: layout.inFile.length > 0 ? parametersText(request, what, views) : undefined,
+  };
+}
+
+/** One audit row of a request's timeline, as `/edge approvals ID` lists it. */
+export interface TimelineEntry {
+  time: string;
+  userId: string;
+  outcome: string;
+  detail: string | null;
+}
+
+/** Rows of the timeline shown; a request has a handful, so more means `/edge audit` is the place. */
+export const TIMELINE_SHOWN = 40;
+/** Characters of one row's detail shown in the timeline; the audit log keeps it whole. */
+export const TIMELINE_DETAIL_MAX = 300;
+
+/**
+ * `/edge approvals ID`: one request whole. Every parameter under the card's rule (in full, or
+ * whole in the attached file, and said so), the full parameter digest, and the timeline of its
+ * audit rows, oldest first.
+ */
+export function requestDetail(
+  request: ApprovalRequest,
+  op: GatedOperation | undefined,
+  timeline: TimelineEntry[],
+  buttons: ReplyButton[],
+  now: Date,
+): Reply {
+  const what = describeRequest(request, op);
+  const views = parameterViews(request, op);
+  const layout = layOut(views, {
+    value: CARD_FIELD_MAX,
+    code: CARD_CODE_MAX,
+    budget: CARD_PARAMETERS_BUDGET,
+  });
+  const filename = cardFilename(request);
+  const blocks: ReplyBlock[] = [
+    { type: 'header', text: `Request ${request.id}` },
+    {
+      type: 'text',
+      text: md`*${what}* · ${STATE_LABEL[request.state] ?? request.state} · asked by ${nest(mention(request.requester))} · ${timingText(request, now)}`,
+    },
+  ];
+  if (request.state === 'pending')
+    blocks.push({
+      type: 'text',
+      text: md`:busts_in_silhouette: *Who may approve:* ${nest(approversWhoMayAct(request))}`,
+    });
+  if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
+  if (layout.inFile.length > 0)
+    blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'attached to this answer') });
+  blocks.push({
+    type: 'fields',
+    fields: [
+      ...layout.fields,
+      { label: 'Approvals', value: md`${request.approvals.length} of ${request.required}` },
+    ],
+  });
+  for (const code of layout.code)
+    blocks.push({ type: 'text', text: md`*${code.label}*` }, { type: 'code', text: code.text });
+  blocks.push({
+    type: 'context',
+    text: md`${request.operation} · parameters sha256 \`${request.paramsDigest}\``,
+  });
+  const shown = timeline.slice(-TIMELINE_SHOWN);
+  const lines = shown.map((row) => {
+    const detail =
+      row.detail && row.detail.length > TIMELINE_DETAIL_MAX
+        ? `${row.detail.slice(0, TIMELINE_DETAIL_MAX)}… (whole in /edge audit)`
+        : row.detail;
+    return md`• ${formatClock(Date.parse(row.time), now.getTime())} · *${row.outcome}* · ${nest(mention(row.userId))}${detail ? ` · ${detail}` : ''}`;
+  });
+  // The caller reads one row more than is shown, so a longer timeline is known to be cut, not how long it is.
+  const cut = timeline.length > shown.length;
+  blocks.push({ type: 'text', text: md`*Timeline* (from the audit log)` });
+  blocks.push({
+    type: 'text',
+    text:
+      lines.length > 0
+        ? joinMarkup(
+            cut
+              ? [
+                  md`_The latest ${TIMELINE_SHOWN} rows; the earlier ones: /edge audit --request ${request.id}_`,
+                  ...lines,
+                ]
+              : lines,
+            '\n',
+          )
+        : md`_No audit rows for this request._`,
+  });
+  if (buttons.length > 0) blocks.push({ type: 'actions', buttons });
+  const detail = ephemeral(`Approval request ${request.id}: ${what}`, blocks);
+  if (layout.inFile.length === 0) return detail;
+  return {
+    ...detail,
+    files: [
+      {
+        filename,
+        title: `Approval request ${request.id}: every parameter in full`,
+        content: parametersText(request, what, views),
+        about: 'every parameter of the request, in full',
+      },
+    ],
   };
 }

@@ -6,7 +6,12 @@
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
 import { z } from 'zod';
-import { type ApprovalRequest, type ApprovalState, decideClick } from '../../approvals/machine.js';
+import {
+  type ApprovalRequest,
+  type ApprovalState,
+  decideClick,
+  isEscalated,
+} from '../../approvals/machine.js';
 import { type ApprovalService, type ExecutionReport, REJECT_REASON_MAX } from '../../approvals/service.js';
 import { formatDistanceStrict } from '../../date-fns.js';
 import type { Logger } from '../../log.js';
@@ -17,11 +22,26 @@ import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
+import type { SecretMessages } from '../../state/secret-messages.js';
 import { denialReply } from '../access-text.js';
-import { OperationFailedError } from '../errors.js';
-import { deliverSecret, deliveryWords, type SecretDelivery, secretContext } from '../secrets.js';
+import { OperationFailedError, UserFacingError } from '../errors.js';
+import {
+  deliverSecret,
+  deliveryWords,
+  type SecretDelivery,
+  secretContext,
+  secretReminderReply,
+} from '../secrets.js';
 import type { ApprovalGate, Messenger, RunContext } from '../types.js';
-import { APPROVAL_ACTIONS, approvalCard, cardFileMessage, decisionButtons, listedRequest } from './card.js';
+import {
+  APPROVAL_ACTIONS,
+  approvalCard,
+  cardFileMessage,
+  decisionButtons,
+  listedRequest,
+  requestDetail,
+  TIMELINE_SHOWN,
+} from './card.js';
 import type { GatedOperation } from './gate.js';
 import { outcomeNotice, reminderReply } from './notices.js';
 import { clickRefusalText, notRunText, openRequestText, refusalReply } from './refusal-text.js';
@@ -34,6 +54,8 @@ export interface ApprovalFlowOptions {
   now: () => number;
   /** An execution running longer than this is taken as interrupted by a crash. */
   staleExecutionMs?: number;
+  /** The DMs that delivered secrets, whose readers the sweep reminds to delete them. */
+  secretMessages?: SecretMessages;
 }
 
 /** The gate as operations use it, plus what the composition root and the sweep need. */
@@ -57,6 +79,9 @@ export interface ApprovalFlow extends ApprovalGate {
 export const CONFIRM_CALLBACK = 'approvals:confirm';
 /** The form Reject opens, for the reason. */
 export const REJECT_CALLBACK = 'approvals:reject';
+
+/** Audit rows read for one request's timeline: one more than shown, so the view can say there are more. */
+const TIMELINE_READ = TIMELINE_SHOWN + 1;
 
 /** Text ending in a full stop, so another sentence can follow. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
@@ -131,23 +156,52 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       );
   }
 
-  /** Whether the rule stored with the request names the user, and whether the policy in force now does. */
+  /**
+   * Whether the rule stored with the request names the user (as an approver, and in its
+   * escalation role), and whether the policy in force now does.
+   */
   async function approverStatus(
     request: ApprovalRequest,
     userId: string,
-  ): Promise<{ isApprover: boolean; isApproverNow: boolean }> {
-    const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
+  ): Promise<{
+    isApprover: boolean;
+    isApproverNow: boolean;
+    isEscalationApprover: boolean;
+    isEscalationApproverNow: boolean;
+  }> {
+    const escalationIds = request.escalation?.ids ?? [];
+    const groupIds = [...request.approverIds, ...escalationIds].filter((id) => id.startsWith('S'));
     const membership = groupIds.length > 0 ? await groups.groupsOf(userId, groupIds) : new Set<string>();
-    const stored = request.approverIds.some((id) => id === '*' || id === userId || membership.has(id));
-    const now = isOperationId(request.operation)
-      ? await authorizer.isApproverNow(request.operation, userId)
-      : false;
-    return { isApprover: stored, isApproverNow: now };
+    const names = (ids: readonly string[]) =>
+      ids.some((id) => id === '*' || id === userId || membership.has(id));
+    const operation = request.operation;
+    const escalation = names(escalationIds);
+    if (!isOperationId(operation))
+      return {
+        isApprover: names(request.approverIds),
+        isApproverNow: false,
+        isEscalationApprover: escalation,
+        isEscalationApproverNow: false,
+      };
+    return {
+      isApprover: names(request.approverIds),
+      isApproverNow: await authorizer.isApproverNow(operation, userId),
+      isEscalationApprover: escalation,
+      isEscalationApproverNow: escalation
+        ? await authorizer.isEscalationApproverNow(operation, userId)
+        : false,
+    };
   }
 
+  /** Whether the user may approve the pending request now: Approve and Reject are shown to them. */
   const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
     const status = await approverStatus(request, userId);
-    return status.isApprover && status.isApproverNow;
+    if (status.isApprover && status.isApproverNow) return true;
+    return (
+      status.isEscalationApprover &&
+      status.isEscalationApproverNow &&
+      isEscalated(request, new Date(options.now()))
+    );
   };
 
   /** Runs an approved request once and tells everyone concerned; returns what happened. */
@@ -455,7 +509,13 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           buttons.push(...requesterButtons(request));
         else if (request.state === 'pending' && (await mayApprove(request, ctx.userId)))
           buttons.push(...decisionButtons(request.id, true));
-        const listed = listedRequest(request, gated.get(request.operation), filename, buttons);
+        const listed = listedRequest(
+          request,
+          gated.get(request.operation),
+          filename,
+          buttons,
+          new Date(options.now()),
+        );
         blocks.push(...listed.blocks);
         if (listed.fileSection) fileSections.push(listed.fileSection);
       }
@@ -472,6 +532,33 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           },
         ],
       };
+    },
+
+    async show(ctx, requestId) {
+      const request = await service.get(requestId);
+      if (!request)
+        throw new UserFacingError(
+          `There is no approval request ${requestId}. Type /edge approvals --all to see the latest ones.`,
+        );
+      const rows = await ctx.services.audit.list({
+        limit: TIMELINE_READ,
+        filter: { approvalId: request.id },
+      });
+      const buttons: ReplyButton[] =
+        request.state !== 'pending'
+          ? []
+          : request.requester === ctx.userId
+            ? requesterButtons(request)
+            : (await mayApprove(request, ctx.userId))
+              ? decisionButtons(request.id, true)
+              : [];
+      return requestDetail(
+        request,
+        gated.get(request.operation),
+        rows.reverse(),
+        buttons,
+        new Date(options.now()),
+      );
     },
 
     async cancel(ctx, requestId) {
@@ -528,6 +615,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
+      const standing = (await options.secretMessages?.claimReminders(new Date(options.now()))) ?? [];
+      for (const message of standing)
+        await surface
+          .postToChannel(message.channelId, secretReminderReply(message), message.ts)
+          .catch((error: unknown) =>
+            logger.warn('the reminder to delete a secret message could not be posted', {
+              secretMessage: message.id,
+              error,
+            }),
+          );
       if (expired.length + crashed.length + due.length > 0)
         logger.info('approval sweep', {
           expired: expired.length,

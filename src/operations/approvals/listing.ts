@@ -2,9 +2,12 @@ import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { UserFacingError } from '../errors.js';
+import { deleteSecretMessage } from '../secrets.js';
 import { defineOperation, parseWith } from '../types.js';
 
 const RequestIdSchema = z.string().regex(APPROVAL_ID_PATTERN);
+
+const ListArgsSchema = z.object({ all: z.boolean(), requestId: z.string().optional() });
 
 function requestId(value: string): string {
   const parsed = RequestIdSchema.safeParse(value);
@@ -19,18 +22,31 @@ function requestId(value: string): string {
 export const approvals = defineOperation({
   id: 'approvals.list',
   words: ['approvals'],
-  usage: '/edge approvals [--all]',
+  usage: '/edge approvals [REQUEST_ID] [--all]',
   summary:
-    'list requests waiting for approval, with what each will do (with --all, the last 50 of any state)',
-  example: '/edge approvals --all',
+    'list requests waiting for approval, with what each will do, its age and expiry (with --all, the last 50 of any state); with an id, one request whole with its timeline',
+  example: '/edge approvals ap_3f2c9a1b7d4e6f80',
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
-  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm'] },
-  parse: (positionals, flags) =>
-    positionals.length > 0
-      ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
-      : parseWith(z.object({ all: z.boolean() }), { all: flags.all }),
-  run: (ctx, args) => ctx.services.approvals.list(ctx, args.all),
+  changes: { interactions: ['approve', 'reject', 'cancel', 'confirm', 'forget'] },
+  parse: (positionals, flags) => {
+    if (positionals.length > 1)
+      return { ok: false, error: `unexpected argument "${positionals[1]!.slice(0, 40)}"` };
+    const [id] = positionals;
+    if (id === undefined) return parseWith(ListArgsSchema, { all: flags.all });
+    if (flags.all) return { ok: false, error: 'give either a request id or --all, not both' };
+    if (!APPROVAL_ID_PATTERN.test(id))
+      return {
+        ok: false,
+        error: `"${id.slice(0, 40)}" is not a request id (ap_ and 16 hex digits; see /edge approvals)`,
+      };
+    return parseWith(ListArgsSchema, { all: false, requestId: id });
+  },
+  target: (args) => args.requestId,
+  run: (ctx, args) =>
+    args.requestId === undefined
+      ? ctx.services.approvals.list(ctx, args.all)
+      : ctx.services.approvals.show(ctx, args.requestId),
   actions: {
     approve: (ctx, value) =>
       ctx.services.approvals.click(ctx, { action: 'approve', requestId: requestId(value) }),
@@ -38,6 +54,8 @@ export const approvals = defineOperation({
       ctx.services.approvals.click(ctx, { action: 'reject', requestId: requestId(value) }),
     cancel: (ctx, value) =>
       ctx.services.approvals.click(ctx, { action: 'cancel', requestId: requestId(value) }),
+    /** "Saved it, delete this" on a secret's DM (DELETE_SECRET_ACTION). */
+    forget: (ctx, value) => deleteSecretMessage(ctx, value),
   },
   submissions: {
     async confirm(ctx, values, privateMetadata) {

@@ -7,7 +7,7 @@ import type { ApprovalRequest } from '../../approvals/machine.js';
 import { md, mention, nest } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
 import { formatClock, formatSpan } from '../time-args.js';
-import { approversWhoMayAct, describeRequest, doneText } from './card.js';
+import { approversWhoMayAct, describeRequest, doneText, escalationMembers } from './card.js';
 import type { GatedOperation } from './gate.js';
 
 /** Text ending in a full stop, so another sentence can follow. */
@@ -18,11 +18,21 @@ export function reminderReply(request: ApprovalRequest, op: GatedOperation | und
   const what = describeRequest(request, op);
   const nowMs = now.getTime();
   const expires = request.expiresAt.getTime();
+  // The reminder goes out at half the time to live, the moment the escalation role may act.
+  const escalated = escalationMembers(request);
   return inChannel(`Reminder: ${what} is waiting for approval`, [
     {
       type: 'text',
       text: md`:alarm_clock: Reminder for ${nest(approversWhoMayAct(request))}: *${what}*, asked by ${nest(mention(request.requester))}, is still waiting. It expires in ${formatSpan(expires - nowMs)}, ${formatClock(expires, nowMs)}.`,
     },
+    ...(escalated
+      ? [
+          {
+            type: 'text' as const,
+            text: md`:arrow_up: Escalated to ${nest(escalated)}: you may approve or reject it from now on.`,
+          },
+        ]
+      : []),
     { type: 'context', text: md`Request ${request.id}: Approve or Reject on the card above.` },
   ]);
 }

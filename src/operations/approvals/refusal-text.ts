@@ -68,6 +68,8 @@ export function clickRefusalText(refusal: ClickRefusal | { reason: 'not-found' }
       return refusal.action === 'approve'
         ? md`You requested this, so you cannot approve it; another approver must.`
         : md`You requested this; use Cancel to withdraw it.`;
+    case 'not-yet-escalated':
+      return md`This request is escalated to members of ${refusal.role} only if it is still waiting at half its time to live: members of ${refusal.role} may ${refusal.action} it only from ${formatUtc(refusal.from, now)}. Until then, its approvers decide.`;
     case 'not-approver': {
       const who = approverRoleText(refusal.approverRoles);
       return refusal.noLongerNamed

@@ -12,6 +12,8 @@ import {
   BEFORE_UNKNOWN,
   cardFilename,
   listedRequest,
+  requestDetail,
+  TIMELINE_SHOWN,
   timingText,
 } from '../../../src/operations/approvals/card.js';
 import type { GatedOperation } from '../../../src/operations/approvals/gate.js';
@@ -266,7 +268,7 @@ describe('what an approver sees', () => {
   it('lists a request under the same rule: short values shown, long ones announced and put in the file', () => {
     const sql = `UPDATE t SET a = 1 -- ${'q'.repeat(400)}`;
     const req = request('db.exec', 'db1', { sql, database: 'db1' });
-    const listed = listedRequest(req, gate('db.exec'), 'approval-requests.txt', []);
+    const listed = listedRequest(req, gate('db.exec'), 'approval-requests.txt', [], NOW);
     const shown = readable(renderReply({ visibility: 'ephemeral', text: 'x', blocks: listed.blocks }).blocks);
     expect(shown).toContain('Run a write statement on database db1');
     expect(shown).toContain('Database: db1');
@@ -279,9 +281,49 @@ describe('what an approver sees', () => {
       gate('db.exec'),
       'approval-requests.txt',
       [],
+      NOW,
     );
     expect(readable(short.blocks)).toContain('DELETE FROM t WHERE id = 1');
     expect(short.fileSection).toBeUndefined();
+  });
+});
+
+describe('one request whole (/edge approvals ID)', () => {
+  const row = (minute: number, outcome: string, detail: string | null = null) => ({
+    time: new Date(NOW.getTime() + minute * 60_000).toISOString(),
+    userId: 'U0ALICE',
+    outcome,
+    detail,
+  });
+
+  it('shows every parameter in full or puts it whole in the file and says so, with the full digest', () => {
+    const sql = `UPDATE t SET a = 1 -- ${'q'.repeat(4_000)}`;
+    const req = request('db.exec', 'db1', { sql, database: 'db1' });
+    const detail = requestDetail(req, gate('db.exec'), [row(0, 'approval-requested')], [], NOW);
+    const rendered = renderReply(detail);
+    expect(checkMessageLimits(rendered.blocks, rendered.text)).toEqual([]);
+    const shown = readable(detail);
+    expect(shown).toContain(
+      `Too long to show here: Statement (${sql.length.toLocaleString('en-US')} characters)`,
+    );
+    expect(shown).toContain(`approval-${req.id}.txt attached to this answer`);
+    expect(shown).toContain(req.paramsDigest);
+    expect(detail.files?.[0]?.content).toContain(sql);
+  });
+
+  it('bounds the timeline: the latest rows, and where to read the earlier ones', () => {
+    const req = request('db.exec', 'db1', { sql: 'DELETE FROM t WHERE id = 1', database: 'db1' });
+    const rows = Array.from({ length: TIMELINE_SHOWN + 5 }, (_, i) => row(i, `step-${i}`, 'x'.repeat(1_000)));
+    const detail = requestDetail(req, gate('db.exec'), rows, [], NOW);
+    const rendered = renderReply(detail);
+    expect(checkMessageLimits(rendered.blocks, rendered.text)).toEqual([]);
+    const shown = readable(detail);
+    expect(shown).toContain(
+      `The latest ${TIMELINE_SHOWN} rows; the earlier ones: /edge audit --request ${req.id}`,
+    );
+    expect(shown).not.toContain('*step-4*');
+    expect(shown).toContain(`*step-${TIMELINE_SHOWN + 4}*`);
+    expect(detail.files).toBeUndefined();
   });
 });
 
