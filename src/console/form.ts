@@ -9,8 +9,10 @@ import {
   type ModalOption,
   type ModalSpec,
   type ModalValues,
-  readZoneId,
+  readZoneChoice,
+  ZONE_KIND_WORDS,
   type ZonePick,
+  zoneOptionValue,
 } from '../operations/modal.js';
 import { markupToPlain } from '../reply/markup.js';
 import { type Style, safeForTerminal } from './style.js';
@@ -56,8 +58,9 @@ function initialValue(field: ModalField): string | string[] | undefined {
       return field.initial ? field.initial : undefined;
     case 'number':
     case 'datetime':
-    case 'zone':
       return field.initial === undefined ? undefined : String(field.initial);
+    case 'zone':
+      return field.initial && zoneOptionValue(field.zones, field.initial.kind, field.initial.id);
     case 'select':
       return field.initial;
     case 'multiselect':
@@ -187,11 +190,17 @@ function parseAnswer(field: ModalField, answer: string, now: () => number): Pars
       return time.ok ? { ok: true, value: String(time.ms) } : time;
     }
     case 'zone': {
-      // The id as Slack's picker would submit it: the number alone, e.g. 308006.
-      const id = readZoneId(answer);
-      return id === undefined
-        ? { ok: false, error: `give ${ZONE_IDS[field.zones]} as a whole number, e.g. 308006` }
-        : { ok: true, value: String(id) };
+      // As Slack's picker would submit it: the number alone, e.g. 308006, or with its kind
+      // (shieldzone:5101) where the field takes both.
+      const zone = readZoneChoice(answer);
+      if (zone === undefined)
+        return { ok: false, error: `give ${ZONE_IDS[field.zones]} as a whole number, e.g. 308006` };
+      if (zone.kind && field.zones !== 'any' && zone.kind !== field.zones)
+        return { ok: false, error: `give ${ZONE_IDS[field.zones]}, not a ${ZONE_KIND_WORDS[zone.kind]}` };
+      return {
+        ok: true,
+        value: zone.kind ? zoneOptionValue(field.zones, zone.kind, zone.id) : String(zone.id),
+      };
     }
   }
 }

@@ -7,7 +7,15 @@
  * of the line, `[a | b | C]` alternatives (a choice when all are lowercase words), `[--flag X]`
  * a flag whose example value is X. Flags come from the spec; the usage only lends examples.
  */
-import { fieldText, type ModalField, type ModalSpec, type ModalValues, zoneField } from './modal.js';
+import {
+  fieldText,
+  type ModalField,
+  type ModalSpec,
+  type ModalValues,
+  readZoneChoice,
+  ZONE_KIND_WORDS,
+  zoneField,
+} from './modal.js';
 import type { FlagSpec } from './tokenize.js';
 import { type AnyOperation, type CommandForm, operationKey } from './types.js';
 
@@ -36,6 +44,8 @@ export function zoneIdField(zone: ZoneKind, id: string, label: string, optional:
 interface Positional {
   id: string;
   name: string;
+  /** How its field is labelled: never `ARG2`, which only the form's code sees. */
+  label: string;
   optional: boolean;
   /** Takes the rest of the line (`REASON…`). */
   rest: boolean;
@@ -66,6 +76,10 @@ function label(name: string): string {
     .replace('shieldzone', 'Shield zone');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** `[today | yesterday | yyyy-MM-dd]` → "today, yesterday or yyyy-MM-dd". */
+const alternativesLabel = (alternatives: string[]) =>
+  `${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}`;
 
 /** The top-level parts of a usage line after the command's words: `X`, `[X]`, `[X]…`. */
 function usageParts(op: AnyOperation): string[] {
@@ -112,6 +126,7 @@ function positionalsOf(op: AnyOperation): Positional[] {
     positionals.push({
       id: name,
       name,
+      label: alternatives.length > 1 ? alternativesLabel(alternatives) : label(key ?? name),
       optional,
       rest,
       ...(alternatives.length > 1 ? { alternatives } : {}),
@@ -153,15 +168,19 @@ function flagField(op: AnyOperation, name: string, spec: FlagSpec): ModalField {
   return { id, label: id, kind: 'text', optional: true, hint };
 }
 
+/** The kind of zone a positional names, if it names one. */
+const zoneOfPositional = ({ name, key }: Positional): ZoneKind | undefined =>
+  ZONE_POSITIONALS[name] ?? (key ? ZONE_KEYS[key] : undefined);
+
 function positionalField(op: AnyOperation, positional: Positional): ModalField {
-  const { id, name, optional, alternatives, key } = positional;
-  const zone = ZONE_POSITIONALS[name] ?? (key ? ZONE_KEYS[key] : undefined);
-  if (zone) return zoneIdField(zone, id, key ? label(key) : label(name), optional);
-  if (key) return { id, label: label(key), kind: 'text', optional };
+  const { id, optional, alternatives, key } = positional;
+  const zone = zoneOfPositional(positional);
+  if (zone) return zoneIdField(zone, id, positional.label, optional);
+  if (key) return { id, label: positional.label, kind: 'text', optional };
   if (op.rawArgument)
     return {
       id,
-      label: label(name),
+      label: positional.label,
       kind: 'text',
       multiline: true,
       optional,
@@ -171,19 +190,14 @@ function positionalField(op: AnyOperation, positional: Positional): ModalField {
     if (alternatives.every((alternative) => /^[a-z][a-z-]*$/.test(alternative)))
       return {
         id,
-        label: alternatives.join(' or '),
+        label: positional.label,
         kind: 'select',
         options: alternatives.map((value) => ({ value, label: value })),
         optional,
       };
-    return {
-      id,
-      label: `${alternatives.slice(0, -1).join(', ')} or ${alternatives.at(-1)}`,
-      kind: 'text',
-      optional,
-    };
+    return { id, label: positional.label, kind: 'text', optional };
   }
-  return { id, label: label(name), kind: 'text', optional };
+  return { id, label: positional.label, kind: 'text', optional };
 }
 
 /** The callback id of an operation's form: its key, so that each form routes to its command. */
@@ -218,8 +232,58 @@ export function commandWord(value: string): string {
 /** A value a flag reader could take for a flag: it must come after `--`, or as `--name=value`. */
 const looksLikeFlag = (value: string) => /^[-—–]/.test(value);
 
+const ZONE_KIND: Record<ZoneKind, 'pullzone' | 'shieldzone'> = { pull: 'pullzone', shield: 'shieldzone' };
+
+/**
+ * A zone field's value as the command takes it: the id alone. A picker may name the kind
+ * (`pullzone:308006`); one of the other kind is refused. Anything else is left for the command.
+ */
+function zoneText(zone: ZoneKind, text: string): { text: string } | { error: string } {
+  const chosen = readZoneChoice(text);
+  if (!chosen) return { text };
+  const wanted = ZONE_KIND[zone];
+  if (chosen.kind && chosen.kind !== wanted) {
+    const said = `${ZONE_KIND_WORDS[chosen.kind]} ${chosen.id}`;
+    return {
+      error: `${said.charAt(0).toUpperCase()}${said.slice(1)} is not a ${ZONE_KIND_WORDS[wanted]}: pick a ${ZONE_KIND_WORDS[wanted]}.`,
+    };
+  }
+  return { text: String(chosen.id) };
+}
+
 /** The command line a filled form stands for, or what to correct on which field. */
 function readCommand(
+  op: AnyOperation,
+  values: ModalValues,
+): { errors: Record<string, string> } | { command: string } {
+  const positionals = positionalsOf(op);
+  // Zone fields hold their id alone from here on.
+  const zoneErrors: Record<string, string> = {};
+  const read: ModalValues = { ...values };
+  const zoneFields: [string, ZoneKind][] = [
+    ...positionals.flatMap((positional): [string, ZoneKind][] => {
+      const zone = zoneOfPositional(positional);
+      return zone ? [[positional.id, zone]] : [];
+    }),
+    ...Object.entries(op.flags).flatMap(([name, spec]): [string, ZoneKind][] =>
+      spec.value === 'pull-zone-id' || spec.value === 'shield-zone-id'
+        ? [[flagFieldId(name), spec.value === 'pull-zone-id' ? 'pull' : 'shield']]
+        : [],
+    ),
+  ];
+  for (const [id, zone] of zoneFields) {
+    const text = fieldText(values, id);
+    if (!text) continue;
+    const checked = zoneText(zone, text);
+    if ('error' in checked) zoneErrors[id] = checked.error;
+    else read[id] = checked.text;
+  }
+  if (Object.keys(zoneErrors).length > 0) return { errors: zoneErrors };
+  return commandLine(op, read);
+}
+
+/** The command line of values whose zone fields hold ids alone. */
+function commandLine(
   op: AnyOperation,
   values: ModalValues,
 ): { errors: Record<string, string> } | { command: string } {
@@ -255,10 +319,12 @@ function readCommand(
       given.push(commandWord(text));
       continue;
     }
+    // The command reads a zone left out as the channel's default (/edge context).
+    const zone = zoneOfPositional(positional);
+    if (positional.optional && zone && op.channelDefault?.kind === ZONE_KIND[zone]) continue;
     // A later value would move into this one's place.
     const later = positionals.slice(index + 1).find((next) => !next.key && fieldText(values, next.id));
-    if (later)
-      return { errors: { [positional.id]: `Fill this in too, or leave ${label(later.name)} empty.` } };
+    if (later) return { errors: { [positional.id]: `Fill this in too, or leave “${later.label}” empty.` } };
   }
   const dashed = positionals.some((positional) => looksLikeFlag(fieldText(values, positional.id)));
   return { command: [words, ...flags, ...(dashed ? ['--'] : []), ...given].join(' ') };
@@ -286,7 +352,7 @@ function fieldOf(op: AnyOperation, error: string, values: ModalValues): string {
   const positionals = positionalsOf(op);
   const named = positionals.find(
     (positional) =>
-      error.toLowerCase().includes(label(positional.name).toLowerCase()) ||
+      error.toLowerCase().includes(positional.label.toLowerCase()) ||
       (ZONE_POSITIONALS[positional.name] !== undefined && /zone id/i.test(error)),
   );
   return named?.id ?? positionals[0]?.id ?? form.fields[0]?.id ?? '';

@@ -27,7 +27,7 @@ import {
   type SubmissionOutcome,
   type Surface,
 } from './types.js';
-import type { ZoneChoice } from './zone-directory.js';
+import { withTypedId, type ZoneChoice } from './zone-directory.js';
 
 export interface CommandInput extends Caller {
   text: string;
@@ -372,12 +372,16 @@ export function createEngine(options: {
         const allowed: ZoneKind[] = [];
         for (const kind of kinds)
           if ((await authorizer.decide(LIST_OPERATION[kind], callerOf(input))).allowed) allowed.push(kind);
-        if (allowed.length === 0) return [];
+        if (allowed.length === 0) return withTypedId(input.zones, input.typed, [], input.limit);
         const zones: ZonePick = allowed.length === 2 ? 'any' : allowed[0]!;
-        return await services.zones.suggest(zones, input.typed, { waitMs: input.waitMs, limit: input.limit });
+        const listed = await services.zones.suggest(zones, input.typed, {
+          waitMs: input.waitMs,
+          limit: input.limit,
+        });
+        return withTypedId(input.zones, input.typed, listed, input.limit);
       } catch (error) {
-        logger.warn('zone suggestions failed; the picker shows none', { error });
-        return [];
+        logger.warn('zone suggestions failed; the picker shows only what was typed', { error });
+        return withTypedId(input.zones, input.typed, [], input.limit);
       }
     },
 

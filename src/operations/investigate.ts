@@ -4,7 +4,15 @@
  * a command line, run as if typed: the same parsing, policy, audit and answer as `/edge`.
  */
 import { type AlertHints, suggestedWindow } from './alert-hints.js';
-import { fieldText, type ModalSpec, type ModalValues, zoneField } from './modal.js';
+import {
+  fieldText,
+  type ModalSpec,
+  type ModalValues,
+  readZoneChoice,
+  ZONE_KIND_WORDS,
+  type ZoneKind,
+  zoneField,
+} from './modal.js';
 import type { CommandForm } from './types.js';
 
 /** The message shortcut's callback id (manifest.yml) and the form's. */
@@ -17,6 +25,9 @@ const LABELS: Record<Investigation, string> = {
   logs: 'Origin error logs of a pull zone',
   shield: 'Shield event export of a Shield zone',
 };
+
+/** The kind of zone each investigation runs on. */
+const ZONE_OF: Record<Investigation, ZoneKind> = { logs: 'pullzone', shield: 'shieldzone' };
 
 const listed = (ids: number[]) => ids.join(', ');
 
@@ -56,7 +67,7 @@ export function investigateForm(hints: AlertHints, now: number): ModalSpec {
         id: 'zone',
         label: 'Pull zone or Shield zone',
         zones: 'any',
-        ...(zone !== undefined ? { initial: zone } : {}),
+        ...(zone !== undefined ? { initial: { kind: ZONE_OF[what], id: zone } } : {}),
         hint: 'A pull zone for origin error logs, a Shield zone for the Shield export: type part of its name or id.',
       }),
       { id: 'from', label: 'From', kind: 'datetime', initial: window.from },
@@ -71,18 +82,29 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function readInvestigation(values: ModalValues): { errors: Record<string, string> } | { command: string } {
   const what = fieldText(values, 'what');
   if (what !== 'logs' && what !== 'shield') return { errors: { what: 'Pick what to run.' } };
-  const zone = fieldText(values, 'zone');
-  if (!/^\d{1,12}$/.test(zone))
+  const wanted = ZONE_OF[what];
+  // The picker says which kind was chosen (shieldzone:5101); a bare id is of the kind asked for.
+  const zone = readZoneChoice(fieldText(values, 'zone'));
+  if (!zone)
     return {
       errors: {
-        zone: `Type the ${what === 'logs' ? 'pull zone' : 'Shield zone'} id as a number, e.g. ${what === 'logs' ? '308006' : '5101'}.`,
+        zone: `Type the ${ZONE_KIND_WORDS[wanted]} id as a number, e.g. ${what === 'logs' ? '308006' : '5101'}.`,
+      },
+    };
+  if (zone.kind && zone.kind !== wanted)
+    return {
+      errors: {
+        zone:
+          what === 'logs'
+            ? `Shield zone ${zone.id} has no origin error logs: pick a pull zone, or run the Shield event export.`
+            : `Pull zone ${zone.id} has no Shield event export: pick a Shield zone, or run the origin error logs.`,
       },
     };
   const from = Number(fieldText(values, 'from'));
   const to = Number(fieldText(values, 'to'));
   if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
   if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
-  const words = what === 'logs' ? `logs ${zone}` : `shield export ${zone}`;
+  const words = what === 'logs' ? `logs ${zone.id}` : `shield export ${zone.id}`;
   return { command: `${words} --from ${iso(from)} --to ${iso(to)}` };
 }
 

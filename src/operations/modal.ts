@@ -63,14 +63,15 @@ export type ModalField =
   | { id: string; label: string; kind: 'datetime'; initial?: number; optional?: boolean; hint?: string }
   /**
    * A zone id: Slack offers the zones by name as the user types (a type-ahead picker), the
-   * console takes the id typed. Submitted as the id in a string, like a text field.
+   * console takes the id typed. Submitted as zoneOptionValue says: the id in a string, prefixed
+   * with its kind where the field takes both.
    */
   | {
       id: string;
       label: string;
       kind: 'zone';
       zones: ZonePick;
-      initial?: number;
+      initial?: { kind: ZoneKind; id: number };
       optional?: boolean;
       hint?: string;
     };
@@ -80,7 +81,7 @@ export function zoneField(field: {
   id: string;
   label: string;
   zones: ZonePick;
-  initial?: number;
+  initial?: { kind: ZoneKind; id: number };
   optional?: boolean;
   hint?: string;
 }): ModalField {
@@ -100,6 +101,26 @@ export function readZoneId(value: string): number | undefined {
   const id = Number(trimmed);
   return id > 0 ? id : undefined;
 }
+
+/**
+ * A chosen zone as a zone field submits it: `308006` where the field takes one kind, and
+ * `pullzone:308006` or `shieldzone:5101` where it takes both, so that the kind is not lost.
+ */
+export function zoneOptionValue(zones: ZonePick, kind: ZoneKind, id: number): string {
+  return zones === 'any' ? `${kind}:${id}` : String(id);
+}
+
+/** A submitted zone: its id, and its kind when the value names one (`shieldzone:5101`). */
+export function readZoneChoice(value: string): { kind?: ZoneKind; id: number } | undefined {
+  const found = /^(?:(pullzone|shieldzone):)?(\d{1,12})$/.exec(value.trim());
+  if (!found) return undefined;
+  const id = readZoneId(found[2]!);
+  if (id === undefined) return undefined;
+  return found[1] ? { kind: found[1] as ZoneKind, id } : { id };
+}
+
+/** How a kind of zone is named to a person. */
+export const ZONE_KIND_WORDS: Record<ZoneKind, string> = { pullzone: 'pull zone', shieldzone: 'Shield zone' };
 
 export interface ModalSpec {
   /** Routes the submission back: `${operationKey}:${name}`. */

@@ -6,13 +6,15 @@
  */
 import type { Logger } from '../log.js';
 import type { PlatformClient } from '../platform/client.js';
-import type { ZoneKind, ZonePick } from './modal.js';
+import { readZoneId, type ZoneKind, type ZonePick } from './modal.js';
 
 export interface ZoneChoice {
   kind: ZoneKind;
   id: number;
   /** The pull zone's name; for a Shield zone, the name of the pull zone it guards. */
   name?: string;
+  /** Offered because its id was typed, not because a list has it. */
+  typed?: true;
 }
 
 export interface ZoneDirectory {
@@ -155,4 +157,37 @@ export function createZoneDirectory(options: {
       return (await fresh(kind, true)).find((zone) => zone.id === id);
     },
   };
+}
+
+/**
+ * The suggestions with the id typed offered as it is, first, for each kind the picker takes: a
+ * list cannot hold every zone (no list grant, past the pages read, a slow platform), and the
+ * command checks the id against the platform as a typed one. Where a listed zone has that id, it
+ * is the offer, by name: Slack wants each option's value once.
+ */
+export function withTypedId(
+  pick: ZonePick,
+  typed: string,
+  listed: ZoneChoice[],
+  limit: number,
+): ZoneChoice[] {
+  const query = typed.trim();
+  const id = /^\d{1,12}$/.test(query) ? readZoneId(query) : undefined;
+  if (id === undefined) return listed.slice(0, limit);
+  const kinds: ZoneKind[] = pick === 'any' ? ['pullzone', 'shieldzone'] : [pick];
+  const perKind = kinds.map((kind) => {
+    const ofKind = listed.filter((zone) => zone.kind === kind);
+    const exact = ofKind.filter((zone) => zone.id === id);
+    const asTyped: ZoneChoice = { kind, id, typed: true };
+    return { exact: exact.length > 0 ? exact : [asTyped], rest: ofKind.filter((zone) => zone.id !== id) };
+  });
+  // Room for what was typed: the longest list gives up its last zones first.
+  let over = perKind.reduce((sum, part) => sum + part.exact.length + part.rest.length, 0) - limit;
+  while (over > 0) {
+    const longest = perKind.reduce((a, b) => (b.rest.length > a.rest.length ? b : a));
+    if (longest.rest.length === 0) break;
+    longest.rest.pop();
+    over--;
+  }
+  return perKind.flatMap((part) => [...part.exact, ...part.rest]).slice(0, limit);
 }

@@ -3,6 +3,8 @@
  * faults and a request log. Two listeners: the management API (logging and database management
  * live under it) and the database's Hrana endpoint, which clients address at its URL root.
  */
+
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
@@ -78,6 +80,11 @@ export interface Sandbox {
   faults: Faults;
   requests: RequestLog;
   knobs: Knobs;
+  /**
+   * Adds `count` pull zones (`bulk-1`, `bulk-2`, …) after the others, as in an account larger than
+   * a client reads from the list; returns their ids in list order.
+   */
+  addPullZones(count: number): number[];
   /** The current token-authentication key of a pull zone, to check a reset. */
   pullZoneSecurityKey(pullZoneId: number): string | undefined;
   /** The stored bot-detection configuration of a Shield zone. */
@@ -89,6 +96,8 @@ export interface Sandbox {
 }
 
 const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Enough for an account past any list a client reads, small enough to stay in memory. */
+const MAX_ADDED_PULL_ZONES = 20_000;
 
 function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -221,6 +230,23 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     faults,
     requests,
     knobs,
+    addPullZones(count) {
+      if (!Number.isSafeInteger(count) || count < 1 || count > MAX_ADDED_PULL_ZONES)
+        throw new RangeError(`count must be a whole number from 1 to ${MAX_ADDED_PULL_ZONES}`);
+      const ids: number[] = [];
+      for (let n = 1; n <= count; n++) {
+        const id = state.nextIds.pullZone++;
+        state.pullZones.set(id, {
+          id,
+          name: `bulk-${id}`,
+          securityKey: randomUUID(),
+          originUrl: `https://origin.bulk-${id}.example.com`,
+          hostnames: [`bulk-${id}.b-cdn.net`],
+        });
+        ids.push(id);
+      }
+      return ids;
+    },
     pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
     botDetection: (id) => state.botDetection.get(id),
     databaseProcessId: () => database.processId(),

@@ -149,7 +149,12 @@ describe('a zone field on the terminal', () => {
     const answer = await askForm(
       spec([
         zoneField({ id: 'zone', label: 'Pull zone', zones: 'pullzone' }),
-        zoneField({ id: 'shield', label: 'Shield zone', zones: 'shieldzone', initial: 5101 }),
+        zoneField({
+          id: 'shield',
+          label: 'Shield zone',
+          zones: 'shieldzone',
+          initial: { kind: 'shieldzone', id: 5101 },
+        }),
       ]),
       io,
       { style, now },
@@ -159,5 +164,23 @@ describe('a zone field on the terminal', () => {
     expect(printed).toContain('/edge pullzones lists them');
     expect(printed).toContain('/edge shield zones lists them');
     expect(printed).toContain('give a pull zone id as a whole number, e.g. 308006');
+  });
+
+  it('takes a zone with its kind, as Slack’s picker of both kinds submits it, and refuses the other kind', async () => {
+    const io = scripted(['shieldzone:5101', 'pullzone:308006', 'shieldzone:5101', '5101']);
+    const answer = await askForm(
+      spec([
+        zoneField({ id: 'pull', label: 'Pull zone', zones: 'pullzone' }),
+        zoneField({ id: 'either', label: 'Zone', zones: 'any' }),
+        zoneField({ id: 'bare', label: 'Zone', zones: 'any' }),
+      ]),
+      io,
+      { style, now },
+    );
+    expect(answer).toEqual({
+      kind: 'filled',
+      values: { pull: '308006', either: 'shieldzone:5101', bare: '5101' },
+    });
+    expect(io.printed.join('\n')).toContain('give a pull zone id, not a Shield zone');
   });
 });

@@ -8,7 +8,13 @@ import type { ModalValues } from '../../src/operations/modal.js';
 import { defineOperation, operationKey } from '../../src/operations/types.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
-import { type EngineTestbed, recordingSurface, startEngineTestbed } from '../support/engine.js';
+import {
+  answers,
+  type EngineTestbed,
+  recordingSurface,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
 import { everyoneMayRun } from '../support/policies.js';
 
 let bed: EngineTestbed;
@@ -214,6 +220,68 @@ describe('a form with a bad value', () => {
     const errors = (result as { errors: Record<string, string> }).errors;
     expect(Object.keys(errors)).toEqual([field]);
     expect(errors[field]).toContain(error);
+  });
+});
+
+describe('a zone field', () => {
+  const opOf = (key: string) => bed.runtime.engine.operations.find((op) => operationKey(op) === key)!;
+
+  it('takes a pull zone a picker of both kinds names, and refuses a Shield zone', async () => {
+    const logs = opOf('logs');
+    expect(formCommand(logs, { PULLZONE_ID: 'pullzone:308006', '--last': '2h' })).toEqual(
+      bed.runtime.engine.resolve('logs 308006 --last 2h'),
+    );
+    expect(
+      await bed.submit(commandFormSpec(logs), { PULLZONE_ID: 'shieldzone:5101', '--last': '2h' }),
+    ).toEqual({
+      errors: { PULLZONE_ID: 'Shield zone 5101 is not a pull zone: pick a pull zone.' },
+    });
+    const export_ = opOf('shield.export');
+    expect(formCommand(export_, { SHIELD_ZONE_ID: 'shieldzone:5101', '--last': '1h' })).toEqual(
+      bed.runtime.engine.resolve('shield export 5101 --last 1h'),
+    );
+    expect(typedCommandForm(export_).read({ SHIELD_ZONE_ID: 'pullzone:308006' })).toEqual({
+      errors: { SHIELD_ZONE_ID: 'Pull zone 308006 is not a Shield zone: pick a Shield zone.' },
+    });
+  });
+
+  it('may be left empty for the channel’s default while a day is chosen, as `/edge logs yesterday` may', async () => {
+    const channel = { userId: 'U0YOU', channelId: 'C0FORMDEFAULT' };
+    await bed.run('context set pullzone=308006', channel);
+    const submitted = await bed.submit(commandFormSpec(opOf('logs')), { ARG2: 'yesterday' }, channel);
+    if ('errors' in submitted) throw new Error(JSON.stringify(submitted.errors));
+    const answer = wordsOf(answers(submitted.records).at(-1)!);
+    expect(answer).toContain('pull zone 308006');
+    expect(answer).toContain('this channel’s default');
+    expect(typedCommandForm(opOf('logs')).read({ ARG2: 'yesterday' })).toEqual({ command: 'logs yesterday' });
+  });
+});
+
+describe('what a form shows a person', () => {
+  it('labels every field by what it takes, never by a made-up name', () => {
+    for (const op of bed.runtime.engine.operations)
+      for (const field of commandFormSpec(op).fields)
+        expect(field.label, `${operationKey(op)} ${field.id}`).not.toMatch(/\barg\d/i);
+    const logs = commandFormSpec(bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!);
+    expect(logs.fields.find((field) => field.id === 'ARG2')?.label).toBe(
+      'today, yesterday, MM-dd-yyyy or yyyy-MM-dd',
+    );
+  });
+
+  it('names a later field by its label when an earlier one must be filled too', () => {
+    const report = defineOperation({
+      id: 'audit.list',
+      words: ['report'],
+      usage: '/edge report [NAME] [daily | weekly]',
+      summary: 'a report',
+      example: '/edge report orders weekly',
+      flags: {},
+      parse: (positionals) => ({ ok: true, args: { positionals } }),
+      run: async () => undefined,
+    });
+    expect(typedCommandForm(report).read({ ARG2: 'weekly' })).toEqual({
+      errors: { NAME: 'Fill this in too, or leave “daily or weekly” empty.' },
+    });
   });
 });
 

@@ -100,7 +100,11 @@ describe('the Investigate form', () => {
     const form = investigateForm(findAlertHints('pull zone 308006 failing since 13:30 UTC', now), now);
     const field = (id: string) => form.fields.find((f) => f.id === id);
     expect(field('what')).toMatchObject({ initial: 'logs' });
-    expect(field('zone')).toMatchObject({ kind: 'zone', zones: 'any', initial: 308006 });
+    expect(field('zone')).toMatchObject({
+      kind: 'zone',
+      zones: 'any',
+      initial: { kind: 'pullzone', id: 308006 },
+    });
     expect(field('from')).toMatchObject({ initial: at('2026-11-21T13:00:00Z') });
     expect(field('to')).toMatchObject({ initial: now });
     expect(form.intro).toContain('pull zone 308006');
@@ -109,7 +113,10 @@ describe('the Investigate form', () => {
   it('chooses the Shield export when the alert names only a Shield zone, and says when it names nothing', () => {
     const shield = investigateForm(findAlertHints('WAF: zone 5101 blocking', now), now);
     expect(shield.fields.find((f) => f.id === 'what')).toMatchObject({ initial: 'shield' });
-    expect(shield.fields.find((f) => f.id === 'zone')).toMatchObject({ kind: 'zone', initial: 5101 });
+    expect(shield.fields.find((f) => f.id === 'zone')).toMatchObject({
+      kind: 'zone',
+      initial: { kind: 'shieldzone', id: 5101 },
+    });
     const empty = investigateForm(findAlertHints('something is wrong', now), now);
     expect(empty.intro).toContain('names no zone id');
     expect(empty.intro).toContain('the last hour');
@@ -127,8 +134,39 @@ describe('the Investigate form', () => {
     expect(investigateCommandForm.read({ ...values, zone: 'www' })).toEqual({
       errors: { zone: 'Type the Shield zone id as a number, e.g. 5101.' },
     });
+    expect(investigateCommandForm.read({ ...values, zone: '0' })).toEqual({
+      errors: { zone: 'Type the Shield zone id as a number, e.g. 5101.' },
+    });
     expect(investigateCommandForm.read({ ...values, to: undefined })).toEqual({
       errors: { to: 'Pick the end of the window.' },
+    });
+  });
+});
+
+describe('the zone the Investigate form’s picker chose', () => {
+  const window = { from: String(now - 3_600_000), to: String(now) };
+
+  it('runs on the kind of zone chosen', () => {
+    expect(investigateCommandForm.read({ ...window, what: 'logs', zone: 'pullzone:308006' })).toMatchObject({
+      command: expect.stringMatching(/^logs 308006 --from /),
+    });
+    expect(investigateCommandForm.read({ ...window, what: 'shield', zone: 'shieldzone:5101' })).toMatchObject(
+      {
+        command: expect.stringMatching(/^shield export 5101 --from /),
+      },
+    );
+  });
+
+  it('refuses a zone of the other kind, on the zone field, instead of reading its id as the other kind', () => {
+    expect(investigateCommandForm.read({ ...window, what: 'logs', zone: 'shieldzone:5101' })).toEqual({
+      errors: {
+        zone: 'Shield zone 5101 has no origin error logs: pick a pull zone, or run the Shield event export.',
+      },
+    });
+    expect(investigateCommandForm.read({ ...window, what: 'shield', zone: 'pullzone:308006' })).toEqual({
+      errors: {
+        zone: 'Pull zone 308006 has no Shield event export: pick a Shield zone, or run the origin error logs.',
+      },
     });
   });
 });

@@ -1,10 +1,12 @@
 /** The zone directory behind the pickers, against the sandbox: matching, ranking and the bound. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EngineTestbed, startEngineTestbed } from '../support/engine.js';
+import { commandFormSpec } from '../../src/operations/command-forms.js';
+import { answers, type EngineTestbed, startEngineTestbed, wordsOf } from '../support/engine.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 let bed: EngineTestbed;
 beforeAll(async () => {
-  bed = await startEngineTestbed();
+  bed = await startEngineTestbed({ policyYaml: everyoneMayRun() });
 });
 afterAll(async () => {
   await bed?.close();
@@ -38,4 +40,25 @@ describe('the zone directory', () => {
     expect(await bed.runtime.services.zones.find('shieldzone', 5102)).toMatchObject({ name: 'media-cdn' });
     expect(await bed.runtime.services.zones.find('pullzone', 999_999)).toBeUndefined();
   });
+
+  it('offers, and runs, a zone past the pages it reads, when its id is typed', async () => {
+    // Five pages of 1,000 are read: the seeded zones and 4,995 more fill them, the next is past.
+    const added = bed.sandbox.addPullZones(5_001);
+    const past = added.at(-1)!;
+    expect(await bed.runtime.services.zones.find('pullzone', past)).toBeUndefined();
+    const offered = await bed.runtime.engine.suggestZones({
+      userId: 'U0YOU',
+      channelId: 'C0OPS',
+      zones: 'pullzone',
+      typed: String(past),
+      waitMs: 10_000,
+      limit: 100,
+    });
+    expect(offered).toEqual([{ kind: 'pullzone', id: past, typed: true }]);
+    // Chosen in the logs form, it runs as if typed: the platform knows it.
+    const logs = bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!;
+    const submitted = await bed.submit(commandFormSpec(logs), { PULLZONE_ID: String(past), '--last': '1h' });
+    if ('errors' in submitted) throw new Error(JSON.stringify(submitted.errors));
+    expect(wordsOf(answers(submitted.records).at(-1)!)).toContain(`pull zone ${past}`);
+  }, 30_000);
 });

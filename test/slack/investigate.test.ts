@@ -69,7 +69,8 @@ describe('"Investigate with edgeops" on an alert', () => {
     );
     expect(view.callback_id).toBe(INVESTIGATE_FORM);
     expect(initial(view, 'what')?.initial_option?.value).toBe('logs');
-    expect(initial(view, 'zone')?.initial_option?.value).toBe('308006');
+    // The picker takes both kinds: its value says which.
+    expect(initial(view, 'zone')?.initial_option?.value).toBe('pullzone:308006');
     expect(initial(view, 'zone')?.type).toBe('external_select');
     expect(initial(view, 'from')?.initial_date_time).toBe(seconds('2026-11-21T13:00:00Z'));
     expect(initial(view, 'to')?.initial_date_time).toBe(seconds('2026-11-21T14:00:00Z'));
@@ -80,7 +81,7 @@ describe('"Investigate with edgeops" on an alert', () => {
     const { view, messageTs } = await investigate('pullzone=308006 origin errors rising');
     const ack = await h.submitView(INVESTIGATE_FORM, view.private_metadata, {
       what: staticSelect('logs'),
-      zone: externalSelect('308006'),
+      zone: externalSelect('pullzone:308006'),
       from: datetimePicker(seconds('2026-11-21T13:00:00Z')),
       to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
     });
@@ -133,13 +134,27 @@ describe('"Investigate with edgeops" on an alert', () => {
       response_action: 'errors',
       errors: { zone: 'Type the Shield zone id as a number, e.g. 5101.' },
     });
+    const logsBefore = h.sandbox.requests.count('logs.origin');
+    const otherKind = await h.submitView(INVESTIGATE_FORM, view.private_metadata, {
+      what: staticSelect('logs'),
+      zone: externalSelect('shieldzone:5101'),
+      from: datetimePicker(seconds('2026-11-21T13:00:00Z')),
+      to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
+    });
+    expect(otherKind.body).toEqual({
+      response_action: 'errors',
+      errors: {
+        zone: 'Shield zone 5101 has no origin error logs: pick a pull zone, or run the Shield event export.',
+      },
+    });
+    expect(h.sandbox.requests.count('logs.origin')).toBe(logsBefore);
     const before = h.sandbox.requests.count('shield.export');
     const tooOld = await h.submitView(
       INVESTIGATE_FORM,
       view.private_metadata,
       {
         what: staticSelect('shield'),
-        zone: externalSelect('5101'),
+        zone: externalSelect('shieldzone:5101'),
         from: datetimePicker(seconds('2026-11-17T13:00:00Z')),
         to: datetimePicker(seconds('2026-11-21T14:00:00Z')),
       },

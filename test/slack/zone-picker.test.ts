@@ -61,7 +61,8 @@ describe('the zone picker', () => {
       { text: { type: 'plain_text', text: 'media-cdn · Pull zone 410112' }, value: '410112' },
     ]);
     const byId = await typeInto('pick-zone:pullzone', '4101');
-    expect(values(byId.body)).toEqual(['410112', '410113', '410114']);
+    // What was typed comes first: it may be a zone no list shows.
+    expect(values(byId.body)).toEqual(['4101', '410112', '410113', '410114']);
     const all = await typeInto('pick-zone:pullzone', '');
     expect(values(all.body).sort()).toEqual(h.sandbox.pullZoneIds.map(String).sort());
   });
@@ -73,12 +74,12 @@ describe('the zone picker', () => {
     ]);
   });
 
-  it('offers both kinds, in two groups, where the form takes either', async () => {
+  it('offers both kinds, in two groups, where the form takes either, each value naming its kind', async () => {
     const { body } = await typeInto('pick-zone:any', 'www');
     expect(body.option_groups?.map((group) => [group.label.text, group.options.map((o) => o.value)])).toEqual(
       [
-        ['Pull zones', ['308006']],
-        ['Shield zones', ['5101']],
+        ['Pull zones', ['pullzone:308006']],
+        ['Shield zones', ['shieldzone:5101']],
       ],
     );
     const nothing = await typeInto('pick-zone:any', 'no-such-zone');
@@ -90,7 +91,7 @@ describe('the zone picker', () => {
     await typeInto('pick-zone:pullzone', 'w');
     await typeInto('pick-zone:pullzone', 'ww');
     h.clock.advance(59_000);
-    expect(values((await typeInto('pick-zone:pullzone', '308')).body)).toEqual(['308006']);
+    expect(values((await typeInto('pick-zone:pullzone', '308')).body)).toEqual(['308', '308006']);
     expect(h.sandbox.requests.count('pullzone.list')).toBe(before + 1);
     h.clock.advance(2_000);
     await typeInto('pick-zone:pullzone', '308');
@@ -120,5 +121,44 @@ describe('the zone picker', () => {
   it('lists nothing to someone the policy does not let list zones here', async () => {
     const { body } = await typeInto('pick-zone:any', 'www', 'U0BOB');
     expect(body).toEqual({ options: [] });
+  });
+
+  it('offers an id typed in full as it is, first, where no listed zone has it', async () => {
+    const { body } = await typeInto('pick-zone:pullzone', '123456');
+    expect(body.options).toEqual([
+      { text: { type: 'plain_text', text: 'Pull zone 123456 (as typed)' }, value: '123456' },
+    ]);
+    // A listed zone with that id is the offer, by name; the rest follow.
+    expect((await typeInto('pick-zone:pullzone', '410112')).body.options?.[0]).toEqual({
+      text: { type: 'plain_text', text: 'media-cdn · Pull zone 410112' },
+      value: '410112',
+    });
+    const both = await typeInto('pick-zone:any', '5101');
+    expect(both.body.option_groups?.map((group) => group.options.map((o) => [o.text.text, o.value]))).toEqual(
+      [
+        [['Pull zone 5101 (as typed)', 'pullzone:5101']],
+        [['www-example · Shield zone 5101', 'shieldzone:5101']],
+      ],
+    );
+  });
+
+  it('offers a typed id to someone who may not list zones', async () => {
+    const { body } = await typeInto('pick-zone:any', '308006', 'U0BOB');
+    expect(body.option_groups?.map((group) => group.options.map((o) => [o.text.text, o.value]))).toEqual([
+      [['Pull zone 308006 (as typed)', 'pullzone:308006']],
+      [['Shield zone 308006 (as typed)', 'shieldzone:308006']],
+    ]);
+    expect(values((await typeInto('pick-zone:shieldzone', '5101', 'U0BOB')).body)).toEqual(['5101']);
+  });
+
+  it('offers a typed id within Slack’s 3 seconds while the platform is held back', async () => {
+    h.sandbox.faults.set('pullzone.list', { delayMs: 2_600, times: 1 });
+    const { body, elapsedMs } = await typeInto('pick-zone:pullzone', '308006');
+    expect(body.options).toEqual([
+      { text: { type: 'plain_text', text: 'Pull zone 308006 (as typed)' }, value: '308006' },
+    ]);
+    expect(elapsedMs).toBeLessThan(3_000);
+    h.sandbox.faults.set('shieldzone.list', { status: 500 });
+    expect(values((await typeInto('pick-zone:shieldzone', '77')).body)).toEqual(['77']);
   });
 });

@@ -3,7 +3,14 @@
  * Each field is one input block whose block_id and action_id are the field id.
  */
 import type { types } from '@slack/bolt';
-import type { ModalField, ModalOption, ModalSpec, ModalValues, ZonePick } from '../../operations/modal.js';
+import {
+  type ModalField,
+  type ModalOption,
+  type ModalSpec,
+  type ModalValues,
+  type ZonePick,
+  zoneOptionValue,
+} from '../../operations/modal.js';
 import { truncate } from '../../reply/escape.js';
 import type { Reply } from '../../reply/model.js';
 import {
@@ -113,8 +120,8 @@ function element(field: ModalField): Record<string, unknown> {
         ...(field.initial !== undefined
           ? {
               initial_option: option({
-                value: String(field.initial),
-                label: zoneOptionLabel(field.zones, field.initial),
+                value: zoneOptionValue(field.zones, field.initial.kind, field.initial.id),
+                label: zoneOptionLabel(field.initial.kind, field.initial.id),
               }),
             }
           : {}),

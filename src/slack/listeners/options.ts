@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, BlockSuggestion } from '@slack/bolt';
-import type { ZoneChoice } from '../../operations/zone-directory.js';
+import { type ZonePick, zoneOptionValue } from '../../operations/modal.js';
+import { withTypedId, type ZoneChoice } from '../../operations/zone-directory.js';
 import { truncate } from '../../reply/escape.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { ZONE_PICKER_ACTION, zonesOfPicker } from '../blocks/modal.js';
@@ -17,20 +18,21 @@ export const ZONE_SUGGESTION_WAIT_MS = 2_000;
 /** Everything else (the access check included) fits in what is left of Slack's deadline. */
 const ANSWER_BY_MS = ACK_DEADLINE_MS - 500;
 
-const option = (zone: ZoneChoice) => {
-  const kind = zone.kind === 'pullzone' ? 'Pull zone' : 'Shield zone';
-  return {
-    text: {
-      type: 'plain_text' as const,
-      text: truncate(zone.name ? `${zone.name} · ${kind} ${zone.id}` : `${kind} ${zone.id}`, OPTION_TEXT_MAX),
-    },
-    value: String(zone.id),
-  };
-};
+function optionText(zone: ZoneChoice): string {
+  const kind = `${zone.kind === 'pullzone' ? 'Pull zone' : 'Shield zone'} ${zone.id}`;
+  if (zone.typed) return `${kind} (as typed)`;
+  return zone.name ? `${zone.name} · ${kind}` : kind;
+}
+
+/** A zone as the picker offers it; its value carries the kind where the picker takes both. */
+const option = (zones: ZonePick) => (zone: ZoneChoice) => ({
+  text: { type: 'plain_text' as const, text: truncate(optionText(zone), OPTION_TEXT_MAX) },
+  value: zoneOptionValue(zones, zone.kind, zone.id),
+});
 
 const group = (label: string, zones: ZoneChoice[]) => ({
   label: { type: 'plain_text' as const, text: truncate(label, OPTION_GROUP_LABEL_MAX) },
-  options: zones.map(option),
+  options: zones.map(option('any')),
 });
 
 /**
@@ -45,15 +47,18 @@ export function registerOptions(app: App, options: ListenerDeps): void {
       const suggestion = body as BlockSuggestion;
       const zones = zonesOfPicker(suggestion.action_id) ?? 'any';
       const { channelId } = unwrapMetadata(suggestion.view?.private_metadata);
+      const typed = suggestion.value ?? '';
       const answer = options.engine.suggestZones({
         userId: suggestion.user.id,
         channelId: channelId || (suggestion.channel?.id ?? ''),
         zones,
-        typed: suggestion.value ?? '',
+        typed,
         waitMs: ZONE_SUGGESTION_WAIT_MS,
         limit: EXTERNAL_SELECT_MAX_OPTIONS,
       });
-      const late = sleep(ANSWER_BY_MS, [] as ZoneChoice[], { ref: false });
+      const late = sleep(ANSWER_BY_MS, withTypedId(zones, typed, [], EXTERNAL_SELECT_MAX_OPTIONS), {
+        ref: false,
+      });
       const choices = await Promise.race([answer, late]);
       if (zones === 'any') {
         const pulls = choices.filter((zone) => zone.kind === 'pullzone');
@@ -64,7 +69,7 @@ export function registerOptions(app: App, options: ListenerDeps): void {
         ];
         // Slack takes an empty `options` for "nothing found"; an empty group list it refuses.
         await ack(groups.length > 0 ? { option_groups: groups } : { options: [] });
-      } else await ack({ options: choices.map(option) });
+      } else await ack({ options: choices.map(option(zones)) });
       options.metrics.ackObserved((performance.now() - received) / 1000);
     },
   );
