@@ -15,6 +15,12 @@ import {
 
 /** How far before the newest entry seen a late entry is still counted. */
 export const LOOKBACK_MS = 10 * 60_000;
+/**
+ * The most entry keys a cursor keeps. Past it the floor rises to the newest keys' oldest time and
+ * anything before the floor is taken as seen: a burst costs a little under-counting, never a count
+ * twice, and a save stays a few hundred kilobytes instead of tens of megabytes.
+ */
+export const MAX_CURSOR_KEYS = 20_000;
 /** The sparkline's span: the last hour, minute by minute. */
 export const SPARK_MS = 60 * 60_000;
 const MINUTE = 60_000;
@@ -31,7 +37,12 @@ export const EpisodeSchema = z.object({
 export type Episode = z.infer<typeof EpisodeSchema>;
 
 export const WatchProgressSchema = z.object({
-  cursor: z.object({ maxTs: z.number(), recent: z.array(z.tuple([z.string(), z.number()])) }),
+  cursor: z.object({
+    maxTs: z.number(),
+    recent: z.array(z.tuple([z.string(), z.number()])),
+    /** Raised when the keys reached MAX_CURSOR_KEYS: entries before it count as seen. */
+    floor: z.number().optional(),
+  }),
   total: z.number().int(),
   /** Matching entries per minute (by entry time), the last hour. */
   minutes: PairsSchema,
@@ -99,7 +110,11 @@ export class PollCounter {
     private readonly startedAt: number,
   ) {
     this.maxTs = progress.cursor.maxTs;
-    this.floor = Math.max(startedAt, progress.cursor.maxTs - LOOKBACK_MS);
+    this.floor = Math.max(
+      startedAt,
+      progress.cursor.maxTs - LOOKBACK_MS,
+      progress.cursor.floor ?? Number.NEGATIVE_INFINITY,
+    );
     this.recent = new Map(progress.cursor.recent);
     this.matches = createOriginMatcher(originFiltersOf(filters));
     this.minutes = new Map(progress.minutes);
@@ -141,8 +156,11 @@ export class PollCounter {
 
   /** The progress after this poll, at `nowMs`, with what the alert rule makes of it. */
   finish(nowMs: number, alert: AlertRule | null): PollOutcome {
-    const floor = Math.max(this.startedAt, this.maxTs - LOOKBACK_MS);
-    const recent = [...this.recent].filter(([, ts]) => ts >= floor);
+    const lookback = Math.max(this.startedAt, this.maxTs - LOOKBACK_MS);
+    const { floor, recent } = capped(
+      [...this.recent],
+      Math.max(lookback, this.progress.cursor.floor ?? Number.NEGATIVE_INFINITY),
+    );
     const minutes = [...this.minutes]
       .filter(([at]) => at > nowMs - SPARK_MS - MINUTE)
       .sort((a, b) => a[0] - b[0]);
@@ -152,7 +170,7 @@ export class PollCounter {
       : [];
     const next: WatchProgress = {
       ...this.progress,
-      cursor: { maxTs: this.maxTs, recent },
+      cursor: { maxTs: this.maxTs, recent, ...(floor > lookback ? { floor } : {}) },
       total: this.progress.total + this.added,
       minutes,
       seconds,
@@ -162,6 +180,18 @@ export class PollCounter {
     if (!alert) return { progress: next, added: this.added, change: 'none' };
     return judgeAlert(next, seconds, [...this.newSeconds], nowMs, alert, this.added);
   }
+}
+
+/** The keys at or after `floor`, at most MAX_CURSOR_KEYS of them: the floor raised as far as that needs. */
+function capped(keys: [string, number][], lowest: number): { floor: number; recent: [string, number][] } {
+  let recent = keys.filter(([, ts]) => ts >= lowest);
+  if (recent.length <= MAX_CURSOR_KEYS) return { floor: lowest, recent };
+  const times = recent.map(([, ts]) => ts).sort((a, b) => b - a);
+  // The oldest time among the newest keys; when it is shared past the cap, none of that millisecond.
+  const edge = times[MAX_CURSOR_KEYS - 1]!;
+  const floor = times[MAX_CURSOR_KEYS] === edge ? edge + 1 : edge;
+  recent = recent.filter(([, ts]) => ts >= floor);
+  return { floor, recent };
 }
 
 /** What one poll did to the alert: nothing, a new episode, a higher peak, or its end. */

@@ -49,8 +49,13 @@ export interface Watch {
   leaseExpiresAt: number | null;
   nextPollAt: number;
   lastPolledAt: number | null;
+  /** Raised by every lease taken, poll saved and ending: a poll is saved only over the version it leased. */
+  version: number;
   progress: WatchProgress;
 }
+
+/** A watch without its progress: what deciding whether to poll it needs, cheap to read in bulk. */
+export type WatchHead = Omit<Watch, 'progress'>;
 
 export type NewWatch = Omit<
   Watch,
@@ -63,6 +68,7 @@ export type NewWatch = Omit<
   | 'leaseOwner'
   | 'leaseExpiresAt'
   | 'lastPolledAt'
+  | 'version'
 >;
 
 const RowSchema = z.object({
@@ -88,23 +94,29 @@ const RowSchema = z.object({
   lease_expires_at: z.number().int().nullable(),
   next_poll_at: z.number().int(),
   last_polled_at: z.number().int().nullable(),
-  progress_json: z.string(),
+  version: z.number().int(),
 });
-const COLUMNS = Object.keys(RowSchema.shape).join(', ');
+const HEAD_COLUMNS = Object.keys(RowSchema.shape).join(', ');
+const COLUMNS = `${HEAD_COLUMNS}, progress_json`;
 
 function toWatch(raw: Row): Watch {
+  const head = toHead(raw);
+  let progress: WatchProgress;
+  try {
+    progress = WatchProgressSchema.parse(JSON.parse(z.string().parse(raw.progress_json)));
+  } catch (error) {
+    throw new WatchStoreError(`watch ${head.id} is unreadable: progress_json has the wrong shape`, {
+      cause: error,
+    });
+  }
+  return { ...head, progress };
+}
+
+function toHead(raw: Row): WatchHead {
   const parsed = RowSchema.safeParse(raw);
   if (!parsed.success)
     throw new WatchStoreError('a watch row has missing or mistyped columns', { cause: parsed.error });
   const row = parsed.data;
-  let progress: WatchProgress;
-  try {
-    progress = WatchProgressSchema.parse(JSON.parse(row.progress_json));
-  } catch (error) {
-    throw new WatchStoreError(`watch ${row.id} is unreadable: progress_json has the wrong shape`, {
-      cause: error,
-    });
-  }
   return {
     id: row.id,
     owner: row.owner,
@@ -130,7 +142,7 @@ function toWatch(raw: Row): Watch {
     leaseExpiresAt: row.lease_expires_at,
     nextPollAt: row.next_poll_at,
     lastPolledAt: row.last_polled_at,
-    progress,
+    version: row.version,
   };
 }
 
@@ -150,18 +162,24 @@ export interface WatchStore {
   setMessage(id: string, ts: string): Promise<void>;
   get(id: string): Promise<Watch | null>;
   running(): Promise<Watch[]>;
+  /** How many watches are running, without reading them. */
+  countRunning(): Promise<number>;
   /**
    * Running watches due at `now` whose lease is free, expired or `owner`'s. A watch whose message
    * is not posted yet has nowhere to show its counts and waits, for UNPOSTED_MS at most (then
    * the replica that posted it has died, and the poller ends it).
    */
-  due(now: number, owner: string): Promise<Watch[]>;
+  due(now: number, owner: string): Promise<WatchHead[]>;
   /** Takes or renews the lease until `expiresAt`; null when another replica holds it. */
   takeLease(id: string, owner: string, now: number, expiresAt: number): Promise<LeaseTaken | null>;
-  /** Saves a poll, if the lease is still `owner`'s; false when it was lost (nothing saved). */
+  /**
+   * Saves a poll, if the lease is still `owner`'s and the row is still at `version` (nobody took
+   * the lease in between, even if it came back); false when either changed (nothing saved).
+   */
   savePoll(
     id: string,
     owner: string,
+    version: number,
     change: { progress: WatchProgress; nextPollAt: number; polledAt: number | null; leaseExpiresAt: number },
   ): Promise<boolean>;
   /** `running → ended`; null when it had already ended (someone else ended it first). */
@@ -243,23 +261,28 @@ export function createWatchStore(client: Client): WatchStore {
       return result.rows.map(toWatch);
     },
 
+    async countRunning() {
+      const result = await read("SELECT count(*) AS running FROM watches WHERE state = 'running'");
+      return z.number().int().parse(result.rows[0]?.running);
+    },
+
     async due(now, owner) {
       const result = await read({
-        sql: `SELECT ${COLUMNS} FROM watches
+        sql: `SELECT ${HEAD_COLUMNS} FROM watches
               WHERE state = 'running' AND next_poll_at <= ?
                 AND (message_ts IS NOT NULL OR started_at < ?)
                 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)
               ORDER BY next_poll_at, id LIMIT 1000`,
         args: [now, now - UNPOSTED_MS, owner, now],
       });
-      return result.rows.map(toWatch);
+      return result.rows.map(toHead);
     },
 
     async takeLease(id, owner, now, expiresAt) {
       const [before, updated, after] = await write([
         { sql: 'SELECT lease_owner FROM watches WHERE id = ?', args: [id] },
         {
-          sql: `UPDATE watches SET lease_owner = ?, lease_expires_at = ?
+          sql: `UPDATE watches SET lease_owner = ?, lease_expires_at = ?, version = version + 1
                 WHERE id = ? AND state = 'running'
                   AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)`,
           args: [owner, expiresAt, id, owner, now],
@@ -273,12 +296,12 @@ export function createWatchStore(client: Client): WatchStore {
       return { watch, previousOwner: typeof previous === 'string' ? previous : null };
     },
 
-    async savePoll(id, owner, change) {
+    async savePoll(id, owner, version, change) {
       const [updated] = await write([
         {
           sql: `UPDATE watches SET progress_json = ?, next_poll_at = ?, last_polled_at = coalesce(?, last_polled_at),
                   lease_expires_at = ?, version = version + 1
-                WHERE id = ? AND state = 'running' AND lease_owner = ?`,
+                WHERE id = ? AND state = 'running' AND lease_owner = ? AND version = ?`,
           args: [
             JSON.stringify(change.progress),
             change.nextPollAt,
@@ -286,6 +309,7 @@ export function createWatchStore(client: Client): WatchStore {
             change.leaseExpiresAt,
             id,
             owner,
+            version,
           ],
         },
       ]);
@@ -308,7 +332,7 @@ export function createWatchStore(client: Client): WatchStore {
     async snooze(id, until) {
       const [updated, after] = await write([
         {
-          sql: `UPDATE watches SET snoozed_until = ?, version = version + 1 WHERE id = ? AND state = 'running'`,
+          sql: `UPDATE watches SET snoozed_until = ? WHERE id = ? AND state = 'running'`,
           args: [until, id],
         },
         { sql: `SELECT ${COLUMNS} FROM watches WHERE id = ?`, args: [id] },

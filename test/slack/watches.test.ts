@@ -335,6 +335,56 @@ describe('the shared platform budget', () => {
   });
 });
 
+describe('/edge watches and the policy', () => {
+  let scoped: Harness;
+  beforeAll(async () => {
+    scoped = await startHarness({
+      policyYaml: `
+roles:
+  everyone: ["*"]
+  oncall: [U0ALICE]
+grants:
+  - ops: [watch.logs]
+    roles: [oncall]
+    channels: [C0PRIVATE, C0SHARED]
+  - ops: [watch.logs]
+    roles: [everyone]
+    channels: [C0SHARED]
+`,
+    });
+  });
+  afterAll(async () => {
+    await scoped?.close();
+  });
+
+  async function watchIn(channelId: string): Promise<string> {
+    await scoped.command(`watch logs ${quietZone(scoped)}`, { channelId, userId: 'U0ALICE' });
+    const posted = await scoped.fake.waitFor(
+      'chat.postMessage',
+      (call) => call.args.channel === channelId && text(call).includes('Watching origin errors'),
+    );
+    return /wa_[0-9a-f]{12}/.exec(text(posted))![0];
+  }
+
+  async function listing(userId: string, channelId: string): Promise<string> {
+    const { responseUrl } = await scoped.command('watches', { channelId, userId });
+    return JSON.stringify((await scoped.fake.waitForResponse((post) => responseUrl.endsWith(post.id))).body);
+  }
+
+  it('lists only the watches of channels where the caller may run watch.logs', async () => {
+    const hidden = await watchIn('C0PRIVATE');
+    const shown = await watchIn('C0SHARED');
+    const bobs = await listing('U0BOB', 'C0SHARED');
+    expect(bobs).toContain(shown);
+    expect(bobs).toContain('Running watches (1)');
+    expect(bobs).not.toContain(hidden);
+    expect(bobs).not.toContain('C0PRIVATE');
+    const alices = await listing('U0ALICE', 'C0SHARED');
+    expect(alices).toContain(hidden);
+    expect(alices).toContain(shown);
+  });
+});
+
 describe('limits and the policy', () => {
   let capped: Harness;
   beforeAll(async () => {

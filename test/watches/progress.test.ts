@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   initialProgress,
   LOOKBACK_MS,
+  MAX_CURSOR_KEYS,
   PollCounter,
   sparkline,
   type WatchFilters,
@@ -36,6 +37,25 @@ function poll(
 }
 
 describe('a watch counts each entry once', () => {
+  it('keeps at most MAX_CURSOR_KEYS keys in a burst, and counts none of the burst twice', () => {
+    // 30,000 entries within one minute: more than the cap, all within the lookback.
+    const burst = Array.from({ length: 30_000 }, (_, index) => entry(T0 + 2 * MINUTE + index * 2));
+    const first = poll(initialProgress(T0), burst, T0 + 3 * MINUTE);
+    expect(first.added).toBe(30_000);
+    expect(first.progress.cursor.recent.length).toBeLessThanOrEqual(MAX_CURSOR_KEYS);
+    expect(JSON.stringify(first.progress).length).toBeLessThan(1_000_000);
+    const floor = first.progress.cursor.floor!;
+    expect(floor).toBeGreaterThan(T0 + 2 * MINUTE);
+    // The same day again, with one late entry before the floor and one new entry: only the new one counts.
+    const again = poll(
+      first.progress,
+      [...[...burst].reverse(), entry(floor - 1), entry(T0 + 4 * MINUTE)],
+      T0 + 5 * MINUTE,
+    );
+    expect(again.added).toBe(1);
+    expect(again.progress.total).toBe(30_001);
+  });
+
   it('counts entries in any order, and none again on the next poll of the same day', () => {
     const day = [entry(T0 + 30 * SECOND), entry(T0 + 10 * SECOND), entry(T0 + 20 * SECOND)].reverse();
     const first = poll(initialProgress(T0), day, T0 + MINUTE);

@@ -102,8 +102,8 @@ describe('the watches table', () => {
     const store = await setUp();
     const watch = newWatch();
     await store.insert(watch, caps);
-    await store.takeLease(watch.id, 'replica-a', T0, T0 + 90_000);
-    await store.takeLease(watch.id, 'replica-b', T0 + 100_000, T0 + 190_000);
+    const first = await store.takeLease(watch.id, 'replica-a', T0, T0 + 90_000);
+    const second = await store.takeLease(watch.id, 'replica-b', T0 + 100_000, T0 + 190_000);
     const progress = { ...initialProgress(T0), total: 7 };
     const change = {
       progress,
@@ -111,10 +111,37 @@ describe('the watches table', () => {
       polledAt: T0 + 100_000,
       leaseExpiresAt: T0 + 190_000,
     };
-    expect(await store.savePoll(watch.id, 'replica-a', change)).toBe(false);
+    expect(await store.savePoll(watch.id, 'replica-a', first!.watch.version, change)).toBe(false);
     expect((await store.get(watch.id))?.progress.total).toBe(0);
-    expect(await store.savePoll(watch.id, 'replica-b', change)).toBe(true);
+    expect(await store.savePoll(watch.id, 'replica-b', second!.watch.version, change)).toBe(true);
     expect((await store.get(watch.id))?.progress.total).toBe(7);
+  });
+
+  it('refuses the save of a poll whose lease was taken by another and came back meanwhile', async () => {
+    const store = await setUp();
+    const watch = newWatch();
+    await store.insert(watch, caps);
+    const stale = await store.takeLease(watch.id, 'replica-a', T0, T0 + 90_000);
+    await store.takeLease(watch.id, 'replica-b', T0 + 100_000, T0 + 190_000);
+    const fresh = await store.takeLease(watch.id, 'replica-a', T0 + 200_000, T0 + 290_000);
+    const change = (total: number) => ({
+      progress: { ...initialProgress(T0), total },
+      nextPollAt: T0 + 260_000,
+      polledAt: T0 + 200_000,
+      leaseExpiresAt: T0 + 290_000,
+    });
+    expect(await store.savePoll(watch.id, 'replica-a', stale!.watch.version, change(3))).toBe(false);
+    expect(await store.savePoll(watch.id, 'replica-a', fresh!.watch.version, change(5))).toBe(true);
+    expect((await store.get(watch.id))?.progress.total).toBe(5);
+  });
+
+  it('counts the running watches without reading them, and offers due ones without their progress', async () => {
+    const store = await setUp();
+    await store.insert(newWatch(), caps);
+    await store.insert(newWatch({ owner: 'U0BOB' }), caps);
+    expect(await store.countRunning()).toBe(2);
+    const [due] = await store.due(T0 + 6 * MINUTE, 'replica-a');
+    expect(due).not.toHaveProperty('progress');
   });
 
   it('a watch whose message was never posted waits, then is offered for ending', async () => {

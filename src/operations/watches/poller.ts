@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { utc } from '@date-fns/utc';
 import type { Clock } from '../../clock.js';
 import { startOfDay } from '../../date-fns.js';
+import { formatDuration } from '../../duration.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { PlatformClient } from '../../platform/client.js';
@@ -16,7 +17,7 @@ import { JsonStreamError, jsonArrayEntries } from '../../platform/json-entries.j
 import type { Authorizer } from '../../policy/authorizer.js';
 import type { AuditLog } from '../../state/audit.js';
 import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
-import type { EndReason, Watch, WatchStore } from '../../watches/store.js';
+import type { EndReason, Watch, WatchHead, WatchStore } from '../../watches/store.js';
 import type { Messenger } from '../types.js';
 import { announceEnd, threadOf } from './endings.js';
 import { alertMessage, watchMessage } from './render.js';
@@ -64,20 +65,40 @@ export interface WatchPoller {
   close(): Promise<void>;
 }
 
-/** The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new. */
-function daysToRead(nowMs: number, everyMs: number): number[] {
+/**
+ * The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new,
+ * or while a watch has not been polled since yesterday (a poll slowed down or waiting past midnight).
+ */
+function daysToRead(nowMs: number, everyMs: number, watches: readonly Watch[]): number[] {
   const today = startOfDay(nowMs, { in: utc }).getTime();
-  return nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
+  const behind = watches.some((watch) => (watch.lastPolledAt ?? watch.startedAt) < today);
+  return behind || nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
 }
+
+/** A download still going at its deadline: stopped, so that its lease never runs out under it. */
+class DownloadDeadlineError extends Error {
+  constructor(readonly limitMs: number) {
+    super(`the download took longer than ${formatDuration(limitMs)}`);
+    this.name = 'DownloadDeadlineError';
+  }
+}
+
+/** How many intervals a poll's download may take before it is stopped. */
+const DEADLINE_INTERVALS = 2;
 
 /** What the watch message says of a failed poll. */
 function failureOf(error: unknown): string {
+  if (error instanceof DownloadDeadlineError)
+    return `the download took longer than ${formatDuration(error.limitMs)} and was stopped`;
   if (error instanceof PlatformError) return error.userMessage;
   if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
   return 'the download broke off';
 }
 
-/** The lease outlives the next poll by half an interval: a dead replica's watches move within two. */
+/**
+ * The lease outlives the next poll (or the download's deadline) by half an interval: a dead
+ * replica's watches move within two intervals, and a live one's never while it downloads.
+ */
 const leaseUntil = (nextPollAt: number, everyMs: number) => nextPollAt + Math.ceil(everyMs / 2);
 
 export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
@@ -88,8 +109,10 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
   let queue: Promise<void> = Promise.resolve();
   let busy = false;
   let closed = false;
+  /** The downloads under way, stopped by close(). */
+  const downloads = new Set<AbortController>();
 
-  async function end(watch: Watch, reason: EndReason): Promise<void> {
+  async function end(watch: WatchHead, reason: EndReason): Promise<void> {
     const ended = await store.end(watch.id, reason, null, now());
     if (ended && messenger)
       await announceEnd(ended, { messenger, audit: options.audit, logger, nowMs: now() });
@@ -106,7 +129,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
 
   /** Saves the poll under the lease; the watch as saved, or undefined when the lease was lost. */
   async function save(watch: Watch, progress: WatchProgress, polledAt: number | null, nextPollAt: number) {
-    const saved = await store.savePoll(watch.id, instanceId, {
+    const saved = await store.savePoll(watch.id, instanceId, watch.version, {
       progress,
       nextPollAt,
       polledAt,
@@ -118,7 +141,13 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
       });
       return undefined;
     }
-    return { ...watch, progress, lastPolledAt: polledAt ?? watch.lastPolledAt, nextPollAt };
+    return {
+      ...watch,
+      progress,
+      lastPolledAt: polledAt ?? watch.lastPolledAt,
+      nextPollAt,
+      version: watch.version + 1,
+    };
   }
 
   async function postAlerts(watch: Watch, outcome: PollOutcome, nowMs: number): Promise<void> {
@@ -151,8 +180,37 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     }
   }
 
-  async function pollZone(pullZoneId: number, watches: Watch[], nowMs: number): Promise<void> {
-    const days = daysToRead(nowMs, Math.max(...watches.map((watch) => watch.everyMs)));
+  /** Downloads the zone's days into the counters, stopped at `deadline` (on the clock) or by close(). */
+  async function download(pullZoneId: number, days: number[], counters: PollCounter[], deadline: number) {
+    const limitMs = deadline - now();
+    const controller = new AbortController();
+    // The clock is checked as entries arrive; the timer stops a download that has stalled.
+    const timer = setTimeout(() => controller.abort(new DownloadDeadlineError(limitMs)), limitMs);
+    timer.unref();
+    downloads.add(controller);
+    try {
+      for (const day of days) {
+        const response = await options.platform.getOriginErrorLogs(pullZoneId, new Date(day), {
+          signal: controller.signal,
+        });
+        for await (const batch of jsonArrayEntries(response.body, 'logs')) {
+          if (now() > deadline) {
+            controller.abort(new DownloadDeadlineError(limitMs));
+            throw controller.signal.reason;
+          }
+          for (const element of batch) for (const counter of counters) counter.add(element);
+        }
+      }
+    } catch (error) {
+      throw controller.signal.aborted ? controller.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+      downloads.delete(controller);
+    }
+  }
+
+  async function pollZone(pullZoneId: number, watches: Watch[], nowMs: number, deadline: number) {
+    const days = daysToRead(nowMs, Math.max(...watches.map((watch) => watch.everyMs)), watches);
     if (!budget.take(days.length)) {
       logger.info('watch poll waits for the shared platform budget', { pullZone: pullZoneId });
       return;
@@ -160,12 +218,10 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     const counters = watches.map((watch) => new PollCounter(watch.progress, watch, watch.startedAt));
     const started = performance.now();
     try {
-      for (const day of days) {
-        const response = await options.platform.getOriginErrorLogs(pullZoneId, new Date(day));
-        for await (const batch of jsonArrayEntries(response.body, 'logs'))
-          for (const element of batch) for (const counter of counters) counter.add(element);
-      }
+      await download(pullZoneId, days, counters, deadline);
     } catch (error) {
+      // Stopped by close(): the leases are handed back, the next holder polls again.
+      if (closed) return;
       const slowed = error instanceof PlatformError && error.kind === 'rate-limited';
       logger.warn(slowed ? 'the platform asked watches to wait' : 'a watch poll failed', {
         pullZone: pullZoneId,
@@ -198,7 +254,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
   async function pass(): Promise<void> {
     if (closed) return;
     const nowMs = now();
-    const held = new Map<number, Watch[]>();
+    const due = new Map<number, WatchHead[]>();
     for (const watch of await store.due(nowMs, instanceId)) {
       if (nowMs >= watch.endsAt) {
         await end(watch, 'finished');
@@ -224,21 +280,31 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
           watch: watch.id,
         });
       }
-      const lease = await store.takeLease(
-        watch.id,
-        instanceId,
-        nowMs,
-        leaseUntil(nowMs + watch.everyMs, watch.everyMs),
-      );
-      if (!lease) continue;
-      if (lease.previousOwner !== null && lease.previousOwner !== instanceId) {
-        options.metrics.watchTakenOver();
-        logger.info('took over a watch from a replica that stopped renewing it', { watch: watch.id });
-      }
-      held.set(watch.pullZoneId, [...(held.get(watch.pullZoneId) ?? []), lease.watch]);
+      due.set(watch.pullZoneId, [...(due.get(watch.pullZoneId) ?? []), watch]);
     }
-    for (const [pullZoneId, watches] of held) await pollZone(pullZoneId, watches, nowMs);
-    options.metrics.setRunningWatches((await store.running()).length);
+    for (const [pullZoneId, heads] of due) {
+      if (closed) break;
+      // Leased just before the download, past its deadline: nobody takes them while it runs.
+      const startedAt = now();
+      const deadline = startedAt + DEADLINE_INTERVALS * Math.min(...heads.map((head) => head.everyMs));
+      const watches: Watch[] = [];
+      for (const head of heads) {
+        const lease = await store.takeLease(
+          head.id,
+          instanceId,
+          startedAt,
+          leaseUntil(deadline, head.everyMs),
+        );
+        if (!lease) continue;
+        if (lease.previousOwner !== null && lease.previousOwner !== instanceId) {
+          options.metrics.watchTakenOver();
+          logger.info('took over a watch from a replica that stopped renewing it', { watch: head.id });
+        }
+        watches.push(lease.watch);
+      }
+      if (watches.length > 0) await pollZone(pullZoneId, watches, startedAt, deadline);
+    }
+    options.metrics.setRunningWatches(await store.countRunning());
   }
 
   function tick(): Promise<void> {
@@ -262,6 +328,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     async close() {
       closed = true;
       if (timer) clearInterval(timer);
+      for (const controller of downloads) controller.abort(new Error('the bot is shutting down'));
       await queue;
       await store
         .releaseLeases(instanceId)

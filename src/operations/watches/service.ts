@@ -98,8 +98,23 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
       return undefined;
     },
 
-    async list(_ctx, stopActionId) {
-      return watchList(await store.running(), stopActionId, now());
+    async list(ctx, stopActionId) {
+      // Only the watches of channels where the caller holds watch.logs: a private channel's or a
+      // DM's watch is nobody else's business. One decision per channel.
+      const granted = new Map<string, Promise<boolean>>();
+      const mayWatch = (channelId: string) => {
+        let decision = granted.get(channelId);
+        if (!decision) {
+          decision = options.authorizer
+            .decide('watch.logs', { userId: ctx.userId, channelId })
+            .then((result) => result.allowed);
+          granted.set(channelId, decision);
+        }
+        return decision;
+      };
+      const visible: Watch[] = [];
+      for (const watch of await store.running()) if (await mayWatch(watch.channelId)) visible.push(watch);
+      return watchList(visible, stopActionId, now());
     },
 
     async stop(ctx, id) {

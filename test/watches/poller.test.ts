@@ -1,0 +1,250 @@
+/**
+ * The poller against a real watches table and a platform whose downloads take clock time: two
+ * replicas never both download one poll, a slow download is finished under its lease (and stopped
+ * at its deadline), close() stops a download that hangs, and a poll late past midnight still
+ * reads the day before.
+ */
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Messenger } from '../../src/operations/types.js';
+import { createWatchPoller, type WatchPoller } from '../../src/operations/watches/poller.js';
+import type { Authorizer } from '../../src/policy/authorizer.js';
+import { migrations } from '../../src/schema.js';
+import type { AuditLog } from '../../src/state/audit.js';
+import { openStateStore, type StateStore } from '../../src/state/store.js';
+import { initialProgress } from '../../src/watches/progress.js';
+import { createWatchStore, type WatchStore } from '../../src/watches/store.js';
+import { memoryLogger, type TempDatabase, tempDatabase } from '../state/temp-db.js';
+import { pinnedClock, type TestClock } from '../support/clock.js';
+
+const SECOND = 1_000;
+const MINUTE = 60_000;
+const ZONE = 308_006;
+
+let db: TempDatabase | undefined;
+let state: StateStore | undefined;
+const pollers: WatchPoller[] = [];
+afterEach(async () => {
+  for (const poller of pollers.splice(0)) await poller.close();
+  await state?.close();
+  await db?.remove();
+  state = undefined;
+  db = undefined;
+});
+
+const allowAll = {
+  decide: async () => ({ allowed: true }),
+} as unknown as Authorizer;
+
+const messenger: Messenger = {
+  postToChannel: async () => ({ channelId: 'C0INCIDENT', ts: '1.2' }),
+  update: async () => undefined,
+  sendDirect: async () => undefined,
+  permalink: async () => undefined,
+};
+
+const sleep = (ms: number) => new Promise((settle) => setTimeout(settle, ms));
+
+interface Download {
+  day: string;
+  done: boolean;
+}
+
+/**
+ * A platform whose every day holds `perChunk` new entries per chunk, `chunks` chunks, each chunk
+ * arriving `chunkMs` of clock time (and 2 ms of real time) after the one before.
+ */
+function slowPlatform(clock: TestClock, shape: { chunks: number; chunkMs: number; perChunk: number }) {
+  const downloads: Download[] = [];
+  let served = 0;
+  let next = 0;
+  return {
+    downloads,
+    served: () => served,
+    platform: {
+      async getOriginErrorLogs(_zone: number, day: Date, options: { signal?: AbortSignal } = {}) {
+        const download: Download = { day: day.toISOString().slice(0, 10), done: false };
+        downloads.push(download);
+        async function* body() {
+          yield '{"logs":[';
+          for (let chunk = 0; chunk < shape.chunks; chunk++) {
+            await sleep(2);
+            options.signal?.throwIfAborted();
+            clock.advance(shape.chunkMs);
+            const entries = Array.from({ length: shape.perChunk }, () =>
+              JSON.stringify({
+                logId: `e-${next++}`,
+                timestamp: clock() - SECOND,
+                log: '{}',
+                labels: { ErrorCode: 'http_timeout', StatusCode: '504', ServerZone: 'DE' },
+              }),
+            );
+            served += entries.length;
+            yield `${chunk === 0 ? '' : ','}${entries.join(',')}`;
+          }
+          // The end arrives a moment later: time for the other replica to look at the lease.
+          await sleep(20);
+          yield ']}';
+          download.done = true;
+        }
+        return { body: Readable.from(body()) };
+      },
+    },
+  };
+}
+
+async function setUp(at: string) {
+  const clock = pinnedClock(at);
+  db = await tempDatabase();
+  state = await openStateStore({
+    url: db.url,
+    logger: memoryLogger(),
+    now: () => new Date(clock()),
+    migrations,
+  });
+  const store = createWatchStore(state.client);
+  // No watch ends in these tests: nothing is audited.
+  const audit = {} as AuditLog;
+  return { clock, store, audit };
+}
+
+async function startWatch(store: WatchStore, clock: TestClock, everyMs = MINUTE) {
+  const id = 'wa_00000000abcd';
+  await store.insert(
+    {
+      id,
+      owner: 'U0ALICE',
+      channelId: 'C0INCIDENT',
+      threadTs: null,
+      pullZoneId: ZONE,
+      status: null,
+      code: null,
+      everyMs,
+      startedAt: clock() - 5 * MINUTE,
+      endsAt: clock() + 24 * 60 * MINUTE,
+      alert: null,
+      nextPollAt: clock(),
+      progress: initialProgress(clock() - 5 * MINUTE),
+    },
+    { perUser: 5, perWorkspace: 5 },
+  );
+  await store.setMessage(id, '1.1');
+  return id;
+}
+
+function poller(
+  setup: Awaited<ReturnType<typeof setUp>>,
+  platform: ReturnType<typeof slowPlatform>['platform'],
+  instanceId: string,
+) {
+  const created = createWatchPoller({
+    store: setup.store,
+    platform,
+    authorizer: allowAll,
+    audit: setup.audit,
+    logger: memoryLogger(),
+    metrics: {
+      setRunningWatches: () => undefined,
+      watchPolled: () => undefined,
+      watchTakenOver: () => undefined,
+    },
+    now: setup.clock,
+    instanceId,
+    callsPerMinute: 1_000,
+  });
+  created.start(messenger);
+  pollers.push(created);
+  return created;
+}
+
+/** Ticks both replicas as their timers would, moving the clock while neither downloads. */
+async function runBoth(
+  replicas: WatchPoller[],
+  clock: TestClock,
+  untilMs: number,
+  downloading: () => boolean,
+) {
+  const busy = new Set<WatchPoller>();
+  while (clock() < untilMs) {
+    for (const replica of replicas)
+      if (!busy.has(replica)) {
+        busy.add(replica);
+        void replica.tick().finally(() => busy.delete(replica));
+      }
+    await sleep(1);
+    if (!downloading()) clock.advance(5 * SECOND);
+  }
+  while (busy.size > 0) await sleep(5);
+}
+
+describe('the watch poller', () => {
+  it('finishes a download longer than the interval under its lease: the other replica never downloads it too', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    // 100 s of clock per download, with a poll every minute.
+    const slow = slowPlatform(setup.clock, { chunks: 10, chunkMs: 10 * SECOND, perChunk: 3 });
+    const a = poller(setup, slow.platform, 'replica-a');
+    const b = poller(setup, slow.platform, 'replica-b');
+    const end = setup.clock() + 600 * SECOND;
+    await runBoth([a, b], setup.clock, end, () => slow.downloads.some((download) => !download.done));
+    const watch = (await setup.store.get(id))!;
+    expect(slow.downloads.length).toBeGreaterThanOrEqual(5);
+    // Every download was saved: nothing read twice, nothing thrown away.
+    expect(watch.progress.total).toBe(slow.served());
+    expect(watch.progress.failure).toBeNull();
+  }, 30_000);
+
+  it('stops a download at twice the interval, says so on the watch, and the lease is still its own', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    // 200 s of clock: past the deadline of 2 minutes.
+    const slow = slowPlatform(setup.clock, { chunks: 20, chunkMs: 10 * SECOND, perChunk: 1 });
+    const a = poller(setup, slow.platform, 'replica-a');
+    await a.tick();
+    const watch = (await setup.store.get(id))!;
+    expect(watch.progress.failure).toBe('the download took longer than 2m and was stopped');
+    expect(watch.progress.total).toBe(0);
+    expect(watch.leaseOwner).toBe('replica-a');
+  });
+
+  it('close() stops a download that hangs and hands the lease back', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    let started = false;
+    const hanging = {
+      async getOriginErrorLogs(_zone: number, _day: Date, options: { signal?: AbortSignal } = {}) {
+        started = true;
+        async function* body() {
+          yield '{"logs":[';
+          await new Promise((_settle, fail) =>
+            options.signal?.addEventListener('abort', () => fail(options.signal?.reason)),
+          );
+        }
+        return { body: Readable.from(body()) };
+      },
+    };
+    const a = poller(setup, hanging, 'replica-a');
+    void a.tick();
+    await expect.poll(() => started).toBe(true);
+    pollers.splice(0);
+    await a.close();
+    expect((await setup.store.get(id))!.leaseOwner).toBeNull();
+  });
+
+  it('reads the day before when the last poll was before midnight, however late this one is', async () => {
+    const setup = await setUp('2026-11-23T23:50:00.000Z');
+    await startWatch(setup.store, setup.clock);
+    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
+    const a = poller(setup, slow.platform, 'replica-a');
+    await a.tick();
+    // Slowed down by the platform: the next poll comes 40 minutes after midnight.
+    setup.clock.set('2026-11-24T00:40:00.000Z');
+    await a.tick();
+    expect(slow.downloads.slice(-2).map((download) => download.day)).toEqual(['2026-11-23', '2026-11-24']);
+    // Once polled today, today alone.
+    setup.clock.advance(MINUTE);
+    await a.tick();
+    expect(slow.downloads.at(-1)?.day).toBe('2026-11-24');
+    expect(slow.downloads).toHaveLength(4);
+  });
+});
