@@ -41,6 +41,7 @@ const messenger: Messenger = {
   update: async () => undefined,
   sendDirect: async () => undefined,
   permalink: async () => undefined,
+  deleteMessage: async () => undefined,
 };
 
 const sleep = (ms: number) => new Promise((settle) => setTimeout(settle, ms));
