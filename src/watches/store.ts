@@ -173,6 +173,11 @@ export interface WatchStore {
   /** Takes or renews the lease until `expiresAt`; null when another replica holds it. */
   takeLease(id: string, owner: string, now: number, expiresAt: number): Promise<LeaseTaken | null>;
   /**
+   * Moves the lease's expiry on while a long download runs, if it is still `owner`'s at
+   * `version`; the version stays, so the poll is still saved over it. False when it was lost.
+   */
+  renewLease(id: string, owner: string, version: number, expiresAt: number): Promise<boolean>;
+  /**
    * Saves a poll, if the lease is still `owner`'s and the row is still at `version` (nobody took
    * the lease in between, even if it came back); false when either changed (nothing saved).
    */
@@ -294,6 +299,17 @@ export function createWatchStore(client: Client): WatchStore {
       if (!watch) return null;
       const previous = before?.rows[0]?.lease_owner;
       return { watch, previousOwner: typeof previous === 'string' ? previous : null };
+    },
+
+    async renewLease(id, owner, version, expiresAt) {
+      const [updated] = await write([
+        {
+          sql: `UPDATE watches SET lease_expires_at = ?
+                WHERE id = ? AND state = 'running' AND lease_owner = ? AND version = ?`,
+          args: [expiresAt, id, owner, version],
+        },
+      ]);
+      return (updated?.rowsAffected ?? 0) === 1;
     },
 
     async savePoll(id, owner, version, change) {

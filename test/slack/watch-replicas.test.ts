@@ -141,8 +141,13 @@ it('one replica polls; when it is killed the other takes over within two interva
   await expect.poll(async () => (await watchRow()).total, { timeout: 10_000 }).toBe(added);
   expect(added).toBe(28);
   const { messageTs } = await watchRow();
-  const message = fake.messages.find((m) => m.channel === 'C0WATCHR' && m.ts === messageTs);
-  expect(JSON.stringify(message?.blocks)).toContain('28 errors');
+  // The message is updated just after the counts are saved: wait for it rather than race it.
+  await expect
+    .poll(
+      () => JSON.stringify(fake.messages.find((m) => m.channel === 'C0WATCHR' && m.ts === messageTs)?.blocks),
+      { timeout: 10_000 },
+    )
+    .toContain('28 errors');
 
   // A restart resumes it: the last replica stops cleanly (handing its lease back), a new one polls on.
   await other.stop();

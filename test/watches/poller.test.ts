@@ -195,6 +195,41 @@ describe('the watch poller', () => {
     expect(watch.progress.failure).toBeNull();
   }, 30_000);
 
+  it('lets another replica take over within two intervals when the one downloading stops mid-download', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    const start = setup.clock();
+    // Replica a's download hangs after its first chunk, as a process that died would leave it.
+    let first = true;
+    const hanging = {
+      async getOriginErrorLogs(_zone: number, _day: Date, options: { signal?: AbortSignal } = {}) {
+        const hang = first;
+        first = false;
+        async function* body() {
+          yield '{"logs":[';
+          if (hang)
+            await new Promise((_settle, fail) =>
+              options.signal?.addEventListener('abort', () => fail(options.signal?.reason)),
+            );
+          yield ']}';
+        }
+        return { body: Readable.from(body()) };
+      },
+    };
+    const a = poller(setup, hanging, 'replica-a');
+    void a.tick();
+    await expect.poll(async () => (await setup.store.get(id))?.leaseOwner).toBe('replica-a');
+    const b = poller(setup, hanging, 'replica-b');
+    // Before the lease runs out, b leaves the watch alone.
+    setup.clock.set(start + MINUTE + 25 * SECOND);
+    await b.tick();
+    expect((await setup.store.get(id))?.leaseOwner).toBe('replica-a');
+    // Two intervals after a's poll began, b holds it.
+    setup.clock.set(start + 2 * MINUTE);
+    await b.tick();
+    expect((await setup.store.get(id))?.leaseOwner).toBe('replica-b');
+  });
+
   it('stops a download at twice the interval, says so on the watch, and the lease is still its own', async () => {
     const setup = await setUp('2026-11-21T14:00:00.000Z');
     const id = await startWatch(setup.store, setup.clock);

@@ -96,8 +96,9 @@ function failureOf(error: unknown): string {
 }
 
 /**
- * The lease outlives the next poll (or the download's deadline) by half an interval: a dead
- * replica's watches move within two intervals, and a live one's never while it downloads.
+ * The lease outlives the next poll by half an interval, and a download under way renews it every
+ * half interval: a dead replica's watches move within two intervals, and a live one's never while
+ * it downloads.
  */
 const leaseUntil = (nextPollAt: number, everyMs: number) => nextPollAt + Math.ceil(everyMs / 2);
 
@@ -180,8 +181,38 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     }
   }
 
+  /** Keeps the leases of a download under way, every half interval; the watches whose lease held. */
+  function leaseKeeper(watches: readonly Watch[]) {
+    const everyMs = Math.min(...watches.map((watch) => watch.everyMs));
+    let renewedAt = now();
+    return async () => {
+      const at = now();
+      if (at - renewedAt < everyMs / 2) return;
+      renewedAt = at;
+      await Promise.all(
+        watches.map((watch) =>
+          store
+            .renewLease(watch.id, instanceId, watch.version, leaseUntil(at + watch.everyMs, watch.everyMs))
+            .catch((error: unknown) => {
+              logger.warn('a watch lease could not be renewed during its download', {
+                watch: watch.id,
+                error,
+              });
+              return false;
+            }),
+        ),
+      );
+    };
+  }
+
   /** Downloads the zone's days into the counters, stopped at `deadline` (on the clock) or by close(). */
-  async function download(pullZoneId: number, days: number[], counters: PollCounter[], deadline: number) {
+  async function download(
+    pullZoneId: number,
+    days: number[],
+    counters: PollCounter[],
+    deadline: number,
+    renew: () => Promise<void>,
+  ) {
     const limitMs = deadline - now();
     const controller = new AbortController();
     // The clock is checked as entries arrive; the timer stops a download that has stalled.
@@ -198,6 +229,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
             controller.abort(new DownloadDeadlineError(limitMs));
             throw controller.signal.reason;
           }
+          await renew();
           for (const element of batch) for (const counter of counters) counter.add(element);
         }
       }
@@ -218,7 +250,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     const counters = watches.map((watch) => new PollCounter(watch.progress, watch, watch.startedAt));
     const started = performance.now();
     try {
-      await download(pullZoneId, days, counters, deadline);
+      await download(pullZoneId, days, counters, deadline, leaseKeeper(watches));
     } catch (error) {
       // Stopped by close(): the leases are handed back, the next holder polls again.
       if (closed) return;
@@ -284,7 +316,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     }
     for (const [pullZoneId, heads] of due) {
       if (closed) break;
-      // Leased just before the download, past its deadline: nobody takes them while it runs.
+      // Leased just before the download; the download renews the leases while it runs.
       const startedAt = now();
       const deadline = startedAt + DEADLINE_INTERVALS * Math.min(...heads.map((head) => head.everyMs));
       const watches: Watch[] = [];
@@ -293,7 +325,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
           head.id,
           instanceId,
           startedAt,
-          leaseUntil(deadline, head.everyMs),
+          leaseUntil(startedAt + head.everyMs, head.everyMs),
         );
         if (!lease) continue;
         if (lease.previousOwner !== null && lease.previousOwner !== instanceId) {
