@@ -6,6 +6,7 @@
 import {
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
+  lockPerRequesterMigration,
   remindersAndReasonsMigration,
 } from './approvals/migration.js';
 import { channelDefaultsMigration } from './state/channel-defaults.js';
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   channelDefaultsMigration,
   watchesMigration,
   remindersAndReasonsMigration,
+  lockPerRequesterMigration,
 ];

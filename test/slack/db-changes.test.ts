@@ -231,6 +231,45 @@ describe('database changes through approval', () => {
     await expect.poll(() => stateOf(withCte.id), { timeout: 5_000 }).toBe('cancelled');
   });
 
+  it('db exec locks the database per person: two people each have one open write, and a second of one’s own points to the first', async () => {
+    const cancel = (id: string, userId: string) =>
+      h.click('approvals:cancel', id, { userId, channelId: 'C0OPS', responseUrl: h.fake.responseUrl() });
+    const mine = await newCard("db exec UPDATE orders SET note = 'a' WHERE id = 1");
+    const seen = new Set(h.fake.callsTo('chat.postMessage'));
+    const { responseUrl: theirsUrl } = await h.command("db exec UPDATE orders SET note = 'b' WHERE id = 2", {
+      userId: 'U0ERIN',
+    });
+    const theirsNote = JSON.stringify(
+      (await h.fake.waitForResponse((p) => theirsUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(theirsNote).toContain('Approval requested');
+    const theirs = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => !seen.has(c) && c.args.channel === 'C0APPROVALS',
+      5_000,
+    );
+    const theirsId = /ap_[0-9a-f]{16}/.exec(JSON.stringify(theirs.args.blocks))![0];
+    // The card still names the database as what it changes.
+    expect(approverText(theirs)).toContain(h.runtime.services.database!.databaseId);
+
+    const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const { responseUrl } = await h.command("db exec UPDATE orders SET note = 'c' WHERE id = 3");
+    const refused = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(refused).toContain('You already have an open request for db.exec');
+    expect(refused).toContain(mine.id);
+    expect(refused).toContain(`/edge approvals cancel ${mine.id}`);
+    expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
+      cards,
+    );
+
+    await cancel(mine.id, 'U0YOU');
+    await cancel(theirsId, 'U0ERIN');
+    await expect.poll(() => stateOf(mine.id), { timeout: 5_000 }).toBe('cancelled');
+    await expect.poll(() => stateOf(theirsId), { timeout: 5_000 }).toBe('cancelled');
+  });
+
   it('db exec refuses a statement the database calls read-only, pointing to /edge db query', async () => {
     const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
     const { responseUrl } = await h.command('db exec SELECT count(*) FROM orders');
