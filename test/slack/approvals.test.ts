@@ -665,6 +665,33 @@ describe('cards people notice, understand and finish', () => {
     expect(row?.detail).toBe('rejected by U0LEAD; reason: not during the freeze');
   });
 
+  it('clicks are audited under the request’s operation and target, so /edge audit --op shows who clicked what', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    expect(await clickAndRead('approve', id, 'U0RANDOM')).toContain('Only members of leads can approve');
+    await reject(id, 'U0LEAD', 'not now');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    const rowsOf = async () =>
+      (await h.runtime.services.audit.list({ limit: 100 })).filter((row) => row.approvalId === id);
+    // The click's own row is written once its reply is out, after the request has changed.
+    const clicks = async () =>
+      (await rowsOf())
+        .filter((row) => row.outcome === 'clicked' || row.outcome === 'submitted')
+        .map((row) => [row.userId, row.operation, row.target, row.outcome])
+        .sort();
+    await expect.poll(clicks, { timeout: 5_000 }).toEqual([
+      ['U0LEAD', 'pullzone.reset-key', String(zone), 'clicked'],
+      ['U0LEAD', 'pullzone.reset-key', String(zone), 'submitted'],
+      ['U0RANDOM', 'pullzone.reset-key', String(zone), 'clicked'],
+    ]);
+    expect((await rowsOf()).some((row) => row.operation === 'approvals.list')).toBe(false);
+    const listed = await ephemeralReply(`audit --op pullzone.reset-key --target ${zone}`, 'U0LEAD');
+    expect(listed).toContain('<@U0RANDOM>');
+    expect(listed).toContain('*clicked*');
+    expect(listed).toContain('*submitted*');
+    expect(listed).toContain('*rejected*');
+  });
+
   it('Reject by someone who may not reject is refused without a form, and a forged submit is refused too', async () => {
     const id = await requestReset(freshZone());
     const forms = h.fake.callsTo('views.open').length;

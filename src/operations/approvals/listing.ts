@@ -26,6 +26,15 @@ export const approvals = defineOperation({
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
   changes: { interactions: ['approve', 'reject', 'cancel', 'confirm'] },
+  // A click is audited under what it decides: `/edge audit --op pullzone.reset-key` shows it.
+  async interactionSubject(ctx, reference) {
+    const request = RequestIdSchema.safeParse(reference).success
+      ? await ctx.services.approvals.peek(reference)
+      : null;
+    return request
+      ? { operation: request.operation, target: request.target, approvalId: request.id }
+      : undefined;
+  },
   parse: (positionals, flags) =>
     positionals.length > 0
       ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
