@@ -325,7 +325,9 @@ describe('database changes through approval', () => {
   });
 
   it('db tokens create gives a read-only token to the requester alone, by DM', async () => {
-    const { id } = await newCard('db tokens create --read-only --expires 30d');
+    const { id, card } = await newCard('db tokens create --read-only --expires 30d');
+    // The database is named on the card as the platform names it.
+    expect(approverText(card)).toContain(`${sandbox.databaseId} · shop`);
     await approve(id);
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
     const dm = await h.fake.waitFor(
@@ -347,6 +349,29 @@ describe('database changes through approval', () => {
         (c) => !String(c.args.channel ?? '').startsWith('D') && JSON.stringify(c.args).includes(token!),
       ),
     ).toEqual([]);
+  });
+
+  it('db tokens refuse at once a database the platform does not know, before any form or card', async () => {
+    const cards = () =>
+      h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const before = { cards: cards(), forms: h.fake.callsTo('views.open').length };
+    for (const text of [
+      'db tokens create --read-only --db db_nowhere',
+      'db tokens create --db db_nowhere',
+      'db tokens invalidate --db db_nowhere',
+    ]) {
+      const { responseUrl } = await h.command(text);
+      const told = JSON.stringify(
+        (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+      );
+      expect(told).toContain('No database db_nowhere was found on the platform');
+      expect(told).not.toContain('Approval requested');
+    }
+    expect({ cards: cards(), forms: h.fake.callsTo('views.open').length }).toEqual(before);
+    const stored = await h.runtime.services.state.client.execute(
+      "SELECT count(*) AS n FROM approvals WHERE target = 'db_nowhere'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(0);
   });
 
   it('db tokens invalidate warns that the bot’s own token stops working, needs two typed confirmations, and with --regenerate the bot keeps working', async () => {
