@@ -9,7 +9,8 @@ import type { JsonValue } from '../state/canonical-json.js';
 import { UserFacingError } from './errors.js';
 import type { RunContext } from './types.js';
 
-const notFound = (subject: string, lookup?: string) =>
+/** The refusal of an id the platform does not know, in the words of its own 404. */
+export const targetNotFound = (subject: string, lookup?: string) =>
   new UserFacingError(
     `No ${subject} was found on the platform, so nobody was asked to approve anything. Check the id${lookup ? `, or find it with ${lookup}` : ''}.`,
   );
@@ -22,7 +23,7 @@ export interface PullZoneNames extends Record<string, JsonValue> {
 
 export async function pullZoneToChange(ctx: RunContext, pullZoneId: number): Promise<PullZoneNames> {
   const zone = await ctx.services.zones.find('pullzone', pullZoneId);
-  if (!zone) throw notFound(`pull zone ${pullZoneId}`, '/edge pullzones');
+  if (!zone) throw targetNotFound(`pull zone ${pullZoneId}`, '/edge pullzones');
   return { name: zone.name ?? null, hostname: zone.hostname ?? null };
 }
 
@@ -34,7 +35,7 @@ export interface ShieldZoneNames extends Record<string, JsonValue> {
 
 export async function shieldZoneToChange(ctx: RunContext, shieldZoneId: number): Promise<ShieldZoneNames> {
   const zone = await ctx.services.zones.find('shieldzone', shieldZoneId);
-  if (!zone) throw notFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
+  if (!zone) throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
   return { pullZoneId: zone.pullZoneId ?? null, pullZoneName: zone.name ?? null };
 }
 
@@ -49,7 +50,7 @@ export async function databaseToChange(
     return record.db?.name || null;
   } catch (error) {
     if (error instanceof PlatformError && error.kind === 'not-found')
-      throw notFound(`database ${databaseId}`);
+      throw targetNotFound(`database ${databaseId}`);
     throw error;
   }
 }

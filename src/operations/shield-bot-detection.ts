@@ -9,8 +9,7 @@ import {
 } from '../platform/schemas.js';
 import { md } from '../reply/markup.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
-import { namedId, shieldZoneToChange } from './change-targets.js';
-import { UserFacingError } from './errors.js';
+import { namedId, shieldZoneToChange, targetNotFound } from './change-targets.js';
 import type { ModalOption } from './modal.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
@@ -93,9 +92,7 @@ async function readCurrent(
     return config ? { current: currentFrom(config) } : { unknown: 'the platform returned none' };
   } catch (error) {
     if (error instanceof PlatformError && error.kind === 'not-found')
-      throw new UserFacingError(
-        `No Shield zone ${shieldZoneId} was found on the platform. Check the id, or find it with /edge shield zones.`,
-      );
+      throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
     ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
     return { unknown: error instanceof PlatformError ? error.userMessage : 'they could not be read' };
   }

@@ -129,13 +129,18 @@ describe('state database migrations', () => {
   it('warns, and keeps going, when the database is newer than this release', async () => {
     const client = await freshClient();
     await applyMigrations(client, { logger, now: asDates(pinnedClock()), migrations });
-    await client.execute("INSERT INTO schema_migrations VALUES (7, '2030-01-01T00:00:00Z')");
+    // One past this release's newest, however many migrations it has.
+    const newer = Math.max(...migrations.map((migration) => migration.version)) + 1;
+    await client.execute({
+      sql: "INSERT INTO schema_migrations VALUES (?, '2030-01-01T00:00:00Z')",
+      args: [newer],
+    });
     const warned = memoryLogger();
     expect(
       await applyMigrations(client, { logger: warned, now: asDates(pinnedClock()), migrations }),
     ).toEqual({
       applied: [],
-      current: 7,
+      current: newer,
     });
     expect(warned.lines.some((line) => line.includes('newer than this release'))).toBe(true);
   });
