@@ -7,6 +7,7 @@ import {
   approvalsMigration,
   approvedMayBecomeUnknownMigration,
   escalationStatements,
+  lockPerRequesterMigration,
   remindersAndReasonsMigration,
 } from './approvals/migration.js';
 import { channelDefaultsMigration } from './state/channel-defaults.js';
@@ -28,5 +29,6 @@ export const migrations: readonly Migration[] = [
   channelDefaultsMigration,
   watchesMigration,
   remindersAndReasonsMigration,
+  lockPerRequesterMigration,
   escalationAndSecretMessagesMigration,
 ];

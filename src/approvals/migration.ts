@@ -101,3 +101,23 @@ export const escalationStatements: readonly string[] = [
      approver_roles_json, approver_ids_json, confirm, escalate_role, escalate_ids_json ON approvals
    BEGIN SELECT RAISE(ABORT, 'approvals: a request cannot be changed once made'); END`,
 ];
+
+/**
+ * Whose lock an open request holds: '' when it is the operation and target's (one open request
+ * for everyone), or the requester's own (`db.exec`: each person may have one open write per
+ * database, PRODUCT §5). The unique index moves from (operation, target) to (operation, target,
+ * lock_owner); requests already stored lock as new ones would, and the owner is fixed once asked.
+ */
+export const lockPerRequesterMigration: Migration = {
+  version: 7,
+  name: 'approvals: db.exec locks per requester and database',
+  statements: [
+    "ALTER TABLE approvals ADD COLUMN lock_owner TEXT NOT NULL DEFAULT ''",
+    "UPDATE approvals SET lock_owner = requester WHERE operation = 'db.exec'",
+    'DROP INDEX approvals_open_target',
+    `CREATE UNIQUE INDEX approvals_open_lock ON approvals (operation, target, lock_owner)
+     WHERE state IN ('pending', 'approved', 'executing')`,
+    `CREATE TRIGGER approvals_lock_fixed BEFORE UPDATE OF lock_owner ON approvals
+     BEGIN SELECT RAISE(ABORT, 'approvals: a request cannot be changed once made'); END`,
+  ],
+};

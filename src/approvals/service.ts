@@ -59,6 +59,11 @@ export const NewApprovalRequestSchema = z.object({
   operation: z.string().min(1),
   /** The object it changes; the lock is per operation and target. */
   target: z.string().min(1),
+  /**
+   * Each requester holds their own lock on the target rather than one for everyone (db.exec:
+   * one open write per person and database, PRODUCT §5).
+   */
+  lockPerRequester: z.boolean().optional(),
   params: ParamsSchema,
   requester: z.string().min(1),
   channelId: z.string().min(1),
@@ -96,13 +101,13 @@ export type RequestResult =
   | {
       ok: true;
       request: ApprovalRequest;
-      /** Requests for the same operation and target whose expiry had passed, closed to make room: update their cards. */
+      /** Requests holding the same lock whose expiry had passed, closed to make room: update their cards. */
       expired: ApprovalRequest[];
     }
   | {
       ok: false;
       reason: 'open-request-exists';
-      /** The open request for the same operation and target. */
+      /** The open request holding the same lock (the same operation and target, and requester where it is theirs). */
       existing: ApprovalRequest;
       expired: ApprovalRequest[];
     };
@@ -297,6 +302,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           id,
           operation: ask.operation,
           target: ask.target,
+          lockOwner: ask.lockPerRequester ? ask.requester : '',
           paramsJson,
           paramsDigest: digest,
           requester: ask.requester,
@@ -332,7 +338,9 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
             userId: ask.requester,
             correlationId,
             params,
-            detail: `an open request ${open.id} for the same operation and target exists`,
+            detail: ask.lockPerRequester
+              ? `the requester's open request ${open.id} for the same operation and target exists`
+              : `an open request ${open.id} for the same operation and target exists`,
           });
           return { ok: false, reason: 'open-request-exists', existing: open, expired };
         }

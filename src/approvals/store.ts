@@ -167,6 +167,8 @@ export interface NewStoredRequest {
   id: string;
   operation: string;
   target: string;
+  /** '' when the lock is the operation and target's; the requester when each person holds their own. */
+  lockOwner: string;
   paramsJson: string;
   paramsDigest: string;
   requester: string;
@@ -182,11 +184,11 @@ export interface NewStoredRequest {
 }
 
 export interface InsertOutcome {
-  /** Pending requests for the same operation and target whose expiry had passed, closed first. */
+  /** Pending requests holding the same lock whose expiry had passed, closed first. */
   closed: ApprovalRequest[];
   /** 1 when the new request was stored; 0 when an open request holds the lock (or the id was taken). */
   rowsInserted: number;
-  /** The open request for the operation and target after the insert, whichever it is. */
+  /** The open request holding the lock after the insert, whichever it is. */
   open: ApprovalRequest | null;
 }
 
@@ -237,8 +239,8 @@ export interface ApprovalStore {
   /** How many requests are in each state, every state listed (the approvals-by-state gauge). */
   countByState(): Promise<Record<ApprovalState, number>>;
   /**
-   * In one write transaction: closes the expired pending requests for the same operation and
-   * target, stores the new one unless an open request holds the lock, and reads the open one.
+   * In one write transaction: closes the expired pending requests holding the same lock (operation,
+   * target and lock owner), stores the new one unless an open request holds it, and reads the open one.
    */
   insertPending(request: NewStoredRequest): Promise<InsertOutcome>;
   /** A click's change to a pending request, if it is still at `version` and not expired at `at`. */
@@ -351,21 +353,23 @@ export function createApprovalStore(client: Client): ApprovalStore {
         {
           // A request whose expiry passed before the sweep ran must not hold the lock.
           sql: `UPDATE approvals SET state = 'expired', decided_at = expires_at, version = version + 1
-                WHERE operation = ? AND target = ? AND state = 'pending' AND expires_at <= ?
+                WHERE operation = ? AND target = ? AND lock_owner = ? AND state = 'pending' AND expires_at <= ?
                 RETURNING ${COLUMNS}`,
-          args: [request.operation, request.target, request.createdAt.getTime()],
+          args: [request.operation, request.target, request.lockOwner, request.createdAt.getTime()],
         },
         {
           // DO NOTHING on any uniqueness conflict: the open-request index or, very unlikely, the id.
-          sql: `INSERT INTO approvals (id, operation, target, params_json, params_digest, requester,
-                  channel_id, reason, state, created_at, expires_at, required, approver_roles_json,
-                  approver_ids_json, confirm, approvals_json, escalate_role, escalate_ids_json, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, '[]', ?, ?, 0)
+          sql: `INSERT INTO approvals (id, operation, target, lock_owner, params_json, params_digest,
+                  requester, channel_id, reason, state, created_at, expires_at, required,
+                  approver_roles_json, approver_ids_json, confirm, approvals_json, escalate_role,
+                  escalate_ids_json, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, '[]', ?, ?, 0)
                 ON CONFLICT DO NOTHING`,
           args: [
             request.id,
             request.operation,
             request.target,
+            request.lockOwner,
             request.paramsJson,
             request.paramsDigest,
             request.requester,
@@ -382,8 +386,9 @@ export function createApprovalStore(client: Client): ApprovalStore {
           ],
         },
         {
-          sql: `SELECT ${COLUMNS} FROM approvals WHERE operation = ? AND target = ? AND state IN ${OPEN}`,
-          args: [request.operation, request.target],
+          sql: `SELECT ${COLUMNS} FROM approvals
+                WHERE operation = ? AND target = ? AND lock_owner = ? AND state IN ${OPEN}`,
+          args: [request.operation, request.target, request.lockOwner],
         },
       ]);
       const openRow = open?.rows[0];

@@ -46,6 +46,7 @@ function impactText(impact: Impact): string {
 
 export const dbExecGate: GatedOperation = {
   id: 'db.exec',
+  lockPerRequester: true,
   describe: (params) => `Run a write statement on database ${String(params.database)}`,
   fields: (params) => {
     const { impact } = ParamsSchema.parse(params);

@@ -4,21 +4,35 @@ import { parseDuration } from '../duration.js';
 import { fingerprint } from '../log.js';
 import { DatabaseIdSchema } from '../platform/schemas.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
+import { databaseToChange, namedId } from './change-targets.js';
 import { UserFacingError } from './errors.js';
 import { fieldText } from './modal.js';
 import { formatUtc } from './time-args.js';
 import { defineOperation, parseWith, type RunContext, type SubmissionOutcome } from './types.js';
 
+/** The database's name on the platform when the change was asked for; absent on requests from before. */
+const DatabaseName = z.string().nullable().optional();
 const CreateParams = z.object({
   database: z.string(),
+  databaseName: DatabaseName,
   readOnly: z.boolean(),
   expiresAt: z.string().nullable(),
 });
 const InvalidateParams = z.object({
   database: z.string(),
+  databaseName: DatabaseName,
   regenerate: z.boolean(),
   ownDatabase: z.boolean(),
 });
+
+/** `db_01… · shop`: the database id and its name on the platform, for the card. */
+const databaseField = (params: Record<string, unknown>) => ({
+  label: 'Database',
+  value: namedId(String(params.database), DatabaseName.safeParse(params.databaseName).data),
+});
+
+/** How long the check before the access form may take: Slack's trigger lasts 3 seconds. */
+const FORM_CHECK_MS = 1_500;
 
 /** The database id: --db, else the first host label of SERVICE_DATABASE_URL (PRODUCT §4). */
 function databaseId(ctx: RunContext, flag: string | undefined): string {
@@ -52,6 +66,7 @@ export const tokenCreateGate: GatedOperation = {
   describe: (params) =>
     `Create a ${params.readOnly ? 'read-only' : 'full-access'} token for database ${String(params.database)}`,
   fields: (params) => [
+    databaseField(params),
     { label: 'Access', value: params.readOnly ? 'read only' : 'full access' },
     {
       label: 'Token expires',
@@ -90,6 +105,7 @@ export const tokenInvalidateGate: GatedOperation = {
   describe: (params) =>
     `Invalidate every token of database ${String(params.database)}${params.regenerate ? ' and issue a new full-access one' : ''}`,
   fields: (params) => [
+    databaseField(params),
     { label: 'Replacement token', value: params.regenerate ? 'yes, to the requester by DM' : 'no' },
   ],
   warning: (params) =>
@@ -164,10 +180,11 @@ async function requestToken(ctx: RunContext, database: string, readOnly: boolean
           Math.floor(addMilliseconds(new Date(ctx.services.now()), duration.ms).getTime() / 60_000) * 60_000,
         ).toISOString()
       : null;
+  const databaseName = await databaseToChange(ctx, database);
   return ctx.services.approvals.submit(ctx, {
     operation: 'db.tokens.create',
     target: database,
-    params: { database, readOnly, expiresAt },
+    params: { database, databaseName, readOnly, expiresAt },
     reason: '',
   });
 }
@@ -203,6 +220,12 @@ export const dbTokensCreate = defineOperation({
   async run(ctx, args: CreateArgs) {
     const database = databaseId(ctx, args.db);
     if (args.readOnly !== undefined) return requestToken(ctx, database, args.readOnly, args.expires);
+    try {
+      // An unknown database is refused before the form; anything else is checked again as it is sent.
+      await databaseToChange(ctx, database, { signal: AbortSignal.timeout(FORM_CHECK_MS) });
+    } catch (error) {
+      if (error instanceof UserFacingError) throw error;
+    }
     await ctx.surface.openModal({
       callbackId: 'db.tokens.create:access',
       title: 'New database token',
@@ -270,11 +293,13 @@ export const dbTokensInvalidate = defineOperation({
   target: (args) => args.db,
   async run(ctx, args) {
     const database = databaseId(ctx, args.db);
+    const databaseName = await databaseToChange(ctx, database);
     return ctx.services.approvals.submit(ctx, {
       operation: 'db.tokens.invalidate',
       target: database,
       params: {
         database,
+        databaseName,
         regenerate: args.regenerate,
         ownDatabase: database === ctx.services.database?.databaseId,
       },

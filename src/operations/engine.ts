@@ -20,6 +20,7 @@ import {
   type AnyOperation,
   type Caller,
   type CommandForm,
+  type InteractionSubject,
   operationKey,
   type ParseResult,
   type RunContext,
@@ -257,7 +258,7 @@ export function createEngine(options: {
     ctx: RunContext,
     operation: string,
     outcome: string,
-    fields: { target?: string; params?: Record<string, unknown>; detail?: string },
+    fields: { target?: string; params?: Record<string, unknown>; detail?: string; approvalId?: string },
   ): Promise<void> {
     try {
       await services.audit.append({
@@ -267,7 +268,7 @@ export function createEngine(options: {
         target: fields.target ?? null,
         params: fields.params ?? {},
         outcome,
-        approvalId: null,
+        approvalId: fields.approvalId ?? null,
         correlationId: ctx.correlationId,
         detail: fields.detail ?? null,
       });
@@ -290,22 +291,31 @@ export function createEngine(options: {
     }
   }
 
-  /** Runs `work` for an operation with access check, audit and error handling around it. */
+  /**
+   * Runs `work` for an operation with access check, audit and error handling around it. An
+   * interaction on another operation's business (`subject`) is audited under that operation, and
+   * ends as `done` (clicked, submitted) rather than `succeeded`, which is that operation's own word.
+   */
   async function perform(
     ctx: RunContext,
     op: AnyOperation,
     fields: { target?: string; params?: Record<string, unknown> },
     work: () => Promise<Reply | undefined>,
     checkAccess = true,
+    subject?: InteractionSubject & { done: string },
   ): Promise<void> {
     // What anyone may always run changes nothing and is not audited.
     const audited = !isAlwaysAllowed(op.id);
+    const auditOperation = subject?.operation ?? op.id;
+    const auditFields = subject
+      ? { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId }
+      : fields;
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
       await safeRespond(ctx, failure.reply);
       if (audited && !(error instanceof StateUnavailableError))
-        await audit(ctx, op.id, failure.outcome, { ...fields, detail: failure.detail }).catch(
+        await audit(ctx, auditOperation, failure.outcome, { ...auditFields, detail: failure.detail }).catch(
           () => undefined,
         );
     };
@@ -313,12 +323,15 @@ export function createEngine(options: {
       const decision = checkAccess ? await authorizer.decide(op.id, ctx) : undefined;
       if (decision && !decision.allowed) {
         outcome(op.id, 'denied');
-        await audit(ctx, op.id, 'denied', { ...fields, detail: markupToPlain(denialSentence(decision)) });
+        await audit(ctx, auditOperation, 'denied', {
+          ...auditFields,
+          detail: markupToPlain(denialSentence(decision)),
+        });
         await safeRespond(ctx, denialReply(decision));
         return;
       }
       // Written before anything runs: without a working state store, nothing runs at all.
-      if (audited) await audit(ctx, op.id, 'started', fields);
+      if (audited) await audit(ctx, auditOperation, 'started', auditFields);
     } catch (error) {
       await fail(error);
       return;
@@ -331,7 +344,24 @@ export function createEngine(options: {
       return;
     }
     outcome(op.id, 'succeeded');
-    if (audited) await audit(ctx, op.id, 'succeeded', fields).catch(() => undefined);
+    if (audited)
+      await audit(ctx, auditOperation, subject?.done ?? 'succeeded', auditFields).catch(() => undefined);
+  }
+
+  /** What an interaction acts on, when its operation says (see Operation.interactionSubject). */
+  async function subjectOf(
+    ctx: RunContext,
+    op: AnyOperation,
+    reference: string,
+  ): Promise<InteractionSubject | undefined> {
+    if (!op.interactionSubject) return undefined;
+    try {
+      return await op.interactionSubject(ctx, reference);
+    } catch (error) {
+      // Audited under the operation itself then; the handler reports what went wrong.
+      ctx.logger.warn('what the interaction acts on could not be read', { error });
+      return undefined;
+    }
   }
 
   /** The operation and handler name an action or callback id routes to. */
@@ -495,12 +525,14 @@ export function createEngine(options: {
         await safeRespond(ctx, usageReply(undefined, 'That button is no longer supported.'));
         return;
       }
+      const subject = await subjectOf(ctx, op, input.value);
       await perform(
         ctx,
         op,
         { params: { action: input.actionId, value: input.value } },
         () => handler(ctx, input.value),
         !op.ownAccessForInteractions,
+        subject && { ...subject, done: 'clicked' },
       );
     },
 
@@ -559,7 +591,7 @@ export function createEngine(options: {
       }
       if ('errors' in checked) return { errors: checked.errors };
       return {
-        proceed: () =>
+        proceed: async () =>
           perform(
             ctx,
             op,
@@ -568,6 +600,9 @@ export function createEngine(options: {
             // A form that stands in for a button (the typed confirmation of an approval) is
             // checked like that button: by the operation itself, not by grants and channels.
             !op.ownAccessForInteractions,
+            await subjectOf(ctx, op, input.privateMetadata).then(
+              (subject) => subject && { ...subject, done: 'submitted' },
+            ),
           ),
       };
     },

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { fingerprint } from '../log.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
+import { namedId, pullZoneToChange } from './change-targets.js';
 import { defineOperation, parseWith } from './types.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -23,16 +24,23 @@ const ArgsSchema = z.object({
   reason: z.string().max(500, { error: 'keep the reason under 500 characters' }),
 });
 
-const ParamsSchema = z.object({ pullZoneId: z.number().int().positive() });
+const ParamsSchema = z.object({
+  pullZoneId: z.number().int().positive(),
+  /** As the platform named it when the change was asked for; absent on requests from before. */
+  pullZone: z.object({ name: z.string().nullable(), hostname: z.string().nullable() }).optional(),
+});
 
 export const resetKeyGate: GatedOperation = {
   id: 'pullzone.reset-key',
   describe: (params) => `Reset the token-authentication key of pull zone ${String(params.pullZoneId)}`,
   done: (params) => `Key reset for pull zone ${String(params.pullZoneId)}`,
-  fields: (params) => [
-    { label: 'Pull zone', value: String(params.pullZoneId) },
-    { label: 'New key', value: `${SECURITY_KEY_LENGTH} random characters, sent to the requester by DM` },
-  ],
+  fields: (params) => {
+    const pullZone = ParamsSchema.safeParse(params).data?.pullZone;
+    return [
+      { label: 'Pull zone', value: namedId(String(params.pullZoneId), pullZone?.name, pullZone?.hostname) },
+      { label: 'New key', value: `${SECURITY_KEY_LENGTH} random characters, sent to the requester by DM` },
+    ];
+  },
   async execute(params, ctx) {
     const { pullZoneId } = ParamsSchema.parse(params);
     const key = generateSecurityKey();
@@ -65,11 +73,13 @@ export const pullzoneResetKey = defineOperation({
       ? { ok: false, error: 'give the pull zone id' }
       : parseWith(ArgsSchema, { pullZoneId: positionals[0], reason: positionals.slice(1).join(' ') }),
   target: (args) => String(args.pullZoneId),
-  run: (ctx, args) =>
-    ctx.services.approvals.submit(ctx, {
+  async run(ctx, args) {
+    const pullZone = await pullZoneToChange(ctx, args.pullZoneId);
+    return ctx.services.approvals.submit(ctx, {
       operation: 'pullzone.reset-key',
       target: String(args.pullZoneId),
-      params: { pullZoneId: args.pullZoneId },
+      params: { pullZoneId: args.pullZoneId, pullZone },
       reason: args.reason,
-    }),
+    });
+  },
 });

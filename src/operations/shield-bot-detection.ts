@@ -9,6 +9,7 @@ import {
 } from '../platform/schemas.js';
 import { md } from '../reply/markup.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
+import { namedId, shieldZoneToChange, targetNotFound } from './change-targets.js';
 import type { ModalOption } from './modal.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
@@ -54,8 +55,15 @@ const CurrentSchema = z.object({
 });
 type CurrentSettings = z.infer<typeof CurrentSchema>;
 
-/** The request: the body that is sent, and what the zone had when it was asked for. */
-const ParamsSchema = z.object({ settings: BotDetectionUpdateSchema, current: CurrentSchema.nullable() });
+/**
+ * The request: the body that is sent, what the zone had when it was asked for, and the pull zone
+ * it guards as the platform named it then (absent on requests from before).
+ */
+const ParamsSchema = z.object({
+  settings: BotDetectionUpdateSchema,
+  current: CurrentSchema.nullable(),
+  zone: z.object({ pullZoneId: z.number().nullable(), pullZoneName: z.string().nullable() }).optional(),
+});
 
 function currentFrom(config: BotDetectionConfig): CurrentSettings {
   return {
@@ -68,7 +76,10 @@ function currentFrom(config: BotDetectionConfig): CurrentSettings {
   };
 }
 
-/** The zone's current settings, or why they could not be read; never throws. */
+/**
+ * The zone's current settings, or why they could not be read; never throws, but for a zone the
+ * platform says does not exist: that is refused before the form opens.
+ */
 async function readCurrent(
   ctx: RunContext,
   shieldZoneId: number,
@@ -80,6 +91,8 @@ async function readCurrent(
     });
     return config ? { current: currentFrom(config) } : { unknown: 'the platform returned none' };
   } catch (error) {
+    if (error instanceof PlatformError && error.kind === 'not-found')
+      throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
     ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
     return { unknown: error instanceof PlatformError ? error.userMessage : 'they could not be read' };
   }
@@ -93,11 +106,19 @@ export const botDetectionGate: GatedOperation = {
   describe: (params) =>
     `Update bot detection of Shield zone ${String(ParamsSchema.safeParse(params).data?.settings.shieldZoneId ?? '?')}`,
   fields(params) {
-    const { settings: body, current } = ParamsSchema.parse(params);
+    const { settings: body, current, zone } = ParamsSchema.parse(params);
     const was = <T>(value: T | null | undefined, show: (value: T) => string) =>
       value === null || value === undefined ? null : show(value);
     const label = (names: readonly string[]) => (value: number) => name(names, value);
     return [
+      ...(zone
+        ? [
+            {
+              label: 'Shield zone',
+              value: `${body.shieldZoneId}${zone.pullZoneId === null ? '' : `, guarding pull zone ${namedId(zone.pullZoneId, zone.pullZoneName)}`}`,
+            },
+          ]
+        : []),
       {
         label: 'Execution mode',
         value: name(EXECUTION_MODE_NAMES, body.executionMode),
@@ -249,12 +270,13 @@ export const shieldBotDetection = defineOperation({
         target: String(zone.data.shieldZoneId),
         params: settings,
         run: async () => {
+          const zone = await shieldZoneToChange(ctx, settings.shieldZoneId);
           // Read again now, so the card's "before" is what the zone has when the change is asked for.
           const read = await readCurrent(ctx, settings.shieldZoneId, CARD_READ_MS);
           return ctx.services.approvals.submit(ctx, {
             operation: 'shield.bot-detection',
             target: String(settings.shieldZoneId),
-            params: { settings, current: 'current' in read ? read.current : null },
+            params: { settings, current: 'current' in read ? read.current : null, zone },
             reason: '',
           });
         },

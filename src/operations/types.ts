@@ -190,6 +190,13 @@ export interface CommandForm {
   changes: boolean;
 }
 
+/** The operation, target and approval request an interaction is audited under. */
+export interface InteractionSubject {
+  operation: string;
+  target?: string;
+  approvalId?: string;
+}
+
 export type SubmissionOutcome =
   | { errors: Record<string, string> }
   | { run: () => Promise<Reply | undefined>; target?: string; params?: Record<string, unknown> };
@@ -252,6 +259,12 @@ export interface Operation<S extends FlagSpecs, A> {
   /** Audit-safe parameters (no secrets); defaults to the parsed arguments. */
   auditParams?(args: A): Record<string, unknown>;
   run(ctx: RunContext, args: A): Promise<Reply | undefined>;
+  /**
+   * What a button or form acts on when that is another operation's business, for its audit rows:
+   * `reference` is the button's value or the form's private metadata. An approval card's click is
+   * audited under the request's operation and target, not under `approvals.list`.
+   */
+  interactionSubject?(ctx: RunContext, reference: string): Promise<InteractionSubject | undefined>;
   /** Button handlers, keyed by the name after `${key}:` in the action id. */
   actions?: Record<string, (ctx: RunContext, value: string) => Promise<Reply | undefined>>;
   /**

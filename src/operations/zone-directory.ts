@@ -15,6 +15,10 @@ export interface ZoneChoice {
   name?: string;
   /** Offered because its id was typed, not because a list has it. */
   typed?: true;
+  /** A pull zone's first hostname, e.g. `www-example.b-cdn.net`. */
+  hostname?: string;
+  /** The pull zone a Shield zone guards. */
+  pullZoneId?: number;
 }
 
 export interface ZoneDirectory {
@@ -55,7 +59,12 @@ export function createZoneDirectory(options: {
       const list = await platform.listPullZones({ page, perPage: PER_PAGE });
       for (const zone of list.Items)
         if (zone.Id !== undefined)
-          zones.push({ kind: 'pullzone', id: zone.Id, ...(zone.Name ? { name: zone.Name } : {}) });
+          zones.push({
+            kind: 'pullzone',
+            id: zone.Id,
+            ...(zone.Name ? { name: zone.Name } : {}),
+            ...(zone.Hostnames[0] ? { hostname: zone.Hostnames[0] } : {}),
+          });
       const more = list.HasMoreItems ?? list.Items.length === PER_PAGE;
       if (!more) break;
     }
@@ -81,7 +90,14 @@ export function createZoneDirectory(options: {
     return shields.flatMap((zone) => {
       if (zone.shieldZoneId === undefined) return [];
       const name = zone.pullZoneId == null ? undefined : names.get(zone.pullZoneId);
-      return [{ kind: 'shieldzone' as const, id: zone.shieldZoneId, ...(name ? { name } : {}) }];
+      return [
+        {
+          kind: 'shieldzone' as const,
+          id: zone.shieldZoneId,
+          ...(name ? { name } : {}),
+          ...(zone.pullZoneId != null ? { pullZoneId: zone.pullZoneId } : {}),
+        },
+      ];
     });
   }
 

@@ -5,7 +5,7 @@
 import type { Logger } from '../log.js';
 import { listApiKeys } from './api-keys.js';
 import type { PlatformContext } from './context.js';
-import { generateDatabaseToken, revokeDatabaseTokens } from './database-tokens.js';
+import { generateDatabaseToken, getDatabase, revokeDatabaseTokens } from './database-tokens.js';
 import { listDnsZones } from './dns-zones.js';
 import { type PlatformCallEvent, PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
@@ -37,6 +37,7 @@ export interface PlatformClient {
   getWafEnums: Bound<typeof getWafEnums>;
   exportShieldEventLogs: Bound<typeof exportShieldEventLogs>;
   getOriginErrorLogs: Bound<typeof getOriginErrorLogs>;
+  getDatabase: Bound<typeof getDatabase>;
   generateDatabaseToken: Bound<typeof generateDatabaseToken>;
   revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
   close(): Promise<void>;
@@ -63,6 +64,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     getWafEnums: () => getWafEnums(ctx),
     exportShieldEventLogs: (...args) => exportShieldEventLogs(ctx, ...args),
     getOriginErrorLogs: (...args) => getOriginErrorLogs(ctx, ...args),
+    getDatabase: (...args) => getDatabase(ctx, ...args),
     generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
     revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
     close: () => http.close(),

@@ -2,11 +2,38 @@ import { endpoint, type PlatformContext } from './context.js';
 import { invalidRequest } from './errors.js';
 import {
   DatabaseIdSchema,
+  type DatabaseRecord,
+  DatabaseRecordSchema,
   type GeneratedToken,
   GeneratedTokenSchema,
   type GenerateTokenRequest,
   GenerateTokenRequestSchema,
 } from './schemas.js';
+
+/**
+ * GET {database_api}/v2/databases/{db} → {db: {id, name, url, …}} (reference 10): whether the
+ * database exists, and its name, before anyone is asked to approve a change to its tokens.
+ */
+export async function getDatabase(
+  ctx: PlatformContext,
+  databaseId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<DatabaseRecord> {
+  const id = DatabaseIdSchema.safeParse(databaseId);
+  if (!id.success) throw invalidRequest('database.get', id.error);
+  return ctx.http.json(
+    {
+      operation: 'database.get',
+      subject: `database ${id.data}`,
+      method: 'GET',
+      url: endpoint(ctx.databaseApiUrl, `/v2/databases/${encodeURIComponent(id.data)}`),
+      read: true,
+      expect: [200],
+      signal: options.signal,
+    },
+    DatabaseRecordSchema,
+  );
+}
 
 /**
  * PUT {database_api}/v2/databases/{db}/auth/generate → {token, expires_at} (reference 10).

@@ -461,6 +461,17 @@ export const GeneratedTokenSchema = z.looseObject({
 });
 export type GeneratedToken = z.infer<typeof GeneratedTokenSchema>;
 
+/**
+ * GET {database_api}/v2/databases/{db} (reference 10): the database record under `db`. Only what
+ * names it is read; every field may be absent.
+ */
+export const DatabaseRecordSchema = z.looseObject({
+  db: z
+    .looseObject({ id: z.string().nullish(), name: z.string().nullish(), url: z.string().nullish() })
+    .nullish(),
+});
+export type DatabaseRecord = z.infer<typeof DatabaseRecordSchema>;
+
 /** Database ids are `db_<ulid>` on the real service; the sandbox accepts any label of that alphabet. */
 export const DatabaseIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, { error: 'is not a database id' });
 

@@ -17,6 +17,7 @@ export const ROUTE_IDS = [
   'shield.wafEnums',
   'shield.export',
   'logs.origin',
+  'database.get',
   'database.tokens.generate',
   'database.tokens.revoke',
   'database.pipeline',

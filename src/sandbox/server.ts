@@ -85,6 +85,11 @@ export interface Sandbox {
    * a client reads from the list; returns their ids in list order.
    */
   addPullZones(count: number): number[];
+  /**
+   * Adds a pull zone beyond the seed's (a test that needs many zones nobody else asks about);
+   * one that exists already is left as it is.
+   */
+  addPullZone(pullZoneId: number, name?: string): void;
   /** The current token-authentication key of a pull zone, to check a reset. */
   pullZoneSecurityKey(pullZoneId: number): string | undefined;
   /** The stored bot-detection configuration of a Shield zone. */
@@ -246,6 +251,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         ids.push(id);
       }
       return ids;
+    },
+    addPullZone(id, name = `zone-${id}`) {
+      if (state.pullZones.has(id)) return;
+      state.pullZones.set(id, {
+        id,
+        name,
+        securityKey: `key-${id}`,
+        originUrl: `https://origin.${name}.example.com`,
+        hostnames: [`${name}.b-cdn.net`],
+      });
     },
     pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
     botDetection: (id) => state.botDetection.get(id),

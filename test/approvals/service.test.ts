@@ -98,6 +98,57 @@ describe('asking for approval', () => {
     expect((await service.request(resetKeyRequest({ operation: 'shield.bot-detection' }))).ok).toBe(true);
   });
 
+  it('a write to a database locks it for its requester only: each person may have one open write per database', async () => {
+    const { service } = await setUp();
+    const write = (requester: string, correlationId: string) =>
+      resetKeyRequest({
+        operation: 'db.exec',
+        target: 'db_shop',
+        lockPerRequester: true,
+        params: { sql: 'DELETE FROM carts WHERE id = 7', database: 'db_shop' },
+        requester,
+        correlationId,
+      });
+    const alices = await service.request(write('U0ALICE', 'corr-alice'));
+    const erins = await service.request(write('U0ERIN', 'corr-erin'));
+    expect(alices.ok && erins.ok).toBe(true);
+    const again = await service.request(write('U0ALICE', 'corr-alice-2'));
+    expect(again).toMatchObject({
+      ok: false,
+      reason: 'open-request-exists',
+      existing: { id: alices.ok ? alices.request.id : '', requester: 'U0ALICE' },
+    });
+    // The same person's write to another database is another lock.
+    expect((await service.request({ ...write('U0ALICE', 'corr-alice-3'), target: 'db_other' })).ok).toBe(
+      true,
+    );
+    // An operation that locks for everyone still does, whoever asks.
+    expect((await service.request(resetKeyRequest())).ok).toBe(true);
+    expect((await service.request(resetKeyRequest({ requester: 'U0ERIN' }))).ok).toBe(false);
+  });
+
+  it('of replicas asking for the same person’s write at once, exactly one stores it', async () => {
+    const { service, newService } = await setUp();
+    const replicas = [service, newService(), newService(), newService()];
+    const results = await Promise.all(
+      replicas.map((replica, i) =>
+        replica.request(
+          resetKeyRequest({
+            operation: 'db.exec',
+            target: 'db_shop',
+            lockPerRequester: true,
+            params: { sql: `UPDATE carts SET n = ${i} WHERE id = 7`, database: 'db_shop' },
+            correlationId: `corr-${i}`,
+          }),
+        ),
+      ),
+    );
+    const stored = results.filter((result) => result.ok);
+    expect(stored).toHaveLength(1);
+    for (const result of results)
+      if (!result.ok) expect(result.existing.id).toBe(stored[0]?.ok ? stored[0].request.id : '');
+  });
+
   it('the lock holds while the request is approved and running, and frees once it has finished', async () => {
     const { service } = await setUp();
     const first = await requested(service);

@@ -35,6 +35,7 @@ function newRequest(overrides: Partial<NewStoredRequest> = {}): NewStoredRequest
     id: `ap_${(nextId++).toString(16).padStart(16, '0')}`,
     operation: 'pullzone.reset-key',
     target: '4242',
+    lockOwner: '',
     paramsJson,
     paramsDigest: paramsDigest(paramsJson),
     requester: 'U0ALICE',

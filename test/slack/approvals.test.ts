@@ -26,8 +26,12 @@ beforeEach(() => {
 
 const ZONES = [410112, 410113, 410114];
 let nextZone = 0;
-/** Each test asks about its own pull zone: one open request per operation and target. */
-const freshZone = () => ZONES[nextZone++ % ZONES.length]! + 1_000_000 * Math.floor(nextZone / ZONES.length);
+/** Each test asks about its own pull zone, on the platform: one open request per operation and target. */
+const freshZone = () => {
+  const zone = ZONES[nextZone++ % ZONES.length]! + 1_000_000 * Math.floor(nextZone / ZONES.length);
+  h.sandbox.addPullZone(zone);
+  return zone;
+};
 
 async function ephemeralReply(text: string, userId = 'U0YOU') {
   const { responseUrl } = await h.command(text, { userId });
@@ -351,6 +355,29 @@ describe('the approval gate through Slack', () => {
     await click('approve', id, 'U0LEAD2');
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toMatch(/succeeded|failed/);
     expect(resets()).toBe(before + 1);
+  });
+
+  it('refuses at once a reset of a pull zone the platform does not know, and names a known one on its card', async () => {
+    const cards = () =>
+      h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const before = cards();
+    const reply = await ephemeralReply('pullzone reset-key 999999 rotated');
+    expect(reply).toContain(
+      'No pull zone 999999 was found on the platform, so nobody was asked to approve anything. Check the id, or find it with /edge pullzones.',
+    );
+    expect(reply).not.toContain('Approval requested');
+    expect(cards()).toBe(before);
+    const stored = await h.runtime.services.state.client.execute(
+      "SELECT count(*) AS n FROM approvals WHERE target = '999999'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(0);
+
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    expect(JSON.stringify((await cardFor(String(zone))).args.blocks)).toContain(
+      `${zone} · zone-${zone} · zone-${zone}.b-cdn.net`,
+    );
+    expect(await clickAndRead('cancel', id, 'U0YOU')).toContain('cancelled');
   });
 
   it('refuses at once a request whose approver group holds nobody but the requester', async () => {
@@ -709,6 +736,8 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     expect(card).toContain('*IP address (changed)*\\nHigh → Low');
     expect(card).toContain('*Execution mode*\\nChallenge (unchanged)');
     expect(card).toContain('*Complex fingerprinting*\\non (unchanged)');
+    // The zone is named by the pull zone it guards, as the platform names it.
+    expect(card).toContain(`${zone}, guarding pull zone 900001 · firehose`);
     expect(card).not.toContain('current settings unknown');
     const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
     await reject(id, 'U0SHA');
@@ -735,8 +764,16 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     await reject(requestIdOf(card), 'U0SHA');
   });
 
+  it('refuses a Shield zone the platform does not know before its form opens', async () => {
+    const forms = h.fake.callsTo('views.open').length;
+    const reply = await ephemeralReply('shield bot-detection 4040404');
+    expect(reply).toContain('No Shield zone 4040404 was found on the platform');
+    expect(h.fake.callsTo('views.open').length).toBe(forms);
+  });
+
   it('tells the approver whose approval ran the change that it failed, and why', async () => {
-    const zone = 4_040_404;
+    // A zone on a plan without bot detection: the platform refuses the change when it runs.
+    const zone = h.sandbox.ids.basicShieldZone;
     const { metadata } = await openForm(zone);
     await h.submitView('shield.bot-detection:submit', metadata, form);
     const id = requestIdOf(await cardFor(`Update bot detection of Shield zone ${zone}`));
@@ -755,9 +792,8 @@ describe('N-of-M with a typed confirmation (Shield bot detection)', () => {
     );
     const text = JSON.stringify(told.args);
     expect(text).toContain('and it failed');
-    expect(text).toContain(
-      'and it failed: Shield zone not found (shield_zone.not_found). It was not retried.',
-    );
+    expect(text).toContain('and it failed: Bot detection is not available on the plan of this Shield zone');
+    expect(text).toContain('It was not retried.');
     expect(text).not.toContain('it has run');
   });
 
@@ -858,6 +894,33 @@ describe('cards people notice, understand and finish', () => {
       (r) => r.approvalId === id && r.outcome === 'rejected',
     );
     expect(row?.detail).toBe('rejected by U0LEAD; reason: not during the freeze');
+  });
+
+  it('clicks are audited under the request’s operation and target, so /edge audit --op shows who clicked what', async () => {
+    const zone = freshZone();
+    const id = await requestReset(zone);
+    expect(await clickAndRead('approve', id, 'U0RANDOM')).toContain('Only members of leads can approve');
+    await reject(id, 'U0LEAD', 'not now');
+    await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('rejected');
+    const rowsOf = async () =>
+      (await h.runtime.services.audit.list({ limit: 100 })).filter((row) => row.approvalId === id);
+    // The click's own row is written once its reply is out, after the request has changed.
+    const clicks = async () =>
+      (await rowsOf())
+        .filter((row) => row.outcome === 'clicked' || row.outcome === 'submitted')
+        .map((row) => [row.userId, row.operation, row.target, row.outcome])
+        .sort();
+    await expect.poll(clicks, { timeout: 5_000 }).toEqual([
+      ['U0LEAD', 'pullzone.reset-key', String(zone), 'clicked'],
+      ['U0LEAD', 'pullzone.reset-key', String(zone), 'submitted'],
+      ['U0RANDOM', 'pullzone.reset-key', String(zone), 'clicked'],
+    ]);
+    expect((await rowsOf()).some((row) => row.operation === 'approvals.list')).toBe(false);
+    const listed = await ephemeralReply(`audit --op pullzone.reset-key --target ${zone}`, 'U0LEAD');
+    expect(listed).toContain('<@U0RANDOM>');
+    expect(listed).toContain('*clicked*');
+    expect(listed).toContain('*submitted*');
+    expect(listed).toContain('*rejected*');
   });
 
   it('Reject by someone who may not reject is refused without a form, and a forged submit is refused too', async () => {

@@ -231,6 +231,45 @@ describe('database changes through approval', () => {
     await expect.poll(() => stateOf(withCte.id), { timeout: 5_000 }).toBe('cancelled');
   });
 
+  it('db exec locks the database per person: two people each have one open write, and a second of one’s own points to the first', async () => {
+    const cancel = (id: string, userId: string) =>
+      h.click('approvals:cancel', id, { userId, channelId: 'C0OPS', responseUrl: h.fake.responseUrl() });
+    const mine = await newCard("db exec UPDATE orders SET note = 'a' WHERE id = 1");
+    const seen = new Set(h.fake.callsTo('chat.postMessage'));
+    const { responseUrl: theirsUrl } = await h.command("db exec UPDATE orders SET note = 'b' WHERE id = 2", {
+      userId: 'U0ERIN',
+    });
+    const theirsNote = JSON.stringify(
+      (await h.fake.waitForResponse((p) => theirsUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(theirsNote).toContain('Approval requested');
+    const theirs = await h.fake.waitFor(
+      'chat.postMessage',
+      (c) => !seen.has(c) && c.args.channel === 'C0APPROVALS',
+      5_000,
+    );
+    const theirsId = /ap_[0-9a-f]{16}/.exec(JSON.stringify(theirs.args.blocks))![0];
+    // The card still names the database as what it changes.
+    expect(approverText(theirs)).toContain(h.runtime.services.database!.databaseId);
+
+    const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const { responseUrl } = await h.command("db exec UPDATE orders SET note = 'c' WHERE id = 3");
+    const refused = JSON.stringify(
+      (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+    );
+    expect(refused).toContain('You already have an open request for db.exec');
+    expect(refused).toContain(mine.id);
+    expect(refused).toContain(`/edge approvals cancel ${mine.id}`);
+    expect(h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS')).toHaveLength(
+      cards,
+    );
+
+    await cancel(mine.id, 'U0YOU');
+    await cancel(theirsId, 'U0ERIN');
+    await expect.poll(() => stateOf(mine.id), { timeout: 5_000 }).toBe('cancelled');
+    await expect.poll(() => stateOf(theirsId), { timeout: 5_000 }).toBe('cancelled');
+  });
+
   it('db exec refuses a statement the database calls read-only, pointing to /edge db query', async () => {
     const cards = h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
     const { responseUrl } = await h.command('db exec SELECT count(*) FROM orders');
@@ -286,7 +325,9 @@ describe('database changes through approval', () => {
   });
 
   it('db tokens create gives a read-only token to the requester alone, by DM', async () => {
-    const { id } = await newCard('db tokens create --read-only --expires 30d');
+    const { id, card } = await newCard('db tokens create --read-only --expires 30d');
+    // The database is named on the card as the platform names it.
+    expect(approverText(card)).toContain(`${sandbox.databaseId} · shop`);
     await approve(id);
     await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
     const dm = await h.fake.waitFor(
@@ -308,6 +349,29 @@ describe('database changes through approval', () => {
         (c) => !String(c.args.channel ?? '').startsWith('D') && JSON.stringify(c.args).includes(token!),
       ),
     ).toEqual([]);
+  });
+
+  it('db tokens refuse at once a database the platform does not know, before any form or card', async () => {
+    const cards = () =>
+      h.fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'C0APPROVALS').length;
+    const before = { cards: cards(), forms: h.fake.callsTo('views.open').length };
+    for (const text of [
+      'db tokens create --read-only --db db_nowhere',
+      'db tokens create --db db_nowhere',
+      'db tokens invalidate --db db_nowhere',
+    ]) {
+      const { responseUrl } = await h.command(text);
+      const told = JSON.stringify(
+        (await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body,
+      );
+      expect(told).toContain('No database db_nowhere was found on the platform');
+      expect(told).not.toContain('Approval requested');
+    }
+    expect({ cards: cards(), forms: h.fake.callsTo('views.open').length }).toEqual(before);
+    const stored = await h.runtime.services.state.client.execute(
+      "SELECT count(*) AS n FROM approvals WHERE target = 'db_nowhere'",
+    );
+    expect(Number(stored.rows[0]?.n)).toBe(0);
   });
 
   it('db tokens invalidate warns that the bot’s own token stops working, needs two typed confirmations, and with --regenerate the bot keeps working', async () => {

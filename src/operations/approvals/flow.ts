@@ -344,6 +344,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       const created = await service.request({
         operation: input.operation,
         target: input.target,
+        lockPerRequester: op.lockPerRequester,
         params: input.params,
         requester: ctx.userId,
         channelId: ctx.channelId,
@@ -357,7 +358,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       }
       if (!created.ok) {
         const existing = created.existing;
-        return refusalReply(openRequestText(existing, new Date(options.now())), [
+        return refusalReply(openRequestText(existing, new Date(options.now()), ctx.userId), [
           {
             type: 'context',
             text: md`Open request ${existing.id}, asked by ${nest(mention(existing.requester))} (${existing.state}).`,

@@ -43,6 +43,11 @@ export interface GatedOperation {
    * reset for pull zone 42". Without it the header says "Done:" and `describe`.
    */
   done?(params: Record<string, JsonValue>): string;
+  /**
+   * Each requester holds their own lock on the target, so one person's open request does not
+   * block the team (db.exec: one open write per person and database, PRODUCT §5).
+   */
+  lockPerRequester?: boolean;
   /** Every parameter of what will run, in full (never secrets). */
   fields(params: Record<string, JsonValue>): ParameterView[];
   /** A warning shown on the card, e.g. that the bot's own token will stop working. */

@@ -29,6 +29,15 @@ export const approvals = defineOperation({
   flags: { all: { kind: 'boolean' } },
   ownAccessForInteractions: true,
   changes: { interactions: ['approve', 'reject', 'cancel', 'confirm', 'forget'] },
+  // A click is audited under what it decides: `/edge audit --op pullzone.reset-key` shows it.
+  async interactionSubject(ctx, reference) {
+    const request = RequestIdSchema.safeParse(reference).success
+      ? await ctx.services.approvals.peek(reference)
+      : null;
+    return request
+      ? { operation: request.operation, target: request.target, approvalId: request.id }
+      : undefined;
+  },
   parse: (positionals, flags) => {
     if (positionals.length > 1)
       return { ok: false, error: `unexpected argument "${positionals[1]!.slice(0, 40)}"` };

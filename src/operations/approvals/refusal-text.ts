@@ -85,8 +85,10 @@ export function clickRefusalText(refusal: ClickRefusal | { reason: 'not-found' }
   }
 }
 
-/** Why a new request was refused: the open request for the same operation and target. */
-export function openRequestText(existing: ApprovalRequest, now: Date): Markup {
+/** Why a new request was refused: the open request holding the same lock, the asker's own or not. */
+export function openRequestText(existing: ApprovalRequest, now: Date, asker?: string): Markup {
+  if (existing.requester === asker)
+    return md`You already have an open request for ${existing.operation} on \`${existing.target}\`: ${existing.id}, asked at ${formatUtc(existing.createdAt, now)} (${existing.state}). ${nest(existing.state === 'pending' ? md`Wait for its decision, or cancel it with \`/edge approvals cancel ${existing.id}\`.` : md`Wait until it has finished.`)}`;
   return md`There is already an open request for ${existing.operation} on \`${existing.target}\`: ${existing.id}, asked by ${nest(mention(existing.requester))} at ${formatUtc(existing.createdAt, now)} (${existing.state}). Decide or cancel that one first.`;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Database token management under {databaseApiUrl}: generate (PUT …/auth/generate) and revoke
- * (POST …/auth/revoke). Errors use the database API's AppError shape `{error, details?}`.
+ * The database and its token management under {databaseApiUrl}: read (GET …/databases/{db}),
+ * generate (PUT …/auth/generate) and revoke (POST …/auth/revoke). Errors use the database API's
+ * AppError shape `{error, details?}`.
  */
 import { hasAccountKey, sendEmpty, sendJson } from '../http.js';
 import type { Route, RouteContext } from '../router.js';
@@ -8,6 +9,8 @@ import type { SandboxState } from '../state.js';
 import { GenerateTokenBodySchema } from '../vendor-rules.js';
 
 const DATABASE_PATH = '^/database/v2/databases/(?<db>[^/]+)/auth/';
+/** The sandbox's one database, as the management API names it. */
+export const SANDBOX_DATABASE_NAME = 'shop';
 
 export function databaseTokenRoutes(state: SandboxState): Route[] {
   /** Auth and database lookup shared by both routes; false when an error was sent. */
@@ -24,6 +27,18 @@ export function databaseTokenRoutes(state: SandboxState): Route[] {
   };
 
   return [
+    {
+      id: 'database.get',
+      listener: 'api',
+      method: 'GET',
+      path: /^\/database\/v2\/databases\/(?<db>[^/]+)$/,
+      handle(context) {
+        if (!admit(context)) return;
+        sendJson(context.res, 200, {
+          db: { id: state.databaseId, name: SANDBOX_DATABASE_NAME, block_reads: false, block_writes: false },
+        });
+      },
+    },
     {
       id: 'database.tokens.generate',
       listener: 'api',

@@ -1,0 +1,60 @@
+/**
+ * The object a change is about, looked up on the platform before anyone is asked to approve it
+ * (PRODUCT §5): an unknown id is refused at once, in the words the platform's own 404 uses, and
+ * the card names what was found. Any other platform failure is thrown as it is, so nothing is
+ * asked for that could not be checked.
+ */
+import { PlatformError } from '../platform/errors.js';
+import type { JsonValue } from '../state/canonical-json.js';
+import { UserFacingError } from './errors.js';
+import type { RunContext } from './types.js';
+
+/** The refusal of an id the platform does not know, in the words of its own 404. */
+export const targetNotFound = (subject: string, lookup?: string) =>
+  new UserFacingError(
+    `No ${subject} was found on the platform, so nobody was asked to approve anything. Check the id${lookup ? `, or find it with ${lookup}` : ''}.`,
+  );
+
+/** How the platform names a pull zone; either may be missing. Stored with the request, for its card. */
+export interface PullZoneNames extends Record<string, JsonValue> {
+  name: string | null;
+  hostname: string | null;
+}
+
+export async function pullZoneToChange(ctx: RunContext, pullZoneId: number): Promise<PullZoneNames> {
+  const zone = await ctx.services.zones.find('pullzone', pullZoneId);
+  if (!zone) throw targetNotFound(`pull zone ${pullZoneId}`, '/edge pullzones');
+  return { name: zone.name ?? null, hostname: zone.hostname ?? null };
+}
+
+/** The pull zone a Shield zone guards, as the platform names it. */
+export interface ShieldZoneNames extends Record<string, JsonValue> {
+  pullZoneId: number | null;
+  pullZoneName: string | null;
+}
+
+export async function shieldZoneToChange(ctx: RunContext, shieldZoneId: number): Promise<ShieldZoneNames> {
+  const zone = await ctx.services.zones.find('shieldzone', shieldZoneId);
+  if (!zone) throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
+  return { pullZoneId: zone.pullZoneId ?? null, pullZoneName: zone.name ?? null };
+}
+
+/** A database's name on the platform; null when the platform gives none. */
+export async function databaseToChange(
+  ctx: RunContext,
+  databaseId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<string | null> {
+  try {
+    const record = await ctx.services.platform.getDatabase(databaseId, options);
+    return record.db?.name || null;
+  } catch (error) {
+    if (error instanceof PlatformError && error.kind === 'not-found')
+      throw targetNotFound(`database ${databaseId}`);
+    throw error;
+  }
+}
+
+/** `308006 · www-example · www-example.b-cdn.net`: an id and the names found for it, for a card. */
+export const namedId = (id: string | number, ...names: (string | null | undefined)[]): string =>
+  [String(id), ...names.filter((name): name is string => Boolean(name))].join(' · ');
