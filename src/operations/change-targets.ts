@@ -22,9 +22,11 @@ export interface PullZoneNames extends Record<string, JsonValue> {
 }
 
 export async function pullZoneToChange(ctx: RunContext, pullZoneId: number): Promise<PullZoneNames> {
-  const zone = await ctx.services.zones.find('pullzone', pullZoneId);
-  if (!zone) throw targetNotFound(`pull zone ${pullZoneId}`, '/edge pullzones');
-  return { name: zone.name ?? null, hostname: zone.hostname ?? null };
+  const found = await ctx.services.zones.find('pullzone', pullZoneId);
+  if ('absent' in found) throw targetNotFound(`pull zone ${pullZoneId}`, '/edge pullzones');
+  // An account with more zones than the bot reads: not found there is not proof of absence.
+  if ('unchecked' in found) return { name: null, hostname: null };
+  return { name: found.zone.name ?? null, hostname: found.zone.hostname ?? null };
 }
 
 /** The pull zone a Shield zone guards, as the platform names it. */
@@ -34,9 +36,10 @@ export interface ShieldZoneNames extends Record<string, JsonValue> {
 }
 
 export async function shieldZoneToChange(ctx: RunContext, shieldZoneId: number): Promise<ShieldZoneNames> {
-  const zone = await ctx.services.zones.find('shieldzone', shieldZoneId);
-  if (!zone) throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
-  return { pullZoneId: zone.pullZoneId ?? null, pullZoneName: zone.name ?? null };
+  const found = await ctx.services.zones.find('shieldzone', shieldZoneId);
+  if ('absent' in found) throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
+  if ('unchecked' in found) return { pullZoneId: null, pullZoneName: null };
+  return { pullZoneId: found.zone.pullZoneId ?? null, pullZoneName: found.zone.name ?? null };
 }
 
 /** A database's name on the platform; null when the platform gives none. */

@@ -183,7 +183,8 @@ async function checkZonesExist(ctx: RunContext, change: ChannelDefaultsChange): 
     const id = change[name];
     if (id === undefined || id === null) continue;
     const found = await ctx.services.zones.find(name, id);
-    if (!found) {
+    // Past the zones the bot reads (a very large account), an id cannot be refused as unknown.
+    if ('absent' in found) {
       const { name: words, list } = ZONE_WORDS[name];
       throw new UserFacingError(
         `No ${words} ${id} was found, so this channel’s defaults are unchanged; ${list} lists the ${words}s.`,

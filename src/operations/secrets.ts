@@ -195,7 +195,11 @@ export async function deleteSecretMessage(ctx: RunContext, messageId: string): P
       },
     ]);
   }
-  await trail.markDeleted(message.id, new Date(ctx.services.now()));
+  // The message is gone whatever the trail says: a failure to record it is logged, not shown
+  // as a failure (the reminder then asks once about a message that is already gone).
+  await trail.markDeleted(message.id, new Date(ctx.services.now())).catch((error: unknown) => {
+    ctx.logger.warn('a deleted secret message could not be recorded as deleted', { error });
+  });
   return ephemeral('Deleted', [
     {
       type: 'text',

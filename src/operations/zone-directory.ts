@@ -27,8 +27,12 @@ export interface ZoneDirectory {
    * full first. Empty when the lists cannot be had within `waitMs` or the platform fails.
    */
   suggest(pick: ZonePick, typed: string, options: { waitMs: number; limit: number }): Promise<ZoneChoice[]>;
-  /** The zone with this id, loaded afresh when the kept list lacks it; platform errors are thrown. */
-  find(kind: ZoneKind, id: number): Promise<ZoneChoice | undefined>;
+  /**
+   * The zone with this id, loaded afresh when the kept list lacks it;
+   * `absent` only when the list read is the account's whole list, else `unchecked` (more zones
+   * than the bot reads). Platform errors are thrown.
+   */
+  find(kind: ZoneKind, id: number): Promise<{ zone: ZoneChoice } | { absent: true } | { unchecked: true }>;
 }
 
 /** How long a list is kept. */
@@ -42,6 +46,9 @@ interface Kept {
   at: number;
 }
 
+/** A list as loaded, and whether it is the account's whole list. */
+type Loaded = ZoneChoice[] & { partial?: boolean };
+
 export function createZoneDirectory(options: {
   platform: PlatformClient;
   now: () => number;
@@ -54,7 +61,8 @@ export function createZoneDirectory(options: {
   const loading = new Map<ZoneKind, Promise<ZoneChoice[]>>();
 
   async function loadPullZones(): Promise<ZoneChoice[]> {
-    const zones: ZoneChoice[] = [];
+    const zones: Loaded = [];
+    zones.partial = false;
     for (let page = 1; page <= MAX_PAGES; page++) {
       const list = await platform.listPullZones({ page, perPage: PER_PAGE });
       for (const zone of list.Items)
@@ -67,6 +75,7 @@ export function createZoneDirectory(options: {
           });
       const more = list.HasMoreItems ?? list.Items.length === PER_PAGE;
       if (!more) break;
+      if (page === MAX_PAGES) zones.partial = true;
     }
     return zones;
   }
@@ -77,17 +86,19 @@ export function createZoneDirectory(options: {
       fresh('pullzone').catch(() => [] as ZoneChoice[]),
       (async () => {
         const all = [];
+        let partial = false;
         for (let page = 1; page <= MAX_PAGES; page++) {
           const list = await platform.listShieldZones({ page, perPage: PER_PAGE });
           all.push(...list.data);
           const total = list.page?.totalCount;
           if (list.data.length < PER_PAGE || (total != null && page * PER_PAGE >= total)) break;
+          if (page === MAX_PAGES) partial = true;
         }
-        return all;
+        return Object.assign(all, { partial });
       })(),
     ]);
     const names = new Map(pulls.map((zone) => [zone.id, zone.name]));
-    return shields.flatMap((zone) => {
+    const zones: Loaded = shields.flatMap((zone) => {
       if (zone.shieldZoneId === undefined) return [];
       const name = zone.pullZoneId == null ? undefined : names.get(zone.pullZoneId);
       return [
@@ -99,6 +110,8 @@ export function createZoneDirectory(options: {
         },
       ];
     });
+    zones.partial = shields.partial;
+    return zones;
   }
 
   /** The kept list when it is young enough. */
@@ -167,10 +180,16 @@ export function createZoneDirectory(options: {
     },
 
     async find(kind, id) {
-      const known = (await fresh(kind)).find((zone) => zone.id === id);
-      if (known) return known;
-      // Made in the last minute, perhaps: look once more before saying it does not exist.
-      return (await fresh(kind, true)).find((zone) => zone.id === id);
+      let list: Loaded = await fresh(kind);
+      let zone = list.find((candidate) => candidate.id === id);
+      // Made in the last minute, perhaps: look once more before saying it does not exist
+      // (loads under way are shared, so misses at once cost one load).
+      if (!zone) {
+        list = await fresh(kind, true);
+        zone = list.find((candidate) => candidate.id === id);
+      }
+      if (zone) return { zone };
+      return list.partial ? { unchecked: true } : { absent: true };
     },
   };
 }

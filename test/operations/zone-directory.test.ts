@@ -37,15 +37,21 @@ describe('the zone directory', () => {
   });
 
   it('finds a zone by id, and nothing for an id the platform does not know', async () => {
-    expect(await bed.runtime.services.zones.find('shieldzone', 5102)).toMatchObject({ name: 'media-cdn' });
-    expect(await bed.runtime.services.zones.find('pullzone', 999_999)).toBeUndefined();
+    expect(await bed.runtime.services.zones.find('shieldzone', 5102)).toMatchObject({
+      zone: { name: 'media-cdn' },
+    });
+    expect(await bed.runtime.services.zones.find('pullzone', 999_999)).toEqual({ absent: true });
   });
 
   it('offers, and runs, a zone past the pages it reads, when its id is typed', async () => {
     // Five pages of 1,000 are read: the seeded zones and 4,995 more fill them, the next is past.
     const added = bed.sandbox.addPullZones(5_001);
     const past = added.at(-1)!;
-    expect(await bed.runtime.services.zones.find('pullzone', past)).toBeUndefined();
+    // Not in the pages read, and the account has more: not proof that it does not exist.
+    expect(await bed.runtime.services.zones.find('pullzone', past)).toEqual({ unchecked: true });
+    // So a change to it is asked for, not refused as unknown.
+    const asked = JSON.stringify(await bed.run(`pullzone reset-key ${past} rotated`));
+    expect(asked).not.toContain('was found on the platform');
     const offered = await bed.runtime.engine.suggestZones({
       userId: 'U0YOU',
       channelId: 'C0OPS',

@@ -172,6 +172,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     charts: options.charts,
     policyIntervalMs: 50,
     watchTickMs: options.watchTickMs ?? 3_600_000,
+    // Tests sweep by hand on the pinned clock: a sweep on real time would claim a reminder or an
+    // expiry a test is about to sweep for, and its post would race the test's read.
+    sweepIntervalMs: 3_600_000,
     // Homes are drawn again soon after a change; tests wait for the view on the fake.
     homeRefreshDelayMs: 5,
     now: clock,

@@ -230,6 +230,49 @@ describe('the watch poller', () => {
     expect((await setup.store.get(id))?.leaseOwner).toBe('replica-b');
   });
 
+  it('stops a download whose leases another replica now holds, and saves nothing over them', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((open) => {
+      release = open;
+    });
+    let finished = false;
+    const stalled = {
+      async getOriginErrorLogs() {
+        async function* body() {
+          yield '{"logs":[';
+          // The stream stalls; meanwhile another replica takes the watch.
+          await gate;
+          setup.clock.advance(MINUTE);
+          yield '{"logId":"late-1","timestamp":1,"log":"{}","labels":{}}';
+          setup.clock.advance(MINUTE);
+          yield ',{"logId":"late-2","timestamp":2,"log":"{}","labels":{}}';
+          yield ']}';
+          finished = true;
+        }
+        return { body: Readable.from(body()) };
+      },
+    };
+    const a = poller(setup, stalled, 'replica-a');
+    const polled = a.tick();
+    await expect.poll(async () => (await setup.store.get(id))?.leaseOwner).toBe('replica-a');
+    const taken = await setup.store.takeLease(
+      id,
+      'replica-b',
+      setup.clock() + 10 * MINUTE,
+      setup.clock() + 20 * MINUTE,
+    );
+    expect(taken).not.toBeNull();
+    release();
+    await polled;
+    const watch = (await setup.store.get(id))!;
+    expect(watch.leaseOwner).toBe('replica-b');
+    expect(watch.progress.total).toBe(0);
+    // It stopped at its first renewal rather than read the rest.
+    expect(finished).toBe(false);
+  });
+
   it('stops a download at twice the interval, says so on the watch, and the lease is still its own', async () => {
     const setup = await setUp('2026-11-21T14:00:00.000Z');
     const id = await startWatch(setup.store, setup.clock);

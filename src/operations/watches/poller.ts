@@ -83,6 +83,14 @@ class DownloadDeadlineError extends Error {
   }
 }
 
+/** Every lease of a download was taken by another replica meanwhile: it stops, saving nothing. */
+class LeaseLostError extends Error {
+  constructor() {
+    super('the leases of this download were taken by another replica');
+    this.name = 'LeaseLostError';
+  }
+}
+
 /** How many intervals a poll's download may take before it is stopped. */
 const DEADLINE_INTERVALS = 2;
 
@@ -189,7 +197,7 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
       const at = now();
       if (at - renewedAt < everyMs / 2) return;
       renewedAt = at;
-      await Promise.all(
+      const held = await Promise.all(
         watches.map((watch) =>
           store
             .renewLease(watch.id, instanceId, watch.version, leaseUntil(at + watch.everyMs, watch.everyMs))
@@ -198,10 +206,13 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
                 watch: watch.id,
                 error,
               });
-              return false;
+              // Not known to be lost: the save decides.
+              return true;
             }),
         ),
       );
+      // Another replica holds every lease: it polls these watches, this download is wasted.
+      if (!held.includes(true)) throw new LeaseLostError();
     };
   }
 
@@ -254,6 +265,12 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     } catch (error) {
       // Stopped by close(): the leases are handed back, the next holder polls again.
       if (closed) return;
+      if (error instanceof LeaseLostError) {
+        logger.info('a watch download stopped: another replica holds its leases now', {
+          pullZone: pullZoneId,
+        });
+        return;
+      }
       const slowed = error instanceof PlatformError && error.kind === 'rate-limited';
       logger.warn(slowed ? 'the platform asked watches to wait' : 'a watch poll failed', {
         pullZone: pullZoneId,
