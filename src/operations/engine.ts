@@ -336,11 +336,21 @@ export function createEngine(options: {
       await fail(error);
       return;
     }
+    let refused: string | undefined;
     try {
       const reply = await work();
       if (reply) await ctx.surface.respond(reply);
+      if (reply?.refused) refused = reply.text;
     } catch (error) {
       await fail(error);
+      return;
+    }
+    if (refused !== undefined) {
+      outcome(op.id, 'refused');
+      if (audited)
+        await audit(ctx, auditOperation, 'refused', { ...auditFields, detail: refused }).catch(
+          () => undefined,
+        );
       return;
     }
     outcome(op.id, 'succeeded');

@@ -161,12 +161,15 @@ export async function deleteSecretMessage(ctx: RunContext, messageId: string): P
       { type: 'text', text: trusted(':warning: I have no record of that message, so I cannot delete it.') },
     ]);
   if (message.userId !== ctx.userId)
-    return ephemeral('Only its reader can delete it', [
-      {
-        type: 'text',
-        text: md`Only ${nest(mention(message.userId))}, who received it, can delete that message.`,
-      },
-    ]);
+    return {
+      ...ephemeral('Only its reader can delete it', [
+        {
+          type: 'text',
+          text: md`Only ${nest(mention(message.userId))}, who received it, can delete that message.`,
+        },
+      ]),
+      refused: true,
+    };
   if (message.deletedAt)
     return ephemeral('Already deleted', [
       { type: 'text', text: trusted('That message is already deleted.') },

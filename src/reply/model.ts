@@ -101,6 +101,11 @@ export interface Reply {
    */
   inPlaceOf?: MessageRef;
   /**
+   * The answer refuses what was asked (a click someone may not make): the audit row says
+   * `refused`, with this reply's text, not that it was done.
+   */
+  refused?: boolean;
+  /**
    * Secrets this reply exists to deliver (a new key, in a DM to the person who asked). Every
    * other registered secret is scrubbed from whatever the adapter sends.
    */

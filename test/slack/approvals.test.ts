@@ -541,6 +541,14 @@ describe('secrets leave no trail', () => {
       JSON.stringify((await h.fake.waitForResponse((p) => stranger.endsWith(p.id), 5_000)).body),
     ).toContain('who received it, can delete that message');
     expect(h.fake.message(dm.channel, dm.ts)?.deleted).toBe(false);
+    // The stranger's press is audited as refused, not as done (written just after the answer).
+    await expect
+      .poll(async () =>
+        (await h.runtime.services.audit.list({ limit: 50, filter: { userId: 'U0LEAD' } })).some(
+          (row) => row.outcome === 'refused' && (row.detail ?? '').includes('Only its reader can delete it'),
+        ),
+      )
+      .toBe(true);
 
     const mine = h.fake.responseUrl();
     await h.click('approvals:forget', dm.button, {
@@ -907,18 +915,22 @@ describe('cards people notice, understand and finish', () => {
     // The click's own row is written once its reply is out, after the request has changed.
     const clicks = async () =>
       (await rowsOf())
-        .filter((row) => row.outcome === 'clicked' || row.outcome === 'submitted')
+        .filter((row) => ['clicked', 'submitted', 'refused'].includes(row.outcome))
         .map((row) => [row.userId, row.operation, row.target, row.outcome])
         .sort();
+    // A click the approver may not make is audited as refused, not as a click that was done.
     await expect.poll(clicks, { timeout: 5_000 }).toEqual([
       ['U0LEAD', 'pullzone.reset-key', String(zone), 'clicked'],
       ['U0LEAD', 'pullzone.reset-key', String(zone), 'submitted'],
-      ['U0RANDOM', 'pullzone.reset-key', String(zone), 'clicked'],
+      ['U0RANDOM', 'pullzone.reset-key', String(zone), 'refused'],
     ]);
+    const refusal = (await rowsOf()).find((row) => row.outcome === 'refused');
+    expect(refusal?.detail).toContain('Only members of leads can approve');
     expect((await rowsOf()).some((row) => row.operation === 'approvals.list')).toBe(false);
     const listed = await ephemeralReply(`audit --op pullzone.reset-key --target ${zone}`, 'U0LEAD');
     expect(listed).toContain('<@U0RANDOM>');
     expect(listed).toContain('*clicked*');
+    expect(listed).toContain('*refused*');
     expect(listed).toContain('*submitted*');
     expect(listed).toContain('*rejected*');
   });

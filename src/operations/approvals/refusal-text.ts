@@ -116,5 +116,8 @@ const plainText = (sentence: Markup): string =>
 
 /** A refusal as the requester or clicker reads it, with any blocks that say more. */
 export function refusalReply(sentence: Markup, more: ReplyBlock[] = []): Reply {
-  return ephemeral(plainText(sentence), [{ type: 'text', text: md`:no_entry: ${nest(sentence)}` }, ...more]);
+  return {
+    ...ephemeral(plainText(sentence), [{ type: 'text', text: md`:no_entry: ${nest(sentence)}` }, ...more]),
+    refused: true,
+  };
 }
