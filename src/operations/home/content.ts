@@ -8,7 +8,7 @@ import type { ApprovalRequest } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
 import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
-import { commandButton, ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { AuditLog } from '../../state/audit.js';
 import type { WatchStore } from '../../watches/store.js';
@@ -45,6 +45,9 @@ export interface HomeContentOptions {
   now: () => number;
 }
 
+/** The Home's own buttons: `home:…`, so that they are allowed wherever the Home is. */
+export const HOME_ACTIONS = { approvals: 'home:approvals', stop: 'home:stop' } as const;
+
 /** Whether a pending request waits for this user: an approver (by id, group or "*") who has not acted. */
 async function waitsFor(request: ApprovalRequest, userId: string, groups: GroupMembership): Promise<boolean> {
   if (request.requester === userId) return false;
@@ -63,7 +66,10 @@ function moreBlocks(hidden: number, atLeast: boolean, what: string): ReplyBlock[
       type: 'context',
       text: md`${atLeast ? 'At least ' : ''}${counted(hidden, 'more request')} ${what} ${hidden === 1 ? 'is' : 'are'} not shown here; \`/edge approvals\` lists them.`,
     },
-    { type: 'actions', buttons: [commandButton(`Show all ${what}`, 'approvals')] },
+    {
+      type: 'actions',
+      buttons: [{ text: `Show all ${what}`, actionId: HOME_ACTIONS.approvals, value: 'approvals' }],
+    },
   ];
 }
 
@@ -157,7 +163,9 @@ export function createHomeContent(options: HomeContentOptions) {
         },
         {
           type: 'actions',
-          buttons: [{ text: 'Stop', actionId: `watches:stop#${watch.id}`, value: watch.id, style: 'danger' }],
+          buttons: [
+            { text: 'Stop', actionId: `${HOME_ACTIONS.stop}#${watch.id}`, value: watch.id, style: 'danger' },
+          ],
         },
       );
     if (mine.length > HOME_WATCHES_SHOWN)
