@@ -3,8 +3,11 @@
  * although a Home click answers in the app's DM, and "waiting for you" follows the check a click
  * on Approve goes through (the policy in force, the escalation role once it applies).
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApprovalService } from '../../src/approvals/service.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import { SEEDED_IDS } from '../../src/sandbox/seed.js';
 import { memoryLogger } from '../state/temp-db.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
@@ -102,6 +105,30 @@ const dmAnswer = (userId: string, predicate: (answer: string) => boolean) =>
     10_000,
   );
 
+/** Writes the policy file and waits until the bot has reloaded it. */
+async function usePolicy(yaml: string) {
+  const parsed = parsePolicy(yaml, h.policyPath!);
+  if (!parsed.ok) throw new Error(parsed.error);
+  writeFileSync(h.policyPath!, yaml);
+  await expect
+    .poll(() => JSON.stringify(h.runtime.policies.current().roles), { timeout: 5_000 })
+    .toBe(JSON.stringify(parsed.policy.roles));
+}
+
+/** Asks for a key reset in C0OPS as U0YOU and returns the request id from its card. */
+async function requestReset(zone: number): Promise<string> {
+  await h.command(`pullzone reset-key ${zone} rotated after an incident`, {
+    userId: 'U0YOU',
+    channelId: 'C0OPS',
+  });
+  const card = await h.fake.waitFor(
+    'chat.postMessage',
+    (call) => call.args.channel === 'C0APPROVALS' && text(call.args.blocks).includes(String(zone)),
+    5_000,
+  );
+  return /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
+}
+
 describe('the Home under a policy with channels', () => {
   it('stops a watch of C0OPS from the Home, checked in the watch’s channel, not the DM', async () => {
     const zone = 530_101;
@@ -149,5 +176,32 @@ describe('the Home under a policy with channels', () => {
     const answer = await dmAnswer('U0LEAD', (call) => /Waiting for approval|Not allowed/.test(call));
     expect(text(answer.args)).toContain('Waiting for approval');
     expect(text(answer.args)).toContain('backlog 7');
+  });
+});
+
+describe('waiting for you, as the policy in force and escalation say', () => {
+  it('leaves a request off the Home of an approver the policy no longer names', async () => {
+    const id = await requestReset(SEEDED_IDS.pullZone);
+    await openHome('U0LEAD2', (view) => view.includes(`approvals:approve#${id}`));
+
+    await usePolicy(POLICY.replace('leads: [U0LEAD, U0LEAD2]', 'leads: [U0LEAD]'));
+    try {
+      const home = await openHome('U0LEAD2');
+      expect(home).not.toContain(`approvals:approve#${id}`);
+      expect(home).toContain('Waiting for you (0)');
+    } finally {
+      await usePolicy(POLICY);
+    }
+  });
+
+  it('shows a request to the escalation role from half its time to live, redrawing their Home', async () => {
+    const id = await requestReset(SEEDED_IDS.mediaPullZone);
+    expect(await openHome('U0ONCALL')).not.toContain(`approvals:approve#${id}`);
+
+    h.clock.advance(15 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+
+    // Drawn again without being opened.
+    await homeOf('U0ONCALL', (view) => view.includes(`approvals:approve#${id}`));
   });
 });

@@ -6,7 +6,6 @@
  */
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
-import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
@@ -38,7 +37,8 @@ const PENDING_READ = 200;
 
 export interface HomeContentOptions {
   approvals: ApprovalService;
-  groups: GroupMembership;
+  /** Whether the user may approve the request now: the check a click on Approve goes through. */
+  mayApprove: (request: ApprovalRequest, userId: string) => Promise<boolean>;
   audit: AuditLog;
   watches: WatchStore;
   gated: readonly GatedOperation[];
@@ -48,14 +48,19 @@ export interface HomeContentOptions {
 /** The Home's own buttons: `home:…`, so that they are allowed wherever the Home is. */
 export const HOME_ACTIONS = { approvals: 'home:approvals', stop: 'home:stop' } as const;
 
-/** Whether a pending request waits for this user: an approver (by id, group or "*") who has not acted. */
-async function waitsFor(request: ApprovalRequest, userId: string, groups: GroupMembership): Promise<boolean> {
+/**
+ * Whether a pending request waits for this user: someone who has not acted and whose Approve
+ * would be accepted now (an approver the policy in force still names, or a member of the
+ * escalation role once it applies).
+ */
+async function waitsFor(
+  request: ApprovalRequest,
+  userId: string,
+  mayApprove: HomeContentOptions['mayApprove'],
+): Promise<boolean> {
   if (request.requester === userId) return false;
   if (request.approvals.some((vote) => vote.userId === userId)) return false;
-  if (request.approverIds.some((id) => id === '*' || id === userId)) return true;
-  const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
-  if (groupIds.length === 0) return false;
-  return (await groups.groupsOf(userId, groupIds)).size > 0;
+  return mayApprove(request, userId);
 }
 
 /** "3 more are not shown here", with a button that lists them all. */
@@ -93,7 +98,8 @@ export function createHomeContent(options: HomeContentOptions) {
       pending.length >= PENDING_READ && (await options.approvals.countByState()).pending > pending.length;
     const plus = atLeast ? '+' : '';
     const waiting: ApprovalRequest[] = [];
-    for (const request of pending) if (await waitsFor(request, userId, options.groups)) waiting.push(request);
+    for (const request of pending)
+      if (await waitsFor(request, userId, options.mayApprove)) waiting.push(request);
     const mine = pending.filter((request) => request.requester === userId);
 
     const blocks: ReplyBlock[] = [{ type: 'header', text: `Waiting for you (${waiting.length}${plus})` }];
