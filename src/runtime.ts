@@ -131,7 +131,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const authorizer = createPolicyAuthorizer(policies, groups);
   const instanceId = `edgeops-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const homes = createHomeRefresher({ groups, logger, delayMs: options.homeRefreshDelayMs ?? 1_000 });
+  const homes = createHomeRefresher({
+    groups,
+    logger,
+    delayMs: options.homeRefreshDelayMs ?? 1_000,
+    now,
+  });
   // Every transition, wherever it is made, redraws the Homes of the people it concerns.
   const approvalService = refreshingApprovals(
     createApprovalService({
@@ -201,7 +206,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     home: {
       show: createHomeContent({
         approvals: approvalService,
-        groups,
+        mayApprove: approvals.mayApprove,
         audit,
         watches: watchStore,
         gated: gatedOperations,

@@ -112,7 +112,11 @@ export interface WatchDesk {
   start(ctx: RunContext, request: WatchRequest): Promise<Reply | undefined>;
   /** The running watches, with their owners and Stop buttons, for `/edge watches`. */
   list(ctx: RunContext, stopActionId: string): Promise<Reply>;
-  stop(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
+  /**
+   * Stops a watch for whoever holds watch.logs in its channel. `fromHome`: the click came from
+   * the Home, in no channel of its own, so the watch's channel is checked whatever ctx says.
+   */
+  stop(ctx: RunContext, watchId: string, options?: { fromHome?: boolean }): Promise<Reply | undefined>;
   snooze(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
 }
 

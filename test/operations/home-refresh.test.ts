@@ -5,19 +5,19 @@ import { createGroupMembership } from '../../src/policy/groups.js';
 import { memoryLogger } from '../state/temp-db.js';
 import { pinnedClock } from '../support/clock.js';
 
-function refresher(members: Record<string, string[]> = {}) {
+function refresher(members: Record<string, string[]> = {}, clock = pinnedClock()) {
   const logger = memoryLogger();
   const groups = createGroupMembership({
     fetchMembers: async (id) => members[id] ?? [],
     now: pinnedClock(),
   });
-  const homes = createHomeRefresher({ groups, logger, delayMs: 60_000 });
+  const homes = createHomeRefresher({ groups, logger, delayMs: 60_000, now: clock });
   const drawn: string[] = [];
   return { homes, drawn, logger };
 }
 
 const request = (fields: Partial<ApprovalRequest>) =>
-  ({ requester: 'U0YOU', approverIds: ['U0LEAD'], ...fields }) as ApprovalRequest;
+  ({ requester: 'U0YOU', approverIds: ['U0LEAD'], escalation: null, ...fields }) as ApprovalRequest;
 
 describe('the Home refresher', () => {
   it('draws each Home once for changes gathered together', async () => {
@@ -46,6 +46,32 @@ describe('the Home refresher', () => {
         return [...drawn].sort();
       })
       .toEqual(['U0GROUPLEAD', 'U0SEEN', 'U0YOU']);
+  });
+
+  it('draws the escalation role’s Homes, its groups’ members included, only once half the time to live has passed', async () => {
+    const clock = pinnedClock();
+    const { homes, drawn } = refresher({ S0ONCALL: ['U0PAGED'] }, clock);
+    homes.publishWith(async (userId) => {
+      drawn.push(userId);
+    });
+    const escalating = request({
+      createdAt: new Date(clock()),
+      expiresAt: new Date(clock() + 30 * 60_000),
+      escalation: { role: 'oncall', ids: ['U0ONCALL', 'S0ONCALL'] },
+    });
+    homes.requestChanged(escalating);
+    await homes.flush();
+    expect(drawn.sort()).toEqual(['U0LEAD', 'U0YOU']);
+
+    drawn.length = 0;
+    clock.advance(15 * 60_000);
+    homes.requestChanged(escalating);
+    await expect
+      .poll(async () => {
+        await homes.flush();
+        return [...drawn].sort();
+      })
+      .toEqual(['U0LEAD', 'U0ONCALL', 'U0PAGED', 'U0YOU']);
   });
 
   it('logs a Home it could not draw and goes on with the others, throwing nothing', async () => {

@@ -205,7 +205,7 @@ describe('the Home tab', () => {
     const notShown = Number(/(\d+) more requests waiting for you are not shown here/.exec(lead)![1]);
     expect(shown + notShown).toBe(waiting);
     expect(lead).toContain('At least');
-    expect(lead).toContain('"action_id":"edge:run"');
+    expect(lead).toContain('"action_id":"home:approvals"');
     expect(lead).toContain('"value":"approvals"');
 
     const mine = await openHome('U0YOU', (home) => home.includes('backlog'));
@@ -215,8 +215,8 @@ describe('the Home tab', () => {
     expect(mine).not.toContain('.txt');
     expect(h.fake.refusals).toEqual([]);
 
-    // "Show all": /edge approvals, answered privately in the app's DM.
-    await clickOnHome('U0LEAD', 'edge:run', 'approvals');
+    // "Show all": the approvals listing, answered privately in the app's DM.
+    await clickOnHome('U0LEAD', 'home:approvals', 'approvals');
     await h.fake.waitFor(
       'chat.postEphemeral',
       (call) =>
@@ -237,7 +237,8 @@ describe('a watch on the Home', () => {
     expect(home).toContain('Your running watches (1)');
     const watchId = /wa_[0-9a-f]{12}/.exec(home)![0];
 
-    await clickOnHome('U0WATCHER', `watches:stop#${watchId}`, watchId);
+    expect(home).toContain(`home:stop#${watchId}`);
+    await clickOnHome('U0WATCHER', `home:stop#${watchId}`, watchId);
 
     await homeOf('U0WATCHER', (view) => view.includes('Your running watches (0)'));
   });

@@ -73,6 +73,11 @@ export interface ApprovalFlow extends ApprovalGate {
   sweep(messenger: Messenger): Promise<void>;
   /** How many requests are in each state, for the metrics. */
   countByState(): Promise<Record<ApprovalState, number>>;
+  /**
+   * Whether the user may approve the pending request now, as a click would be judged: named by
+   * the request's rule and by the policy in force, or in its escalation role once it applies.
+   */
+  mayApprove(request: ApprovalRequest, userId: string): Promise<boolean>;
 }
 
 /** The form an approver fills when the rule says `confirm: true`. */
@@ -585,6 +590,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
 
     countByState: () => service.countByState(),
+
+    mayApprove,
 
     async sweep(surface) {
       const expired = await service.expireStale();

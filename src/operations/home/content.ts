@@ -6,9 +6,8 @@
  */
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
-import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
-import { commandButton, ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { AuditLog } from '../../state/audit.js';
 import type { WatchStore } from '../../watches/store.js';
@@ -38,21 +37,30 @@ const PENDING_READ = 200;
 
 export interface HomeContentOptions {
   approvals: ApprovalService;
-  groups: GroupMembership;
+  /** Whether the user may approve the request now: the check a click on Approve goes through. */
+  mayApprove: (request: ApprovalRequest, userId: string) => Promise<boolean>;
   audit: AuditLog;
   watches: WatchStore;
   gated: readonly GatedOperation[];
   now: () => number;
 }
 
-/** Whether a pending request waits for this user: an approver (by id, group or "*") who has not acted. */
-async function waitsFor(request: ApprovalRequest, userId: string, groups: GroupMembership): Promise<boolean> {
+/** The Home's own buttons: `home:…`, so that they are allowed wherever the Home is. */
+export const HOME_ACTIONS = { approvals: 'home:approvals', stop: 'home:stop' } as const;
+
+/**
+ * Whether a pending request waits for this user: someone who has not acted and whose Approve
+ * would be accepted now (an approver the policy in force still names, or a member of the
+ * escalation role once it applies).
+ */
+async function waitsFor(
+  request: ApprovalRequest,
+  userId: string,
+  mayApprove: HomeContentOptions['mayApprove'],
+): Promise<boolean> {
   if (request.requester === userId) return false;
   if (request.approvals.some((vote) => vote.userId === userId)) return false;
-  if (request.approverIds.some((id) => id === '*' || id === userId)) return true;
-  const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
-  if (groupIds.length === 0) return false;
-  return (await groups.groupsOf(userId, groupIds)).size > 0;
+  return mayApprove(request, userId);
 }
 
 /** "3 more are not shown here", with a button that lists them all. */
@@ -63,7 +71,10 @@ function moreBlocks(hidden: number, atLeast: boolean, what: string): ReplyBlock[
       type: 'context',
       text: md`${atLeast ? 'At least ' : ''}${counted(hidden, 'more request')} ${what} ${hidden === 1 ? 'is' : 'are'} not shown here; \`/edge approvals\` lists them.`,
     },
-    { type: 'actions', buttons: [commandButton(`Show all ${what}`, 'approvals')] },
+    {
+      type: 'actions',
+      buttons: [{ text: `Show all ${what}`, actionId: HOME_ACTIONS.approvals, value: 'approvals' }],
+    },
   ];
 }
 
@@ -87,7 +98,8 @@ export function createHomeContent(options: HomeContentOptions) {
       pending.length >= PENDING_READ && (await options.approvals.countByState()).pending > pending.length;
     const plus = atLeast ? '+' : '';
     const waiting: ApprovalRequest[] = [];
-    for (const request of pending) if (await waitsFor(request, userId, options.groups)) waiting.push(request);
+    for (const request of pending)
+      if (await waitsFor(request, userId, options.mayApprove)) waiting.push(request);
     const mine = pending.filter((request) => request.requester === userId);
 
     const blocks: ReplyBlock[] = [{ type: 'header', text: `Waiting for you (${waiting.length}${plus})` }];
@@ -157,7 +169,9 @@ export function createHomeContent(options: HomeContentOptions) {
         },
         {
           type: 'actions',
-          buttons: [{ text: 'Stop', actionId: `watches:stop#${watch.id}`, value: watch.id, style: 'danger' }],
+          buttons: [
+            { text: 'Stop', actionId: `${HOME_ACTIONS.stop}#${watch.id}`, value: watch.id, style: 'danger' },
+          ],
         },
       );
     if (mine.length > HOME_WATCHES_SHOWN)

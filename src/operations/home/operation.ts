@@ -15,4 +15,13 @@ export const home = defineOperation({
   parse: (positionals) =>
     positionals.length > 0 ? { ok: false, error: 'home takes no arguments' } : { ok: true, args: {} },
   run: (ctx) => ctx.services.home.show(ctx),
+  // The Home's buttons run as part of it, allowed wherever the Home is (a Home click answers in
+  // the app's DM, where grants and channels would refuse what the Home itself offers).
+  changes: { interactions: ['stop'] },
+  actions: {
+    /** "Show all": the approvals listing, privately; its Approve buttons check the approver themselves. */
+    approvals: (ctx) => ctx.services.approvals.list(ctx, false),
+    /** Stop on a watch: checked against watch.logs in the watch's own channel. */
+    stop: (ctx, value) => ctx.services.watches.stop(ctx, value, { fromHome: true }),
+  },
 });

@@ -4,7 +4,7 @@
  * are gathered for a moment and each Home is drawn once per batch, at most HOME_REFRESH_MAX of
  * them; a failure to draw one is logged, never thrown into the change that caused it.
  */
-import type { ApprovalRequest } from '../../approvals/machine.js';
+import { type ApprovalRequest, isEscalated } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
 import type { Logger } from '../../log.js';
 import type { GroupMembership } from '../../policy/groups.js';
@@ -20,7 +20,10 @@ export type PublishHome = (userId: string) => Promise<void>;
 export interface HomeRefresher {
   /** The Homes of these users are to be drawn again soon. */
   changed(userIds: Iterable<string>): void;
-  /** The Homes a request concerns: its requester and its approvers, groups and "*" included. */
+  /**
+   * The Homes a request concerns: its requester and its approvers, groups and "*" included, and
+   * its escalation role once half its time to live has passed.
+   */
   requestChanged(request: ApprovalRequest): void;
   /** Sets how Homes are drawn (the Slack adapter); without it nothing is drawn (the console). */
   publishWith(publish: PublishHome): void;
@@ -36,6 +39,8 @@ export function createHomeRefresher(options: {
   logger: Logger;
   /** How long changes are gathered before the Homes are drawn. */
   delayMs: number;
+  /** The clock escalation is judged by. */
+  now: () => number;
 }): HomeRefresher {
   const waiting = new Set<string>();
   const recent = new Set<string>();
@@ -77,9 +82,13 @@ export function createHomeRefresher(options: {
     },
     requestChanged(request) {
       if (!publish) return;
-      const users = [request.requester, ...request.approverIds];
-      if (request.approverIds.includes('*')) users.push(...recent);
-      const groupIds = request.approverIds.filter((id) => id.startsWith('S'));
+      const approverIds = [
+        ...request.approverIds,
+        ...(isEscalated(request, new Date(options.now())) ? (request.escalation?.ids ?? []) : []),
+      ];
+      const users = [request.requester, ...approverIds];
+      if (approverIds.includes('*')) users.push(...recent);
+      const groupIds = approverIds.filter((id) => id.startsWith('S'));
       if (groupIds.length === 0) {
         refresher.changed(users);
         return;
@@ -161,6 +170,12 @@ export function refreshingApprovals(service: ApprovalService, refresher: HomeRef
       const recovered = await service.recoverAfterCrash(recoverOptions);
       tell(...recovered);
       return recovered;
+    },
+    // Half the time to live: the escalation role may approve from now on.
+    async claimReminders() {
+      const due = await service.claimReminders();
+      tell(...due);
+      return due;
     },
     async cancelUnposted(id, reason, stepOptions) {
       const cancelled = await service.cancelUnposted(id, reason, stepOptions);

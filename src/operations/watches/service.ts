@@ -35,13 +35,13 @@ export interface WatchDeskOptions {
 export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
   const { store, limits, now } = options;
 
-  async function runningWatch(ctx: RunContext, id: string): Promise<Watch> {
+  async function runningWatch(ctx: RunContext, id: string, fromHome = false): Promise<Watch> {
     if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
     const watch = await store.get(id);
     if (!watch) throw new UserFacingError('That watch does not exist (any more).');
     if (watch.state === 'ended') throw new UserFacingError('That watch has already ended.');
-    // A listing elsewhere may show it: what counts is a grant where the watch posts.
-    if (watch.channelId !== ctx.channelId) {
+    // A listing elsewhere (or the Home) may show it: what counts is a grant where the watch posts.
+    if (fromHome || watch.channelId !== ctx.channelId) {
       const decision = await options.authorizer.decide('watch.logs', {
         userId: ctx.userId,
         channelId: watch.channelId,
@@ -117,8 +117,8 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
       return watchList(visible, stopActionId, now());
     },
 
-    async stop(ctx, id) {
-      await runningWatch(ctx, id);
+    async stop(ctx, id, stopOptions) {
+      await runningWatch(ctx, id, stopOptions?.fromHome);
       const ended = await store.end(id, 'stopped', ctx.userId, now());
       if (!ended) return ephemeral('That watch has already ended.');
       await announceEnd(ended, {

@@ -1,0 +1,207 @@
+/**
+ * The Home under a policy that limits where things run and who approves: its buttons work
+ * although a Home click answers in the app's DM, and "waiting for you" follows the check a click
+ * on Approve goes through (the policy in force, the escalation role once it applies).
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApprovalService } from '../../src/approvals/service.js';
+import { parsePolicy } from '../../src/policy/load.js';
+import { SEEDED_IDS } from '../../src/sandbox/seed.js';
+import { memoryLogger } from '../state/temp-db.js';
+import type { RecordedCall } from '../support/fake-slack.js';
+import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
+import { blockActions, viewOutput } from '../support/payloads.js';
+import { postSigned } from '../support/signer.js';
+
+/** Everything runs in C0OPS only; key resets wait for a lead, and escalate to oncall. */
+const POLICY = `
+channels: [C0OPS]
+roles:
+  everyone: ["*"]
+  leads: [U0LEAD, U0LEAD2]
+  oncall: [U0ONCALL]
+grants:
+  - ops: "*"
+    roles: [everyone]
+approvals:
+  channel: C0APPROVALS
+  ttl: 30m
+  rules:
+    - ops: [pullzone.reset-key]
+      approvers: [leads]
+      required: 1
+      escalate_to: oncall
+`;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ policyYaml: POLICY });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const text = (value: unknown) => JSON.stringify(value);
+
+/** The Home tab as last published for the user, as JSON, once `predicate` holds for it. */
+async function homeOf(userId: string, predicate: (home: string) => boolean = () => true): Promise<string> {
+  const call = await h.fake.waitFor(
+    'views.publish',
+    (c: RecordedCall) =>
+      c.args.user_id === userId &&
+      c ===
+        h.fake
+          .callsTo('views.publish')
+          .filter((p) => p.args.user_id === userId)
+          .at(-1) &&
+      predicate(text(c.args.view)),
+    5_000,
+  );
+  return text(call.args.view);
+}
+
+async function openHome(userId: string, predicate: (home: string) => boolean = () => true) {
+  const before = h.fake.callsTo('views.publish').length;
+  expect((await h.openHome(userId)).status).toBe(200);
+  await h.fake.waitFor(
+    'views.publish',
+    (c) => c.args.user_id === userId && h.fake.callsTo('views.publish').indexOf(c) >= before,
+    5_000,
+  );
+  return homeOf(userId, predicate);
+}
+
+/** The action id and value of the Home's button labelled `label`. */
+function buttonOf(home: string, label: string): { actionId: string; value: string } {
+  const blocks = JSON.parse(home).blocks as {
+    elements?: { text?: { text?: string }; action_id: string; value: string }[];
+  }[];
+  const button = blocks.flatMap((block) => block.elements ?? []).find((e) => e.text?.text === label);
+  if (!button) throw new Error(`no button ${label} on the Home`);
+  return { actionId: button.action_id, value: button.value };
+}
+
+/** Clicks a button of the user's Home tab, as Slack sends it: from a `home` view, with no channel. */
+function clickOnHome(userId: string, button: { actionId: string; value: string }) {
+  const view = h.fake.views.find((v) => v.userId === userId && v.view.type === 'home');
+  return postSigned(
+    h.eventsUrl,
+    blockActions({
+      ...button,
+      userId,
+      view: { ...viewOutput({ viewId: view?.id ?? 'V0HOME' }), type: 'home' },
+    }),
+    { signingSecret: SIGNING_SECRET },
+  );
+}
+
+/** The next private answer in the app's DM with the user. */
+const dmAnswer = (userId: string, predicate: (answer: string) => boolean) =>
+  h.fake.waitFor(
+    'chat.postEphemeral',
+    (call) => call.args.channel === h.fake.dmChannelFor(userId) && predicate(text(call.args)),
+    10_000,
+  );
+
+/** Writes the policy file and waits until the bot has reloaded it. */
+async function usePolicy(yaml: string) {
+  const parsed = parsePolicy(yaml, h.policyPath!);
+  if (!parsed.ok) throw new Error(parsed.error);
+  writeFileSync(h.policyPath!, yaml);
+  await expect
+    .poll(() => JSON.stringify(h.runtime.policies.current().roles), { timeout: 5_000 })
+    .toBe(JSON.stringify(parsed.policy.roles));
+}
+
+/** Asks for a key reset in C0OPS as U0YOU and returns the request id from its card. */
+async function requestReset(zone: number): Promise<string> {
+  await h.command(`pullzone reset-key ${zone} rotated after an incident`, {
+    userId: 'U0YOU',
+    channelId: 'C0OPS',
+  });
+  const card = await h.fake.waitFor(
+    'chat.postMessage',
+    (call) => call.args.channel === 'C0APPROVALS' && text(call.args.blocks).includes(String(zone)),
+    5_000,
+  );
+  return /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
+}
+
+describe('the Home under a policy with channels', () => {
+  it('stops a watch of C0OPS from the Home, checked in the watch’s channel, not the DM', async () => {
+    const zone = 530_101;
+    h.sandbox.knobs.setLogDay(zone, 0);
+    await h.command(`watch logs ${zone}`, { userId: 'U0WATCHER', channelId: 'C0OPS' });
+    const home = await openHome('U0WATCHER', (view) => view.includes(`Pull zone ${zone}`));
+
+    await clickOnHome('U0WATCHER', buttonOf(home, 'Stop'));
+
+    const answer = await dmAnswer('U0WATCHER', (call) => /stopped|Not allowed/.test(call));
+    expect(text(answer.args)).toContain(`The watch of pull zone ${zone} is stopped`);
+    await homeOf('U0WATCHER', (view) => view.includes('Your running watches (0)'));
+  });
+
+  it('lists every waiting request privately in the DM on "Show all"', async () => {
+    const service = createApprovalService({
+      store: h.runtime.services.state,
+      audit: h.runtime.services.audit,
+      logger: memoryLogger(),
+      now: () => new Date(h.clock()),
+    });
+    for (let i = 0; i < 8; i++) {
+      const created = await service.request({
+        operation: 'pullzone.reset-key',
+        target: String(700_000 + i),
+        params: { pullZoneId: 700_000 + i },
+        requester: 'U0YOU',
+        channelId: 'C0OPS',
+        reason: `backlog ${i}`,
+        requirement: {
+          required: 1,
+          approvers: ['leads'],
+          approverIds: ['U0LEAD'],
+          confirm: false,
+          ttlMs: 30 * 60_000,
+        },
+        correlationId: `c-show-all-${i}`,
+      });
+      expect(created.ok).toBe(true);
+    }
+    const home = await openHome('U0LEAD', (view) => view.includes('more requests waiting for you'));
+
+    await clickOnHome('U0LEAD', buttonOf(home, 'Show all waiting for you'));
+
+    const answer = await dmAnswer('U0LEAD', (call) => /Waiting for approval|Not allowed/.test(call));
+    expect(text(answer.args)).toContain('Waiting for approval');
+    expect(text(answer.args)).toContain('backlog 7');
+  });
+});
+
+describe('waiting for you, as the policy in force and escalation say', () => {
+  it('leaves a request off the Home of an approver the policy no longer names', async () => {
+    const id = await requestReset(SEEDED_IDS.pullZone);
+    await openHome('U0LEAD2', (view) => view.includes(`approvals:approve#${id}`));
+
+    await usePolicy(POLICY.replace('leads: [U0LEAD, U0LEAD2]', 'leads: [U0LEAD]'));
+    try {
+      const home = await openHome('U0LEAD2');
+      expect(home).not.toContain(`approvals:approve#${id}`);
+      expect(home).toContain('Waiting for you (0)');
+    } finally {
+      await usePolicy(POLICY);
+    }
+  });
+
+  it('shows a request to the escalation role from half its time to live, redrawing their Home', async () => {
+    const id = await requestReset(SEEDED_IDS.mediaPullZone);
+    expect(await openHome('U0ONCALL')).not.toContain(`approvals:approve#${id}`);
+
+    h.clock.advance(15 * 60_000);
+    await h.runtime.approvals.sweep(h.systemSurface);
+
+    // Drawn again without being opened.
+    await homeOf('U0ONCALL', (view) => view.includes(`approvals:approve#${id}`));
+  });
+});
