@@ -285,20 +285,24 @@ export function decisionButtons(requestId: string, unique = false): ReplyButton[
   ];
 }
 
+/** What a card and the one-request view show: every parameter, laid out under the card's limits. */
+function wholeRequest(request: ApprovalRequest, op: GatedOperation | undefined) {
+  const views = parameterViews(request, op);
+  return {
+    what: describeRequest(request, op),
+    views,
+    layout: layOut(views, { value: CARD_FIELD_MAX, code: CARD_CODE_MAX, budget: CARD_PARAMETERS_BUDGET }),
+    filename: cardFilename(request),
+  };
+}
+
 /** The card of a request as it stands now. */
 export function approvalCard(
   request: ApprovalRequest,
   op: GatedOperation | undefined,
   now: Date,
 ): ApprovalCard {
-  const what = describeRequest(request, op);
-  const views = parameterViews(request, op);
-  const layout = layOut(views, {
-    value: CARD_FIELD_MAX,
-    code: CARD_CODE_MAX,
-    budget: CARD_PARAMETERS_BUDGET,
-  });
-  const filename = cardFilename(request);
+  const { what, views, layout, filename } = wholeRequest(request, op);
   const approvers = request.approvals.map((vote) => mention(vote.userId)).join(', ');
   const [target, reason, ...rest] = layout.fields;
   const fields = [
@@ -436,14 +440,7 @@ export function requestDetail(
   buttons: ReplyButton[],
   now: Date,
 ): Reply {
-  const what = describeRequest(request, op);
-  const views = parameterViews(request, op);
-  const layout = layOut(views, {
-    value: CARD_FIELD_MAX,
-    code: CARD_CODE_MAX,
-    budget: CARD_PARAMETERS_BUDGET,
-  });
-  const filename = cardFilename(request);
+  const { what, views, layout, filename } = wholeRequest(request, op);
   const blocks: ReplyBlock[] = [
     { type: 'header', text: `Request ${request.id}` },
     {
