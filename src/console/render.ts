@@ -46,6 +46,14 @@ const EMOJI: Readonly<Record<string, string>> = {
   gear: '⚙',
   ballot_box_with_check: '☑',
   alarm_clock: '⏰',
+  arrow_up: '⬆',
+  broom: '🧹',
+  busts_in_silhouette: '👥',
+  eyes: '👀',
+  hourglass: '⌛',
+  stop_sign: '🛑',
+  wastebasket: '🗑',
+  zzz: '💤',
 };
 
 const CODE_INDENT = '    ';

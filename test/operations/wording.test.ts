@@ -46,6 +46,10 @@ const TOUR = [
   'approvals --page 99',
   'audit',
   'audit --limit 1',
+  'watch logs 308006 --for 1h',
+  'watches',
+  'home',
+  'context',
   'library create',
   'not-a-command',
 ] as const;

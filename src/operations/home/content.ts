@@ -152,7 +152,7 @@ export function createHomeContent(options: HomeContentOptions) {
       },
       {
         type: 'context',
-        text: md`The latest ${HOME_ACTIONS_SHOWN} at most; \`/edge audit --user\` with your name shows them all.`,
+        text: md`The latest ${HOME_ACTIONS_SHOWN} at most; \`/edge audit --user\` with your member id shows them all.`,
       },
     ];
   }
