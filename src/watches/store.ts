@@ -15,7 +15,8 @@ export const WATCH_ID_PATTERN = /^wa_[0-9a-f]{12}$/;
 export const UNPOSTED_MS = 5 * 60_000;
 
 /** Why a watch ended: Stop, its `--for` reached, or the policy no longer grants it to its owner. */
-export const END_REASONS = ['stopped', 'finished', 'policy'] as const;
+/** `channel`: its message can no longer be posted or updated there (archived, bot removed, deleted). */
+export const END_REASONS = ['stopped', 'finished', 'policy', 'channel'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 export class WatchStoreError extends Error {

@@ -196,6 +196,34 @@ describe('a watch ends', () => {
 });
 
 describe('polling costs', () => {
+  it('ends when its channel is archived, and tells its owner privately, instead of polling on', async () => {
+    const { channelId, id } = await startWatch('watch logs 410112 --for 3h');
+    await step(MINUTE);
+    h.fake.setChannelProblem(channelId, 'is_archived');
+    try {
+      await step(MINUTE);
+      const state = async () =>
+        (
+          await h.runtime.services.state.client.execute({
+            sql: 'SELECT state FROM watches WHERE id = ?',
+            args: [id],
+          })
+        ).rows[0]?.state;
+      await expect.poll(state).toBe('ended');
+      const dm = await h.fake.waitFor('chat.postMessage', (call) =>
+        text(call).includes('Your watch of pull zone 410112'),
+      );
+      expect(text(dm)).toContain('that channel is archived');
+      // Nothing more is downloaded for it.
+      const before = downloads(410112);
+      await step(MINUTE);
+      await step(MINUTE);
+      expect(downloads(410112)).toBe(before);
+    } finally {
+      h.fake.setChannelProblem(channelId, undefined);
+    }
+  });
+
   it('downloads a pull zone once per poll for every watch on it', async () => {
     const zone = quietZone();
     const a = await startWatch(`watch logs ${zone} --status 5xx`);
@@ -274,6 +302,27 @@ describe('asking for a watch', () => {
     const { responseUrl } = await h.command(line);
     return JSON.stringify((await h.fake.waitForResponse((post) => responseUrl.endsWith(post.id))).body);
   }
+
+  it('in a channel the bot is not in, says why and starts nothing that would count against the cap', async () => {
+    const channelId = 'C0WATCHNOTIN';
+    h.fake.setChannelProblem(channelId, 'not_in_channel');
+    try {
+      const { responseUrl } = await h.command('watch logs 308006', { channelId, userId: 'U0NOTIN' });
+      const said = JSON.stringify(
+        (await h.fake.waitForResponse((post) => responseUrl.endsWith(post.id))).body,
+      );
+      expect(said).toContain('the bot is not in that channel');
+      expect(said).toContain('the watch did not start');
+      expect(said).not.toContain('correlation id');
+      const running = await h.runtime.services.state.client.execute({
+        sql: "SELECT count(*) AS n FROM watches WHERE channel_id = ? AND state = 'running'",
+        args: [channelId],
+      });
+      expect(Number(running.rows[0]?.n)).toBe(0);
+    } finally {
+      h.fake.setChannelProblem(channelId, undefined);
+    }
+  });
 
   it('refuses a typo in --code, an interval below the minimum and more than 24 hours', async () => {
     expect(await refusal('watch logs 308006 --code http_timout')).toContain(

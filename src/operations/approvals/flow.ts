@@ -5,7 +5,6 @@
  * change runs once with the stored parameters. A request whose card cannot be posted is
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
-import { z } from 'zod';
 import {
   type ApprovalRequest,
   type ApprovalState,
@@ -24,6 +23,7 @@ import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } f
 import { counted } from '../../reply/words.js';
 import type { SecretMessages } from '../../state/secret-messages.js';
 import { denialReply } from '../access-text.js';
+import { deliveryErrorCode } from '../delivery-errors.js';
 import { OperationFailedError, UserFacingError } from '../errors.js';
 import {
   deliverSecret,
@@ -92,13 +92,11 @@ const TIMELINE_READ = TIMELINE_SHOWN + 1;
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /** Slack's word for why a message could not be posted, when the error carries one. */
-const DeliveryErrorSchema = z.object({ data: z.object({ error: z.string() }) });
-
 /** Why a card (or the file before it) could not be posted, and what the requester can do, in plain words. */
 function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; todo: string; code: string } {
-  const parsed = DeliveryErrorSchema.safeParse(error);
-  const code = parsed.success ? parsed.data.data.error : 'unexpected';
-  if (stage === 'file' && !parsed.success)
+  const given = deliveryErrorCode(error);
+  const code = given ?? 'unexpected';
+  if (stage === 'file' && given === undefined)
     return {
       code: 'upload failed',
       why: 'the file with its full parameters could not be uploaded there',

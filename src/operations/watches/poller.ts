@@ -15,9 +15,12 @@ import type { PlatformClient } from '../../platform/client.js';
 import { PlatformError } from '../../platform/errors.js';
 import { JsonStreamError, jsonArrayEntries } from '../../platform/json-entries.js';
 import type { Authorizer } from '../../policy/authorizer.js';
+import { channelRef, md, nest } from '../../reply/markup.js';
+import { ephemeral } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
 import type { EndReason, Watch, WatchHead, WatchStore } from '../../watches/store.js';
+import { goneFromChannel } from '../delivery-errors.js';
 import type { Messenger } from '../types.js';
 import { announceEnd, threadOf } from './endings.js';
 import { alertMessage, watchMessage } from './render.js';
@@ -129,11 +132,27 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
 
   async function refresh(watch: Watch): Promise<void> {
     if (!messenger || !watch.messageTs) return;
-    await messenger
-      .update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()))
-      .catch((error: unknown) =>
-        logger.warn('a watch message could not be updated', { watch: watch.id, error }),
-      );
+    try {
+      await messenger.update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()));
+    } catch (error) {
+      logger.warn('a watch message could not be updated', { watch: watch.id, error });
+      // Archived, the bot removed, the message deleted: polling on would spend the shared budget
+      // for nobody. The watch ends, and its owner is told privately.
+      const gone = goneFromChannel(error);
+      if (!gone) return;
+      await end(watch, 'channel');
+      await messenger
+        .sendDirect(
+          watch.owner,
+          ephemeral(`Your watch of pull zone ${watch.pullZoneId} ended`, [
+            {
+              type: 'text',
+              text: md`:stop_sign: Your watch of pull zone ${watch.pullZoneId} in ${nest(channelRef(watch.channelId))} ended: ${gone}. Start it again where the bot can post.`,
+            },
+          ]),
+        )
+        .catch((dmError: unknown) => logger.warn('the end of a watch could not be sent', { error: dmError }));
+    }
   }
 
   /** Saves the poll under the lease; the watch as saved, or undefined when the lease was lost. */

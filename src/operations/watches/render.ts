@@ -37,6 +37,7 @@ const ENDINGS: Record<EndReason, (watch: Watch) => Markup> = {
   stopped: (watch) => (watch.endedBy ? md`stopped by ${nest(mention(watch.endedBy))}` : md`stopped`),
   finished: (watch) => md`its ${formatDuration(watch.endsAt - watch.startedAt)} are over`,
   policy: (watch) => md`the policy no longer lets ${nest(mention(watch.owner))} watch logs in this channel`,
+  channel: () => md`its message can no longer be updated in this channel`,
 };
 
 function statusLine(watch: Watch, nowMs: number): Markup {

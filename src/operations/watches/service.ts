@@ -11,6 +11,7 @@ import { ephemeral } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import { initialProgress } from '../../watches/progress.js';
 import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/store.js';
+import { goneFromChannel } from '../delivery-errors.js';
 import { UserFacingError } from '../errors.js';
 import { formatUtc } from '../time-args.js';
 import type { RunContext, WatchDesk } from '../types.js';
@@ -84,15 +85,21 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
             : `${outcome.running} watches are running in this workspace, the most allowed. Stop one first: /edge watches.`,
         );
       const stored = (await store.get(watch.id))!;
-      const ref = await ctx.surface.postToChannel(
-        ctx.channelId,
-        watchMessage(stored, startedAt),
-        ctx.threadTs,
-      );
-      if (!ref) {
+      // A watch whose message cannot be posted is ended at once: it holds no cap and no row.
+      const refused = async (why: string) => {
         await store.end(watch.id, 'stopped', ctx.userId, now());
-        throw new UserFacingError('The watch message could not be posted here, so the watch did not start.');
+        return new UserFacingError(
+          `The watch message could not be posted here (${why}), so the watch did not start.`,
+        );
+      };
+      let ref: Awaited<ReturnType<typeof ctx.surface.postToChannel>>;
+      try {
+        ref = await ctx.surface.postToChannel(ctx.channelId, watchMessage(stored, startedAt), ctx.threadTs);
+      } catch (error) {
+        ctx.logger.warn('a watch message could not be posted', { watch: watch.id, error });
+        throw await refused(goneFromChannel(error) ?? 'the post failed; try again in a minute');
       }
+      if (!ref) throw await refused('this is not a place a message can be posted');
       await store.setMessage(watch.id, ref.ts);
       ctx.logger.info('watch started', { watch: watch.id, pullZone: watch.pullZoneId });
       return undefined;
