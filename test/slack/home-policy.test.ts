@@ -5,14 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalService } from '../../src/approvals/service.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { SEEDED_IDS } from '../../src/sandbox/seed.js';
-import { memoryLogger } from '../state/temp-db.js';
-import type { RecordedCall } from '../support/fake-slack.js';
-import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
-import { blockActions, viewOutput } from '../support/payloads.js';
-import { postSigned } from '../support/signer.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { homeTab } from '../support/home-tab.js';
 
 /** Everything runs in C0OPS only; key resets wait for a lead, and escalate to oncall. */
 const POLICY = `
@@ -35,6 +31,8 @@ approvals:
 `;
 
 let h: Harness;
+const tab = homeTab(() => h);
+const { homeOf, openHome } = tab;
 
 beforeAll(async () => {
   h = await startHarness({ policyYaml: POLICY });
@@ -44,34 +42,6 @@ afterAll(async () => {
 });
 
 const text = (value: unknown) => JSON.stringify(value);
-
-/** The Home tab as last published for the user, as JSON, once `predicate` holds for it. */
-async function homeOf(userId: string, predicate: (home: string) => boolean = () => true): Promise<string> {
-  const call = await h.fake.waitFor(
-    'views.publish',
-    (c: RecordedCall) =>
-      c.args.user_id === userId &&
-      c ===
-        h.fake
-          .callsTo('views.publish')
-          .filter((p) => p.args.user_id === userId)
-          .at(-1) &&
-      predicate(text(c.args.view)),
-    5_000,
-  );
-  return text(call.args.view);
-}
-
-async function openHome(userId: string, predicate: (home: string) => boolean = () => true) {
-  const before = h.fake.callsTo('views.publish').length;
-  expect((await h.openHome(userId)).status).toBe(200);
-  await h.fake.waitFor(
-    'views.publish',
-    (c) => c.args.user_id === userId && h.fake.callsTo('views.publish').indexOf(c) >= before,
-    5_000,
-  );
-  return homeOf(userId, predicate);
-}
 
 /** The action id and value of the Home's button labelled `label`. */
 function buttonOf(home: string, label: string): { actionId: string; value: string } {
@@ -83,19 +53,9 @@ function buttonOf(home: string, label: string): { actionId: string; value: strin
   return { actionId: button.action_id, value: button.value };
 }
 
-/** Clicks a button of the user's Home tab, as Slack sends it: from a `home` view, with no channel. */
-function clickOnHome(userId: string, button: { actionId: string; value: string }) {
-  const view = h.fake.views.find((v) => v.userId === userId && v.view.type === 'home');
-  return postSigned(
-    h.eventsUrl,
-    blockActions({
-      ...button,
-      userId,
-      view: { ...viewOutput({ viewId: view?.id ?? 'V0HOME' }), type: 'home' },
-    }),
-    { signingSecret: SIGNING_SECRET },
-  );
-}
+/** Clicks a button of the user's Home tab, as Slack sends it. */
+const clickOnHome = (userId: string, button: { actionId: string; value: string }) =>
+  tab.clickOnHome(userId, button.actionId, button.value);
 
 /** The next private answer in the app's DM with the user. */
 const dmAnswer = (userId: string, predicate: (answer: string) => boolean) =>
@@ -144,31 +104,7 @@ describe('the Home under a policy with channels', () => {
   });
 
   it('lists every waiting request privately in the DM on "Show all"', async () => {
-    const service = createApprovalService({
-      store: h.runtime.services.state,
-      audit: h.runtime.services.audit,
-      logger: memoryLogger(),
-      now: () => new Date(h.clock()),
-    });
-    for (let i = 0; i < 8; i++) {
-      const created = await service.request({
-        operation: 'pullzone.reset-key',
-        target: String(700_000 + i),
-        params: { pullZoneId: 700_000 + i },
-        requester: 'U0YOU',
-        channelId: 'C0OPS',
-        reason: `backlog ${i}`,
-        requirement: {
-          required: 1,
-          approvers: ['leads'],
-          approverIds: ['U0LEAD'],
-          confirm: false,
-          ttlMs: 30 * 60_000,
-        },
-        correlationId: `c-show-all-${i}`,
-      });
-      expect(created.ok).toBe(true);
-    }
+    await tab.backlog(8, 700_000, ['U0LEAD']);
     const home = await openHome('U0LEAD', (view) => view.includes('more requests waiting for you'));
 
     await clickOnHome('U0LEAD', buttonOf(home, 'Show all waiting for you'));

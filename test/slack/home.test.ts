@@ -4,16 +4,14 @@
  * a change redraws the Homes it concerns; and a long backlog stays within Slack's limits.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApprovalService } from '../../src/approvals/service.js';
 import { SEEDED_IDS } from '../../src/sandbox/seed.js';
-import { memoryLogger } from '../state/temp-db.js';
-import type { RecordedCall } from '../support/fake-slack.js';
-import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
-import { blockActions, viewOutput } from '../support/payloads.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { homeTab } from '../support/home-tab.js';
 import { APPROVALS_POLICY } from '../support/policies.js';
-import { postSigned } from '../support/signer.js';
 
 let h: Harness;
+const tab = homeTab(() => h);
+const { homeOf, openHome, clickOnHome } = tab;
 
 beforeAll(async () => {
   h = await startHarness({ policyYaml: APPROVALS_POLICY });
@@ -31,36 +29,6 @@ const freshZone = () => ZONES[nextZone++]!;
 
 const text = (value: unknown) => JSON.stringify(value);
 
-/** The Home tab as last published for the user, as JSON, once `predicate` holds for it. */
-async function homeOf(userId: string, predicate: (home: string) => boolean = () => true): Promise<string> {
-  const call = await h.fake.waitFor(
-    'views.publish',
-    (c: RecordedCall) =>
-      c.args.user_id === userId &&
-      c ===
-        h.fake
-          .callsTo('views.publish')
-          .filter((p) => p.args.user_id === userId)
-          .at(-1) &&
-      predicate(text(c.args.view)),
-    5_000,
-  );
-  return text(call.args.view);
-}
-
-/** Opens the user's Home tab and returns it as published after that. */
-async function openHome(userId: string, predicate: (home: string) => boolean = () => true) {
-  const before = h.fake.callsTo('views.publish').length;
-  const ack = await h.openHome(userId);
-  expect(ack.status).toBe(200);
-  await h.fake.waitFor(
-    'views.publish',
-    (c) => c.args.user_id === userId && h.fake.callsTo('views.publish').indexOf(c) >= before,
-    5_000,
-  );
-  return homeOf(userId, predicate);
-}
-
 /** Asks for a key reset as U0YOU and returns the request id from its card. */
 async function requestReset(zone: number): Promise<string> {
   const { responseUrl } = await h.command(`pullzone reset-key ${zone} rotated after an incident`, {
@@ -74,21 +42,6 @@ async function requestReset(zone: number): Promise<string> {
     5_000,
   );
   return /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
-}
-
-/** Clicks a button of the user's Home tab, as Slack sends it: from a `home` view, with no channel. */
-function clickOnHome(userId: string, actionId: string, value: string) {
-  const view = h.fake.views.find((v) => v.userId === userId && v.view.type === 'home');
-  return postSigned(
-    h.eventsUrl,
-    blockActions({
-      actionId,
-      value,
-      userId,
-      view: { ...viewOutput({ viewId: view?.id ?? 'V0HOME' }), type: 'home' },
-    }),
-    { signingSecret: SIGNING_SECRET },
-  );
 }
 
 describe('the Home tab', () => {
@@ -169,31 +122,7 @@ describe('the Home tab', () => {
   it('stays within 100 blocks with 200 pending requests, says how many are not shown, and lists them all on request', async () => {
     // More than 200 requests straight into the state database, as a backlog would have built up:
     // more than the approval service lists at once.
-    const service = createApprovalService({
-      store: h.runtime.services.state,
-      audit: h.runtime.services.audit,
-      logger: memoryLogger(),
-      now: () => new Date(h.clock()),
-    });
-    for (let i = 0; i < 205; i++) {
-      const created = await service.request({
-        operation: 'pullzone.reset-key',
-        target: String(600_000 + i),
-        params: { pullZoneId: 600_000 + i },
-        requester: 'U0YOU',
-        channelId: 'C0OPS',
-        reason: `backlog ${i}`,
-        requirement: {
-          required: 1,
-          approvers: ['leads'],
-          approverIds: ['U0LEAD', 'U0LEAD2', 'S0LEADS'],
-          confirm: false,
-          ttlMs: 30 * 60_000,
-        },
-        correlationId: `c-backlog-${i}`,
-      });
-      expect(created.ok).toBe(true);
-    }
+    await tab.backlog(205, 600_000, ['U0LEAD', 'U0LEAD2', 'S0LEADS']);
 
     const lead = await openHome('U0LEAD', (home) => home.includes('backlog'));
     const blocks = JSON.parse(lead).blocks as unknown[];
