@@ -111,6 +111,7 @@ async function takeoverIntervals(): Promise<number> {
         authorizer: {
           decide: async (operation) => ({ allowed: true, operation, rule: 'grant', grounds: {} }) as never,
           explanation: async () => ({}) as never,
+          allowedAmong: async (operations) => new Set(operations),
         },
         audit: createAuditLog({ store: state, secrets: new SecretRegistry(), now: () => new Date(nowMs) }),
         logger,

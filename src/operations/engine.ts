@@ -3,7 +3,7 @@
  * the adapter: split, find the operation, check arguments, check access, audit, run, and
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { isAlwaysAllowed } from '../operation-ids.js';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
@@ -87,7 +87,11 @@ const LIST_OPERATION: Record<ZoneKind, 'pullzone.list' | 'shieldzone.list'> = {
   shieldzone: 'shieldzone.list',
 };
 
-export const newCorrelationId = (): string => `c-${randomBytes(5).toString('hex')}`;
+/** `c-` and 10 random hex digits; randomUUID draws from a buffered pool, one syscall per many ids. */
+export const newCorrelationId = (): string => {
+  const uuid = randomUUID();
+  return `c-${uuid.slice(0, 8)}${uuid.slice(9, 11)}`;
+};
 
 /** Who asked and where, thread included, without the adapter's other fields. */
 const callerOf = (input: Caller): Caller => ({
@@ -110,6 +114,7 @@ export function createEngine(options: {
   const { operations, services, authorizer } = options;
   const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
+  const operationIds = operations.map((op) => op.id);
   const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
   const commandForms = new Map((options.commandForms ?? []).map((form) => [form.callbackId, form]));
   // A bare `/edge` opens the menu where there is one, else the help list.
@@ -128,6 +133,16 @@ export function createEngine(options: {
   }
 
   const rawOperations = operations.filter((op) => op.rawArgument);
+
+  /**
+   * tokenize(), remembering the last line: a command is split when its delivery is claimed
+   * (does it change anything?) and again when it runs, one right after the other.
+   */
+  let lastSplit: { text: string; result: ReturnType<typeof tokenize> } | undefined;
+  function splitLine(text: string): ReturnType<typeof tokenize> {
+    if (lastSplit?.text !== text) lastSplit = { text, result: tokenize(text) };
+    return lastSplit.result;
+  }
 
   /** True when `words` are the leading words of some commands, but no command themselves. */
   const isGroup = (words: string[]) =>
@@ -183,7 +198,7 @@ export function createEngine(options: {
       const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {}, { now: services.now() });
       return parsed.ok ? { ok: true, op: raw.op, args: parsed.args } : parsed;
     }
-    const tokens = tokenize(text);
+    const tokens = splitLine(text);
     if (!tokens.ok) return tokens;
     const found = match(tokens.tokens);
     if (!found) return { ok: false, error: 'that is not a command' };
@@ -215,11 +230,7 @@ export function createEngine(options: {
   function accessView(caller: Caller): AccessView {
     return {
       operations: () => operations,
-      allowed: async () => {
-        const allowed = new Set<string>();
-        for (const op of operations) if ((await authorizer.decide(op.id, caller)).allowed) allowed.add(op.id);
-        return allowed;
-      },
+      allowed: () => authorizer.allowedAmong(operationIds, caller),
       explain: async () =>
         whoamiReply(caller, await authorizer.explanation(caller), (id) => {
           const op = operations.find((candidate) => candidate.id === id);
@@ -385,7 +396,7 @@ export function createEngine(options: {
   function find(text: string): AnyOperation | undefined {
     const raw = rawOperation(text);
     if (raw) return raw.op;
-    const tokens = tokenize(text);
+    const tokens = splitLine(text);
     return tokens.ok ? match(tokens.tokens.length === 0 ? bareWords : tokens.tokens)?.op : undefined;
   }
 
@@ -455,7 +466,7 @@ export function createEngine(options: {
         );
         return;
       }
-      const tokens = tokenize(input.text);
+      const tokens = splitLine(input.text);
       const base = context(caller, input.surface, correlationId, 'command');
       if (!tokens.ok) {
         outcome('unknown', 'usage');

@@ -13,7 +13,7 @@ import {
   type Operation,
 } from './authorize.js';
 import { type AccessExplanation, explainAccess } from './explain.js';
-import { type GroupMembership, groupIdsIn } from './groups.js';
+import { type GroupLookup, type GroupMembership, groupIdsIn } from './groups.js';
 import type { Policy } from './schema.js';
 import type { PolicyStore } from './store.js';
 
@@ -29,6 +29,11 @@ export interface Authorizer {
   decide(operation: string, requester: Requester): Promise<Decision>;
   /** Every operation's decision for the requester, for whoami. */
   explanation(requester: Requester): Promise<AccessExplanation>;
+  /**
+   * Which of `operations` the requester may run here (help, the menu, Home): the same answers
+   * as decide(), with the requester's groups read once for all of them.
+   */
+  allowedAmong(operations: readonly string[], requester: Requester): Promise<Set<string>>;
 }
 
 export interface PolicyAuthorizer extends Authorizer {
@@ -47,15 +52,36 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
     return groupsOf.lookup(userId, groupIdsIn(policies.current()));
   }
 
-  /** Members of the groups that approve `operation`, so a request nobody else could approve is refused. */
-  async function approverGroupMembers(policy: Policy, operation: Operation) {
+  /** The user groups that approve `operation`, when its rule names any. */
+  function approverGroups(policy: Policy, operation: Operation): string[] | undefined {
     if (!isOperationId(operation)) return undefined;
     const rule = approvalRuleFor(policy, operation);
     if (!rule) return undefined;
     const groups = rule.approvers
       .flatMap((role) => (Object.hasOwn(policy.roles, role) ? (policy.roles[role] ?? []) : []))
       .filter((id) => id.startsWith('S'));
-    return groups.length > 0 ? groupsOf.membersOf(groups) : undefined;
+    return groups.length > 0 ? groups : undefined;
+  }
+
+  /** Members of the groups that approve `operation`, so a request nobody else could approve is refused. */
+  async function approverGroupMembers(policy: Policy, operation: Operation) {
+    const groups = approverGroups(policy, operation);
+    return groups ? groupsOf.membersOf(groups) : undefined;
+  }
+
+  function decideWith(
+    policy: Policy,
+    operation: Operation,
+    caller: Requester,
+    found: GroupLookup,
+    groupMembers: ReadonlyMap<string, ReadonlySet<string>> | undefined,
+  ): Decision {
+    return authorize(
+      policy,
+      { operation, userId: caller.userId, channelId: caller.channelId },
+      found.groups,
+      { unresolvedGroups: found.unresolved, groupMembers },
+    );
   }
 
   async function decision(operation: Operation, caller: Requester): Promise<Decision> {
@@ -64,12 +90,7 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
       lookup(caller.userId),
       approverGroupMembers(policy, operation),
     ]);
-    return authorize(
-      policy,
-      { operation, userId: caller.userId, channelId: caller.channelId },
-      found.groups,
-      { unresolvedGroups: found.unresolved, groupMembers },
-    );
+    return decideWith(policy, operation, caller, found, groupMembers);
   }
 
   return {
@@ -91,6 +112,18 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
     },
     decide(operation, requester) {
       return decision(operation as Operation, requester);
+    },
+    async allowedAmong(operations, requester) {
+      const policy = policies.current();
+      const found = await lookup(requester.userId);
+      const allowed = new Set<string>();
+      for (const operation of operations) {
+        const op = operation as Operation;
+        // Most rules name people only: no group to read, and no wait.
+        const groupMembers = approverGroups(policy, op) ? await approverGroupMembers(policy, op) : undefined;
+        if (decideWith(policy, op, requester, found, groupMembers).allowed) allowed.add(operation);
+      }
+      return allowed;
     },
     async explanation(requester) {
       const policy = policies.current();
