@@ -1,10 +1,19 @@
 import { isAlwaysAllowed } from '../operation-ids.js';
 import { closestName } from '../policy/suggest.js';
-import { md, nest, trusted } from '../reply/markup.js';
+import { type Markup, md, nest, trusted } from '../reply/markup.js';
 import { ephemeral } from '../reply/model.js';
 import { type AnyOperation, defineOperation } from './types.js';
 
-const line = (op: AnyOperation) => md`\`${op.usage}\` — ${op.summary}`;
+/** An operation's line of the list; written once, since an operation never changes. */
+const lines = new WeakMap<AnyOperation, Markup>();
+function line(op: AnyOperation): Markup {
+  let written = lines.get(op);
+  if (written === undefined) {
+    written = md`\`${op.usage}\` — ${op.summary}`;
+    lines.set(op, written);
+  }
+  return written;
+}
 
 /** `/edge`, `/edge help` and `/edge help SUB`: only what the caller may run. */
 export const help = defineOperation({

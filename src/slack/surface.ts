@@ -103,14 +103,36 @@ const payload = (rendered: Omit<RenderedMessage, 'blocks'> & Partial<RenderedMes
     ? { text: rendered.text, blocks: rendered.blocks }
     : { text: rendered.text };
 
-/** Applies `change` to every string in a JSON-like value. */
+/**
+ * Applies `change` to every string in a JSON-like value. What it leaves alone is returned as it
+ * was, not copied: every answer passes here, and most have nothing to change.
+ */
 function mapStrings<T>(value: T, change: (text: string) => string): T {
   if (typeof value === 'string') return change(value) as T;
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, change)) as T;
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(
-      Object.entries(value).map(([key, child]) => [key, mapStrings(child, change)]),
-    ) as T;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const changed = mapStrings(item, change);
+      if (changed !== item) {
+        out ??= value.slice();
+        out[i] = changed;
+      }
+    }
+    return (out ?? value) as T;
+  }
+  if (typeof value === 'object' && value !== null) {
+    let out: Record<string, unknown> | undefined;
+    for (const [key, child] of Object.entries(value)) {
+      const changed = mapStrings(child, change);
+      if (changed !== child) {
+        const copy: Record<string, unknown> = out ?? { ...(value as Record<string, unknown>) };
+        copy[key] = changed;
+        out = copy;
+      }
+    }
+    return (out ?? value) as T;
+  }
   return value;
 }
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { SecretRegistry } from '../../src/log.js';
+import { scrubbed } from '../../src/slack/surface.js';
+
+const SECRET = 'sk-live-0123456789abcdef';
+
+describe('scrubbed', () => {
+  const secrets = new SecretRegistry();
+  secrets.add(SECRET);
+
+  it('replaces a secret wherever it sits in a payload, leaving the original as it was', () => {
+    const payload = {
+      text: `key ${SECRET}`,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: 'nothing here' } },
+        {
+          type: 'context',
+          elements: [
+            { type: 'mrkdwn', text: `*${SECRET}*` },
+            { type: 'mrkdwn', text: 'x' },
+          ],
+        },
+      ],
+      count: 3,
+      flag: true,
+      none: null,
+    };
+    const before = structuredClone(payload);
+    const out = scrubbed(secrets, payload);
+    const json = JSON.stringify(out);
+    expect(json).not.toContain(SECRET);
+    expect(out.text).toBe('key [redacted …cdef]');
+    expect(out.blocks[1]?.elements?.[0]?.text).toBe('*[redacted …cdef]*');
+    expect(out).toMatchObject({ count: 3, flag: true, none: null });
+    expect(out.blocks[1]?.elements?.[1]?.text).toBe('x');
+    expect(payload).toEqual(before);
+  });
+
+  it('returns what holds no secret as it was, and copies only the branches that changed', () => {
+    const clean = { text: 'hello', blocks: [{ type: 'divider' }, { type: 'section', text: { text: 'a' } }] };
+    expect(scrubbed(secrets, clean)).toBe(clean);
+    const mixed = { text: SECRET, blocks: clean.blocks };
+    const out = scrubbed(secrets, mixed);
+    expect(out).not.toBe(mixed);
+    expect(out.blocks).toBe(clean.blocks);
+  });
+});
