@@ -79,6 +79,7 @@ export function filePathOf(url: string): string {
 }
 
 const ClaimedRowSchema = z.object({ key: z.string() });
+const CLAIMS_PER_INSERT = 300;
 const JournalModeRowSchema = z.object({ journal_mode: z.string() });
 
 export async function openStateStore(options: StateStoreOptions): Promise<StateStore> {
@@ -161,15 +162,17 @@ export async function openStateStore(options: StateStoreOptions): Promise<StateS
     async recordClaims(keys, ttlMs) {
       if (keys.length === 0) return;
       const at = now().getTime();
-      await retryBusy(() =>
-        client.batch(
-          keys.map((key) => ({
-            sql: 'INSERT INTO claims (key, claimed_at, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
-            args: [key, at, at + Math.ceil(ttlMs)],
-          })),
-          'write',
-        ),
-      );
+      // One multi-row INSERT per chunk, not a statement per key: on a busy bot this runs every
+      // few milliseconds. 300 rows keep to SQLite's smallest limit of 999 parameters.
+      const statements: { sql: string; args: (string | number)[] }[] = [];
+      for (let i = 0; i < keys.length; i += CLAIMS_PER_INSERT) {
+        const chunk = keys.slice(i, i + CLAIMS_PER_INSERT);
+        statements.push({
+          sql: `INSERT INTO claims (key, claimed_at, expires_at) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')} ON CONFLICT (key) DO NOTHING`,
+          args: chunk.flatMap((key) => [key, at, at + Math.ceil(ttlMs)]),
+        });
+      }
+      await retryBusy(() => client.batch(statements, 'write'));
     },
 
     async purgeClaims() {

@@ -150,6 +150,21 @@ describe('claimOnce', () => {
   });
 });
 
+describe('recordClaims', () => {
+  it('records every key of a batch larger than one statement takes, keeping claims already made', async () => {
+    const db = await freshDatabase();
+    const store = await open(db.url);
+    expect(await store.claimOnce('read:0', 60_000)).toBe(true);
+    const keys = Array.from({ length: 701 }, (_, i) => `read:${i}`);
+    await store.recordClaims([...keys, 'read:5'], 60_000);
+    const count = await store.client.execute('SELECT count(*) AS n FROM claims');
+    expect(Number(count.rows[0]!.n)).toBe(701);
+    expect(await store.claimOnce('read:700', 60_000)).toBe(false);
+    expect(await store.claimOnce('read:701', 60_000)).toBe(true);
+    await store.recordClaims([], 60_000);
+  });
+});
+
 describe('ping', () => {
   it('is true on a working database', async () => {
     const db = await freshDatabase();
