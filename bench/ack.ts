@@ -125,6 +125,7 @@ const UploadsSchema = z.object({
   type: z.literal('uploads'),
   files: z.array(z.object({ filename: z.string(), bytes: z.number() })),
 });
+const AnswersSchema = z.object({ type: z.literal('answers'), count: z.number(), bytes: z.number() });
 
 /** The fake Slack in a process of its own, and signed `/edge …` requests whose answers go to it. */
 async function slackSide() {
@@ -165,6 +166,13 @@ async function slackSide() {
       const answer = message(UploadsSchema);
       child.send({ type: 'uploads' });
       return (await answer).files;
+    },
+    /** How many response_url posts arrived so far, and their bytes in all (as JSON). */
+    async answers() {
+      const answer = message(AnswersSchema);
+      child.send({ type: 'answers' });
+      const { count, bytes } = await answer;
+      return { count, bytes };
     },
     stop: () => stopChild(child),
   };
@@ -208,17 +216,27 @@ async function startRig(): Promise<Rig> {
   };
 }
 
-/** The bot as `npm start` runs it (compiled), or the bare Bolt app of this file. */
-function startServer(rig: Rig, side: 'real' | 'bare'): Promise<AppProcess> {
-  const env = appEnv({
-    slackApiUrl: rig.slack.apiUrl,
-    platform: rig.sandbox.env,
-    stateDatabaseUrl: `file:${join(rig.dir, `state-${side}.db`)}`,
-  });
-  const args =
-    side === 'real'
+/**
+ * The bot as `npm start` runs it (compiled), the bare Bolt app of this file, or the bare app
+ * that also posts an answer of `answerBytes` to each command's response_url.
+ */
+function startServer(rig: Rig, side: 'real' | 'bare' | 'answering', answerBytes = 0): Promise<AppProcess> {
+  const env = {
+    ...appEnv({
+      slackApiUrl: rig.slack.apiUrl,
+      platform: rig.sandbox.env,
+      stateDatabaseUrl: `file:${join(rig.dir, `state-${side}.db`)}`,
+    }),
+    ...(side === 'answering' ? { BENCH_ANSWER_BYTES: String(answerBytes) } : {}),
+  };
+  // EDGEOPS_BENCH_PROFILE=DIR writes a CPU profile of each side there when it stops.
+  const profile = process.env.EDGEOPS_BENCH_PROFILE;
+  const args = [
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, `--cpu-prof-name=${side}.cpuprofile`] : []),
+    ...(side === 'real'
       ? [rig.compiled.script('src/main.ts')]
-      : [rig.compiled.script('bench/ack.ts'), '--serve', 'bare'];
+      : [rig.compiled.script('bench/ack.ts'), '--serve', 'bare']),
+  ];
   return spawnApp(args, env);
 }
 
@@ -228,6 +246,10 @@ const ms = (value: number) => Math.round(value * 10) / 10;
 export async function ackRig(): Promise<{
   urls: Record<'real' | 'bare', string>;
   commands(count: number, text?: string): SignedRequest[];
+  /** Response_url posts received so far, and their bytes in all. */
+  answers(): Promise<{ count: number; bytes: number }>;
+  /** Starts the bare app that also posts an answer of this many bytes to each response_url. */
+  startAnswering(answerBytes: number): Promise<string>;
   close(): Promise<void>;
 }> {
   const rig = await startRig();
@@ -246,6 +268,12 @@ export async function ackRig(): Promise<{
   return {
     urls: { real: servers[0]!.eventsUrl, bare: servers[1]!.eventsUrl },
     commands: rig.slack.commands,
+    answers: rig.slack.answers,
+    async startAnswering(answerBytes) {
+      const server = await startServer(rig, 'answering', answerBytes);
+      servers.push(server);
+      return server.eventsUrl;
+    },
     close,
   };
 }
@@ -443,10 +471,32 @@ async function serveBare(): Promise<void> {
     logLevel: LogLevel.INFO,
     clientOptions: { slackApiUrl: process.env.SLACK_API_URL },
   });
-  app.command('/edge', async ({ ack }) => {
+  // BENCH_ANSWER_BYTES: after the ack, post a fixed answer of that size to the response_url, with
+  // undici as the bot does: the least any app that answers pays on top of acknowledging.
+  const answerBytes = Number(process.env.BENCH_ANSWER_BYTES ?? 0);
+  const answer = answerBytes > 0 ? fixedAnswer(answerBytes) : undefined;
+  const { Agent, request } = await import('undici');
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  app.command('/edge', async ({ ack, command }) => {
     await ack();
+    if (!answer || !command.response_url) return;
+    const response = await request(command.response_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: answer,
+      dispatcher: agent,
+    });
+    await response.body.text();
   });
+  // Exit on SIGTERM as the bot does, so that a CPU profile (EDGEOPS_BENCH_PROFILE) is written.
+  process.once('SIGTERM', () => process.exit(0));
   await app.start(port);
+}
+
+/** An ephemeral answer whose JSON is `bytes` long (at least its frame). */
+function fixedAnswer(bytes: number): string {
+  const frame = JSON.stringify({ response_type: 'ephemeral', text: '' });
+  return JSON.stringify({ response_type: 'ephemeral', text: 'x'.repeat(Math.max(1, bytes - frame.length)) });
 }
 
 /** The fake Slack Web API, answering the bot's replies and keeping its uploads. Runs under tsx. */
@@ -454,8 +504,24 @@ async function serveSlack(): Promise<void> {
   const { startFakeSlack } = await import('../test/support/fake-slack.js');
   // Schema checks of every reply would only cost time here.
   const fake = await startFakeSlack({ validateBlocks: false });
+  // Answers are counted and let go: a capacity run sends hundreds of thousands, and a fake Slack
+  // holding them all would spend the shared cores collecting garbage.
+  const answers = { count: 0, bytes: 0 };
+  const forget = () => {
+    for (const post of fake.responses.splice(0)) {
+      answers.count++;
+      answers.bytes += JSON.stringify(post.body).length;
+    }
+  };
+  setInterval(forget, 1_000).unref();
   process.on('message', (message: unknown) => {
-    if (!z.object({ type: z.literal('uploads') }).safeParse(message).success) return;
+    const type = z.object({ type: z.enum(['uploads', 'answers']) }).safeParse(message);
+    if (!type.success) return;
+    if (type.data.type === 'answers') {
+      forget();
+      process.send?.({ type: 'answers', ...answers });
+      return;
+    }
     const files = fake.uploads.map((file) => ({ filename: file.filename, bytes: file.bytes.length }));
     process.send?.({ type: 'uploads', files });
   });
