@@ -28,7 +28,7 @@ import type { BenchRow, ChildMeasurement } from './types.js';
 
 const MB = 1024 * 1024;
 /** Rounds of plain copy and export, alternating which goes first. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 /** The columns a Shield summary (counts by action, rule, country, ASN, IP per time bucket) reads. */
 const SUMMARY_COLUMNS = ['timestamp', 'ruleId', 'ruleName', 'action', 'ip', 'country', 'asn'];
 const HEADER = 'timestamp,ruleId,ruleName,action,feature,ip,country,asn,ja4,method,url,userAgent\r\n';
@@ -90,15 +90,37 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 
+/**
+ * The largest heap, external and ArrayBuffer memory seen while a side runs (every 10 ms): what of
+ * the peak RSS the JavaScript side accounts for; the rest is code, threads and freed pages.
+ */
+function memoryPeaks(): () => Record<string, number> {
+  const peaks = { heapMb: 0, externalMb: 0, arrayBuffersMb: 0 };
+  const sample = () => {
+    const { heapTotal, external, arrayBuffers } = process.memoryUsage();
+    peaks.heapMb = Math.max(peaks.heapMb, heapTotal / MB);
+    peaks.externalMb = Math.max(peaks.externalMb, external / MB);
+    peaks.arrayBuffersMb = Math.max(peaks.arrayBuffersMb, arrayBuffers / MB);
+  };
+  const timer = setInterval(sample, 10);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return peaks;
+  };
+}
+
 async function plainSide(url: string, out: string): Promise<void> {
+  const peaks = memoryPeaks();
   const started = performance.now();
   const cpu = process.cpuUsage();
   const { body } = await request(url, { method: 'POST' });
   await pipeline(body, createWriteStream(out));
-  reportMeasurement({ ms: performance.now() - started, detail: { cpuMs: cpuMs(cpu) } });
+  reportMeasurement({ ms: performance.now() - started, detail: { cpuMs: cpuMs(cpu), ...peaks() } });
 }
 
 async function oursSide(url: string, out: string): Promise<void> {
+  const peaks = memoryPeaks();
   const pool = createReportPool();
   // A running bot has its worker thread up already: start it before the clock does.
   await writeShieldExportCsv({ source: Readable.from([Buffer.from('a,b\r\n')]), path: out, pool });
@@ -109,7 +131,7 @@ async function oursSide(url: string, out: string): Promise<void> {
   const ms = performance.now() - started;
   const used = cpuMs(cpu);
   await pool.close();
-  reportMeasurement({ ms, detail: { rows: result.rows, bytes: result.bytes, cpuMs: used } });
+  reportMeasurement({ ms, detail: { rows: result.rows, bytes: result.bytes, cpuMs: used, ...peaks() } });
 }
 
 /**
@@ -220,9 +242,11 @@ export async function benchExport(
       peakRss = Math.max(peakRss, mine.peakRssBytes / MB);
       plainRss = Math.max(plainRss, plain.peakRssBytes / MB);
       const cpu = (side: ChildMeasurement) => Math.round(side.detail?.cpuMs ?? Number.NaN);
+      const js = (side: ChildMeasurement) =>
+        `heap ${Math.round(side.detail?.heapMb ?? Number.NaN)}, external ${Math.round(side.detail?.externalMb ?? Number.NaN)} MB`;
       log(
         `export round ${round + 1}: plain copy ${Math.round(throughput(plain))} MB/s, export ${Math.round(throughput(mine))} MB/s ` +
-          `(${ratios.at(-1)!.toFixed(2)}×); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB (plain copy ${Math.round(plain.peakRssBytes / MB)} MB); load ${loads()}`,
+          `(${ratios.at(-1)!.toFixed(2)}×); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB, ${js(mine)} (plain copy ${Math.round(plain.peakRssBytes / MB)} MB, ${js(plain)}); load ${loads()}`,
       );
     }
     const quarter = Math.max(1, Math.round(megabytes / 4));
