@@ -114,7 +114,8 @@ export function createEngine(options: {
   const { operations, services, authorizer } = options;
   const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
-  const operationIds = operations.map((op) => op.id);
+  // An operation may have several commands (`help` has two): each id is asked about once.
+  const operationIds = [...new Set(operations.map((op) => op.id))];
   const firstWords = [...new Set(operations.map((op) => op.words[0]!))];
   const commandForms = new Map((options.commandForms ?? []).map((form) => [form.callbackId, form]));
   // A bare `/edge` opens the menu where there is one, else the help list.

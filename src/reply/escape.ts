@@ -11,6 +11,8 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 // A word joiner after the @ keeps Slack's automatic mention parsing away from bare broadcast words.
 const BROADCAST_WORDS = /@(channel|here|everyone)\b/gi;
 const WORD_JOINER = '\u2060';
+/** Text with none of these needs no escaping at all. */
+const NEEDS_ESCAPE = /[&<>@]/;
 
 /**
  * Escapes `&`, `<` and `>` so `<!channel>`, `<@U123>` and `<https://x|y>` arrive as text, and
@@ -21,7 +23,6 @@ export function escapeMrkdwn(text: string): string {
   if (!NEEDS_ESCAPE.test(text)) return text;
   return text.replace(/[&<>]/g, (char) => ENTITIES[char]!).replace(BROADCAST_WORDS, `@${WORD_JOINER}$1`);
 }
-const NEEDS_ESCAPE = /[&<>@]/;
 
 const FENCE = '```';
 // A zero-width space between backticks keeps any run of them from closing the fence.

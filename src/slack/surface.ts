@@ -103,9 +103,17 @@ const payload = (rendered: Omit<RenderedMessage, 'blocks'> & Partial<RenderedMes
     ? { text: rendered.text, blocks: rendered.blocks }
     : { text: rendered.text };
 
+/** An object literal's prototype: only such objects are passed on as they are. */
+const isPlainObject = (value: object): boolean => {
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
 /**
- * Applies `change` to every string in a JSON-like value. What it leaves alone is returned as it
- * was, not copied: every answer passes here, and most have nothing to change.
+ * Applies `change` to every string in a JSON-like value. A plain object or array it leaves
+ * alone is returned as it was, not copied: every answer passes here, and most have nothing to
+ * change. Anything else (a class instance, whose toJSON could say more than its fields) becomes
+ * a plain object of its own fields, each field read once.
  */
 function mapStrings<T>(value: T, change: (text: string) => string): T {
   if (typeof value === 'string') return change(value) as T;
@@ -122,16 +130,10 @@ function mapStrings<T>(value: T, change: (text: string) => string): T {
     return (out ?? value) as T;
   }
   if (typeof value === 'object' && value !== null) {
-    let out: Record<string, unknown> | undefined;
-    for (const [key, child] of Object.entries(value)) {
-      const changed = mapStrings(child, change);
-      if (changed !== child) {
-        const copy: Record<string, unknown> = out ?? { ...(value as Record<string, unknown>) };
-        copy[key] = changed;
-        out = copy;
-      }
-    }
-    return (out ?? value) as T;
+    const entries = Object.entries(value);
+    const mapped = entries.map(([key, child]) => [key, mapStrings(child, change)] as const);
+    if (isPlainObject(value) && mapped.every(([, child], i) => child === entries[i]![1])) return value;
+    return Object.fromEntries(mapped) as T;
   }
   return value;
 }

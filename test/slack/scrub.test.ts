@@ -36,6 +36,12 @@ describe('scrubbed', () => {
     expect(payload).toEqual(before);
   });
 
+  it('sends an object that is not a plain one as its own fields, never through its toJSON', () => {
+    const out = scrubbed(secrets, { link: new URL(`https://hooks.example/?token=${SECRET}`), note: 'x' });
+    expect(JSON.stringify(out)).not.toContain(SECRET);
+    expect(out.note).toBe('x');
+  });
+
   it('returns what holds no secret as it was, and copies only the branches that changed', () => {
     const clean = { text: 'hello', blocks: [{ type: 'divider' }, { type: 'section', text: { text: 'a' } }] };
     expect(scrubbed(secrets, clean)).toBe(clean);

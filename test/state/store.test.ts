@@ -156,7 +156,8 @@ describe('recordClaims', () => {
     const store = await open(db.url);
     expect(await store.claimOnce('read:0', 60_000)).toBe(true);
     const keys = Array.from({ length: 701 }, (_, i) => `read:${i}`);
-    await store.recordClaims([...keys, 'read:5'], 60_000);
+    // Repeated within one statement's rows, and across two statements.
+    await store.recordClaims([...keys.slice(0, 3), 'read:1', ...keys.slice(3), 'read:5'], 60_000);
     const count = await store.client.execute('SELECT count(*) AS n FROM claims');
     expect(Number(count.rows[0]!.n)).toBe(701);
     expect(await store.claimOnce('read:700', 60_000)).toBe(false);
