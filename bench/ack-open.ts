@@ -7,7 +7,9 @@
  *   in alternating rounds of the same run, at least 5,000 samples per side and rate; target
  *   p99 ≤ 1.2× bare at 50/s and at 100/s.
  * - capacity: the highest offered rate (stepping up) at which each side's p99 stays under 1 s;
- *   target: the bot's ≥ 0.5× bare Bolt's.
+ *   target: the bot's ≥ 0.5× bare Bolt's. A third side, bare Bolt that posts a fixed answer the
+ *   size of the bot's help to each response_url, shows what answering at all costs here: the
+ *   answers land in the fake Slack, which shares the machine's cores, as the load sender does.
  * Latency counts from when a request was due, not when it was sent, so a late sender does not
  * hide a queue. Run alone: `npx tsx bench/ack-open.ts`.
  */

@@ -63,6 +63,7 @@ const SandboxLinesSchema = z.object({
   PLATFORM_DATABASE_API_URL: z.url(),
 });
 export type SandboxEnv = z.infer<typeof SandboxLinesSchema>;
+const AddedPullZonesSchema = z.object({ ids: z.array(z.number().int()) });
 
 /** The sandbox's libSQL database as its start-up lines give it: a Hrana-over-HTTP server. */
 const DatabaseLinesSchema = z.object({
@@ -78,6 +79,8 @@ export interface SandboxProcess {
   database: { url: string; authToken: string };
   /** Requests the sandbox received for a route id, from its control endpoint. */
   count(routeId: string): Promise<number>;
+  /** Adds `count` pull zones through the control endpoint; their ids. */
+  addPullZones(count: number): Promise<number[]>;
   stop(): Promise<void>;
 }
 
@@ -122,6 +125,16 @@ export async function startSandboxProcess(compiled: CompiledTree): Promise<Sandb
       const response = await request(`${env.PLATFORM_API_URL}/_sandbox/requests`);
       const body = RequestCountsSchema.parse(await response.body.json());
       return body.counts[routeId] ?? 0;
+    },
+    async addPullZones(count) {
+      const response = await request(`${env.PLATFORM_API_URL}/_sandbox/pullzones`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ count }),
+      });
+      if (response.statusCode !== 200)
+        throw new Error(`the sandbox did not add pull zones: ${await response.body.text()}`);
+      return AddedPullZonesSchema.parse(await response.body.json()).ids;
     },
     stop: () => stopChild(child),
   };

@@ -158,6 +158,23 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   const faults = createFaults();
   const requests = createRequestLog();
+  const addPullZones = (count: number): number[] => {
+    if (!Number.isSafeInteger(count) || count < 1 || count > MAX_ADDED_PULL_ZONES)
+      throw new RangeError(`count must be a whole number from 1 to ${MAX_ADDED_PULL_ZONES}`);
+    const ids: number[] = [];
+    for (let n = 1; n <= count; n++) {
+      const id = state.nextIds.pullZone++;
+      state.pullZones.set(id, {
+        id,
+        name: `bulk-${id}`,
+        securityKey: randomUUID(),
+        originUrl: `https://origin.bulk-${id}.example.com`,
+        hostnames: [`bulk-${id}.b-cdn.net`],
+      });
+      ids.push(id);
+    }
+    return ids;
+  };
   const routes: Route[] = [
     ...videoLibraryRoutes(state),
     ...apiKeyRoutes(state),
@@ -180,7 +197,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT_BYTES);
       const json = parseJson(body);
       if (listener === 'api' && url.pathname.startsWith('/_sandbox/')) {
-        return handleControl({ faults, requests, knobs }, req, res, url, json);
+        return handleControl({ faults, requests, knobs, addPullZones }, req, res, url, json);
       }
       const recorded = requests.record({
         time: now(),
@@ -235,23 +252,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     faults,
     requests,
     knobs,
-    addPullZones(count) {
-      if (!Number.isSafeInteger(count) || count < 1 || count > MAX_ADDED_PULL_ZONES)
-        throw new RangeError(`count must be a whole number from 1 to ${MAX_ADDED_PULL_ZONES}`);
-      const ids: number[] = [];
-      for (let n = 1; n <= count; n++) {
-        const id = state.nextIds.pullZone++;
-        state.pullZones.set(id, {
-          id,
-          name: `bulk-${id}`,
-          securityKey: randomUUID(),
-          originUrl: `https://origin.bulk-${id}.example.com`,
-          hostnames: [`bulk-${id}.b-cdn.net`],
-        });
-        ids.push(id);
-      }
-      return ids;
-    },
+    addPullZones,
     addPullZone(id, name = `zone-${id}`) {
       if (state.pullZones.has(id)) return;
       state.pullZones.set(id, {

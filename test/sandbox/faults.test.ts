@@ -194,6 +194,28 @@ describe('control over HTTP', () => {
     expect(response.status).toBe(400);
   });
 
+  it('adds pull zones, which the platform then serves, and refuses a count out of range', async () => {
+    const add = (count: unknown) =>
+      fetch(`${sandbox.apiUrl}/_sandbox/pullzones`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ count }),
+      });
+    const response = await add(3);
+    expect(response.status).toBe(200);
+    const { ids } = (await response.json()) as { ids: number[] };
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    const reset = (id: number) =>
+      fetch(`${sandbox.apiUrl}/pullzone/${id}/resetSecurityKey`, {
+        method: 'POST',
+        headers: { AccessKey: sandbox.apiKey },
+      });
+    expect((await reset(ids[2]!)).status).toBe(204);
+    expect((await reset(ids[2]! + 1)).status).toBe(404);
+    for (const bad of [0, 1.5, 20_001, 'many']) expect((await add(bad)).status).toBe(400);
+  });
+
   it('sets size knobs', async () => {
     const response = await fetch(`${sandbox.apiUrl}/_sandbox/knobs`, {
       method: 'POST',

@@ -1,5 +1,5 @@
 /**
- * `{apiUrl}/_sandbox/*`: faults, the request log and the knobs over HTTP, for tests and
+ * `{apiUrl}/_sandbox/*`: faults, the request log, the knobs and more pull zones over HTTP, for tests and
  * benchmarks that drive a sandbox running in another process. Not part of the platform API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,7 +14,11 @@ export interface ControlDeps {
   faults: FaultRegistry;
   requests: RequestLog;
   knobs: Knobs;
+  /** More pull zones, as Sandbox.addPullZones. */
+  addPullZones(count: number): number[];
 }
+
+const PullZonesRequestSchema = z.object({ count: z.number().int().min(1).max(20_000) });
 
 const RouteQuerySchema = z.enum(ROUTE_IDS).optional();
 
@@ -60,6 +64,11 @@ export function handleControl(
       if (parsed.data.vendorShapes) deps.knobs.setVendorShapes(parsed.data.vendorShapes);
       if (parsed.data.addLogEntries) deps.knobs.addLogEntries(parsed.data.addLogEntries);
       return sendEmpty(res, 204);
+    }
+    case 'POST /_sandbox/pullzones': {
+      const parsed = PullZonesRequestSchema.safeParse(body);
+      if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
+      return sendJson(res, 200, { ids: deps.addPullZones(parsed.data.count) });
     }
     case 'DELETE /_sandbox/knobs':
       deps.knobs.clear();
