@@ -160,6 +160,37 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)];
 
 const grantLabel = (policy: Policy, grant: Grant) => `grants[${policy.grants.indexOf(grant)}]`;
 
+/**
+ * authorize()'s answer alone, yes or no, without the explanation a decision carries: listing
+ * what someone may run asks this of every operation on every help, menu and Home, and the
+ * explanations were most of what those allocated. A test holds it to authorize() for every
+ * operation, user and channel of several policies.
+ */
+export function isAllowed(
+  policy: Policy,
+  request: AccessRequest,
+  membership: ReadonlySet<string>,
+  options: AuthorizeOptions = {},
+): boolean {
+  const { operation: op, userId, channelId } = request;
+  if (isAlwaysAllowed(op)) return true;
+  if (policy.channels && !policy.channels.includes(channelId)) return false;
+  let grantedHere = false;
+  for (const grant of policy.grants) {
+    if (!grant.ops.includes(op)) continue;
+    if (grant.channels && !grant.channels.includes(channelId)) continue;
+    if (grant.roles.some((role) => roleIncludes(membersOf(policy, role), userId, membership))) {
+      grantedHere = true;
+      break;
+    }
+  }
+  if (!grantedHere) return false;
+  const approvalRule = approvalRuleFor(policy, op);
+  if (!approvalRule) return true;
+  const approverIds = unique(approvalRule.approvers.flatMap((role) => membersOf(policy, role)));
+  return !whyApprovalIsUnavailable(policy, approvalRule, approverIds, userId, options.groupMembers);
+}
+
 export function authorize(
   policy: Policy,
   request: AccessRequest,

@@ -74,7 +74,18 @@ function uniqueActionIds(buttons: readonly ReplyButton[]): ReplyButton[] {
 }
 
 /** Long markup split on line breaks into sections; a single overlong line is cut and reported. */
-function textSections(text: string, cut: { value: boolean }): string[] {
+export function textSections(text: string, cut: { value: boolean }): string[] {
+  // Text that fits one section is one section (leading line breaks dropped), as the split below
+  // would make it, without its copies.
+  if (text.length <= BUDGET.sectionChars) {
+    const section = text.charCodeAt(0) === 10 ? text.replace(/^\n+/, '') : text;
+    return section.trim() === '' ? [] : [section];
+  }
+  return sectionsByLine(text, cut);
+}
+
+/** textSections line by line: what its shortcut must agree with (exported for that test). */
+export function sectionsByLine(text: string, cut: { value: boolean }): string[] {
   const out: string[] = [];
   let current = '';
   for (const line of text.split('\n')) {

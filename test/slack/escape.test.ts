@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeBlock, escapeMrkdwn, inlineCode, truncate } from '../../src/reply/escape.js';
+import { sectionsByLine, textSections } from '../../src/reply/fit.js';
 
 // A high surrogate without its low half, or a low one without its high half.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -114,6 +115,22 @@ describe('truncate', () => {
         expect(cut).not.toMatch(LONE_SURROGATE);
         if (input.length <= max) expect(cut).toBe(input);
       }),
+    );
+  });
+});
+
+describe('text sections', () => {
+  it('the one-section shortcut gives what the line-by-line split gives', () => {
+    const line = fc.oneof(fc.constantFrom('', ' ', '  ', '\t', '*bold*', 'a line of text'), fc.string());
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.nat({ max: 3_100 }), (lines, pad) => {
+        const text = [...lines, 'x'.repeat(pad)].join('\n');
+        const fast = { value: false };
+        const slow = { value: false };
+        expect(textSections(text, fast)).toEqual(sectionsByLine(text, slow));
+        expect(fast.value).toBe(slow.value);
+      }),
+      { numRuns: 500 },
     );
   });
 });
