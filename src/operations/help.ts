@@ -15,6 +15,31 @@ function line(op: AnyOperation): Markup {
   return written;
 }
 
+/** The help list of these commands, written once for each set of them (a few per workspace). */
+const lists = new Map<string, Markup>();
+const LISTS_KEPT = 200;
+/** A number for each operation object, so that a set of them has a short key. */
+const numbers = new WeakMap<AnyOperation, number>();
+let numbered = 0;
+function numberOf(op: AnyOperation): number {
+  let number = numbers.get(op);
+  if (number === undefined) {
+    number = ++numbered;
+    numbers.set(op, number);
+  }
+  return number;
+}
+function listOf(visible: readonly AnyOperation[]): Markup {
+  const key = visible.map(numberOf).join(',');
+  let list = lists.get(key);
+  if (list === undefined) {
+    list = md`${nest(trusted(visible.map(line).join('\n')))}`;
+    if (lists.size >= LISTS_KEPT) lists.clear();
+    lists.set(key, list);
+  }
+  return list;
+}
+
 /** `/edge`, `/edge help` and `/edge help SUB`: only what the caller may run. */
 export const help = defineOperation({
   id: 'help',
@@ -47,7 +72,7 @@ export const help = defineOperation({
     }
     return ephemeral('edgeops commands you can run', [
       { type: 'header', text: 'edgeops: what you can run here' },
-      { type: 'text', text: md`${nest(trusted(visible.map(line).join('\n')))}` },
+      { type: 'text', text: listOf(visible) },
       {
         type: 'context',
         text: trusted(

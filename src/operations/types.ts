@@ -174,7 +174,7 @@ export interface RunContext extends Caller {
 /** What help and whoami need to know about the caller's permissions. */
 export interface AccessView {
   /** Operations the caller may run in this channel (help lists only these). */
-  allowed(): Promise<Set<string>>;
+  allowed(): Promise<ReadonlySet<string>>;
   /** The whoami explanation, already written for people. */
   explain(): Promise<Reply>;
   operations(): readonly AnyOperation[];

@@ -34,7 +34,7 @@ export interface Authorizer {
    * Which of `operations` the requester may run here (help, the menu, Home): the same answers
    * as decide(), with the requester's groups read once for all of them.
    */
-  allowedAmong(operations: readonly string[], requester: Requester): Promise<Set<string>>;
+  allowedAmong(operations: readonly string[], requester: Requester): Promise<ReadonlySet<string>>;
 }
 
 export interface PolicyAuthorizer extends Authorizer {
@@ -46,6 +46,50 @@ export interface PolicyAuthorizer extends Authorizer {
   isApproverNow(operation: OperationId, userId: string): Promise<boolean>;
   /** Whether the policy in force now names the user in the `escalate_to` role of the operation's rule. */
   isEscalationApproverNow(operation: OperationId, userId: string): Promise<boolean>;
+}
+
+/** Requesters whose allowed operations are remembered per policy and list; past it, all are forgotten. */
+const ALLOWED_MEMO_ENTRIES = 1_000;
+const allowedMemos = new WeakMap<Policy, WeakMap<readonly string[], Map<string, ReadonlySet<string>>>>();
+
+function memoFor(policy: Policy, operations: readonly string[]): Map<string, ReadonlySet<string>> {
+  let byList = allowedMemos.get(policy);
+  if (!byList) {
+    byList = new WeakMap();
+    allowedMemos.set(policy, byList);
+  }
+  let memo = byList.get(operations);
+  if (!memo) {
+    memo = new Map();
+    byList.set(operations, memo);
+  }
+  return memo;
+}
+
+/** The requester and everything read about them that a decision depends on. */
+const memoKey = (requester: Requester, found: GroupLookup) =>
+  [
+    requester.userId,
+    requester.channelId,
+    [...found.groups].sort().join(','),
+    [...found.unresolved].sort().join(','),
+  ].join('\u0000');
+
+const withApproverGroups = new WeakMap<Policy, boolean>();
+/** Whether any approval rule names a role with a user group in it (a policy never changes). */
+function policyHasApproverGroups(policy: Policy): boolean {
+  let answer = withApproverGroups.get(policy);
+  if (answer === undefined) {
+    answer = policy.approvals.rules.some((rule) =>
+      rule.approvers.some((role) =>
+        (Object.hasOwn(policy.roles, role) ? (policy.roles[role] ?? []) : []).some((id) =>
+          id.startsWith('S'),
+        ),
+      ),
+    );
+    withApproverGroups.set(policy, answer);
+  }
+  return answer;
 }
 
 export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMembership): PolicyAuthorizer {
@@ -117,6 +161,13 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
     async allowedAmong(operations, requester) {
       const policy = policies.current();
       const found = await lookup(requester.userId);
+      // A pure function of the policy, the list, the requester and their groups as read just now,
+      // so it is remembered under exactly those; not where a rule's approvers are groups, whose
+      // members count too.
+      const memo = policyHasApproverGroups(policy) ? undefined : memoFor(policy, operations);
+      const key = memo && memoKey(requester, found);
+      const known = key === undefined ? undefined : memo?.get(key);
+      if (known) return known;
       const allowed = new Set<string>();
       for (const operation of operations) {
         const op = operation as Operation;
@@ -125,6 +176,10 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
         const request = { operation: op, userId: requester.userId, channelId: requester.channelId };
         if (isAllowed(policy, request, found.groups, { unresolvedGroups: found.unresolved, groupMembers }))
           allowed.add(operation);
+      }
+      if (memo && key !== undefined) {
+        if (memo.size >= ALLOWED_MEMO_ENTRIES) memo.clear();
+        memo.set(key, allowed);
       }
       return allowed;
     },

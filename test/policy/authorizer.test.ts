@@ -75,6 +75,29 @@ describe('allowedAmong', () => {
     expect([...among]).toEqual(['pullzone.reset-key']);
   });
 
+  it('answers anew when the policy or the requester’s groups change', async () => {
+    let policy = policyFrom(EXAMPLE_POLICY_YAML);
+    const members: Record<string, string[]> = { S0ONCALL: [] };
+    const groups = createGroupMembership({
+      now: pinnedClock(),
+      fetchMembers: async (id) => members[id] ?? [],
+    });
+    const authorizer = createPolicyAuthorizer(
+      { current: () => policy, source: 'test', reload: () => true, close: () => undefined },
+      groups,
+    );
+    const dave = { userId: 'U0DAVE', channelId: 'C0OPS' };
+    const mayAudit = async () => (await authorizer.allowedAmong(OPERATION_IDS, dave)).has('audit.list');
+    expect(await mayAudit()).toBe(false);
+    expect(await mayAudit()).toBe(false);
+    members.S0ONCALL = ['U0DAVE'];
+    groups.invalidate();
+    expect(await mayAudit()).toBe(true);
+    policy = policyFrom(EXAMPLE_POLICY_YAML.replace(', audit.list]', ']'));
+    expect(await mayAudit()).toBe(false);
+    expect((await authorizer.decide('audit.list', dave)).allowed).toBe(false);
+  });
+
   it('answers only for the operations asked about', async () => {
     const authorizer = authorizerFor(EXAMPLE_POLICY_YAML);
     const among = await authorizer.allowedAmong(['dns.list', 'audit.list'], {
