@@ -441,7 +441,15 @@ export function appMention(input: AppMentionInput): SlackRequest<EventCallback<A
     ...(input.subtype ? { subtype: input.subtype } : {}),
     ...(input.edited ? { edited: input.edited } : {}),
   };
-  const payload: EventCallback<AppMentionEvent> = {
+  return eventCallback(event, { eventId: input.eventId, botUserId: input.botUserId });
+}
+
+/** An event wrapped as the Events API posts it: JSON, in an event_callback. */
+function eventCallback<E>(
+  event: E,
+  input: { eventId?: string; botUserId?: string } = {},
+): SlackRequest<EventCallback<E>> {
+  const payload: EventCallback<E> = {
     token: VERIFICATION_TOKEN,
     team_id: DEFAULT_TEAM_ID,
     api_app_id: DEFAULT_APP_ID,
@@ -482,27 +490,7 @@ export function appHomeOpened(
     tab: input.tab ?? 'home',
     event_ts: ts,
   };
-  const payload: EventCallback<AppHomeOpenedEvent> = {
-    token: VERIFICATION_TOKEN,
-    team_id: DEFAULT_TEAM_ID,
-    api_app_id: DEFAULT_APP_ID,
-    event,
-    type: 'event_callback',
-    event_id: `Ev0${String(next()).padStart(9, '0')}`,
-    event_time: Math.floor(Date.parse(DEFAULT_INSTANT) / 1000),
-    authorizations: [
-      { team_id: DEFAULT_TEAM_ID, user_id: DEFAULT_BOT_USER_ID, is_bot: true, is_enterprise_install: false },
-    ],
-    is_ext_shared_channel: false,
-    event_context: `4-${randomUUID()}`,
-  };
-  return {
-    body: JSON.stringify(payload),
-    contentType: JSON_CONTENT_TYPE,
-    payload,
-    socketType: 'events_api',
-    acceptsResponsePayload: false,
-  };
+  return eventCallback(event);
 }
 
 export interface MessageShortcutInput {
