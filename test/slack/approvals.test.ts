@@ -48,6 +48,28 @@ async function cardFor(target: string): Promise<RecordedCall> {
   return h.fake.calls.filter(matches).at(-1)!;
 }
 
+/**
+ * Two runtimes on one state database sweep at once, then again `laterMs` afterwards in the other
+ * order: what is claimed once is posted once.
+ */
+async function sweepOnTwoRuntimes(laterMs: number): Promise<void> {
+  const second = await createRuntime({
+    config: h.config,
+    platform: h.config.platform!,
+    secrets: h.runtime.secrets,
+    logger: memoryLogger(),
+    now: h.clock,
+  });
+  try {
+    await Promise.all([h.runtime.approvals.sweep(h.systemSurface), second.approvals.sweep(h.systemSurface)]);
+    h.clock.advance(laterMs);
+    await second.approvals.sweep(h.systemSurface);
+    await h.runtime.approvals.sweep(h.systemSurface);
+  } finally {
+    await second.close();
+  }
+}
+
 function requestIdOf(call: RecordedCall): string {
   const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(call.args.blocks))?.[0];
   if (!id) throw new Error('no request id on the card');
@@ -582,24 +604,7 @@ describe('secrets leave no trail', () => {
     await h.runtime.approvals.sweep(h.systemSurface);
     expect(remindersOf(dm)).toEqual([]);
     h.clock.advance(1_000);
-    const second = await createRuntime({
-      config: h.config,
-      platform: h.config.platform!,
-      secrets: h.runtime.secrets,
-      logger: memoryLogger(),
-      now: h.clock,
-    });
-    try {
-      await Promise.all([
-        h.runtime.approvals.sweep(h.systemSurface),
-        second.approvals.sweep(h.systemSurface),
-      ]);
-      h.clock.advance(10 * 60_000);
-      await second.approvals.sweep(h.systemSurface);
-      await h.runtime.approvals.sweep(h.systemSurface);
-    } finally {
-      await second.close();
-    }
+    await sweepOnTwoRuntimes(10 * 60_000);
     expect(remindersOf(dm)).toHaveLength(1);
     const reminder = JSON.stringify(remindersOf(dm)[0]!.args);
     expect(reminder).toContain('press *Saved it, delete this*');
@@ -853,24 +858,7 @@ describe('cards people notice, understand and finish', () => {
     await h.runtime.approvals.sweep(h.systemSurface);
     expect(reminders()).toEqual([]);
     h.clock.advance(1_000);
-    const second = await createRuntime({
-      config: h.config,
-      platform: h.config.platform!,
-      secrets: h.runtime.secrets,
-      logger: memoryLogger(),
-      now: h.clock,
-    });
-    try {
-      await Promise.all([
-        h.runtime.approvals.sweep(h.systemSurface),
-        second.approvals.sweep(h.systemSurface),
-      ]);
-      h.clock.advance(60_000);
-      await second.approvals.sweep(h.systemSurface);
-      await h.runtime.approvals.sweep(h.systemSurface);
-    } finally {
-      await second.close();
-    }
+    await sweepOnTwoRuntimes(60_000);
     expect(reminders()).toHaveLength(1);
     const reminder = reminders()[0]!;
     expect(reminder.args.channel).toBe(card.channel);
