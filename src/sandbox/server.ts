@@ -158,9 +158,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   const faults = createFaults();
   const requests = createRequestLog();
+  // In all, not per call: the control endpoint takes no key, so repeated calls must not grow
+  // the process (the console's built-in sandbox runs inside the bot) without bound.
+  let added = 0;
   const addPullZones = (count: number): number[] => {
-    if (!Number.isSafeInteger(count) || count < 1 || count > MAX_ADDED_PULL_ZONES)
-      throw new RangeError(`count must be a whole number from 1 to ${MAX_ADDED_PULL_ZONES}`);
+    if (!Number.isSafeInteger(count) || count < 1 || count > MAX_ADDED_PULL_ZONES - added)
+      throw new RangeError(
+        `count must be a whole number from 1 to ${MAX_ADDED_PULL_ZONES - added} (at most ${MAX_ADDED_PULL_ZONES} pull zones are added in all)`,
+      );
+    added += count;
     const ids: number[] = [];
     for (let n = 1; n <= count; n++) {
       const id = state.nextIds.pullZone++;

@@ -214,6 +214,11 @@ describe('control over HTTP', () => {
     expect((await reset(ids[2]!)).status).toBe(204);
     expect((await reset(ids[2]! + 1)).status).toBe(404);
     for (const bad of [0, 1.5, 20_001, 'many']) expect((await add(bad)).status).toBe(400);
+    // 20,000 in all, however they are asked for.
+    expect((await add(19_997)).status).toBe(200);
+    const past = await add(1);
+    expect(past.status).toBe(400);
+    expect(await past.text()).toContain('at most 20000 pull zones are added in all');
   });
 
   it('sets size knobs', async () => {

@@ -68,7 +68,12 @@ export function handleControl(
     case 'POST /_sandbox/pullzones': {
       const parsed = PullZonesRequestSchema.safeParse(body);
       if (!parsed.success) return sendJson(res, 400, { error: z.prettifyError(parsed.error) });
-      return sendJson(res, 200, { ids: deps.addPullZones(parsed.data.count) });
+      try {
+        return sendJson(res, 200, { ids: deps.addPullZones(parsed.data.count) });
+      } catch (error) {
+        if (error instanceof RangeError) return sendJson(res, 400, { error: error.message });
+        throw error;
+      }
     }
     case 'DELETE /_sandbox/knobs':
       deps.knobs.clear();
