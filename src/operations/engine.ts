@@ -370,6 +370,31 @@ export function createEngine(options: {
       await audit(ctx, auditOperation, subject?.done ?? 'succeeded', auditFields).catch(() => undefined);
   }
 
+  /**
+   * Runs a typed (or form-typed) command: audited with its target and audit-safe parameters,
+   * under another operation's name when the command acts on that one's business.
+   */
+  async function performCommand(ctx: RunContext, op: AnyOperation, args: unknown): Promise<void> {
+    let subject: InteractionSubject | undefined;
+    try {
+      subject = await op.commandSubject?.(ctx, args);
+    } catch (error) {
+      // Audited under the operation itself then; the command reports what went wrong.
+      ctx.logger.warn('what the command acts on could not be read', { error });
+    }
+    await perform(
+      ctx,
+      op,
+      {
+        target: op.target?.(args),
+        params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
+      },
+      () => op.run(ctx, args),
+      true,
+      subject && { ...subject, done: 'typed' },
+    );
+  }
+
   /** What an interaction acts on, when its operation says (see Operation.interactionSubject). */
   async function subjectOf(
     ctx: RunContext,
@@ -455,16 +480,7 @@ export function createEngine(options: {
           await safeRespond(ctx, usageReply(raw.op, parsed.error));
           return;
         }
-        const args = parsed.args;
-        await perform(
-          ctx,
-          raw.op,
-          {
-            target: raw.op.target?.(args),
-            params: raw.op.auditParams ? raw.op.auditParams(args) : (args as Record<string, unknown>),
-          },
-          () => raw.op.run(ctx, args),
-        );
+        await performCommand(ctx, raw.op, parsed.args);
         return;
       }
       const tokens = splitLine(input.text);
@@ -519,16 +535,7 @@ export function createEngine(options: {
         await safeRespond(asked, usageReply(op, filled.error));
         return;
       }
-      const { ctx, args } = filled;
-      await perform(
-        ctx,
-        op,
-        {
-          target: op.target?.(args),
-          params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
-        },
-        () => op.run(ctx, args),
-      );
+      await performCommand(filled.ctx, op, filled.args);
     },
 
     async action(input) {
@@ -579,20 +586,7 @@ export function createEngine(options: {
         }
         if (!filled.ok)
           return { errors: { [commandForm.fieldOf(filled.error, input.values)]: filled.error } };
-        const { op } = resolved;
-        const { ctx, args } = filled;
-        return {
-          proceed: () =>
-            perform(
-              ctx,
-              op,
-              {
-                target: op.target?.(args),
-                params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
-              },
-              () => op.run(ctx, args),
-            ),
-        };
+        return { proceed: () => performCommand(filled.ctx, resolved.op, filled.args) };
       }
       const separator = input.callbackId.lastIndexOf(':');
       const op = byKey.get(input.callbackId.slice(0, separator));

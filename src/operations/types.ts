@@ -88,7 +88,11 @@ export interface ApprovalGate {
       reason?: string;
     },
   ): Promise<Reply | undefined>;
-  list(ctx: RunContext, all: boolean): Promise<Reply>;
+  /**
+   * Waiting requests (with `all`, the last 50 of any state). With scope `yours`, only those the
+   * caller asked for or may decide now (the Home's "Show all", which takes no grant).
+   */
+  list(ctx: RunContext, all: boolean, scope?: 'everyone' | 'yours'): Promise<Reply>;
   /** One request whole: every parameter, the digest and the timeline of its audit rows. */
   show(ctx: RunContext, requestId: string): Promise<Reply>;
   /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
@@ -269,6 +273,8 @@ export interface Operation<S extends FlagSpecs, A> {
    * audited under the request's operation and target, not under `approvals.list`.
    */
   interactionSubject?(ctx: RunContext, reference: string): Promise<InteractionSubject | undefined>;
+  /** The same for a typed command that acts on another operation's business (`/edge approvals cancel ID`). */
+  commandSubject?(ctx: RunContext, args: A): Promise<InteractionSubject | undefined>;
   /** Button handlers, keyed by the name after `${key}:` in the action id. */
   actions?: Record<string, (ctx: RunContext, value: string) => Promise<Reply | undefined>>;
   /**

@@ -430,6 +430,18 @@ describe('the approval gate through Slack', () => {
       `Request ${other} is cancelled`,
     );
     expect(await stateOf(other)).toBe('cancelled');
+    // Audited under what it cancelled, as the Cancel button is, not under approvals.list.
+    // The row is written just after the answer is posted.
+    const typedRows = async () =>
+      (await h.runtime.services.audit.list({ limit: 50, filter: { approvalId: other } })).filter(
+        (row) => row.userId === 'U0YOU' && row.outcome === 'typed',
+      );
+    await expect.poll(async () => (await typedRows()).length, { timeout: 5_000 }).toBe(1);
+    const typed = await typedRows();
+    expect(typed[0]).toMatchObject({
+      operation: 'pullzone.reset-key',
+      target: expect.stringMatching(/^\d+$/),
+    });
     expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
   });
 

@@ -3,11 +3,21 @@ import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { UserFacingError } from '../errors.js';
 import { deleteSecretMessage } from '../secrets.js';
-import { defineOperation, parseWith } from '../types.js';
+import { defineOperation, type InteractionSubject, parseWith, type RunContext } from '../types.js';
 
 const RequestIdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 
 const ListArgsSchema = z.object({ all: z.boolean(), requestId: z.string().optional() });
+
+/** The request a click or a typed cancel acts on, for its audit row. */
+async function requestSubject(ctx: RunContext, reference: string): Promise<InteractionSubject | undefined> {
+  const request = RequestIdSchema.safeParse(reference).success
+    ? await ctx.services.approvals.peek(reference)
+    : null;
+  return request
+    ? { operation: request.operation, target: request.target, approvalId: request.id }
+    : undefined;
+}
 
 function requestId(value: string): string {
   const parsed = RequestIdSchema.safeParse(value);
@@ -30,14 +40,7 @@ export const approvals = defineOperation({
   ownAccessForInteractions: true,
   changes: { interactions: ['approve', 'reject', 'cancel', 'confirm', 'forget'] },
   // A click is audited under what it decides: `/edge audit --op pullzone.reset-key` shows it.
-  async interactionSubject(ctx, reference) {
-    const request = RequestIdSchema.safeParse(reference).success
-      ? await ctx.services.approvals.peek(reference)
-      : null;
-    return request
-      ? { operation: request.operation, target: request.target, approvalId: request.id }
-      : undefined;
-  },
+  interactionSubject: requestSubject,
   parse: (positionals, flags) => {
     if (positionals.length > 1)
       return { ok: false, error: `unexpected argument "${positionals[1]!.slice(0, 40)}"` };
@@ -124,5 +127,7 @@ export const approvalsCancel = defineOperation({
           { requestId: positionals[0] },
         ),
   target: (args) => args.requestId,
+  // Audited under the request's operation, as its Cancel button is.
+  commandSubject: (ctx, args) => requestSubject(ctx, args.requestId),
   run: (ctx, args) => ctx.services.approvals.cancel(ctx, args.requestId),
 });
