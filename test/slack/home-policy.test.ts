@@ -103,15 +103,32 @@ describe('the Home under a policy with channels', () => {
     await homeOf('U0WATCHER', (view) => view.includes('Your running watches (0)'));
   });
 
-  it('lists every waiting request privately in the DM on "Show all"', async () => {
+  it('lists every request waiting for you privately in the DM on "Show all"', async () => {
     await tab.backlog(8, 700_000, ['U0LEAD']);
     const home = await openHome('U0LEAD', (view) => view.includes('more requests waiting for you'));
 
     await clickOnHome('U0LEAD', buttonOf(home, 'Show all waiting for you'));
 
-    const answer = await dmAnswer('U0LEAD', (call) => /Waiting for approval|Not allowed/.test(call));
-    expect(text(answer.args)).toContain('Waiting for approval');
+    const answer = await dmAnswer('U0LEAD', (call) => /Waiting for you, and yours|Not allowed/.test(call));
+    expect(text(answer.args)).toContain('Waiting for you, and yours');
     expect(text(answer.args)).toContain('backlog 7');
+  });
+
+  it('lists on "Show all" only what is yours or waits for you, even for someone with approvals.list', async () => {
+    await tab.backlog(6, 710_000, ['U0LEAD']);
+    await tab.backlog(1, 730_000, ['U0LEAD'], 'U0OTHER');
+    const home = await openHome('U0YOU', (view) => view.includes('Show all of yours'));
+
+    await clickOnHome('U0YOU', buttonOf(home, 'Show all of yours'));
+
+    const answer = text(
+      (await dmAnswer('U0YOU', (call) => /Waiting for you, and yours|Not allowed/.test(call))).args,
+    );
+    expect(answer).toContain('Waiting for you, and yours');
+    for (const zone of [710_000, 710_005]) expect(answer).toContain(`pull zone ${zone}`);
+    // Someone else's request for someone else's decision is not this user's business here.
+    expect(answer).not.toContain('pull zone 730000');
+    expect(answer).not.toContain('Not allowed');
   });
 });
 

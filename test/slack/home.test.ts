@@ -146,13 +146,15 @@ describe('the Home tab', () => {
 
     // "Show all": the approvals listing, answered privately in the app's DM.
     await clickOnHome('U0LEAD', 'home:approvals', 'approvals');
-    await h.fake.waitFor(
+    const all = await h.fake.waitFor(
       'chat.postEphemeral',
       (call) =>
         call.args.channel === h.fake.dmChannelFor('U0LEAD') &&
-        text(call.args).includes('Waiting for approval'),
+        text(call.args).includes('Waiting for you, and yours'),
       10_000,
     );
+    // More wait than are read at once, and the answer says so.
+    expect(text(all.args)).toMatch(/\d+ requests are waiting; the newest 200 are read here/);
   });
 });
 

@@ -62,7 +62,7 @@ export function homeTab(h: () => Harness) {
    * `count` pending key resets for pull zones from `firstZone` on, asked by U0YOU for
    * `approverIds`, straight into the state database, as a backlog would have built up.
    */
-  async function backlog(count: number, firstZone: number, approverIds: string[]) {
+  async function backlog(count: number, firstZone: number, approverIds: string[], requester = 'U0YOU') {
     const service = createApprovalService({
       store: h().runtime.services.state,
       audit: h().runtime.services.audit,
@@ -74,7 +74,7 @@ export function homeTab(h: () => Harness) {
         operation: 'pullzone.reset-key',
         target: String(firstZone + i),
         params: { pullZoneId: firstZone + i },
-        requester: 'U0YOU',
+        requester,
         channelId: 'C0OPS',
         reason: `backlog ${i}`,
         requirement: { required: 1, approvers: ['leads'], approverIds, confirm: false, ttlMs: 30 * 60_000 },

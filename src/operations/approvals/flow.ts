@@ -87,6 +87,10 @@ export const REJECT_CALLBACK = 'approvals:reject';
 
 /** Audit rows read for one request's timeline: one more than shown, so the view can say there are more. */
 const TIMELINE_READ = TIMELINE_SHOWN + 1;
+/** Waiting requests `/edge approvals` reads; more are counted and said. */
+const WAITING_READ = 50;
+/** Read for someone who sees only their own business, so that theirs are found among many. */
+const WAITING_READ_YOURS = 200;
 
 /** Text ending in a full stop, so another sentence can follow. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
@@ -195,6 +199,11 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         : false,
     };
   }
+
+  /** Whether a pending request is the user's business: theirs, or waiting for their decision. */
+  const concerns = async (request: ApprovalRequest, userId: string): Promise<boolean> =>
+    request.requester === userId ||
+    (!request.approvals.some((vote) => vote.userId === userId) && (await mayApprove(request, userId)));
 
   /** Whether the user may approve the pending request now: Approve and Reject are shown to them. */
   const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
@@ -493,18 +502,43 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
 
     peek: (id) => service.get(id),
 
-    async list(ctx, all) {
-      const requests = await service.list(all ? { all: true, limit: 50 } : {});
+    async list(ctx, all, scope = 'everyone') {
+      const yours = scope === 'yours' && !all;
+      const limit = all ? 50 : yours ? WAITING_READ_YOURS : WAITING_READ;
+      const read = await service.list(all ? { all: true, limit } : { limit });
+      // The Home's lists whole: what is the caller's, or waits for their decision.
+      const requests: ApprovalRequest[] = [];
+      for (const request of read) if (!yours || (await concerns(request, ctx.userId))) requests.push(request);
       if (requests.length === 0)
         return ephemeral('No approval requests', [
           {
             type: 'text',
-            text: trusted(all ? '_No approval requests yet._' : '_Nothing is waiting for approval._'),
+            text: trusted(
+              all
+                ? '_No approval requests yet._'
+                : yours
+                  ? '_Nothing waits for your approval, and you have no request waiting._'
+                  : '_Nothing is waiting for approval._',
+            ),
           },
         ]);
       const blocks: ReplyBlock[] = [
-        { type: 'header', text: all ? 'Approval requests (latest 50)' : 'Waiting for approval' },
+        {
+          type: 'header',
+          text: all
+            ? 'Approval requests (latest 50)'
+            : yours
+              ? 'Waiting for you, and yours'
+              : 'Waiting for approval',
+        },
       ];
+      // Never cut silently: beyond what is read, the listing says how many more wait.
+      const waiting = all || read.length < limit ? read.length : (await service.countByState()).pending;
+      if (waiting > read.length)
+        blocks.push({
+          type: 'context',
+          text: md`${waiting} requests are waiting; the newest ${read.length} are read here. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`,
+        });
       const filename = 'approval-requests.txt';
       const fileSections: string[] = [];
       for (const request of requests) {

@@ -19,8 +19,12 @@ export const home = defineOperation({
   // the app's DM, where grants and channels would refuse what the Home itself offers).
   changes: { interactions: ['stop'] },
   actions: {
-    /** "Show all": the approvals listing, privately; its Approve buttons check the approver themselves. */
-    approvals: (ctx) => ctx.services.approvals.list(ctx, false),
+    /**
+     * "Show all waiting for you" / "Show all of yours": the Home's two lists whole, privately. Its
+     * Approve buttons check the approver themselves; everyone's requests stay with `/edge approvals`
+     * and its grant.
+     */
+    approvals: (ctx) => ctx.services.approvals.list(ctx, false, 'yours'),
     /** Stop on a watch: checked against watch.logs in the watch's own channel. */
     stop: (ctx, value) => ctx.services.watches.stop(ctx, value, { fromHome: true }),
   },
