@@ -78,6 +78,9 @@ const CONTENT_REFUSED = new Set([
   'msg_too_long',
   'no_text',
 ]);
+/** Slack refused the content of a message or view (not the channel, nor the token). */
+export const isContentRefusal = (error: unknown): boolean => CONTENT_REFUSED.has(slackErrorCode(error) ?? '');
+
 /** The channel is the problem: the answer goes another way. */
 const CHANNEL_REASONS: Readonly<Record<string, string>> = {
   not_in_channel: 'the bot is not in that channel',

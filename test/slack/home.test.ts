@@ -119,6 +119,20 @@ describe('the Home tab', () => {
     expect(reply).toContain('What you may run');
   });
 
+  it('publishes the Home again as plain text when Slack refuses it, its words kept', async () => {
+    // Slack refuses this user's rich Home, whatever else is being drawn meanwhile.
+    h.fake.fail('views.publish', {
+      error: 'invalid_blocks',
+      when: (args) => args.user_id === 'U0YOU' && JSON.stringify(args.view).includes('"type":"header"'),
+    });
+    const home = await openHome('U0YOU', (view) => !view.includes('"type":"header"'));
+    expect(h.fake.callsTo('views.publish').at(-2)?.args.user_id).toBe('U0YOU');
+    expect(home).toMatch(/Waiting for you \(\d+\)/);
+    expect(home).toMatch(/Your open requests \(\d+\)/);
+    expect(home).toContain('What you may run');
+    expect(home).not.toContain('"type":"actions"');
+  });
+
   it('stays within 100 blocks with 200 pending requests, says how many are not shown, and lists them all on request', async () => {
     // More than 200 requests straight into the state database, as a backlog would have built up:
     // more than the approval service lists at once.

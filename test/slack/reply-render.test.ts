@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { fileNotes } from '../../src/reply/files.js';
 import { md, trusted } from '../../src/reply/markup.js';
 import type { Reply, ReplyBlock, ReplyImage } from '../../src/reply/model.js';
+import { renderPlainHome } from '../../src/slack/blocks/home.js';
 import { renderPlainReply, renderReply } from '../../src/slack/blocks/reply.js';
+import { HOME_MAX_BLOCKS } from '../../src/slack/limits.js';
 import { checkMessageLimits, SLACK_REFUSES, validateBlocks } from '../support/block-kit.js';
 
 const reply = (blocks: ReplyBlock[], extra: Partial<Reply> = {}): Reply => ({
@@ -196,5 +198,41 @@ describe('rendering a reply for Slack', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('the Home as plain text, when Slack refuses the rich one', () => {
+  const lines = (count: number) =>
+    Array.from({ length: count }, (_, i) => `line ${i} ${'x'.repeat(2_900)}`).join('\n');
+
+  it('keeps every word of a Home that fits, in sections without buttons', () => {
+    const reply: Reply = {
+      text: 'home',
+      visibility: 'ephemeral',
+      blocks: [
+        { type: 'header', text: 'Waiting for you (1)' },
+        { type: 'text', text: md`*Reset pull zone 1* · <@U0YOU>` },
+        { type: 'actions', buttons: [{ text: 'Approve', actionId: 'approvals:approve', value: 'ap_1' }] },
+      ],
+    };
+    const view = renderPlainHome(reply);
+    const words = JSON.stringify(view);
+    expect(words).toContain('Waiting for you (1)');
+    expect(words).toContain('Reset pull zone 1');
+    expect(words).not.toContain('"type":"actions"');
+    expect(validateBlocks(view.blocks)).toEqual([]);
+  });
+
+  it('says how to see the rest when the text does not fit, since a Home carries no file', () => {
+    const reply: Reply = {
+      text: 'home',
+      visibility: 'ephemeral',
+      blocks: [{ type: 'text', text: trusted(lines(150)) }],
+    };
+    const view = renderPlainHome(reply);
+    expect(view.blocks.length).toBeLessThanOrEqual(HOME_MAX_BLOCKS);
+    expect(JSON.stringify(view.blocks.at(-1))).toContain('type `/edge home` to see all of it');
+    expect(JSON.stringify(view.blocks)).toContain('line 0 ');
+    expect(validateBlocks(view.blocks)).toEqual([]);
   });
 });

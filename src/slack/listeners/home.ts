@@ -1,7 +1,7 @@
-import type { App } from '@slack/bolt';
+import type { App, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { renderHome } from '../blocks/home.js';
-import { createSlackSurface, scrubbed } from '../surface.js';
+import { renderHome, renderPlainHome } from '../blocks/home.js';
+import { createSlackSurface, isContentRefusal, scrubbed, slackErrorCode } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
 /**
@@ -23,10 +23,19 @@ export async function publishHome(client: WebClient, options: ListenerDeps, user
     surface: {
       ...base,
       async respond(reply) {
-        await client.views.publish({
-          user_id: userId,
-          view: scrubbed(options.services.secrets, renderHome(reply)),
-        });
+        const publish = (view: types.HomeView) =>
+          client.views.publish({ user_id: userId, view: scrubbed(options.services.secrets, view) });
+        try {
+          await publish(renderHome(reply));
+        } catch (error) {
+          // The Home's words still reach its owner: as plain text, as a refused message does.
+          if (!isContentRefusal(error)) throw error;
+          options.logger.warn('Slack refused the Home; publishing it again as plain text', {
+            user: userId,
+            slackError: slackErrorCode(error),
+          });
+          await publish(renderPlainHome(reply));
+        }
         options.services.home.refresher.drawn(userId);
         return undefined;
       },
