@@ -156,10 +156,25 @@ const RefusalSchema = z.object({ data: z.object({ error: z.string() }) });
 export async function deleteSecretMessage(ctx: RunContext, messageId: string): Promise<Reply> {
   const trail = createSecretMessages(ctx.services.state);
   const message = await trail.get(messageId);
-  if (!message)
+  if (!message) {
+    // Delivered, but its record was never written (the state database failed just then): the
+    // button is on the DM itself, so its answer takes the place of the message, secret and all.
+    if (ctx.channelId.startsWith('D'))
+      return {
+        ...ephemeral('Deleted', [
+          {
+            type: 'text',
+            text: trusted(
+              ':wastebasket: Deleted: the secret is gone from this message. edgeops never kept it.',
+            ),
+          },
+        ]),
+        replaceOriginal: true,
+      };
     return ephemeral('I have no record of that message', [
       { type: 'text', text: trusted(':warning: I have no record of that message, so I cannot delete it.') },
     ]);
+  }
   if (message.userId !== ctx.userId)
     return {
       ...ephemeral('Only its reader can delete it', [

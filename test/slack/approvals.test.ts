@@ -184,6 +184,34 @@ describe('the approval gate through Slack', () => {
     expect(again).not.toBe(id);
   });
 
+  it('cancels a request whose posted card cannot be recorded, and takes the buttons off that card', async () => {
+    const zone = freshZone();
+    const { client } = h.runtime.services.state;
+    // The card's place is written after it is posted: make exactly that write fail.
+    await client.execute(
+      "CREATE TRIGGER card_not_recorded BEFORE UPDATE OF card_ts ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END",
+    );
+    let reply: string;
+    try {
+      reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+    } finally {
+      await client.execute('DROP TRIGGER card_not_recorded');
+    }
+    expect(reply).toContain(
+      'The approval card in <#C0APPROVALS> was posted, but the state database could not record it. Ask again in a minute.',
+    );
+    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
+    expect(await stateOf(id)).toBe('cancelled');
+    const card = await cardFor(String(zone));
+    const shown = h.fake.message(String(card.args.channel), String(card.response?.ts));
+    expect(JSON.stringify(shown)).toContain(
+      `Request ${id} is cancelled: the state database could not record it`,
+    );
+    expect(JSON.stringify(shown)).not.toContain('approvals:approve');
+    const rows = (await h.runtime.services.audit.list({ limit: 50 })).filter((row) => row.approvalId === id);
+    expect(rows[0]?.detail).toContain('could not be recorded in C0APPROVALS');
+  });
+
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
     const zone = freshZone();
     await requestReset(zone);
@@ -562,6 +590,28 @@ describe('secrets leave no trail', () => {
     h.fake
       .callsTo('chat.postMessage')
       .filter((call) => call.args.channel === dm.channel && call.args.thread_ts === dm.ts);
+
+  it('"Saved it, delete this" on a DM whose record was never written replaces that DM, secret and all', async () => {
+    const inDm = h.fake.responseUrl();
+    await h.click('approvals:forget', 'sm_00000000000000ff', {
+      userId: 'U0YOU',
+      channelId: h.fake.dmChannelFor('U0YOU'),
+      responseUrl: inDm,
+    });
+    const replaced = (await h.fake.waitForResponse((p) => inDm.endsWith(p.id), 5_000)).body;
+    expect(replaced.replace_original).toBe(true);
+    expect(JSON.stringify(replaced)).toContain('Deleted: the secret is gone from this message');
+    // Anywhere but a DM, an unknown message is left alone.
+    const inChannel = h.fake.responseUrl();
+    await h.click('approvals:forget', 'sm_00000000000000ff', {
+      userId: 'U0YOU',
+      channelId: 'C0OPS',
+      responseUrl: inChannel,
+    });
+    const refused = (await h.fake.waitForResponse((p) => inChannel.endsWith(p.id), 5_000)).body;
+    expect(refused.replace_original).not.toBe(true);
+    expect(JSON.stringify(refused)).toContain('I have no record of that message');
+  });
 
   it('"Saved it, delete this" deletes the DM that delivered the key, for its reader only; no reminder follows', async () => {
     const dm = await keyDm();

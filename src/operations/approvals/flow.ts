@@ -19,7 +19,14 @@ import type { ApprovalRequirement } from '../../policy/authorize.js';
 import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
 import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
+import {
+  ephemeral,
+  inChannel,
+  type MessageRef,
+  type Reply,
+  type ReplyBlock,
+  type ReplyButton,
+} from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { SecretMessages } from '../../state/secret-messages.js';
 import { denialReply } from '../access-text.js';
@@ -267,7 +274,9 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
 
   /**
    * Posts a new request's card (after the file with the parameters that do not fit on it). When
-   * either cannot be posted, the request is cancelled, since nobody could see it to approve it.
+   * either cannot be posted, or the posted card cannot be recorded, the request is cancelled,
+   * since nobody could see it to approve it or its card would never show the decision; a card
+   * already posted then says so instead of offering buttons.
    */
   async function postCard(
     ctx: RunContext,
@@ -275,37 +284,77 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     cardChannel: string,
   ): Promise<{ ok: true } | { ok: false; reply: Reply }> {
     const { card, file } = cardOf(request);
-    let stage: 'file' | 'card' = 'file';
+    let stage: 'file' | 'card' | 'record' = 'file';
+    let ref: MessageRef | undefined;
     try {
       if (file) await ctx.surface.postToChannel(cardChannel, cardFileMessage(request, file));
       stage = 'card';
-      const ref = await ctx.surface.postToChannel(cardChannel, card);
+      ref = await ctx.surface.postToChannel(cardChannel, card);
+      stage = 'record';
       if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
       return { ok: true };
     } catch (error) {
-      const reason = unpostedReason(error, stage);
-      logger.warn('approval card could not be posted; the request is cancelled', {
+      const reason =
+        stage === 'record'
+          ? {
+              code: 'not recorded',
+              why: 'the state database could not record it',
+              todo: 'Ask again in a minute.',
+            }
+          : unpostedReason(error, stage);
+      logger.warn('approval card could not be posted or recorded; the request is cancelled', {
         approvalId: request.id,
         channel: cardChannel,
         slackError: reason.code,
         error,
       });
-      await service.cancelUnposted(
+      const cancelled = await service.cancelUnposted(
         request.id,
-        `the approval card could not be posted in ${cardChannel}: ${reason.why} (${reason.code})`,
+        `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
         { correlationId: ctx.correlationId },
       );
-      const text = md`I could not post the approval card in ${nest(channelRef(cardChannel))}: ${reason.why}. ${reason.todo}`;
+      // Already decided from the card in the moment it was up: it stands, and so does the card.
+      if (!cancelled && stage === 'record') return { ok: true };
+      if (cancelled && ref) await withdrawCard(ctx.surface, ref, request, reason.why);
+      const text =
+        stage === 'record'
+          ? md`The approval card in ${nest(channelRef(cardChannel))} was posted, but ${reason.why}. ${reason.todo}`
+          : md`I could not post the approval card in ${nest(channelRef(cardChannel))}: ${reason.why}. ${reason.todo}`;
       return {
         ok: false,
-        reply: ephemeral(`I could not post the approval card: ${reason.why}. ${reason.todo}`, [
-          { type: 'text', text: md`:x: ${nest(text)}` },
+        reply: ephemeral(
+          stage === 'record'
+            ? `The approval card was posted, but ${reason.why}. ${reason.todo}`
+            : `I could not post the approval card: ${reason.why}. ${reason.todo}`,
+          [
+            { type: 'text', text: md`:x: ${nest(text)}` },
+            {
+              type: 'context',
+              text: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
+            },
+          ],
+        ),
+      };
+    }
+  }
+
+  /** A posted card whose request was cancelled before anyone saw it: its buttons go. */
+  async function withdrawCard(surface: Messenger, ref: MessageRef, request: ApprovalRequest, why: string) {
+    try {
+      await surface.update(
+        ref,
+        inChannel(`Request ${request.id} is cancelled`, [
           {
-            type: 'context',
-            text: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
+            type: 'text',
+            text: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
           },
         ]),
-      };
+      );
+    } catch (error) {
+      logger.warn('the card of a cancelled request could not be withdrawn', {
+        approvalId: request.id,
+        error,
+      });
     }
   }
 
