@@ -169,6 +169,10 @@ describe('the Home tab', () => {
     );
     // More wait than are read at once, and the answer says so.
     expect(text(all.args)).toMatch(/\d+ requests are waiting; the newest 200 are read here/);
+    // /edge approvals reads 50, and says so instead of stopping there without a word.
+    const { responseUrl } = await h.command('approvals', { userId: 'U0LEAD' });
+    const listed = text((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
+    expect(listed).toMatch(/\d+ requests are waiting; the newest 50 are read here/);
   });
 });
 
