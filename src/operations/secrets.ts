@@ -156,46 +156,39 @@ const RefusalSchema = z.object({ data: z.object({ error: z.string() }) });
 export async function deleteSecretMessage(ctx: RunContext, messageId: string): Promise<Reply> {
   const trail = createSecretMessages(ctx.services.state);
   const message = await trail.get(messageId);
-  if (!message) {
-    // Delivered, but its record was never written (the state database failed just then): the
-    // button is on the DM itself, so its answer takes the place of the message, secret and all.
-    if (ctx.channelId.startsWith('D'))
-      return {
-        ...ephemeral('Deleted', [
-          {
-            type: 'text',
-            text: trusted(
-              ':wastebasket: Deleted: the secret is gone from this message. edgeops never kept it.',
-            ),
-          },
-        ]),
-        replaceOriginal: true,
-      };
+  // Delivered, but its record was never written (the state database failed just then): the
+  // button is on the DM itself, so the message to delete is the one clicked, in the clicker's DM.
+  const clicked = ctx.surface.clicked;
+  const unrecorded =
+    !message && clicked && clicked.channelId === ctx.channelId && ctx.channelId.startsWith('D')
+      ? { id: messageId, userId: ctx.userId, channelId: clicked.channelId, ts: clicked.ts, deletedAt: null }
+      : undefined;
+  const found = message ?? unrecorded;
+  if (!found)
     return ephemeral('I have no record of that message', [
       { type: 'text', text: trusted(':warning: I have no record of that message, so I cannot delete it.') },
     ]);
-  }
-  if (message.userId !== ctx.userId)
+  if (found.userId !== ctx.userId)
     return {
       ...ephemeral('Only its reader can delete it', [
         {
           type: 'text',
-          text: md`Only ${nest(mention(message.userId))}, who received it, can delete that message.`,
+          text: md`Only ${nest(mention(found.userId))}, who received it, can delete that message.`,
         },
       ]),
       refused: true,
     };
-  if (message.deletedAt)
+  if (found.deletedAt)
     return ephemeral('Already deleted', [
       { type: 'text', text: trusted('That message is already deleted.') },
     ]);
   try {
-    await ctx.surface.deleteMessage({ channelId: message.channelId, ts: message.ts });
+    await ctx.surface.deleteMessage({ channelId: found.channelId, ts: found.ts });
   } catch (error) {
     const parsed = RefusalSchema.safeParse(error);
     const code = parsed.success ? parsed.data.data.error : 'unexpected';
     if (code === 'message_not_found') {
-      await trail.markDeleted(message.id, new Date(ctx.services.now()));
+      await trail.markDeleted(found.id, new Date(ctx.services.now()));
       return ephemeral('That message is already gone', [
         {
           type: 'text',
@@ -215,7 +208,7 @@ export async function deleteSecretMessage(ctx: RunContext, messageId: string): P
   }
   // The message is gone whatever the trail says: a failure to record it is logged, not shown
   // as a failure (the reminder then asks once about a message that is already gone).
-  await trail.markDeleted(message.id, new Date(ctx.services.now())).catch((error: unknown) => {
+  await trail.markDeleted(found.id, new Date(ctx.services.now())).catch((error: unknown) => {
     ctx.logger.warn('a deleted secret message could not be recorded as deleted', { error });
   });
   return ephemeral('Deleted', [

@@ -60,6 +60,8 @@ export interface Responder {
    * one of them opens takes the window's place.
    */
   openPanel(panel: { title: string; reply: Reply }): Promise<void>;
+  /** The message whose button was clicked, when a click brought one (not a modal, not the Home). */
+  readonly clicked?: MessageRef;
 }
 
 /** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */

@@ -59,6 +59,8 @@ export interface SlackSurfaceOptions extends SlackMessengerOptions {
    * needs is offered behind a button that runs it again, since a click brings a trigger_id.
    */
   formCommand?: string;
+  /** The message whose button was clicked. */
+  clicked?: MessageRef;
 }
 
 /** Slack's word for a failed call: a Web API error code, or a response_url's answer. */
@@ -643,6 +645,7 @@ export function createSlackSurface(options: SlackSurfaceOptions): Surface {
 
   const surface: Surface = {
     ...messenger,
+    ...(options.clicked ? { clicked: options.clicked } : {}),
     // Posts in the channel asked in (progress, an approval card there) stay in the thread asked in.
     postToChannel: (channelId, reply, inThread) =>
       messenger.postToChannel(

@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
+import { trusted } from '../../src/reply/markup.js';
+import { ephemeral } from '../../src/reply/model.js';
 import { createRuntime } from '../../src/runtime.js';
 import { memoryLogger } from '../state/temp-db.js';
 import type { RecordedCall } from '../support/fake-slack.js';
@@ -210,6 +212,33 @@ describe('the approval gate through Slack', () => {
     expect(JSON.stringify(shown)).not.toContain('approvals:approve');
     const rows = (await h.runtime.services.audit.list({ limit: 50 })).filter((row) => row.approvalId === id);
     expect(rows[0]?.detail).toContain('could not be recorded in C0APPROVALS');
+  });
+
+  it('keeps a request open, and says so on its card and to its requester, when it can be neither recorded nor cancelled', async () => {
+    const zone = freshZone();
+    const { client } = h.runtime.services.state;
+    // Every change to a request fails: the card's place, and the cancel that would follow.
+    await client.execute(
+      "CREATE TRIGGER requests_unwritable BEFORE UPDATE ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END",
+    );
+    let reply: string;
+    try {
+      reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+    } finally {
+      await client.execute('DROP TRIGGER requests_unwritable');
+    }
+    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
+    expect(reply).toContain('was posted, but the state database could not record it.');
+    expect(reply).toContain(`could not be cancelled either, so it stays open until`);
+    expect(reply).not.toContain('is cancelled');
+    expect(await stateOf(id)).toBe('pending');
+    const card = await cardFor(String(zone));
+    const shown = JSON.stringify(h.fake.message(String(card.args.channel), String(card.response?.ts)));
+    expect(shown).toContain(`Request ${id} could not be recorded on this card`);
+    expect(shown).toContain(`/edge approvals ${id}`);
+    expect(shown).not.toContain('approvals:approve');
+    // Once the database answers, the requester can cancel it as the reply says.
+    expect(await ephemeralReply(`approvals cancel ${id}`)).toContain(`Request ${id} is cancelled`);
   });
 
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
@@ -591,16 +620,23 @@ describe('secrets leave no trail', () => {
       .callsTo('chat.postMessage')
       .filter((call) => call.args.channel === dm.channel && call.args.thread_ts === dm.ts);
 
-  it('"Saved it, delete this" on a DM whose record was never written replaces that DM, secret and all', async () => {
+  it('"Saved it, delete this" on a DM whose record was never written deletes the DM clicked', async () => {
+    // A DM as the bot sends a secret, with no row in the secret trail.
+    const dm = await h.systemSurface.sendDirect(
+      'U0YOU',
+      ephemeral('secret', [{ type: 'text', text: trusted('The key: `not-really-secret`') }]),
+    );
+    if (!dm) throw new Error('the DM was not sent');
     const inDm = h.fake.responseUrl();
     await h.click('approvals:forget', 'sm_00000000000000ff', {
       userId: 'U0YOU',
-      channelId: h.fake.dmChannelFor('U0YOU'),
+      channelId: dm.channelId,
+      messageTs: dm.ts,
       responseUrl: inDm,
     });
-    const replaced = (await h.fake.waitForResponse((p) => inDm.endsWith(p.id), 5_000)).body;
-    expect(replaced.replace_original).toBe(true);
-    expect(JSON.stringify(replaced)).toContain('Deleted: the secret is gone from this message');
+    const said = JSON.stringify((await h.fake.waitForResponse((p) => inDm.endsWith(p.id), 5_000)).body);
+    expect(said).toContain('Deleted: the secret is gone from this conversation');
+    expect(h.fake.message(dm.channelId, dm.ts)?.deleted).toBe(true);
     // Anywhere but a DM, an unknown message is left alone.
     const inChannel = h.fake.responseUrl();
     await h.click('approvals:forget', 'sm_00000000000000ff', {
@@ -608,9 +644,9 @@ describe('secrets leave no trail', () => {
       channelId: 'C0OPS',
       responseUrl: inChannel,
     });
-    const refused = (await h.fake.waitForResponse((p) => inChannel.endsWith(p.id), 5_000)).body;
-    expect(refused.replace_original).not.toBe(true);
-    expect(JSON.stringify(refused)).toContain('I have no record of that message');
+    expect(
+      JSON.stringify((await h.fake.waitForResponse((p) => inChannel.endsWith(p.id), 5_000)).body),
+    ).toContain('I have no record of that message');
   });
 
   it('"Saved it, delete this" deletes the DM that delivered the key, for its reader only; no reminder follows', async () => {

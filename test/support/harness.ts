@@ -108,7 +108,7 @@ export interface Harness {
   click(
     actionId: string,
     value: string,
-    options?: { userId?: string; channelId?: string; responseUrl?: string },
+    options?: { userId?: string; channelId?: string; responseUrl?: string; messageTs?: string },
   ): Promise<SignedResponse>;
   /** Submits a form; `values` maps field ids to Slack state values. Returns the parsed ack body. */
   submitView(
@@ -280,6 +280,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           userId: clickOptions.userId ?? DEFAULT_USER_ID,
           channelId: clickOptions.channelId ?? DEFAULT_CHANNEL_ID,
           responseUrl: clickOptions.responseUrl ?? fake.responseUrl(),
+          ...(clickOptions.messageTs ? { messageTs: clickOptions.messageTs } : {}),
         }),
         { signingSecret: SIGNING_SECRET },
       );

@@ -51,7 +51,7 @@ import {
 } from './card.js';
 import type { GatedOperation } from './gate.js';
 import { outcomeNotice, reminderReply } from './notices.js';
-import { clickRefusalText, notRunText, openRequestText, refusalReply } from './refusal-text.js';
+import { clickRefusalText, formatUtc, notRunText, openRequestText, refusalReply } from './refusal-text.js';
 
 export interface ApprovalFlowOptions {
   service: ApprovalService;
@@ -302,59 +302,80 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
               todo: 'Ask again in a minute.',
             }
           : unpostedReason(error, stage);
-      logger.warn('approval card could not be posted or recorded; the request is cancelled', {
+      logger.warn('approval card could not be posted or recorded; the request is cancelled if it can be', {
         approvalId: request.id,
         channel: cardChannel,
         slackError: reason.code,
         error,
       });
-      const cancelled = await service.cancelUnposted(
-        request.id,
-        `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
-        { correlationId: ctx.correlationId },
-      );
-      // Already decided from the card in the moment it was up: it stands, and so does the card.
-      if (!cancelled && stage === 'record') return { ok: true };
-      if (cancelled && ref) await withdrawCard(ctx.surface, ref, request, reason.why);
+      let cancelled: boolean | undefined;
+      try {
+        cancelled = await service.cancelUnposted(
+          request.id,
+          `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
+          { correlationId: ctx.correlationId },
+        );
+      } catch (cancelError) {
+        // The database that would not record the card will not cancel the request either.
+        logger.error('a request whose card failed could not be cancelled either', {
+          approvalId: request.id,
+          error: cancelError,
+        });
+      }
+      if (cancelled === false && stage === 'record') {
+        // Decided from the card in the moment it was up: the card shows where it stands now.
+        const current = await service.get(request.id).catch(() => null);
+        if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(current).card);
+        return { ok: true };
+      }
+      const where = nest(channelRef(cardChannel));
+      const open = cancelled === undefined;
+      const until = formatUtc(request.expiresAt, new Date(options.now()));
+      if (ref)
+        await withdrawCard(
+          ctx.surface,
+          ref,
+          request,
+          inChannel(`Request ${request.id} is not on this card`, [
+            {
+              type: 'text',
+              text: open
+                ? md`:warning: Request ${request.id} could not be recorded on this card: ${reason.why}. It stays open until ${until}: decide it with \`/edge approvals ${request.id}\`.`
+                : md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
+            },
+          ]),
+        );
+      // An open request is not asked for again: its own line below says what to do.
+      const todo = open ? '' : ` ${reason.todo}`;
       const text =
         stage === 'record'
-          ? md`The approval card in ${nest(channelRef(cardChannel))} was posted, but ${reason.why}. ${reason.todo}`
-          : md`I could not post the approval card in ${nest(channelRef(cardChannel))}: ${reason.why}. ${reason.todo}`;
+          ? md`The approval card in ${where} was posted, but ${reason.why}.${todo}`
+          : md`I could not post the approval card in ${where}: ${reason.why}.${todo}`;
+      const plain =
+        stage === 'record'
+          ? `The approval card was posted, but ${reason.why}.${todo}`
+          : `I could not post the approval card: ${reason.why}.${todo}`;
       return {
         ok: false,
-        reply: ephemeral(
-          stage === 'record'
-            ? `The approval card was posted, but ${reason.why}. ${reason.todo}`
-            : `I could not post the approval card: ${reason.why}. ${reason.todo}`,
-          [
-            { type: 'text', text: md`:x: ${nest(text)}` },
-            {
-              type: 'context',
-              text: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
-            },
-          ],
-        ),
+        reply: ephemeral(plain, [
+          { type: 'text', text: md`:x: ${nest(text)}` },
+          {
+            type: 'context',
+            text: open
+              ? md`Request ${request.id} could not be cancelled either, so it stays open until ${until}: approvers can still decide it with \`/edge approvals ${request.id}\`, and you can cancel it with \`/edge approvals cancel ${request.id}\` once the state database answers.`
+              : md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
+          },
+        ]),
       };
     }
   }
 
-  /** A posted card whose request was cancelled before anyone saw it: its buttons go. */
-  async function withdrawCard(surface: Messenger, ref: MessageRef, request: ApprovalRequest, why: string) {
+  /** A posted card whose request cannot stand on it: it shows `reply` instead of its buttons. */
+  async function withdrawCard(surface: Messenger, ref: MessageRef, request: ApprovalRequest, reply: Reply) {
     try {
-      await surface.update(
-        ref,
-        inChannel(`Request ${request.id} is cancelled`, [
-          {
-            type: 'text',
-            text: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
-          },
-        ]),
-      );
+      await surface.update(ref, reply);
     } catch (error) {
-      logger.warn('the card of a cancelled request could not be withdrawn', {
-        approvalId: request.id,
-        error,
-      });
+      logger.warn('the card of a request could not be withdrawn', { approvalId: request.id, error });
     }
   }
 

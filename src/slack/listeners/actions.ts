@@ -46,6 +46,9 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
       // The Home tab is in no channel: what a click there answers goes to the app's DM with the clicker.
       if (fromHome) channelId = (await homeChannel(client, body.user.id, options)) ?? '';
       const threadTs = inView ? inView.threadTs : threadOfClick(body);
+      const clickedTs = body.message?.ts ?? body.container?.message_ts;
+      const clicked =
+        !body.view && typeof clickedTs === 'string' && channelId ? { channelId, ts: clickedTs } : undefined;
       const surface = createSlackSurface({
         client,
         respond: body.response_url ? responseUrlPoster(body.response_url) : undefined,
@@ -55,6 +58,7 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         // A form a click opens takes the place of the modal it came from; never of the Home tab.
         ...(body.view && !fromHome ? { viewId: body.view.id } : {}),
         threadTs,
+        ...(clicked ? { clicked } : {}),
         logger: options.logger,
         secrets: options.services.secrets,
       });
