@@ -314,14 +314,22 @@ export function createEngine(options: {
     fields: { target?: string; params?: Record<string, unknown> },
     work: () => Promise<Reply | undefined>,
     checkAccess = true,
-    subject?: InteractionSubject & { done: string },
+    subjectOf?:
+      | (InteractionSubject & { done: string })
+      | (() => Promise<(InteractionSubject & { done: string }) | undefined>),
   ): Promise<void> {
     // What anyone may always run changes nothing and is not audited.
     const audited = !isAlwaysAllowed(op.id);
-    const auditOperation = subject?.operation ?? op.id;
-    const auditFields = subject
-      ? { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId }
-      : fields;
+    // A subject read lazily is read once access is granted: a denial stays under the operation.
+    let subject = typeof subjectOf === 'function' ? undefined : subjectOf;
+    let auditOperation: string = op.id;
+    let auditFields: typeof fields & { approvalId?: string } = fields;
+    const useSubject = () => {
+      if (!subject) return;
+      auditOperation = subject.operation;
+      auditFields = { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId };
+    };
+    useSubject();
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
@@ -341,6 +349,10 @@ export function createEngine(options: {
         });
         await safeRespond(ctx, denialReply(decision));
         return;
+      }
+      if (typeof subjectOf === 'function') {
+        subject = await subjectOf();
+        useSubject();
       }
       // Written before anything runs: without a working state store, nothing runs at all.
       if (audited) await audit(ctx, auditOperation, 'started', auditFields);
@@ -375,13 +387,16 @@ export function createEngine(options: {
    * under another operation's name when the command acts on that one's business.
    */
   async function performCommand(ctx: RunContext, op: AnyOperation, args: unknown): Promise<void> {
-    let subject: InteractionSubject | undefined;
-    try {
-      subject = await op.commandSubject?.(ctx, args);
-    } catch (error) {
-      // Audited under the operation itself then; the command reports what went wrong.
-      ctx.logger.warn('what the command acts on could not be read', { error });
-    }
+    const subjectOf = async () => {
+      try {
+        const subject = await op.commandSubject?.(ctx, args);
+        return subject && { ...subject, done: 'typed' };
+      } catch (error) {
+        // Audited under the operation itself then; the command reports what went wrong.
+        ctx.logger.warn('what the command acts on could not be read', { error });
+        return undefined;
+      }
+    };
     await perform(
       ctx,
       op,
@@ -391,7 +406,7 @@ export function createEngine(options: {
       },
       () => op.run(ctx, args),
       true,
-      subject && { ...subject, done: 'typed' },
+      op.commandSubject ? subjectOf : undefined,
     );
   }
 

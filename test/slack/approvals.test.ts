@@ -502,6 +502,27 @@ describe('the approval gate through Slack', () => {
     expect(await ephemeralReply('approvals cancel nonsense', 'U0YOU')).toContain('is not a request id');
   });
 
+  it('files a typed cancel that the policy denies under approvals.list, not in the request’s history', async () => {
+    const id = await requestReset(freshZone());
+    await withPolicy(
+      APPROVALS_POLICY.replace(
+        'grants:\n  - ops: "*"\n    roles: [everyone]',
+        'grants:\n  - ops: [pullzone.reset-key]\n    roles: [everyone]',
+        // A role of its own, so that the reload can be seen (usePolicy waits for the roles).
+      ).replace('roles:\n', 'roles:\n  reloaded: [U0NOBODY]\n'),
+      async () => {
+        expect(await ephemeralReply(`approvals cancel ${id}`, 'U0MALLORY')).toContain('approvals.list');
+      },
+    );
+    const denied = async () =>
+      (await h.runtime.services.audit.list({ limit: 50, filter: { userId: 'U0MALLORY' } })).filter(
+        (row) => row.outcome === 'denied',
+      );
+    await expect.poll(async () => (await denied()).length, { timeout: 5_000 }).toBe(1);
+    expect((await denied())[0]).toMatchObject({ operation: 'approvals.list', approvalId: null });
+    expect(await stateOf(id)).toBe('pending');
+  });
+
   it('lists a request with its age, expiry and reason for approvers, and with Cancel for its requester', async () => {
     const id = await requestReset(freshZone());
     const forLead = await ephemeralReply('approvals', 'U0LEAD');
