@@ -223,16 +223,22 @@ describe('the Home as plain text, when Slack refuses the rich one', () => {
     expect(validateBlocks(view.blocks)).toEqual([]);
   });
 
-  it('says how to see the rest when the text does not fit, since a Home carries no file', () => {
-    const reply: Reply = {
+  it('keeps a long Home whole, up to the 100 sections a view holds, then says how to see the rest', () => {
+    const reply = (count: number): Reply => ({
       text: 'home',
       visibility: 'ephemeral',
-      blocks: [{ type: 'text', text: trusted(lines(150)) }],
-    };
-    const view = renderPlainHome(reply);
-    expect(view.blocks.length).toBeLessThanOrEqual(HOME_MAX_BLOCKS);
+      blocks: [{ type: 'text', text: trusted(lines(count)) }],
+    });
+    // Twenty sections' worth: far more than a message's plain fallback keeps, all of it here.
+    const twenty = JSON.stringify(renderPlainHome(reply(20)).blocks);
+    for (let i = 0; i < 20; i++) expect(twenty).toContain(`line ${i} `);
+    expect(twenty).not.toContain('/edge home');
+    expect(twenty).not.toContain('attached');
+
+    const view = renderPlainHome(reply(150));
+    expect(view.blocks).toHaveLength(HOME_MAX_BLOCKS);
     expect(JSON.stringify(view.blocks.at(-1))).toContain('type `/edge home` to see all of it');
-    expect(JSON.stringify(view.blocks)).toContain('line 0 ');
+    expect(JSON.stringify(view.blocks.at(-2))).toContain('line 98 ');
     expect(validateBlocks(view.blocks)).toEqual([]);
   });
 });

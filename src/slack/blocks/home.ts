@@ -1,9 +1,11 @@
 /** A reply drawn as the Home tab: its blocks as a message would show them, in a `home` view. */
 import type { types } from '@slack/bolt';
+import { escapeMrkdwn } from '../../reply/escape.js';
 import { textSections } from '../../reply/fit.js';
 import type { Reply } from '../../reply/model.js';
+import { replyToPlainText } from '../../reply/plain.js';
 import { HOME_MAX_BLOCKS } from '../limits.js';
-import { renderPlainReply, renderReply } from './reply.js';
+import { renderReply } from './reply.js';
 
 export function renderHome(reply: Reply): types.HomeView {
   const { blocks } = renderReply(reply);
@@ -14,18 +16,16 @@ export function renderHome(reply: Reply): types.HomeView {
 const RETYPE = 'Some of your Home did not fit here: type `/edge home` to see all of it.';
 
 /**
- * The Home as plain text, for when Slack refuses the rich one: the same words in text sections,
- * without buttons. What does not fit (or would go in a file) is named, with the command that
- * shows it all.
+ * The Home as plain text, for when Slack refuses the rich one: every line of it in text sections
+ * (a view holds up to 100 of 3,000 characters; a message's plain fallback is cut far shorter),
+ * without buttons. What does not fit, or would go in a file a Home cannot carry, is named with
+ * the command that shows it all.
  */
 export function renderPlainHome(reply: Reply): types.HomeView {
   const cut = { value: false };
-  const plain = renderPlainReply(reply);
-  const sections = textSections(plain.text, cut);
+  const sections = textSections(escapeMrkdwn(replyToPlainText(reply)), cut);
   const shown = sections.length > HOME_MAX_BLOCKS ? sections.slice(0, HOME_MAX_BLOCKS - 1) : sections;
-  // A Home carries no files: what a message would attach is a command away.
-  if (shown.length < sections.length || cut.value || plain.files.length > 0 || plain.overflow !== undefined)
-    shown.push(RETYPE);
+  if (shown.length < sections.length || cut.value || (reply.files?.length ?? 0) > 0) shown.push(RETYPE);
   if (shown.length === 0) shown.push('Your Home is empty: type `/edge help` to see what you can run.');
   return {
     type: 'home',
