@@ -173,6 +173,15 @@ describe('the Home tab', () => {
     const { responseUrl } = await h.command('approvals', { userId: 'U0LEAD' });
     const listed = text((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
     expect(listed).toMatch(/\d+ requests are waiting; the newest 50 are read here/);
+    // Someone none of the newest 200 concerns is not told that nothing waits anywhere.
+    await clickOnHome('U0STRANGER', 'home:approvals', 'approvals');
+    const none = await h.fake.waitFor(
+      'chat.postEphemeral',
+      (call) => call.args.channel === h.fake.dmChannelFor('U0STRANGER'),
+      10_000,
+    );
+    expect(text(none.args)).toContain('None of those read here is yours or waits for your approval');
+    expect(text(none.args)).toMatch(/\d+ requests are waiting; the newest 200 are read here/);
   });
 });
 

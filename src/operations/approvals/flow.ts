@@ -579,6 +579,17 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       // The Home's lists whole: what is the caller's, or waits for their decision.
       const requests: ApprovalRequest[] = [];
       for (const request of read) if (!yours || (await concerns(request, ctx.userId))) requests.push(request);
+      // Never cut silently: beyond what is read, the listing says how many more wait.
+      const waiting = all || read.length < limit ? read.length : (await service.countByState()).pending;
+      const more: ReplyBlock[] =
+        waiting > read.length
+          ? [
+              {
+                type: 'context',
+                text: md`${waiting} requests are waiting; the newest ${read.length} are read here. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`,
+              },
+            ]
+          : [];
       if (requests.length === 0)
         return ephemeral('No approval requests', [
           {
@@ -586,11 +597,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
             text: trusted(
               all
                 ? '_No approval requests yet._'
-                : yours
-                  ? '_Nothing waits for your approval, and you have no request waiting._'
-                  : '_Nothing is waiting for approval._',
+                : more.length > 0
+                  ? yours
+                    ? '_None of those read here is yours or waits for your approval._'
+                    : '_None of those read here is still waiting._'
+                  : yours
+                    ? '_Nothing waits for your approval, and you have no request waiting._'
+                    : '_Nothing is waiting for approval._',
             ),
           },
+          ...more,
         ]);
       const blocks: ReplyBlock[] = [
         {
@@ -601,14 +617,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
               ? 'Waiting for you, and yours'
               : 'Waiting for approval',
         },
+        ...more,
       ];
-      // Never cut silently: beyond what is read, the listing says how many more wait.
-      const waiting = all || read.length < limit ? read.length : (await service.countByState()).pending;
-      if (waiting > read.length)
-        blocks.push({
-          type: 'context',
-          text: md`${waiting} requests are waiting; the newest ${read.length} are read here. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`,
-        });
       const filename = 'approval-requests.txt';
       const fileSections: string[] = [];
       for (const request of requests) {
