@@ -157,10 +157,11 @@ export async function deleteSecretMessage(ctx: RunContext, messageId: string): P
   const trail = createSecretMessages(ctx.services.state);
   const message = await trail.get(messageId);
   // Delivered, but its record was never written (the state database failed just then): the
-  // button is on the DM itself, so the message to delete is the one clicked, in the clicker's DM.
+  // button is only ever on the DM itself, so the message to delete is the one clicked, in the
+  // clicker's own DM with the app (never a modal, the Home, a group DM or a channel).
   const clicked = ctx.surface.clicked;
   const unrecorded =
-    !message && clicked && clicked.channelId === ctx.channelId && ctx.channelId.startsWith('D')
+    !message && clicked?.channelId.startsWith('D')
       ? { id: messageId, userId: ctx.userId, channelId: clicked.channelId, ts: clicked.ts, deletedAt: null }
       : undefined;
   const found = message ?? unrecorded;

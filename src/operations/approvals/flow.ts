@@ -18,7 +18,7 @@ import { isOperationId } from '../../operation-ids.js';
 import type { ApprovalRequirement } from '../../policy/authorize.js';
 import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
-import { channelRef, md, mention, nest, trusted } from '../../reply/markup.js';
+import { channelRef, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
   ephemeral,
   inChannel,
@@ -308,45 +308,66 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         slackError: reason.code,
         error,
       });
-      let cancelled: boolean | undefined;
+      // What the request is now decides what is said: nobody is told it is open when it is not.
+      let fate: 'cancelled' | 'open' | 'unsure' | 'decided';
       try {
-        cancelled = await service.cancelUnposted(
+        const cancelled = await service.cancelUnposted(
           request.id,
           `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
           { correlationId: ctx.correlationId },
         );
+        fate = cancelled ? 'cancelled' : 'decided';
       } catch (cancelError) {
-        // The database that would not record the card will not cancel the request either.
-        logger.error('a request whose card failed could not be cancelled either', {
+        // A cancel that threw may still have committed (only what followed it failed).
+        logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
           approvalId: request.id,
           error: cancelError,
         });
+        const now = await service.get(request.id).catch(() => undefined);
+        fate = !now
+          ? 'unsure'
+          : now.state === 'pending'
+            ? 'open'
+            : now.state === 'cancelled'
+              ? 'cancelled'
+              : 'decided';
       }
-      if (cancelled === false && stage === 'record') {
-        // Decided from the card in the moment it was up: the card shows where it stands now.
+      if (fate === 'decided') {
+        // Decided from the card in the moment it was up: the card shows where it stands now,
+        // and the requester hears the outcome as every requester does.
         const current = await service.get(request.id).catch(() => null);
         if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(current).card);
-        return { ok: true };
+        if (stage === 'record' || current?.state !== 'expired') return { ok: true };
       }
       const where = nest(channelRef(cardChannel));
-      const open = cancelled === undefined;
       const until = formatUtc(request.expiresAt, new Date(options.now()));
-      if (ref)
+      const state: Record<typeof fate, { card: Markup; requester: Markup }> = {
+        cancelled: {
+          card: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
+          requester: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
+        },
+        open: {
+          card: md`:warning: Request ${request.id} could not be recorded on this card: ${reason.why}. It stays open until ${until}: decide it with \`/edge approvals ${request.id}\`.`,
+          requester: md`Request ${request.id} could not be cancelled either, so it stays open until ${until}: approvers can still decide it with \`/edge approvals ${request.id}\`, and you can cancel it with \`/edge approvals cancel ${request.id}\` once the state database answers.`,
+        },
+        unsure: {
+          card: md`:warning: Request ${request.id} could not be recorded on this card: ${reason.why}. It may still be open until ${until}: \`/edge approvals ${request.id}\` shows where it stands.`,
+          requester: md`Whether request ${request.id} is cancelled could not be confirmed: it may still be open until ${until}. \`/edge approvals ${request.id}\` shows where it stands, and \`/edge approvals cancel ${request.id}\` cancels it once the state database answers.`,
+        },
+        decided: {
+          card: md`Request ${request.id} has expired.`,
+          requester: md`Request ${request.id} has expired, so nothing is waiting for approval.`,
+        },
+      };
+      if (ref && fate !== 'decided')
         await withdrawCard(
           ctx.surface,
           ref,
           request,
-          inChannel(`Request ${request.id} is not on this card`, [
-            {
-              type: 'text',
-              text: open
-                ? md`:warning: Request ${request.id} could not be recorded on this card: ${reason.why}. It stays open until ${until}: decide it with \`/edge approvals ${request.id}\`.`
-                : md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
-            },
-          ]),
+          inChannel(`Request ${request.id} is not on this card`, [{ type: 'text', text: state[fate].card }]),
         );
-      // An open request is not asked for again: its own line below says what to do.
-      const todo = open ? '' : ` ${reason.todo}`;
+      // A request that may be open is not asked for again: its own line below says what to do.
+      const todo = fate === 'open' || fate === 'unsure' ? '' : ` ${reason.todo}`;
       const text =
         stage === 'record'
           ? md`The approval card in ${where} was posted, but ${reason.why}.${todo}`
@@ -359,12 +380,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         ok: false,
         reply: ephemeral(plain, [
           { type: 'text', text: md`:x: ${nest(text)}` },
-          {
-            type: 'context',
-            text: open
-              ? md`Request ${request.id} could not be cancelled either, so it stays open until ${until}: approvers can still decide it with \`/edge approvals ${request.id}\`, and you can cancel it with \`/edge approvals cancel ${request.id}\` once the state database answers.`
-              : md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
-          },
+          { type: 'context', text: state[fate].requester },
         ]),
       };
     }
