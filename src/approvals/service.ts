@@ -200,6 +200,8 @@ export interface ApprovalService {
   list(options?: ListOptions): Promise<ApprovalRequest[]>;
   /** How many requests are in each state, every state listed (the approvals-by-state gauge). */
   countByState(): Promise<Record<ApprovalState, number>>;
+  /** How many requests wait now (pending and not expired): the count beside a waiting list. */
+  countWaiting(): Promise<number>;
   /** Where the request's card was posted, so later steps can update it. */
   setCard(id: string, channel: string, ts: string): Promise<void>;
   /**
@@ -558,6 +560,8 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     },
 
     countByState: () => approvals.countByState(),
+
+    countWaiting: () => approvals.countWaiting(now()),
 
     async list(listOptions = {}) {
       const requested = listOptions.limit ?? LIST_DEFAULT;

@@ -238,6 +238,8 @@ export interface ApprovalStore {
   list(query: ApprovalQuery, limit: number): Promise<ApprovalRequest[]>;
   /** How many requests are in each state, every state listed (the approvals-by-state gauge). */
   countByState(): Promise<Record<ApprovalState, number>>;
+  /** How many pending requests have not expired at `at`: those a waiting list would show. */
+  countWaiting(at: Date): Promise<number>;
   /**
    * In one write transaction: closes the expired pending requests holding the same lock (operation,
    * target and lock owner), stores the new one unless an open request holds it, and reads the open one.
@@ -333,6 +335,14 @@ export function createApprovalStore(client: Client): ApprovalStore {
         };
       }
       return (await read(statement)).rows.map(toRequest);
+    },
+
+    async countWaiting(at) {
+      const result = await read({
+        sql: "SELECT count(*) AS n FROM approvals WHERE state = 'pending' AND expires_at > ?",
+        args: [at.getTime()],
+      });
+      return z.number().int().parse(result.rows[0]?.n);
     },
 
     async countByState() {

@@ -196,6 +196,18 @@ describe('the approvals store', () => {
     });
   });
 
+  it('counts as waiting only the pending requests that have not expired yet', async () => {
+    const store = await setUp();
+    const a = (await store.insertPending(newRequest({ target: 'a' }))).open!;
+    await store.insertPending(newRequest({ target: 'b', expiresAt: minutes(10) }));
+    await store.insertPending(newRequest({ target: 'c' }));
+    await store.cancelPending(a.id, minutes(1));
+    expect(await store.countWaiting(minutes(5))).toBe(2);
+    // Expired but not yet swept: still pending in its row, no longer waiting.
+    expect(await store.countWaiting(minutes(10))).toBe(1);
+    expect((await store.countByState()).pending).toBe(2);
+  });
+
   it('refuses to decode a row whose stored JSON is not what it wrote', async () => {
     const store = await setUp();
     const { open } = await store.insertPending(newRequest());

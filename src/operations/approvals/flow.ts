@@ -596,7 +596,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       const requests: ApprovalRequest[] = [];
       for (const request of read) if (!yours || (await concerns(request, ctx.userId))) requests.push(request);
       // Never cut silently: beyond what is read, the listing says how many more wait.
-      const waiting = all || read.length < limit ? read.length : (await service.countByState()).pending;
+      const waiting = all || read.length < limit ? read.length : await service.countWaiting();
       const more: ReplyBlock[] =
         waiting > read.length
           ? [

@@ -95,7 +95,7 @@ export function createHomeContent(options: HomeContentOptions) {
     const pending = await options.approvals.list({ limit: PENDING_READ });
     // The service lists at most 200: beyond that, the counts are "at least".
     const atLeast =
-      pending.length >= PENDING_READ && (await options.approvals.countByState()).pending > pending.length;
+      pending.length >= PENDING_READ && (await options.approvals.countWaiting()) > pending.length;
     const plus = atLeast ? '+' : '';
     const waiting: ApprovalRequest[] = [];
     for (const request of pending)
