@@ -156,6 +156,36 @@ describe('a watch follows origin errors live', () => {
   });
 });
 
+describe('a watch whose replica died before it noted its message', () => {
+  it('is ended by the poller, and a click on its stale message brings that message up to date', async () => {
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    // As if its replica had died between posting the message and noting where.
+    await h.runtime.services.state.client.execute({
+      sql: 'UPDATE watches SET message_ts = NULL WHERE id = ?',
+      args: [watch.id],
+    });
+    await step(10 * MINUTE);
+    const state = await h.runtime.services.state.client.execute({
+      sql: 'SELECT state FROM watches WHERE id = ?',
+      args: [watch.id],
+    });
+    expect(state.rows[0]?.state).toBe('ended');
+    expect(messageText(watch.channelId, watch.ts)).toContain('watch.logs:stop');
+
+    const answer = h.fake.responseUrl();
+    await h.click('watch.logs:stop', watch.id, {
+      channelId: watch.channelId,
+      messageTs: watch.ts,
+      responseUrl: answer,
+    });
+    expect(
+      JSON.stringify((await h.fake.waitForResponse((p) => answer.endsWith(p.id), 5_000)).body),
+    ).toContain('already ended');
+    expect(messageText(watch.channelId, watch.ts)).not.toContain('watch.logs:stop');
+  });
+});
+
 describe('a watch ends', () => {
   it('by Stop: the message shows who stopped it, a note follows in its thread, and it is audited', async () => {
     const zone = quietZone();

@@ -40,7 +40,16 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
     if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
     const watch = await store.get(id);
     if (!watch) throw new UserFacingError('That watch does not exist (any more).');
-    if (watch.state === 'ended') throw new UserFacingError('That watch has already ended.');
+    if (watch.state === 'ended') {
+      // A message that still offers Stop and Snooze for an ended watch (its replica died before
+      // it noted where it posted) is brought up to date by the click itself.
+      const clicked = ctx.surface.clicked;
+      if (clicked && clicked.channelId === watch.channelId)
+        await ctx.surface.update(clicked, watchMessage(watch, now())).catch((error: unknown) => {
+          ctx.logger.warn('an ended watch’s message could not be updated', { watch: watch.id, error });
+        });
+      throw new UserFacingError('That watch has already ended.');
+    }
     // A listing elsewhere (or the Home) may show it: what counts is a grant where the watch posts.
     if (fromHome || watch.channelId !== ctx.channelId) {
       const decision = await options.authorizer.decide('watch.logs', {
