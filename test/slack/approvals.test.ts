@@ -137,6 +137,23 @@ async function stateOf(id: string) {
   return (await h.runtime.services.approvals.peek(id))?.state;
 }
 
+/**
+ * Asks for a key reset of a fresh zone while the state database refuses `event` (an SQLite
+ * trigger event on the approvals table, e.g. `UPDATE OF card_ts`), as a failing disk would.
+ */
+async function requestWhileFailing(event: string): Promise<{ zone: number; reply: string }> {
+  const zone = freshZone();
+  const { client } = h.runtime.services.state;
+  await client.execute(
+    `CREATE TRIGGER writes_fail BEFORE ${event} ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+  );
+  try {
+    return { zone, reply: await ephemeralReply(`pullzone reset-key ${zone} rotated`) };
+  } finally {
+    await client.execute('DROP TRIGGER writes_fail');
+  }
+}
+
 async function requestReset(zone: number, userId = 'U0YOU') {
   const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated after an incident`, userId);
   expect(reply).toContain('Approval requested');
@@ -187,18 +204,8 @@ describe('the approval gate through Slack', () => {
   });
 
   it('cancels a request whose posted card cannot be recorded, and takes the buttons off that card', async () => {
-    const zone = freshZone();
-    const { client } = h.runtime.services.state;
     // The card's place is written after it is posted: make exactly that write fail.
-    await client.execute(
-      "CREATE TRIGGER card_not_recorded BEFORE UPDATE OF card_ts ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END",
-    );
-    let reply: string;
-    try {
-      reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
-    } finally {
-      await client.execute('DROP TRIGGER card_not_recorded');
-    }
+    const { zone, reply } = await requestWhileFailing('UPDATE OF card_ts');
     expect(reply).toContain(
       'The approval card in <#C0APPROVALS> was posted, but the state database could not record it. Ask again in a minute.',
     );
@@ -215,18 +222,8 @@ describe('the approval gate through Slack', () => {
   });
 
   it('keeps a request open, and says so on its card and to its requester, when it can be neither recorded nor cancelled', async () => {
-    const zone = freshZone();
-    const { client } = h.runtime.services.state;
     // Every change to a request fails: the card's place, and the cancel that would follow.
-    await client.execute(
-      "CREATE TRIGGER requests_unwritable BEFORE UPDATE ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END",
-    );
-    let reply: string;
-    try {
-      reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
-    } finally {
-      await client.execute('DROP TRIGGER requests_unwritable');
-    }
+    const { zone, reply } = await requestWhileFailing('UPDATE');
     const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
     expect(reply).toContain('was posted, but the state database could not record it.');
     expect(reply).toContain(`could not be cancelled either, so it stays open until`);
