@@ -303,6 +303,9 @@ export function createEngine(options: {
     }
   }
 
+  /** What a request acts on, and the word its audit row ends with (clicked, submitted, typed). */
+  type Subject = InteractionSubject & { done: string };
+
   /**
    * Runs `work` for an operation with access check, audit and error handling around it. An
    * interaction on another operation's business (`subject`) is audited under that operation, and
@@ -314,22 +317,14 @@ export function createEngine(options: {
     fields: { target?: string; params?: Record<string, unknown> },
     work: () => Promise<Reply | undefined>,
     checkAccess = true,
-    subjectOf?:
-      | (InteractionSubject & { done: string })
-      | (() => Promise<(InteractionSubject & { done: string }) | undefined>),
+    subjectOf?: () => Promise<Subject | undefined>,
   ): Promise<void> {
     // What anyone may always run changes nothing and is not audited.
     const audited = !isAlwaysAllowed(op.id);
-    // A subject read lazily is read once access is granted: a denial stays under the operation.
-    let subject = typeof subjectOf === 'function' ? undefined : subjectOf;
+    // The subject is read once access is granted: a denial stays under the operation itself.
+    let subject: Subject | undefined;
     let auditOperation: string = op.id;
     let auditFields: typeof fields & { approvalId?: string } = fields;
-    const useSubject = () => {
-      if (!subject) return;
-      auditOperation = subject.operation;
-      auditFields = { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId };
-    };
-    useSubject();
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
@@ -350,9 +345,10 @@ export function createEngine(options: {
         await safeRespond(ctx, denialReply(decision));
         return;
       }
-      if (typeof subjectOf === 'function') {
-        subject = await subjectOf();
-        useSubject();
+      subject = await subjectOf?.();
+      if (subject) {
+        auditOperation = subject.operation;
+        auditFields = { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId };
       }
       // Written before anything runs: without a working state store, nothing runs at all.
       if (audited) await audit(ctx, auditOperation, 'started', auditFields);
@@ -387,16 +383,7 @@ export function createEngine(options: {
    * under another operation's name when the command acts on that one's business.
    */
   async function performCommand(ctx: RunContext, op: AnyOperation, args: unknown): Promise<void> {
-    const subjectOf = async () => {
-      try {
-        const subject = await op.commandSubject?.(ctx, args);
-        return subject && { ...subject, done: 'typed' };
-      } catch (error) {
-        // Audited under the operation itself then; the command reports what went wrong.
-        ctx.logger.warn('what the command acts on could not be read', { error });
-        return undefined;
-      }
-    };
+    const { commandSubject } = op;
     await perform(
       ctx,
       op,
@@ -406,24 +393,28 @@ export function createEngine(options: {
       },
       () => op.run(ctx, args),
       true,
-      op.commandSubject ? subjectOf : undefined,
+      commandSubject && subjectReader(ctx, () => commandSubject(ctx, args), 'typed'),
     );
   }
 
-  /** What an interaction acts on, when its operation says (see Operation.interactionSubject). */
-  async function subjectOf(
+  /**
+   * Reads what a click, form or typed command acts on (Operation.interactionSubject,
+   * commandSubject), ending as `done`; a failed read leaves it audited under the operation itself.
+   */
+  function subjectReader(
     ctx: RunContext,
-    op: AnyOperation,
-    reference: string,
-  ): Promise<InteractionSubject | undefined> {
-    if (!op.interactionSubject) return undefined;
-    try {
-      return await op.interactionSubject(ctx, reference);
-    } catch (error) {
-      // Audited under the operation itself then; the handler reports what went wrong.
-      ctx.logger.warn('what the interaction acts on could not be read', { error });
-      return undefined;
-    }
+    read: () => Promise<InteractionSubject | undefined>,
+    done: string,
+  ): () => Promise<Subject | undefined> {
+    return async () => {
+      try {
+        const subject = await read();
+        return subject && { ...subject, done };
+      } catch (error) {
+        ctx.logger.warn('what the request acts on could not be read', { error });
+        return undefined;
+      }
+    };
   }
 
   /** The operation and handler name an action or callback id routes to. */
@@ -569,14 +560,14 @@ export function createEngine(options: {
         await safeRespond(ctx, usageReply(undefined, 'That button is no longer supported.'));
         return;
       }
-      const subject = await subjectOf(ctx, op, input.value);
+      const { interactionSubject } = op;
       await perform(
         ctx,
         op,
         { params: { action: input.actionId, value: input.value } },
         () => handler(ctx, input.value),
         !op.ownAccessForInteractions,
-        subject && { ...subject, done: 'clicked' },
+        interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
       );
     },
 
@@ -621,6 +612,7 @@ export function createEngine(options: {
         return { proceed: () => safeRespond(ctx, failure.reply) };
       }
       if ('errors' in checked) return { errors: checked.errors };
+      const { interactionSubject } = op;
       return {
         proceed: async () =>
           perform(
@@ -631,9 +623,8 @@ export function createEngine(options: {
             // A form that stands in for a button (the typed confirmation of an approval) is
             // checked like that button: by the operation itself, not by grants and channels.
             !op.ownAccessForInteractions,
-            await subjectOf(ctx, op, input.privateMetadata).then(
-              (subject) => subject && { ...subject, done: 'submitted' },
-            ),
+            interactionSubject &&
+              subjectReader(ctx, () => interactionSubject(ctx, input.privateMetadata), 'submitted'),
           ),
       };
     },

@@ -78,6 +78,21 @@ function orList(parts: Markup[]): Markup {
 }
 
 /**
+ * Whether a pending request waits for this user: someone who has not acted and whose Approve
+ * would be accepted now (an approver the policy in force still names, or a member of the
+ * escalation role once it applies).
+ */
+export async function waitsFor(
+  request: ApprovalRequest,
+  userId: string,
+  mayApprove: (request: ApprovalRequest, userId: string) => Promise<boolean>,
+): Promise<boolean> {
+  if (request.requester === userId) return false;
+  if (request.approvals.some((vote) => vote.userId === userId)) return false;
+  return mayApprove(request, userId);
+}
+
+/**
  * Who may still act on a pending request, as mentions: its approvers but the requester and
  * those who already approved, their roles, and how many of them are needed, e.g.
  * "<@U0LEAD> or <@U0LEAD2> (leads), 1 of them". Posting it notifies them; an update does not.

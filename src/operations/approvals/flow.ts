@@ -48,6 +48,7 @@ import {
   listedRequest,
   requestDetail,
   TIMELINE_SHOWN,
+  waitsFor,
 } from './card.js';
 import type { GatedOperation } from './gate.js';
 import { outcomeNotice, reminderReply } from './notices.js';
@@ -207,11 +208,6 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     };
   }
 
-  /** Whether a pending request is the user's business: theirs, or waiting for their decision. */
-  const concerns = async (request: ApprovalRequest, userId: string): Promise<boolean> =>
-    request.requester === userId ||
-    (!request.approvals.some((vote) => vote.userId === userId) && (await mayApprove(request, userId)));
-
   /** Whether the user may approve the pending request now: Approve and Reject are shown to them. */
   const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
     const status = await approverStatus(request, userId);
@@ -222,6 +218,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       isEscalated(request, new Date(options.now()))
     );
   };
+
+  /** Whether a pending request is the user's business: theirs, or waiting for their decision. */
+  const concerns = async (request: ApprovalRequest, userId: string): Promise<boolean> =>
+    request.requester === userId || (await waitsFor(request, userId, mayApprove));
 
   /** Runs an approved request once and tells everyone concerned; returns what happened. */
   async function execute(ctx: RunContext, request: ApprovalRequest): Promise<ExecutionReport> {

@@ -11,7 +11,13 @@ import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { AuditLog } from '../../state/audit.js';
 import type { WatchStore } from '../../watches/store.js';
-import { APPROVAL_ACTIONS, decisionButtons, describeRequest, timingText } from '../approvals/card.js';
+import {
+  APPROVAL_ACTIONS,
+  decisionButtons,
+  describeRequest,
+  timingText,
+  waitsFor,
+} from '../approvals/card.js';
 import type { GatedOperation } from '../approvals/gate.js';
 import { collapseStarted } from '../audit.js';
 import { formatClock } from '../time-args.js';
@@ -47,21 +53,6 @@ export interface HomeContentOptions {
 
 /** The Home's own buttons: `home:…`, so that they are allowed wherever the Home is. */
 export const HOME_ACTIONS = { approvals: 'home:approvals', stop: 'home:stop' } as const;
-
-/**
- * Whether a pending request waits for this user: someone who has not acted and whose Approve
- * would be accepted now (an approver the policy in force still names, or a member of the
- * escalation role once it applies).
- */
-async function waitsFor(
-  request: ApprovalRequest,
-  userId: string,
-  mayApprove: HomeContentOptions['mayApprove'],
-): Promise<boolean> {
-  if (request.requester === userId) return false;
-  if (request.approvals.some((vote) => vote.userId === userId)) return false;
-  return mayApprove(request, userId);
-}
 
 /** "3 more are not shown here", with a button that lists them all. */
 function moreBlocks(hidden: number, atLeast: boolean, what: string): ReplyBlock[] {
