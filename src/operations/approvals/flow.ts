@@ -272,6 +272,32 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     return report;
   }
 
+  /** What a request whose card failed is after the attempt to cancel it. */
+  type Fate = 'cancelled' | 'open' | 'unsure' | 'decided';
+
+  /**
+   * Cancels a request whose card failed, and says what it is now: a cancel that threw may still
+   * have committed (only what followed it failed), so the request is read back before anyone is
+   * told it is open; `unsure` when even that read fails.
+   */
+  async function cancelUnposted(
+    request: ApprovalRequest,
+    reason: string,
+    correlationId: string,
+  ): Promise<Fate> {
+    try {
+      return (await service.cancelUnposted(request.id, reason, { correlationId })) ? 'cancelled' : 'decided';
+    } catch (error) {
+      logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
+        approvalId: request.id,
+        error,
+      });
+      const now = await service.get(request.id).catch(() => undefined);
+      if (!now) return 'unsure';
+      return now.state === 'pending' ? 'open' : now.state === 'cancelled' ? 'cancelled' : 'decided';
+    }
+  }
+
   /**
    * Posts a new request's card (after the file with the parameters that do not fit on it). When
    * either cannot be posted, or the posted card cannot be recorded, the request is cancelled,
@@ -308,40 +334,21 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         slackError: reason.code,
         error,
       });
-      // What the request is now decides what is said: nobody is told it is open when it is not.
-      let fate: 'cancelled' | 'open' | 'unsure' | 'decided';
-      try {
-        const cancelled = await service.cancelUnposted(
-          request.id,
-          `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
-          { correlationId: ctx.correlationId },
-        );
-        fate = cancelled ? 'cancelled' : 'decided';
-      } catch (cancelError) {
-        // A cancel that threw may still have committed (only what followed it failed).
-        logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
-          approvalId: request.id,
-          error: cancelError,
-        });
-        const now = await service.get(request.id).catch(() => undefined);
-        fate = !now
-          ? 'unsure'
-          : now.state === 'pending'
-            ? 'open'
-            : now.state === 'cancelled'
-              ? 'cancelled'
-              : 'decided';
-      }
+      const fate = await cancelUnposted(
+        request,
+        `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
+        ctx.correlationId,
+      );
       if (fate === 'decided') {
-        // Decided from the card in the moment it was up: the card shows where it stands now,
-        // and the requester hears the outcome as every requester does.
+        // Decided in the moment it was up (from the card or /edge approvals): the card shows
+        // where it stands, and the requester hears the outcome as every requester does.
         const current = await service.get(request.id).catch(() => null);
         if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(current).card);
-        if (stage === 'record' || current?.state !== 'expired') return { ok: true };
+        return { ok: true };
       }
       const where = nest(channelRef(cardChannel));
       const until = formatUtc(request.expiresAt, new Date(options.now()));
-      const state: Record<typeof fate, { card: Markup; requester: Markup }> = {
+      const state: Record<Exclude<Fate, 'decided'>, { card: Markup; requester: Markup }> = {
         cancelled: {
           card: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
           requester: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
@@ -354,12 +361,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           card: md`:warning: Request ${request.id} could not be recorded on this card: ${reason.why}. It may still be open until ${until}: \`/edge approvals ${request.id}\` shows where it stands.`,
           requester: md`Whether request ${request.id} is cancelled could not be confirmed: it may still be open until ${until}. \`/edge approvals ${request.id}\` shows where it stands, and \`/edge approvals cancel ${request.id}\` cancels it once the state database answers.`,
         },
-        decided: {
-          card: md`Request ${request.id} has expired.`,
-          requester: md`Request ${request.id} has expired, so nothing is waiting for approval.`,
-        },
       };
-      if (ref && fate !== 'decided')
+      if (ref)
         await withdrawCard(
           ctx.surface,
           ref,
