@@ -134,6 +134,34 @@ function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; 
   }
 }
 
+/** What a request whose card failed is after the attempt to cancel it. */
+export type UnpostedFate = 'cancelled' | 'open' | 'unsure' | 'decided';
+
+/**
+ * Cancels a request whose card failed, and says what it is now: a cancel that threw may still
+ * have committed (only what followed it failed), so the request is read back before anyone is
+ * told it is open; `unsure` when even that read fails.
+ */
+export async function cancelUnposted(
+  service: Pick<ApprovalService, 'cancelUnposted' | 'get'>,
+  logger: Logger,
+  request: ApprovalRequest,
+  reason: string,
+  correlationId: string,
+): Promise<UnpostedFate> {
+  try {
+    return (await service.cancelUnposted(request.id, reason, { correlationId })) ? 'cancelled' : 'decided';
+  } catch (error) {
+    logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
+      approvalId: request.id,
+      error,
+    });
+    const now = await service.get(request.id).catch(() => undefined);
+    if (!now) return 'unsure';
+    return now.state === 'pending' ? 'open' : now.state === 'cancelled' ? 'cancelled' : 'decided';
+  }
+}
+
 export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
   const { service, authorizer, groups, logger } = options;
   const gated = new Map<string, GatedOperation>();
@@ -272,32 +300,6 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     return report;
   }
 
-  /** What a request whose card failed is after the attempt to cancel it. */
-  type Fate = 'cancelled' | 'open' | 'unsure' | 'decided';
-
-  /**
-   * Cancels a request whose card failed, and says what it is now: a cancel that threw may still
-   * have committed (only what followed it failed), so the request is read back before anyone is
-   * told it is open; `unsure` when even that read fails.
-   */
-  async function cancelUnposted(
-    request: ApprovalRequest,
-    reason: string,
-    correlationId: string,
-  ): Promise<Fate> {
-    try {
-      return (await service.cancelUnposted(request.id, reason, { correlationId })) ? 'cancelled' : 'decided';
-    } catch (error) {
-      logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
-        approvalId: request.id,
-        error,
-      });
-      const now = await service.get(request.id).catch(() => undefined);
-      if (!now) return 'unsure';
-      return now.state === 'pending' ? 'open' : now.state === 'cancelled' ? 'cancelled' : 'decided';
-    }
-  }
-
   /**
    * Posts a new request's card (after the file with the parameters that do not fit on it). When
    * either cannot be posted, or the posted card cannot be recorded, the request is cancelled,
@@ -335,6 +337,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         error,
       });
       const fate = await cancelUnposted(
+        service,
+        logger,
         request,
         `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
         ctx.correlationId,
@@ -348,7 +352,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       }
       const where = nest(channelRef(cardChannel));
       const until = formatUtc(request.expiresAt, new Date(options.now()));
-      const state: Record<Exclude<Fate, 'decided'>, { card: Markup; requester: Markup }> = {
+      const state: Record<Exclude<UnpostedFate, 'decided'>, { card: Markup; requester: Markup }> = {
         cancelled: {
           card: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
           requester: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
