@@ -579,7 +579,17 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
 
     async cancelUnposted(id, reason, stepOptions) {
       if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
-      const { rowsAffected, request } = await approvals.cancelPending(id, now());
+      let cancelled: Awaited<ReturnType<typeof approvals.cancelPending>>;
+      try {
+        cancelled = await approvals.cancelPending(id, now());
+      } catch (error) {
+        // The write may have committed before the error reached here: a request found cancelled
+        // now was cancelled by this step (nobody else knows its id yet), and is audited as such.
+        const after = await approvals.get(id).catch(() => null);
+        if (after?.state !== 'cancelled') throw error;
+        cancelled = { rowsAffected: 1, request: after };
+      }
+      const { rowsAffected, request } = cancelled;
       if (rowsAffected !== 1 || request === null) return false;
       await record(request, 'cancelled', {
         userId: request.requester,

@@ -122,8 +122,16 @@ export interface WatchDesk {
    * Stops a watch for whoever holds watch.logs in its channel. `fromHome`: the click came from
    * the Home, in no channel of its own, so the watch's channel is checked whatever ctx says.
    */
-  stop(ctx: RunContext, watchId: string, options?: { fromHome?: boolean }): Promise<Reply | undefined>;
-  snooze(ctx: RunContext, watchId: string): Promise<Reply | undefined>;
+  stop(ctx: RunContext, watchId: string, options?: WatchClick): Promise<Reply | undefined>;
+  snooze(ctx: RunContext, watchId: string, options?: WatchClick): Promise<Reply | undefined>;
+}
+
+/** Where a click on a watch's Stop or Snooze came from. */
+export interface WatchClick {
+  /** The Home, in no channel of its own: the watch's channel is checked whatever ctx says. */
+  fromHome?: boolean;
+  /** The watch's own message (not a listing of watches). */
+  fromItsMessage?: boolean;
 }
 
 /** A person's Home as operations use it; operations/home/ implements it. */

@@ -701,3 +701,55 @@ describe('counting requests by state', () => {
     });
   });
 });
+
+/**
+ * The service over a state database that fails the cancel's write: before it commits, or after
+ * (the connection drops before the answer arrives).
+ */
+function serviceWhoseCancelFails(fixture: ApprovalFixture, when: 'before' | 'after'): ApprovalService {
+  const { store } = fixture;
+  const client = new Proxy(store.client, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (property !== 'batch') return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: Parameters<typeof target.batch>) => {
+        const cancels = JSON.stringify(args[0]).includes("SET state = 'cancelled'");
+        if (cancels && when === 'before') throw new Error('disk I/O error');
+        const result = await target.batch(...args);
+        if (cancels) throw new Error('connection reset after commit');
+        return result;
+      };
+    },
+  });
+  return createApprovalService({
+    store: { ...store, client },
+    audit: fixture.audit,
+    secrets: fixture.secrets,
+    logger: memoryLogger(),
+  });
+}
+
+describe('cancelling a request whose card could not be posted', () => {
+  it('counts a cancel whose answer was lost after it committed as done, and audits it once', async () => {
+    const fixture = await setUp();
+    const request = await requested(fixture.service);
+    const flaky = serviceWhoseCancelFails(fixture, 'after');
+    expect(await flaky.cancelUnposted(request.id, 'the card could not be recorded')).toBe(true);
+    expect((await fixture.service.get(request.id))?.state).toBe('cancelled');
+    const rows = (await fixture.audit.list({ limit: 50, filter: { approvalId: request.id } })).filter(
+      (row) => row.outcome === 'cancelled',
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.detail).toContain('the card could not be recorded');
+  });
+
+  it('still fails when the cancel did not commit', async () => {
+    const fixture = await setUp();
+    const request = await requested(fixture.service);
+    const flaky = serviceWhoseCancelFails(fixture, 'before');
+    await expect(flaky.cancelUnposted(request.id, 'the card could not be recorded')).rejects.toThrow(
+      'could not write to the approvals table',
+    );
+    expect((await fixture.service.get(request.id))?.state).toBe('pending');
+  });
+});

@@ -172,6 +172,15 @@ describe('a watch whose replica died before it noted its message', () => {
     });
     expect(state.rows[0]?.state).toBe('ended');
     expect(messageText(watch.channelId, watch.ts)).toContain('watch.logs:stop');
+    // A Stop from elsewhere (the /edge watches listing) leaves whatever message it was on alone.
+    const listed = h.fake.responseUrl();
+    await h.click('watches:stop', watch.id, {
+      channelId: watch.channelId,
+      messageTs: watch.ts,
+      responseUrl: listed,
+    });
+    await h.fake.waitForResponse((p) => listed.endsWith(p.id), 5_000);
+    expect(messageText(watch.channelId, watch.ts)).toContain('watch.logs:stop');
 
     const answer = h.fake.responseUrl();
     await h.click('watch.logs:stop', watch.id, {

@@ -138,9 +138,9 @@ function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; 
 export type UnpostedFate = 'cancelled' | 'open' | 'unsure' | 'decided';
 
 /**
- * Cancels a request whose card failed, and says what it is now: a cancel that threw may still
- * have committed (only what followed it failed), so the request is read back before anyone is
- * told it is open; `unsure` when even that read fails.
+ * Cancels a request whose card failed, and says what it is now. Unless the cancel is confirmed,
+ * the request is read back before anyone is told anything (a cancel that threw may have
+ * committed); `unsure` when even that read fails.
  */
 export async function cancelUnposted(
   service: Pick<ApprovalService, 'cancelUnposted' | 'get'>,
@@ -150,16 +150,14 @@ export async function cancelUnposted(
   correlationId: string,
 ): Promise<UnpostedFate> {
   try {
-    return (await service.cancelUnposted(request.id, reason, { correlationId })) ? 'cancelled' : 'decided';
+    if (await service.cancelUnposted(request.id, reason, { correlationId })) return 'cancelled';
   } catch (error) {
-    logger.error('a request whose card failed could not be cancelled, or not confirmed so', {
-      approvalId: request.id,
-      error,
-    });
-    const now = await service.get(request.id).catch(() => undefined);
-    if (!now) return 'unsure';
-    return now.state === 'pending' ? 'open' : now.state === 'cancelled' ? 'cancelled' : 'decided';
+    logger.error('a request whose card failed could not be cancelled', { approvalId: request.id, error });
   }
+  // Not cancelled by this step, or not known to be: what it is now is read back.
+  const now = await service.get(request.id).catch(() => undefined);
+  if (!now) return 'unsure';
+  return now.state === 'pending' ? 'open' : now.state === 'cancelled' ? 'cancelled' : 'decided';
 }
 
 export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
@@ -343,14 +341,23 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
         ctx.correlationId,
       );
+      const where = nest(channelRef(cardChannel));
       if (fate === 'decided') {
-        // Decided in the moment it was up (from the card or /edge approvals): the card shows
-        // where it stands, and the requester hears the outcome as every requester does.
+        // Decided in the moment its card was up: the card shows where it stands, and the
+        // requester is told that instead of "approval requested".
         const current = await service.get(request.id).catch(() => null);
         if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(current).card);
-        return { ok: true };
+        const now = current ? md`it is ${current.state}` : md`it is no longer waiting`;
+        return {
+          ok: false,
+          reply: ephemeral(`Request ${request.id} was decided as its card went up`, [
+            {
+              type: 'text',
+              text: md`Request ${request.id} was decided in the moment its card went up in ${where}: ${now}. You are told how it ends as for any request.`,
+            },
+          ]),
+        };
       }
-      const where = nest(channelRef(cardChannel));
       const until = formatUtc(request.expiresAt, new Date(options.now()));
       const state: Record<Exclude<UnpostedFate, 'decided'>, { card: Markup; requester: Markup }> = {
         cancelled: {

@@ -179,7 +179,8 @@ export function refreshingApprovals(service: ApprovalService, refresher: HomeRef
     },
     async cancelUnposted(id, reason, stepOptions) {
       const cancelled = await service.cancelUnposted(id, reason, stepOptions);
-      if (cancelled) tell((await service.get(id)) ?? undefined);
+      // The cancel is done: a Home left unredrawn is not a reason to report it failed.
+      if (cancelled) tell((await service.get(id).catch(() => null)) ?? undefined);
       return cancelled;
     },
   };

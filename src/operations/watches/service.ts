@@ -14,7 +14,7 @@ import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/sto
 import { goneFromChannel } from '../delivery-errors.js';
 import { UserFacingError } from '../errors.js';
 import { formatUtc } from '../time-args.js';
-import type { RunContext, WatchDesk } from '../types.js';
+import type { RunContext, WatchClick, WatchDesk } from '../types.js';
 import { announceEnd } from './endings.js';
 import { SNOOZE_MS, watchList, watchMessage } from './render.js';
 
@@ -36,22 +36,22 @@ export interface WatchDeskOptions {
 export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
   const { store, limits, now } = options;
 
-  async function runningWatch(ctx: RunContext, id: string, fromHome = false): Promise<Watch> {
+  async function runningWatch(ctx: RunContext, id: string, click: WatchClick = {}): Promise<Watch> {
     if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
     const watch = await store.get(id);
     if (!watch) throw new UserFacingError('That watch does not exist (any more).');
     if (watch.state === 'ended') {
-      // A message that still offers Stop and Snooze for an ended watch (its replica died before
-      // it noted where it posted) is brought up to date by the click itself.
+      // The watch's own message, still offering Stop and Snooze because its replica died before
+      // noting where it posted (so nothing could update it), is brought up to date by the click.
       const clicked = ctx.surface.clicked;
-      if (clicked && clicked.channelId === watch.channelId)
+      if (click.fromItsMessage && watch.messageTs === null && clicked?.channelId === watch.channelId)
         await ctx.surface.update(clicked, watchMessage(watch, now())).catch((error: unknown) => {
           ctx.logger.warn('an ended watch’s message could not be updated', { watch: watch.id, error });
         });
       throw new UserFacingError('That watch has already ended.');
     }
     // A listing elsewhere (or the Home) may show it: what counts is a grant where the watch posts.
-    if (fromHome || watch.channelId !== ctx.channelId) {
+    if (click.fromHome || watch.channelId !== ctx.channelId) {
       const decision = await options.authorizer.decide('watch.logs', {
         userId: ctx.userId,
         channelId: watch.channelId,
@@ -134,7 +134,7 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
     },
 
     async stop(ctx, id, stopOptions) {
-      await runningWatch(ctx, id, stopOptions?.fromHome);
+      await runningWatch(ctx, id, stopOptions);
       const ended = await store.end(id, 'stopped', ctx.userId, now());
       if (!ended) return ephemeral('That watch has already ended.');
       await announceEnd(ended, {
@@ -146,8 +146,8 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
       return ephemeral(`The watch of pull zone ${ended.pullZoneId} is stopped.`);
     },
 
-    async snooze(ctx, id) {
-      await runningWatch(ctx, id);
+    async snooze(ctx, id, click) {
+      await runningWatch(ctx, id, click);
       const until = now() + SNOOZE_MS;
       const snoozed = await store.snooze(id, until);
       if (!snoozed) return ephemeral('That watch has already ended.');

@@ -102,8 +102,10 @@ export const watchLogs = defineOperation({
     return ctx.services.watches.start(ctx, { ...rest, pullZoneId });
   },
   actions: {
-    stop: (ctx, value) => ctx.services.watches.stop(ctx, WatchIdSchema.parse(value)),
-    snooze: (ctx, value) => ctx.services.watches.snooze(ctx, WatchIdSchema.parse(value)),
+    stop: (ctx, value) =>
+      ctx.services.watches.stop(ctx, WatchIdSchema.parse(value), { fromItsMessage: true }),
+    snooze: (ctx, value) =>
+      ctx.services.watches.snooze(ctx, WatchIdSchema.parse(value), { fromItsMessage: true }),
   },
 });
 

@@ -19,9 +19,10 @@ async function fateWith(cancel: () => Promise<boolean>, read: () => Promise<Appr
 }
 
 describe('what a request whose card failed is after the cancel', () => {
-  it('is cancelled when the cancel lands, and decided when the request had moved on', async () => {
+  it('is cancelled when the cancel lands, and read back when the request had moved on', async () => {
     expect((await fateWith(() => Promise.resolve(true), fails)).fate).toBe('cancelled');
-    expect((await fateWith(() => Promise.resolve(false), fails)).fate).toBe('decided');
+    expect((await fateWith(() => Promise.resolve(false), stored('rejected'))).fate).toBe('decided');
+    expect((await fateWith(() => Promise.resolve(false), fails)).fate).toBe('unsure');
   });
 
   it('is read back when the cancel throws: open, cancelled after all, or decided', async () => {
@@ -35,7 +36,7 @@ describe('what a request whose card failed is after the cancel', () => {
   it('is unsure when even the read back fails, or finds nothing, and says so in the log', async () => {
     const failed = await fateWith(fails, fails);
     expect(failed.fate).toBe('unsure');
-    expect(failed.logged).toContain('could not be cancelled, or not confirmed so');
+    expect(failed.logged).toContain('could not be cancelled');
     expect((await fateWith(fails, () => Promise.resolve(null))).fate).toBe('unsure');
   });
 });
