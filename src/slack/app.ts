@@ -5,15 +5,22 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@slack/bolt';
+import {
+  type App,
+  HTTPReceiver,
+  LogLevel,
+  type Logger as SlackLogger,
+  SocketModeReceiver,
+} from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Services } from '../operations/types.js';
+import { AckOnArrivalApp } from './ack-on-arrival.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
-import { registerCommands } from './listeners/commands.js';
+import { EDGE_COMMAND, registerCommands } from './listeners/commands.js';
 import type { ListenerDeps } from './listeners/deps.js';
 import { registerHome } from './listeners/home.js';
 import { registerMentions } from './listeners/mentions.js';
@@ -188,7 +195,15 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     const identity = token.identity();
     return { botToken: options.botToken, botId: identity?.botId, botUserId: identity?.botUserId };
   };
-  const app = new App({ receiver, authorize, logger, clientOptions });
+  const app = new AckOnArrivalApp({
+    receiver,
+    authorize,
+    logger,
+    clientOptions,
+    // No listener keeps conversation state; Bolt's default store rejects with a new Error per event.
+    convoStore: false,
+    ackOnArrival: { commands: [EDGE_COMMAND], observe: options.metrics.ackObserved },
+  });
   // Slack redelivers what it thinks was lost, for up to a few minutes; ten covers it.
   const deliveries = createDeliveries({
     state: options.services.state,

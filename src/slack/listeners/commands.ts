@@ -4,12 +4,15 @@ import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 import { type ListenerDeps, runCommandOnce } from './deps.js';
 
-/** `/edge …`: acknowledge at once, then run through the engine (a change once its delivery is recorded). */
+export const EDGE_COMMAND = '/edge';
+
+/**
+ * `/edge …`: acknowledged with no body (on arrival: ack-on-arrival.ts, which also times it),
+ * then run through the engine (a change once its delivery is recorded).
+ */
 export function registerCommands(app: App, options: ListenerDeps, deliveries: Deliveries): void {
-  app.command('/edge', async ({ ack, command, client, context }) => {
-    const received = performance.now();
+  app.command(EDGE_COMMAND, async ({ ack, command, client, context }) => {
     await ack();
-    options.metrics.ackObserved((performance.now() - received) / 1000);
     const text = command.text ?? '';
     const surface = createSlackSurface({
       client,
