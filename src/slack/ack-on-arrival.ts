@@ -1,10 +1,12 @@
 /**
- * Slash commands acknowledged the moment the receiver hands them to the app, before Bolt runs
- * its middleware and every listener's matchers. The `/edge` listener always acknowledged with
- * an empty body as its first step, so nothing it learns could change the ack; what moves is
- * only where the ack happens. Bolt's dispatch of an event allocates more than the rest of the
- * request's way in, and a garbage collection it sets off now falls after the ack instead of
- * before it (bench/ack-open.ts measures the ack's p99 against bare Bolt's).
+ * Slash commands acknowledged the moment the receiver hands them to the app, before Bolt
+ * authorizes them and runs its middleware and every listener's matchers. The `/edge` listener
+ * always acknowledged with an empty body as its first step, so nothing it learns could change
+ * the ack. What else now comes after the ack cannot refuse a command: `authorize` reads the
+ * token checked at start-up and never throws, and no global middleware is added. Bolt's
+ * dispatch of an event allocates more than the rest of the request's way in, and a garbage
+ * collection it sets off now falls after the ack instead of before it (bench/ack-open.ts
+ * measures the ack's p99 against bare Bolt's).
  */
 import { App, type ReceiverEvent } from '@slack/bolt';
 
@@ -21,13 +23,15 @@ function acknowledgedAlready(command: string): ReceiverEvent['ack'] {
   return async (response?: unknown) => {
     if (response !== undefined && response !== '')
       throw new Error(`${command} is acknowledged on arrival: its listener cannot ack with a body`);
-    if (called) throw new Error(`${command} was acknowledged twice by its listener`);
+    if (called) throw new Error(`${command} was acknowledged twice by its listeners`);
     called = true;
   };
 }
 
 /** The command of a slash command's body, when it is one of `commands`. */
 function commandOf(event: ReceiverEvent, commands: readonly string[]): string | undefined {
+  // A Socket Mode envelope may come without a payload: Bolt's own checks deal with it.
+  if (typeof event.body !== 'object' || event.body === null) return undefined;
   const { command } = event.body;
   return typeof command === 'string' && commands.includes(command) ? command : undefined;
 }

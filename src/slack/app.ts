@@ -1,6 +1,8 @@
 /**
  * The Bolt app in HTTP mode (POST /slack/events) or Socket Mode, with /healthz, /readyz and
- * /metrics beside it. Every listener acknowledges first and hands the work to the engine.
+ * /metrics beside it. Listeners acknowledge before their work (a form once its fields are
+ * checked, a picker with its options) and hand the work to the engine; `/edge` is acknowledged
+ * earlier still, as the receiver hands it over (ack-on-arrival.ts).
  * Slack must accept the bot token (auth.test) before the app is ready; see bot-token.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -55,15 +55,18 @@ describe('a slash command acknowledged on arrival', () => {
     }
   });
 
+  // Last in this file: the listener it adds stays registered.
   it('refuses a listener that would acknowledge it with a body, and says why in the log', async () => {
     h.slack.app.command('/edge', async ({ ack, command }) => {
       if (command.text === 'ack with a body') await ack({ text: 'too late for this' });
     });
-    const { ack } = await h.command('ack with a body');
+    const { ack, responseUrl } = await h.command('ack with a body');
     expect(ack.status).toBe(200);
     expect(ack.body).toBe('');
     await expect
       .poll(() => h.logs.join('\n'), { timeout: 5_000 })
       .toContain('/edge is acknowledged on arrival: its listener cannot ack with a body');
+    // The bot's own listener still answered the command (it does not know it), beside the refusal.
+    expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('is not a command');
   });
 });
