@@ -1,6 +1,7 @@
 import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
+import { heapOutsideNewSpace } from '../support/heap.js';
 import { jsonHeaders, NOW, startTestSandbox } from './harness.js';
 
 let sandbox: Sandbox;
@@ -18,7 +19,7 @@ afterAll(async () => {
  */
 async function consume(send: () => Promise<Dispatcher.ResponseData>, needle: string) {
   // The baseline comes before the request: a body built whole would exist before its first byte is sent.
-  const start = process.memoryUsage().heapUsed;
+  const start = heapOutsideNewSpace();
   const response = await send();
   expect(response.statusCode).toBe(200);
   let peak = start;
@@ -32,7 +33,7 @@ async function consume(send: () => Promise<Dispatcher.ResponseData>, needle: str
     if (head.length < 64) head += text.slice(0, 64);
     for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) matches++;
     carry = text.slice(-(needle.length - 1));
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
+    peak = Math.max(peak, heapOutsideNewSpace());
   }
   return { bytes, matches, growth: peak - start, head, tail: carry };
 }
