@@ -172,25 +172,21 @@ describe('a watch whose replica died before it noted its message', () => {
     });
     expect(state.rows[0]?.state).toBe('ended');
     expect(messageText(watch.channelId, watch.ts)).toContain('watch.logs:stop');
+    /** Clicks `actionId` for this watch on its message and returns the answer's body as JSON. */
+    const clickOnItsMessage = async (actionId: string) => {
+      const answer = h.fake.responseUrl();
+      await h.click(actionId, watch.id, {
+        channelId: watch.channelId,
+        messageTs: watch.ts,
+        responseUrl: answer,
+      });
+      return JSON.stringify((await h.fake.waitForResponse((p) => answer.endsWith(p.id), 5_000)).body);
+    };
     // A Stop from elsewhere (the /edge watches listing) leaves whatever message it was on alone.
-    const listed = h.fake.responseUrl();
-    await h.click('watches:stop', watch.id, {
-      channelId: watch.channelId,
-      messageTs: watch.ts,
-      responseUrl: listed,
-    });
-    await h.fake.waitForResponse((p) => listed.endsWith(p.id), 5_000);
+    await clickOnItsMessage('watches:stop');
     expect(messageText(watch.channelId, watch.ts)).toContain('watch.logs:stop');
 
-    const answer = h.fake.responseUrl();
-    await h.click('watch.logs:stop', watch.id, {
-      channelId: watch.channelId,
-      messageTs: watch.ts,
-      responseUrl: answer,
-    });
-    expect(
-      JSON.stringify((await h.fake.waitForResponse((p) => answer.endsWith(p.id), 5_000)).body),
-    ).toContain('already ended');
+    expect(await clickOnItsMessage('watch.logs:stop')).toContain('already ended');
     expect(messageText(watch.channelId, watch.ts)).not.toContain('watch.logs:stop');
   });
 });
