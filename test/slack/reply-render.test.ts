@@ -241,4 +241,23 @@ describe('the Home as plain text, when Slack refuses the rich one', () => {
     expect(JSON.stringify(view.blocks.at(-2))).toContain('line 98 ');
     expect(validateBlocks(view.blocks)).toEqual([]);
   });
+
+  it('stays within 100 blocks at exactly 100 sections, with or without the line naming /edge home', () => {
+    const hundred: Reply = {
+      text: 'home',
+      visibility: 'ephemeral',
+      blocks: [{ type: 'text', text: trusted(lines(HOME_MAX_BLOCKS)) }],
+    };
+    const whole = renderPlainHome(hundred).blocks;
+    expect(whole).toHaveLength(HOME_MAX_BLOCKS);
+    expect(JSON.stringify(whole.at(-1))).toContain(`line ${HOME_MAX_BLOCKS - 1} `);
+    expect(JSON.stringify(whole)).not.toContain('/edge home');
+
+    const withFile = renderPlainHome({
+      ...hundred,
+      files: [{ filename: 'a.txt', title: 'a', content: 'a' }],
+    }).blocks;
+    expect(withFile).toHaveLength(HOME_MAX_BLOCKS);
+    expect(JSON.stringify(withFile.at(-1))).toContain('type `/edge home` to see all of it');
+  });
 });

@@ -24,8 +24,10 @@ const RETYPE = 'Some of your Home did not fit here: type `/edge home` to see all
 export function renderPlainHome(reply: Reply): types.HomeView {
   const cut = { value: false };
   const sections = textSections(escapeMrkdwn(replyToPlainText(reply)), cut);
-  const shown = sections.length > HOME_MAX_BLOCKS ? sections.slice(0, HOME_MAX_BLOCKS - 1) : sections;
-  if (shown.length < sections.length || cut.value || (reply.files?.length ?? 0) > 0) shown.push(RETYPE);
+  const retype = sections.length > HOME_MAX_BLOCKS || cut.value || (reply.files?.length ?? 0) > 0;
+  // The line naming `/edge home` takes one of the view's blocks when it is needed.
+  const shown = sections.slice(0, retype ? HOME_MAX_BLOCKS - 1 : HOME_MAX_BLOCKS);
+  if (retype) shown.push(RETYPE);
   if (shown.length === 0) shown.push('Your Home is empty: type `/edge help` to see what you can run.');
   return {
     type: 'home',
