@@ -157,6 +157,26 @@ describe('a watch follows origin errors live', () => {
 });
 
 describe('a watch whose replica died before it noted its message', () => {
+  it('while it runs, a click on its message notes that message, so Snooze and Stop update it', async () => {
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    await h.runtime.services.state.client.execute({
+      sql: 'UPDATE watches SET message_ts = NULL WHERE id = ?',
+      args: [watch.id],
+    });
+    const click = (actionId: string) =>
+      h.click(actionId, watch.id, { channelId: watch.channelId, messageTs: watch.ts });
+    await click('watch.logs:snooze');
+    await expect.poll(() => messageText(watch.channelId, watch.ts)).toContain('alerts snoozed until');
+    const noted = await h.runtime.services.state.client.execute({
+      sql: 'SELECT message_ts FROM watches WHERE id = ?',
+      args: [watch.id],
+    });
+    expect(noted.rows[0]?.message_ts).toBe(watch.ts);
+    await click('watch.logs:stop');
+    await expect.poll(() => messageText(watch.channelId, watch.ts)).not.toContain('watch.logs:stop');
+  });
+
   it('is ended by the poller, and a click on its stale message brings that message up to date', async () => {
     const zone = quietZone();
     const watch = await startWatch(`watch logs ${zone}`);

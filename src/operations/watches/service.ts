@@ -7,7 +7,7 @@ import { formatDuration } from '../../duration.js';
 import type { Logger } from '../../log.js';
 import type { Authorizer } from '../../policy/authorizer.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
-import { ephemeral } from '../../reply/model.js';
+import { ephemeral, type MessageRef } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import { initialProgress } from '../../watches/progress.js';
 import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/store.js';
@@ -36,16 +36,26 @@ export interface WatchDeskOptions {
 export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
   const { store, limits, now } = options;
 
+  /**
+   * The watch's own message, clicked, when the watch never noted where it posted it (its replica
+   * died in between), so that nothing else could update it.
+   */
+  const unnotedMessage = (ctx: RunContext, watch: Watch, click: WatchClick): MessageRef | undefined => {
+    const clicked = ctx.surface.clicked;
+    return click.fromItsMessage && watch.messageTs === null && clicked?.channelId === watch.channelId
+      ? clicked
+      : undefined;
+  };
+
   async function runningWatch(ctx: RunContext, id: string, click: WatchClick = {}): Promise<Watch> {
     if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
     const watch = await store.get(id);
     if (!watch) throw new UserFacingError('That watch does not exist (any more).');
+    const unnoted = unnotedMessage(ctx, watch, click);
     if (watch.state === 'ended') {
-      // The watch's own message, still offering Stop and Snooze because its replica died before
-      // noting where it posted (so nothing could update it), is brought up to date by the click.
-      const clicked = ctx.surface.clicked;
-      if (click.fromItsMessage && watch.messageTs === null && clicked?.channelId === watch.channelId)
-        await ctx.surface.update(clicked, watchMessage(watch, now())).catch((error: unknown) => {
+      // Its message still offers Stop and Snooze: the click brings it up to date.
+      if (unnoted)
+        await ctx.surface.update(unnoted, watchMessage(watch, now())).catch((error: unknown) => {
           ctx.logger.warn('an ended watch’s message could not be updated', { watch: watch.id, error });
         });
       throw new UserFacingError('That watch has already ended.');
@@ -60,6 +70,15 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
         throw new UserFacingError(
           `The policy does not let you run watch.logs in the channel of that watch, so you cannot change it.`,
         );
+    }
+    // Noted now, so that the stop or snooze below, and every poll after it, update that message.
+    if (unnoted) {
+      try {
+        await store.setMessage(watch.id, unnoted.ts);
+        return { ...watch, messageTs: unnoted.ts };
+      } catch (error) {
+        ctx.logger.warn('a watch’s message could not be noted', { watch: watch.id, error });
+      }
     }
     return watch;
   }
