@@ -580,13 +580,19 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     async cancelUnposted(id, reason, stepOptions) {
       if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
       let cancelled: Awaited<ReturnType<typeof approvals.cancelPending>>;
+      const at = now();
       try {
-        cancelled = await approvals.cancelPending(id, now());
+        cancelled = await approvals.cancelPending(id, at);
       } catch (error) {
-        // The write may have committed before the error reached here: a request found cancelled
-        // now was cancelled by this step (nobody else knows its id yet), and is audited as such.
+        // The write may have committed before the error reached here. This step's cancel is
+        // the one with nobody as its decider, at this step's time; the requester's own Cancel
+        // (its card may be up already) names them, and stays theirs.
         const after = await approvals.get(id).catch(() => null);
-        if (after?.state !== 'cancelled') throw error;
+        const ours =
+          after?.state === 'cancelled' &&
+          after.decidedBy === null &&
+          after.decidedAt?.getTime() === at.getTime();
+        if (!ours) throw error;
         cancelled = { rowsAffected: 1, request: after };
       }
       const { rowsAffected, request } = cancelled;

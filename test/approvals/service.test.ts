@@ -743,6 +743,21 @@ describe('cancelling a request whose card could not be posted', () => {
     expect(rows[0]?.detail).toContain('the card could not be recorded');
   });
 
+  it('does not take the requester’s own cancel for its own when its write fails', async () => {
+    const fixture = await setUp();
+    const request = await requested(fixture.service);
+    // The card went up: the requester cancels before this step's cancel runs, which then fails.
+    await fixture.service.click(click(request.id, request.requester, 'cancel'));
+    const flaky = serviceWhoseCancelFails(fixture, 'before');
+    await expect(flaky.cancelUnposted(request.id, 'the card could not be recorded')).rejects.toThrow(
+      'could not write to the approvals table',
+    );
+    const rows = (await fixture.audit.list({ limit: 50, filter: { approvalId: request.id } })).filter(
+      (row) => row.outcome === 'cancelled',
+    );
+    expect(rows.map((row) => row.detail)).toEqual(['cancelled by the requester']);
+  });
+
   it('still fails when the cancel did not commit', async () => {
     const fixture = await setUp();
     const request = await requested(fixture.service);
