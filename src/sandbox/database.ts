@@ -59,6 +59,8 @@ export interface SandboxDatabase {
   describe(sql: string, signal?: AbortSignal): Promise<DescribedStatement>;
   /** The database process's id while one runs. */
   processId(): number | undefined;
+  /** Statements sent to the database process and not yet answered. */
+  statementsRunning(): number;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ function processExecArgv(): string[] {
 const toFileUrl = (path: string) => (path.startsWith('file:') ? path : pathToFileURL(path).href);
 
 interface Pending {
+  op: DatabaseCall['op'];
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
@@ -234,7 +237,7 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
         signal?.removeEventListener('abort', onAbort);
         rejectCall(error);
       };
-      incarnation.pending.set(id, { resolve, reject });
+      incarnation.pending.set(id, { op: call.op, resolve, reject });
       holdWhileBusy(incarnation);
       incarnation.child.send({ id, ...call }, (error) => {
         // The process is gone (its exit already failed everything pending before this request).
@@ -384,6 +387,8 @@ export async function openSandboxDatabase(options: SandboxDatabaseOptions): Prom
       return DescribedSchema.parse(await request(incarnation, { op: 'describe', sql }, signal));
     },
     processId: () => current?.child.pid,
+    statementsRunning: () =>
+      current ? [...current.pending.values()].filter((pending) => pending.op === 'execute').length : 0,
     async close() {
       if (closed) return;
       closed = true;

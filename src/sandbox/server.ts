@@ -96,6 +96,8 @@ export interface Sandbox {
   botDetection(shieldZoneId: number): BotDetectionConfig | undefined;
   /** The id of the process that runs the database's statements, while one runs. */
   databaseProcessId(): number | undefined;
+  /** Statements the database process is running or has queued, to act while one runs. */
+  databaseStatementsRunning(): number;
   /** Stops both listeners and the database process, mid-statement if need be. */
   close(): Promise<void>;
 }
@@ -272,6 +274,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     pullZoneSecurityKey: (id) => state.pullZones.get(id)?.securityKey,
     botDetection: (id) => state.botDetection.get(id),
     databaseProcessId: () => database.processId(),
+    databaseStatementsRunning: () => database.statementsRunning(),
     async close() {
       await Promise.all([closeServer(apiServer), closeServer(databaseServer)]);
       await hrana.close();
