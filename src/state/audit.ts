@@ -309,6 +309,11 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     },
 
     async verify() {
+      // A chain cannot show its own tail being cut off; the AUTOINCREMENT counter still remembers it.
+      const sequence = await retryBusy(() =>
+        client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
+      );
+      const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
       let expectedPrev = GENESIS_HASH;
       let count = 0;
       let lastId = 0;
@@ -344,11 +349,9 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
         }
         if (page.rows.length < VERIFY_PAGE) break;
       }
-      // A chain cannot show its own tail being cut off; the AUTOINCREMENT counter still remembers it.
-      const sequence = await retryBusy(() =>
-        client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
-      );
-      const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
+      // The chain must reach at least as far as ids were issued before it was read: the
+      // counter was read first, so rows appended meanwhile (here or on another replica) only
+      // lengthen the chain and are never taken for a tail that was cut off.
       if (seq.success && seq.data.seq > lastId)
         return {
           ok: false,

@@ -149,6 +149,31 @@ describe('audit log chain', () => {
     expect(await audit.verify()).toMatchObject({ ok: false, brokenAt: 4, count: 3 });
   });
 
+  it('does not take rows another replica appends while it runs for deleted ones', async () => {
+    const { url, store, audit, secrets } = await fixture();
+    await appendMany(audit, 3);
+    const replica = await openStateStore({
+      url,
+      logger: memoryLogger(),
+      now: asDates(pinnedClock()),
+      migrations,
+    });
+    cleanups.push(() => replica.close());
+    const replicaAudit = createAuditLog({ store: replica, secrets: new SecretRegistry() });
+    // The other replica appends right after each page of the chain is read, before the end is checked.
+    const execute: typeof store.client.execute = async (statement) => {
+      const result = await store.client.execute(statement);
+      if (typeof statement !== 'string' && statement.sql.includes('FROM audit_log WHERE id >'))
+        await replicaAudit.append(entry({ correlationId: 'meanwhile' }));
+      return result;
+    };
+    const racing = { ...store, client: Object.assign(Object.create(store.client), { execute }) };
+    const verifying = createAuditLog({ store: racing, secrets });
+    expect(await verifying.verify()).toMatchObject({ ok: true });
+    // The rows appended meanwhile are in the chain, which still verifies as a whole.
+    expect(await audit.verify()).toEqual({ ok: true, count: 4 });
+  });
+
   it('refuses updates and deletes of audit rows from the bot’s own connection', async () => {
     const { store, audit } = await fixture();
     await appendMany(audit, 2);
