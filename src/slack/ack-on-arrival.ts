@@ -1,12 +1,11 @@
 /**
  * Slash commands acknowledged the moment the receiver hands them to the app, before Bolt
- * authorizes them and runs its middleware and every listener's matchers. The `/edge` listener
- * always acknowledged with an empty body as its first step, so nothing it learns could change
- * the ack. What else now comes after the ack cannot refuse a command: `authorize` reads the
- * token checked at start-up and never throws, and no global middleware is added. Bolt's
- * dispatch of an event allocates more than the rest of the request's way in, and a garbage
- * collection it sets off now falls after the ack instead of before it (bench/ack-open.ts
- * measures the ack's p99 against bare Bolt's).
+ * authorizes them and runs its middleware and every listener's matchers: Socket Mode's way.
+ * (In HTTP mode the receiving thread acknowledges them before the app hears of them at all:
+ * threaded-receiver.ts.) The `/edge` listener always acknowledged with an empty body as its first
+ * step, so nothing it learns could change the ack. What else now comes after the ack cannot
+ * refuse a command: `authorize` reads the token checked at start-up and never throws, and no
+ * global middleware is added.
  */
 import { App, type ReceiverEvent } from '@slack/bolt';
 
@@ -18,7 +17,7 @@ export interface AckOnArrivalOptions {
 }
 
 /** The ack a listener gets for an event acknowledged already: one call, never with a body. */
-function acknowledgedAlready(command: string): ReceiverEvent['ack'] {
+export function acknowledgedAlready(command: string): ReceiverEvent['ack'] {
   let called = false;
   return async (response?: unknown) => {
     if (response !== undefined && response !== '')

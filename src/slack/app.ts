@@ -1,19 +1,14 @@
 /**
  * The Bolt app in HTTP mode (POST /slack/events) or Socket Mode, with /healthz, /readyz and
  * /metrics beside it. Listeners acknowledge before their work (a form once its fields are
- * checked, a picker with its options) and hand the work to the engine; `/edge` is acknowledged
- * earlier still, as the receiver hands it over (ack-on-arrival.ts).
+ * checked, a picker with its options) and hand the work to the engine. `/edge` is acknowledged
+ * earlier still: in HTTP mode by the thread that receives Slack's requests, before the app hears
+ * of it (threaded-receiver.ts); over Socket Mode as the receiver hands it over (ack-on-arrival.ts).
  * Slack must accept the bot token (auth.test) before the app is ready; see bot-token.ts.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type App,
-  HTTPReceiver,
-  LogLevel,
-  type Logger as SlackLogger,
-  SocketModeReceiver,
-} from '@slack/bolt';
+import { App, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -29,6 +24,7 @@ import { registerMentions } from './listeners/mentions.js';
 import { registerOptions } from './listeners/options.js';
 import { registerShortcuts } from './listeners/shortcuts.js';
 import { registerViews } from './listeners/views.js';
+import { type AnsweredRoute, ThreadedHttpReceiver } from './threaded-receiver.js';
 
 export interface SlackAppOptions extends ListenerDeps {
   mode: 'http' | 'socket';
@@ -44,7 +40,8 @@ export interface SlackAppOptions extends ListenerDeps {
   tokenCheckBackoff?: TokenCheckBackoff;
   /**
    * What happens when the app cannot go on after start-up: Slack rejected the token on a later
-   * try, or Socket Mode could not connect once it did. Logged by default; main exits.
+   * try, Socket Mode could not connect once it did, or HTTP mode's receiving thread ended.
+   * Logged by default; main exits.
    */
   onFatal?: (error: Error) => void;
 }
@@ -83,43 +80,35 @@ function slackLogger(logger: Logger): SlackLogger {
   };
 }
 
-interface HealthRoute {
-  path: string;
-  method: string[];
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-}
-
-function healthRoutes(services: Services, metrics: Metrics, token: BotTokenWatch): HealthRoute[] {
-  const send = (res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8') => {
-    res.writeHead(status, { 'content-type': type });
-    res.end(body);
-  };
+function healthRoutes(services: Services, metrics: Metrics, token: BotTokenWatch): AnsweredRoute[] {
+  const text = 'text/plain; charset=utf-8';
   return [
     {
       path: '/healthz',
-      method: ['GET'],
-      handler: (_req, res) => send(res, 200, 'ok\n'),
+      methods: ['GET'],
+      answer: async () => ({ status: 200, body: 'ok\n', contentType: text }),
     },
     {
       path: '/readyz',
-      method: ['GET'],
-      handler: async (_req, res) => {
+      methods: ['GET'],
+      answer: async () => {
         const reasons: string[] = [];
         if (!(await services.state.ping().catch(() => false))) reasons.push('state database unreachable');
         const slack = token.notReadyReason();
         if (slack) reasons.push(slack);
-        send(
-          res,
-          reasons.length === 0 ? 200 : 503,
-          reasons.length === 0 ? 'ready\n' : `${reasons.join('\n')}\n`,
-        );
+        return reasons.length === 0
+          ? { status: 200, body: 'ready\n', contentType: text }
+          : { status: 503, body: `${reasons.join('\n')}\n`, contentType: text };
       },
     },
     {
       path: '/metrics',
-      method: ['GET'],
-      handler: async (_req, res) =>
-        send(res, 200, await metrics.registry.metrics(), metrics.registry.contentType),
+      methods: ['GET'],
+      answer: async () => ({
+        status: 200,
+        body: await metrics.registry.metrics(),
+        contentType: metrics.registry.contentType,
+      }),
     },
   ];
 }
@@ -128,19 +117,25 @@ function healthRoutes(services: Services, metrics: Metrics, token: BotTokenWatch
  * Socket Mode's HTTP server for the health routes: ours, so it listens while the socket waits for
  * Slack to accept the token. (HTTP mode serves the same routes beside /slack/events.)
  */
-async function listenForHealth(routes: HealthRoute[], port: number, logger: Logger): Promise<Server> {
+async function listenForHealth(routes: AnsweredRoute[], port: number, logger: Logger): Promise<Server> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = routes.find((r) => r.path === path && r.method.includes(req.method ?? 'GET'));
+    const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? 'GET'));
     if (!route) {
       res.writeHead(404).end();
       return;
     }
-    Promise.resolve(route.handler(req, res)).catch((error: unknown) => {
-      logger.error('health route failed', { path, error });
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+    route
+      .answer()
+      .then(({ status, body, contentType }) => {
+        res.writeHead(status, { 'content-type': contentType });
+        res.end(body);
+      })
+      .catch((error: unknown) => {
+        logger.error('health route failed', { path, error });
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -171,8 +166,10 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     modeName: options.mode === 'socket' ? 'Socket Mode' : 'HTTP mode',
     backoff: options.tokenCheckBackoff,
   });
-  const customRoutes = healthRoutes(options.services, options.metrics, token);
-  let receiver: HTTPReceiver | SocketModeReceiver;
+  const onFatal =
+    options.onFatal ?? ((error: Error) => options.logger.error('the Slack app cannot go on', { error }));
+  const routes = healthRoutes(options.services, options.metrics, token);
+  let receiver: ThreadedHttpReceiver | SocketModeReceiver;
   if (options.mode === 'socket') {
     receiver = new SocketModeReceiver({
       appToken: options.appToken!,
@@ -180,15 +177,16 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
       installerOptions: { clientOptions },
     });
   } else {
-    receiver = new HTTPReceiver({
+    receiver = new ThreadedHttpReceiver({
       signingSecret: options.signingSecret!,
-      endpoints: '/slack/events',
-      port: options.port,
-      customRoutes,
+      endpoint: '/slack/events',
+      routes,
       logger,
-      processBeforeResponse: false,
+      commands: [EDGE_COMMAND],
+      observe: options.metrics.ackObserved,
       // Refuse a request that hangs before Bolt has handled it, so Slack retries elsewhere.
       unhandledRequestTimeoutMillis: 3001,
+      onEnded: (error) => onFatal(error),
     });
   }
   // The token check above is Bolt's auth.test: Bolt's own would fail for good if Slack were
@@ -197,15 +195,22 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     const identity = token.identity();
     return { botToken: options.botToken, botId: identity?.botId, botUserId: identity?.botUserId };
   };
-  const app = new AckOnArrivalApp({
+  const appOptions = {
     receiver,
     authorize,
     logger,
     clientOptions,
     // No listener keeps conversation state; Bolt's default store rejects with a new Error per event.
-    convoStore: false,
-    ackOnArrival: { commands: [EDGE_COMMAND], observe: options.metrics.ackObserved },
-  });
+    convoStore: false as const,
+  };
+  // HTTP mode's receiver acknowledges `/edge` on its own thread; over Socket Mode the app does.
+  const app =
+    receiver instanceof ThreadedHttpReceiver
+      ? new App(appOptions)
+      : new AckOnArrivalApp({
+          ...appOptions,
+          ackOnArrival: { commands: [EDGE_COMMAND], observe: options.metrics.ackObserved },
+        });
   // Slack redelivers what it thinks was lost, for up to a few minutes; ten covers it.
   const deliveries = createDeliveries({
     state: options.services.state,
@@ -227,13 +232,14 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   });
 
   let server: Server | undefined;
+  let port: number;
   let socketOpen = false;
   try {
-    if (options.mode === 'http') {
-      server = (await app.start(options.port)) as Server;
-      if (!server.listening) await new Promise((resolve) => server?.once('listening', resolve));
+    if (receiver instanceof ThreadedHttpReceiver) {
+      port = (await receiver.start(options.port)).port;
     } else {
-      server = await listenForHealth(customRoutes, options.port, options.logger);
+      server = await listenForHealth(routes, options.port, options.logger);
+      port = (server.address() as AddressInfo).port;
       // Connected during start-up when Slack already answered; otherwise once it does.
       if (token.identity()) {
         await app.start();
@@ -250,14 +256,13 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     if (options.mode === 'socket' && !socketOpen) await app.start();
     ready = true;
   });
-  const onFatal = options.onFatal ?? ((error) => options.logger.error('Slack start-up failed', { error }));
   readiness.catch((error: unknown) => onFatal(error instanceof Error ? error : new Error(String(error))));
   if (token.identity()) await readiness;
 
   return {
     app,
     client,
-    port: (server.address() as AddressInfo).port,
+    port,
     ready: readiness,
     isReady: () => ready,
     stop: async () => {

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.js';
+import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
+import { slashCommand } from '../support/payloads.js';
+import { signSlackRequest } from '../support/signer.js';
 
 let h: Harness;
 /** Opened by a test to let events past the middleware below; closed again after it. */
@@ -53,6 +56,28 @@ describe('a slash command acknowledged on arrival', () => {
       gate = undefined;
       reached = undefined;
     }
+  });
+
+  it('is acknowledged by its own thread while the main thread, where the app runs, cannot run at all', async () => {
+    const responseUrl = h.fake.responseUrl();
+    const { body, contentType } = slashCommand({ text: 'help', responseUrl });
+    const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, body, contentType });
+    const send = `
+      fetch(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]), body: process.argv[3],
+        signal: AbortSignal.timeout(5000) })
+        .then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))
+        .catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
+    const before = await ackCount();
+    // spawnSync holds this thread (the bot's app, its listeners, its event loop) until the child has its answer.
+    const child = spawnSync(
+      process.execPath,
+      ['-e', send, `${h.baseUrl}/slack/events`, JSON.stringify(headers), body],
+      { encoding: 'utf8', timeout: 15_000 },
+    );
+    expect(JSON.parse(child.stdout)).toEqual({ status: 200, body: '' });
+    // Once this thread runs again, the app hears of the command and answers it.
+    expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('/edge');
+    expect(await ackCount()).toBe(before + 1);
   });
 
   // Last in this file: the listener it adds stays registered.

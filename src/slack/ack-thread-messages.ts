@@ -1,0 +1,60 @@
+/**
+ * What the acknowledging thread (ack-thread.ts) and the bot's main thread (threaded-receiver.ts)
+ * say to each other, checked on arrival on both sides.
+ */
+import { z } from 'zod';
+
+export const HTTP_LOG_LEVELS = ['info', 'warn', 'error'] as const;
+
+export const AckThreadDataSchema = z.object({
+  signingSecret: z.string().min(1),
+  port: z.number().int().min(0),
+  endpoint: z.string(),
+  /** The slash commands acknowledged on arrival, with an empty body, before the main thread hears of them. */
+  commands: z.array(z.string()),
+  /** Routes answered by the main thread (health, readiness, metrics). */
+  routes: z.array(z.object({ path: z.string(), methods: z.array(z.string()) })),
+  unhandledRequestTimeoutMillis: z.number().int().positive(),
+  /** Commands acknowledged on arrival that may wait for the main thread; more are answered as busy. */
+  maxWaiting: z.number().int().positive(),
+});
+export type AckThreadData = z.infer<typeof AckThreadDataSchema>;
+
+/** From the acknowledging thread to the main thread. */
+export const FromAckThreadSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('listening'), port: z.number().int() }),
+  z.object({ type: z.literal('failed'), message: z.string() }),
+  z.object({
+    type: z.literal('event'),
+    id: z.number().int(),
+    body: z.record(z.string(), z.unknown()),
+    retryNum: z.number().int().optional(),
+    retryReason: z.string().optional(),
+    /** Set when the thread acknowledged it already: the command, and how long the ack took. */
+    acknowledged: z.object({ command: z.string(), seconds: z.number() }).optional(),
+  }),
+  z.object({ type: z.literal('route'), id: z.number().int(), path: z.string(), method: z.string() }),
+  z.object({ type: z.literal('log'), level: z.enum(HTTP_LOG_LEVELS), text: z.string() }),
+]);
+export type FromAckThread = z.infer<typeof FromAckThreadSchema>;
+
+/** From the main thread to the acknowledging thread. */
+export const ToAckThreadSchema = z.discriminatedUnion('type', [
+  /** The listener's ack, with its body when it has one. */
+  z.object({ type: z.literal('ack'), id: z.number().int(), response: z.unknown().optional() }),
+  /** The app is done with the event; `error` when it threw (`code` is Bolt's error code). */
+  z.object({
+    type: z.literal('done'),
+    id: z.number().int(),
+    error: z.object({ message: z.string(), code: z.string().optional() }).optional(),
+  }),
+  z.object({
+    type: z.literal('route'),
+    id: z.number().int(),
+    status: z.number().int(),
+    body: z.string(),
+    contentType: z.string(),
+  }),
+  z.object({ type: z.literal('stop') }),
+]);
+export type ToAckThread = z.infer<typeof ToAckThreadSchema>;

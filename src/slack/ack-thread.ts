@@ -1,0 +1,195 @@
+/**
+ * The acknowledging thread: Bolt's HTTP receiver (signature check, body limit, ssl_check,
+ * url_verification) in a worker thread of its own. The named slash commands are acknowledged
+ * here with an empty body the moment they are verified; every other event waits for its
+ * listener's ack from the main thread, as it would in one thread. An answer's work on the main
+ * thread (and that thread's garbage collections) never delays an ack: this thread does nothing else.
+ */
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  type App,
+  AuthorizationError,
+  ErrorCode,
+  HTTPReceiver,
+  type Logger,
+  LogLevel,
+  type ReceiverEvent,
+} from '@slack/bolt';
+import {
+  AckThreadDataSchema,
+  type FromAckThread,
+  type HTTP_LOG_LEVELS,
+  ToAckThreadSchema,
+} from './ack-thread-messages.js';
+
+const port = parentPort;
+if (!port) throw new Error('ack-thread.ts runs as a worker thread');
+const data = AckThreadDataSchema.parse(workerData);
+const send = (message: FromAckThread) => port.postMessage(message);
+
+/** Bolt's receiver logs through the main thread's logger, which redacts; never below INFO. */
+const text = (args: unknown[]) => args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+const log =
+  (level: (typeof HTTP_LOG_LEVELS)[number]) =>
+  (...args: unknown[]) =>
+    send({ type: 'log', level, text: text(args) });
+const logger: Logger = {
+  debug: () => undefined,
+  info: log('info'),
+  warn: log('warn'),
+  error: log('error'),
+  setLevel: () => undefined,
+  getLevel: () => LogLevel.INFO,
+  setName: () => undefined,
+};
+
+interface Waiting {
+  ack: ReceiverEvent['ack'];
+  done: (error?: { message: string; code?: string }) => void;
+}
+const events = new Map<number, Waiting>();
+/** Commands acknowledged here that the main thread has not finished yet. */
+const handedOver = new Set<number>();
+
+/** The answer to a command while too many wait for the main thread: nothing of it runs. */
+const BUSY = {
+  response_type: 'ephemeral',
+  text: 'edgeops has more commands waiting than it can take right now, so this one was not run. Try it again in a minute.',
+};
+let busyRefused = 0;
+let busyLoggedAt = Number.NEGATIVE_INFINITY;
+/** At most one line every 10 s, with how many were refused since the last one. */
+function reportBusy(): void {
+  busyRefused++;
+  const now = performance.now();
+  if (now - busyLoggedAt < 10_000) return;
+  busyLoggedAt = now;
+  log('warn')(
+    `${busyRefused} command(s) answered as busy: ${handedOver.size} were waiting for the main thread (at most ${data.maxWaiting})`,
+  );
+  busyRefused = 0;
+}
+const routes = new Map<number, ServerResponse>();
+let nextId = 0;
+
+function commandOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { command } = body as { command?: unknown };
+  return typeof command === 'string' && data.commands.includes(command) ? command : undefined;
+}
+
+/** A failure the main thread reported, rebuilt so that Bolt's error handler answers as it would (401 or 500). */
+function remoteError(error: { message: string; code?: string }): Error {
+  if (error.code === ErrorCode.AuthorizationError)
+    return new AuthorizationError(error.message, new Error(error.message));
+  return Object.assign(new Error(error.message), { code: error.code });
+}
+
+/** Stands in for the App: Bolt's receiver calls processEvent for every verified event. */
+const proxy = {
+  async processEvent(event: ReceiverEvent): Promise<void> {
+    const id = ++nextId;
+    const body = event.body as Record<string, unknown>;
+    const base = {
+      type: 'event' as const,
+      id,
+      body,
+      retryNum: event.retryNum,
+      retryReason: event.retryReason,
+    };
+    const command = commandOf(body);
+    if (command !== undefined) {
+      const received = performance.now();
+      if (handedOver.size >= data.maxWaiting) {
+        // The main thread is that far behind: say so now instead of queueing without end.
+        await event.ack(BUSY);
+        reportBusy();
+        return;
+      }
+      await event.ack();
+      handedOver.add(id);
+      send({ ...base, acknowledged: { command, seconds: (performance.now() - received) / 1000 } });
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      events.set(id, {
+        ack: event.ack,
+        done: (error) => {
+          events.delete(id);
+          if (error) reject(remoteError(error));
+          else resolve();
+        },
+      });
+      send(base);
+    });
+  },
+};
+
+const receiver = new HTTPReceiver({
+  signingSecret: data.signingSecret,
+  endpoints: data.endpoint,
+  customRoutes: data.routes.map((route) => ({
+    path: route.path,
+    method: route.methods,
+    handler: (req, res) => {
+      const id = ++nextId;
+      routes.set(id, res);
+      res.once('close', () => routes.delete(id));
+      send({ type: 'route', id, path: route.path, method: req.method ?? 'GET' });
+    },
+  })),
+  logger,
+  processBeforeResponse: false,
+  unhandledRequestTimeoutMillis: data.unhandledRequestTimeoutMillis,
+});
+receiver.init(proxy as unknown as App);
+
+port.on('message', (raw: unknown) => {
+  const parsed = ToAckThreadSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const message = parsed.data;
+  switch (message.type) {
+    case 'ack': {
+      const waiting = events.get(message.id);
+      // The listener's own ack errors (a second one) are the main thread's to report.
+      void waiting?.ack(message.response as Parameters<ReceiverEvent['ack']>[0]).catch(() => undefined);
+      return;
+    }
+    case 'done':
+      handedOver.delete(message.id);
+      events.get(message.id)?.done(message.error);
+      return;
+    case 'route': {
+      const res = routes.get(message.id);
+      routes.delete(message.id);
+      if (!res || res.headersSent) return;
+      res.writeHead(message.status, { 'content-type': message.contentType });
+      res.end(message.body);
+      return;
+    }
+    case 'stop':
+      void receiver
+        .stop()
+        .catch(() => undefined)
+        .finally(() => {
+          for (const waiting of events.values()) waiting.done({ message: 'the app is stopping' });
+          // Ends this thread only; Bolt's timers for requests nobody acknowledged would hold it.
+          process.exit(0);
+        });
+      return;
+  }
+});
+
+// No top-level await: from source, this module is required through tsx's CommonJS hook.
+receiver.start(data.port).then(
+  async (server) => {
+    if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+    send({ type: 'listening', port: (server.address() as AddressInfo).port });
+  },
+  (error: unknown) => {
+    send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+    port.close();
+  },
+);

@@ -1,0 +1,226 @@
+/**
+ * HTTP mode's receiver: Bolt's HTTPReceiver runs in a worker thread of its own (ack-thread.ts),
+ * and the app, its listeners and all their work stay on the main thread. `/edge` is acknowledged
+ * over there as soon as it is verified, so a command's ack never waits for an earlier command's
+ * answer or for a garbage collection of the main thread's heap (bench/ack-open.ts measures the
+ * ack's p99 against bare Bolt's). Every other event is acknowledged by its listener, as before,
+ * over a message to that thread.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { App, Receiver, Logger as SlackLogger } from '@slack/bolt';
+import { acknowledgedAlready } from './ack-on-arrival.js';
+import {
+  type AckThreadData,
+  type FromAckThread,
+  FromAckThreadSchema,
+  type ToAckThread,
+} from './ack-thread-messages.js';
+
+/** A route answered on the main thread: the health, readiness and metrics endpoints. */
+export interface AnsweredRoute {
+  path: string;
+  methods: string[];
+  answer(): Promise<{ status: number; body: string; contentType: string }>;
+}
+
+export interface ThreadedReceiverOptions {
+  signingSecret: string;
+  endpoint: string;
+  routes: AnsweredRoute[];
+  logger: SlackLogger;
+  /** Slash commands acknowledged on arrival, with no body: their listeners ack with none. */
+  commands: readonly string[];
+  /** Told how long each early ack took, in seconds. */
+  observe: (seconds: number) => void;
+  unhandledRequestTimeoutMillis: number;
+  /**
+   * How many commands acknowledged on arrival may wait for the main thread; past that, a
+   * command is answered at once that it was not run (DEFAULT_MAX_WAITING).
+   */
+  maxWaiting?: number;
+  /** Told when the thread ends after it listened, other than by stop(): nothing is received any more. */
+  onEnded: (error: Error) => void;
+}
+
+/** Under tsx or vitest this module is a `.ts` file and so is the thread's; in dist/ both are `.js`. */
+const runningFromSource = import.meta.url.endsWith('.ts');
+const threadFile = () =>
+  fileURLToPath(new URL(`./ack-thread.${runningFromSource ? 'ts' : 'js'}`, import.meta.url));
+
+/**
+ * The thread, from source (tsx, vitest) or compiled. From source its `.ts` entry is required
+ * through tsx's CommonJS hook, which a worker thread takes up at once; Node 20's `--import`
+ * hooks are not yet in place when a worker's first module loads.
+ */
+function startThread(workerData: AckThreadData): Worker {
+  if (!runningFromSource) return new Worker(threadFile(), { workerData });
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+  const code = `require(${JSON.stringify(tsx)}); require(${JSON.stringify(threadFile())});`;
+  return new Worker(code, { eval: true, workerData });
+}
+
+/**
+ * Commands in progress count, slow platform calls included: far above what a workspace sends
+ * at once, and a bound on what waits in memory (a command's body is a few kilobytes).
+ */
+export const DEFAULT_MAX_WAITING = 2_000;
+
+/** How long a stopping thread has to close its server before it is ended. */
+const STOP_GRACE_MS = 5_000;
+
+/** What Bolt's error handler needs of an error the app threw: its message and Bolt's code. */
+function describeError(error: unknown): { message: string; code?: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? { message, code } : { message };
+}
+
+export class ThreadedHttpReceiver implements Receiver {
+  readonly #options: ThreadedReceiverOptions;
+  #app: App | undefined;
+  #worker: Worker | undefined;
+
+  constructor(options: ThreadedReceiverOptions) {
+    this.#options = options;
+  }
+
+  init(app: App): void {
+    this.#app = app;
+  }
+
+  /** Starts the thread; resolves with the port it listens on once it does. */
+  async start(port: number): Promise<{ port: number }> {
+    if (this.#worker) throw new Error('the receiver is started already');
+    const data: AckThreadData = {
+      signingSecret: this.#options.signingSecret,
+      port,
+      endpoint: this.#options.endpoint,
+      commands: [...this.#options.commands],
+      routes: this.#options.routes.map(({ path, methods }) => ({ path, methods })),
+      unhandledRequestTimeoutMillis: this.#options.unhandledRequestTimeoutMillis,
+      maxWaiting: this.#options.maxWaiting ?? DEFAULT_MAX_WAITING,
+    };
+    const worker = startThread(data);
+    this.#worker = worker;
+    const listening = new Promise<number>((resolve, reject) => {
+      worker.once('error', reject);
+      worker.once('exit', (code) =>
+        reject(new Error(`the HTTP thread ended with ${code} before it listened`)),
+      );
+      worker.on('message', (raw: unknown) => {
+        const parsed = FromAckThreadSchema.safeParse(raw);
+        if (!parsed.success) return;
+        if (parsed.data.type === 'listening') resolve(parsed.data.port);
+        else if (parsed.data.type === 'failed') reject(new Error(parsed.data.message));
+        else this.#receive(parsed.data);
+      });
+    });
+    try {
+      const bound = await listening;
+      worker.removeAllListeners('error');
+      worker.removeAllListeners('exit');
+      let failure: Error | undefined;
+      worker.on('error', (error) => {
+        failure = error;
+      });
+      worker.once('exit', (code) => {
+        if (this.#worker !== worker) return;
+        this.#worker = undefined;
+        this.#options.onEnded(
+          new Error(
+            `the thread receiving Slack's requests ended (${failure?.message ?? `exit code ${code}`})`,
+          ),
+        );
+      });
+      return { port: bound };
+    } catch (error) {
+      this.#worker = undefined;
+      await worker.terminate();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    this.#send({ type: 'stop' }, worker);
+    const grace = setTimeout(() => void worker.terminate(), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(grace);
+  }
+
+  #send(message: ToAckThread, worker = this.#worker): void {
+    worker?.postMessage(message);
+  }
+
+  #receive(message: Exclude<FromAckThread, { type: 'listening' | 'failed' }>): void {
+    switch (message.type) {
+      case 'log':
+        this.#options.logger[message.level](message.text);
+        return;
+      case 'route':
+        void this.#answerRoute(message.id, message.path);
+        return;
+      case 'event':
+        void this.#dispatch(message);
+        return;
+    }
+  }
+
+  async #answerRoute(id: number, path: string): Promise<void> {
+    const route = this.#options.routes.find((candidate) => candidate.path === path);
+    try {
+      if (!route) throw new Error(`no route ${path}`);
+      this.#send({ type: 'route', id, ...(await route.answer()) });
+    } catch (error) {
+      this.#options.logger.error(`the ${path} route failed`, error);
+      this.#send({ type: 'route', id, status: 500, body: '', contentType: 'text/plain; charset=utf-8' });
+    }
+  }
+
+  async #dispatch(message: Extract<FromAckThread, { type: 'event' }>): Promise<void> {
+    const { id, body, retryNum, retryReason, acknowledged } = message;
+    const app = this.#app;
+    if (!app) {
+      this.#send({ type: 'done', id, error: { message: 'the receiver has no app (init was not called)' } });
+      return;
+    }
+    if (acknowledged) {
+      this.#options.observe(acknowledged.seconds);
+      try {
+        await app.processEvent({
+          body,
+          ack: acknowledgedAlready(acknowledged.command),
+          retryNum,
+          retryReason,
+          customProperties: {},
+        });
+      } catch (error) {
+        this.#options.logger.error(
+          'an event acknowledged on arrival failed in the app',
+          describeError(error),
+        );
+      } finally {
+        // Off the thread's count of commands waiting for this one.
+        this.#send({ type: 'done', id });
+      }
+      return;
+    }
+    let acked = false;
+    const ack = async (response?: unknown) => {
+      if (acked) throw new Error('this event was acknowledged already');
+      acked = true;
+      this.#send({ type: 'ack', id, ...(response === undefined ? {} : { response }) });
+    };
+    try {
+      await app.processEvent({ body, ack, retryNum, retryReason, customProperties: {} });
+      this.#send({ type: 'done', id });
+    } catch (error) {
+      this.#send({ type: 'done', id, error: describeError(error) });
+    }
+  }
+}

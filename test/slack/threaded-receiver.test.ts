@@ -1,0 +1,178 @@
+import { createServer } from 'node:net';
+import type { App, Logger, ReceiverEvent } from '@slack/bolt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ThreadedHttpReceiver } from '../../src/slack/threaded-receiver.js';
+import { slashCommand } from '../support/payloads.js';
+import { postSigned } from '../support/signer.js';
+
+const SECRET = 'threaded-receiver-test-secret';
+
+const logs: string[] = [];
+const logger: Logger = {
+  debug: () => undefined,
+  info: (...args) => logs.push(args.join(' ')),
+  warn: (...args) => logs.push(args.join(' ')),
+  error: (...args) => logs.push(args.join(' ')),
+  setLevel: () => undefined,
+  getLevel: () => 'info' as never,
+  setName: () => undefined,
+};
+
+const started: ThreadedHttpReceiver[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((receiver) => receiver.stop()));
+  logs.length = 0;
+});
+
+function receiverFor(
+  processEvent: (event: ReceiverEvent) => Promise<void>,
+  ended: Error[] = [],
+  maxWaiting?: number,
+) {
+  const receiver = new ThreadedHttpReceiver({
+    signingSecret: SECRET,
+    endpoint: '/slack/events',
+    routes: [
+      {
+        path: '/healthz',
+        methods: ['GET'],
+        answer: async () => ({ status: 200, body: 'ok\n', contentType: 'text/plain' }),
+      },
+    ],
+    logger,
+    commands: ['/edge'],
+    observe: () => undefined,
+    unhandledRequestTimeoutMillis: 3001,
+    onEnded: (error) => ended.push(error),
+    maxWaiting,
+  });
+  receiver.init({ processEvent } as unknown as App);
+  return receiver;
+}
+
+async function start(receiver: ThreadedHttpReceiver, port = 0) {
+  const { port: bound } = await receiver.start(port);
+  started.push(receiver);
+  return `http://127.0.0.1:${bound}`;
+}
+
+/** A block_actions payload: not a slash command, so its listener acknowledges it. */
+const interactive = () => {
+  const payload = JSON.stringify({ type: 'block_actions', actions: [] });
+  return {
+    body: `payload=${encodeURIComponent(payload)}`,
+    contentType: 'application/x-www-form-urlencoded',
+  };
+};
+
+describe('the receiving thread', () => {
+  it('answers an event with the body its listener on the main thread acknowledged it with', async () => {
+    const url = await start(
+      receiverFor(async (event) => {
+        await event.ack({ response_action: 'errors', errors: { name: 'taken' } });
+      }),
+    );
+    const response = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ response_action: 'errors', errors: { name: 'taken' } });
+  });
+
+  it('answers 500 when the app throws before acknowledging, and 401 for an authorization error, as Bolt does', async () => {
+    let code: string | undefined;
+    const url = await start(
+      receiverFor(async () => {
+        throw Object.assign(new Error('nope'), { code });
+      }),
+    );
+    const failed = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(failed.status).toBe(500);
+    code = 'slack_bolt_authorization_error';
+    const unauthorized = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(unauthorized.status).toBe(401);
+  });
+
+  it('acknowledges /edge itself, so an app that never acknowledges still answers it at once', async () => {
+    const heard: ReceiverEvent[] = [];
+    const url = await start(
+      receiverFor(async (event) => {
+        heard.push(event);
+      }),
+    );
+    const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+      signingSecret: SECRET,
+    });
+    expect(response).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => heard.length).toBe(1);
+    // The listener's ack is the no-op of an event acknowledged already, and refuses a body.
+    await expect(heard[0]!.ack({ text: 'late' } as never)).rejects.toThrow(/acknowledged on arrival/);
+  });
+
+  it('answers a command as busy, running nothing, while too many wait for the main thread', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const heard: string[] = [];
+    const url = await start(
+      receiverFor(
+        async (event) => {
+          heard.push(String((event.body as { text?: string }).text));
+          if (heard.length === 1) await held;
+        },
+        [],
+        1,
+      ),
+    );
+    const edge = (text: string) =>
+      postSigned(`${url}/slack/events`, slashCommand({ text }), { signingSecret: SECRET });
+    expect(await edge('first')).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => heard).toEqual(['first']);
+    const busy = await edge('second');
+    expect(busy.status).toBe(200);
+    expect(JSON.parse(busy.body)).toMatchObject({ response_type: 'ephemeral' });
+    expect(JSON.parse(busy.body).text).toContain('was not run. Try it again in a minute.');
+    await expect.poll(() => logs.join('\n')).toContain('1 command(s) answered as busy');
+    // Once the first is done, the next is taken again.
+    release();
+    await expect.poll(async () => (await edge('third')).body, { interval: 50, timeout: 5_000 }).toBe('');
+    await expect.poll(() => heard).toEqual(['first', 'third']);
+  });
+
+  it('refuses an unsigned request in its thread, and logs why through the main thread', async () => {
+    const heard: ReceiverEvent[] = [];
+    const url = await start(
+      receiverFor(async (event) => {
+        heard.push(event);
+      }),
+    );
+    const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+      signingSecret: 'not-the-secret',
+    });
+    expect(response.status).toBe(401);
+    await expect.poll(() => logs.join('\n')).toContain('Failed to parse and verify the request data');
+    expect(heard).toHaveLength(0);
+  });
+
+  it('serves the routes the main thread answers, and stops listening on stop', async () => {
+    const receiver = receiverFor(async () => undefined);
+    const url = await start(receiver);
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.text()).toBe('ok\n');
+    await receiver.stop();
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('fails to start with the reason when its port is taken, and leaves no thread behind', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, resolve));
+    const port = (taken.address() as { port: number }).port;
+    const ended: Error[] = [];
+    try {
+      await expect(receiverFor(async () => undefined, ended).start(port)).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+    expect(ended).toHaveLength(0);
+  });
+});
