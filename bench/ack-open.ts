@@ -7,8 +7,10 @@
  *   in alternating rounds of the same run, at least 5,000 samples per side and rate; target
  *   p99 ≤ 1.2× bare at 50/s and at 100/s. The answering side below runs in the same rounds, so
  *   each rate also shows the bot against an app that answers but does nothing else.
- * - capacity: the highest offered rate (stepping up) at which each side's p99 stays under 1 s;
- *   target: the bot's ≥ 0.5× bare Bolt's. A third side, bare Bolt that posts a fixed answer the
+ * - capacity: the highest offered rate (stepping up) at which each side's p99 stays under 1 s
+ *   and no command is answered as busy (the bot's receiving thread acknowledges `/edge` however
+ *   far behind its main thread is, and answers "busy, not run" past 2,000 waiting: such a
+ *   command is not served); target: the bot's ≥ 0.5× bare Bolt's. A third side, bare Bolt that posts a fixed answer the
  *   size of the bot's help to each response_url, shows what answering at all costs here: the
  *   answers land in the fake Slack, which shares the machine's cores, as the load sender does.
  * Latency counts from when a request was due, not when it was sent, so a late sender does not
@@ -52,8 +54,8 @@ export async function sendOpenLoop(
   requests: readonly SignedRequest[],
   rate: number,
   random: () => number = Math.random,
-): Promise<LoadResult> {
-  const result: LoadResult = { latencies: [], sentAt: [], failures: 0 };
+): Promise<LoadResult & { refused: number }> {
+  const result = { latencies: [] as number[], sentAt: [] as number[], failures: 0, refused: 0 };
   const start = performance.now();
   let due = start;
   const inFlight: Promise<void>[] = [];
@@ -74,8 +76,10 @@ export async function sendOpenLoop(
           bodyTimeout: 30_000,
         })
         .then(async (response) => {
-          await response.body.dump();
+          // An ack with a body is the bot's "too busy, not run" (threaded-receiver.ts): not served.
+          const body = await response.body.text();
           if (response.statusCode !== 200) result.failures++;
+          else if (body !== '') result.refused++;
           else {
             result.latencies.push(performance.now() - dueAt);
             result.sentAt.push(dueAt);
@@ -94,7 +98,7 @@ const ms = (value: number) => Math.round(value * 10) / 10;
 
 /**
  * The highest of the stepped rates at which `target`'s p99 ack stays under 1 s with every request
- * answered (0 when the first step misses).
+ * answered and none refused as busy (0 when the first step misses).
  */
 async function capacityOf(
   name: string,
@@ -106,8 +110,10 @@ async function capacityOf(
   for (let rate = CAPACITY_START; rate <= CAPACITY_MAX; rate = rate < 1_600 ? rate * 2 : rate * 1.25) {
     const result = await sendOpenLoop(target, commands(Math.round(rate * CAPACITY_STEP_SECONDS)), rate);
     const p99 = percentile(result.latencies, 0.99);
-    log(`capacity, ${name} at ${Math.round(rate)}/s: p99 ${ms(p99)} ms, ${result.failures} failed`);
-    if (!(p99 < CAPACITY_P99_MS) || result.failures > 0) break;
+    log(
+      `capacity, ${name} at ${Math.round(rate)}/s: p99 ${ms(p99)} ms, ${result.failures} failed, ${result.refused} answered as busy`,
+    );
+    if (!(p99 < CAPACITY_P99_MS) || result.failures > 0 || result.refused > 0) break;
     capacity = Math.round(rate);
     // Let the queue drain before the next step.
     await sleep(2_000);
@@ -157,6 +163,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
     for (const rate of RATES) {
       const rounds: Record<Side, number[][]> = { real: [], bare: [], answering: [] };
       let failures = 0;
+      let refused = 0;
       for (let round = 0; round < ROUNDS; round++)
         // Each round starts with another side, so that none always follows the same one.
         for (const side of SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]!)) {
@@ -164,6 +171,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
           const result = await sendOpenLoop(sides[side], rig.commands(SAMPLES / ROUNDS), rate);
           rounds[side].push(result.latencies);
           failures += result.failures;
+          refused += result.refused;
         }
       const p = (side: Side, q: number) => percentile(rounds[side].flat(), q);
       const spread = (side: Side) => {
@@ -175,7 +183,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
         `ack-open at ${rate}/s: bot p50 ${ms(p('real', 0.5))} ms, p99 ${ms(p('real', 0.99))} ms (p99 of its ${ROUNDS} rounds ${spread('real')} ms); ` +
           `bare Bolt p50 ${ms(p('bare', 0.5))} ms, p99 ${ms(p('bare', 0.99))} ms (rounds ${spread('bare')} ms); ` +
           `bare Bolt answering p50 ${ms(p('answering', 0.5))} ms, p99 ${ms(p('answering', 0.99))} ms (rounds ${spread('answering')} ms); ` +
-          `${SIDES.map((side) => rounds[side].flat().length).join('/')} samples; ${failures} failed`,
+          `${SIDES.map((side) => rounds[side].flat().length).join('/')} samples; ${failures} failed, ${refused} answered as busy`,
       );
       const targeted = TARGET_RATES.includes(rate);
       rows.push({
@@ -184,7 +192,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
         baseline: ms(p('bare', 0.99)),
         ratio,
         target: targeted ? `≤ ${TARGET_RATIO}× bare Bolt, every request answered` : 'reported',
-        pass: targeted ? ratio <= TARGET_RATIO && failures === 0 : true,
+        pass: targeted ? ratio <= TARGET_RATIO && failures === 0 && refused === 0 : true,
       });
       rows.push({
         figure: `/edge help ack p99 at ${rate}/s, bot vs bare Bolt that also posts a fixed ${answerBytes}-byte answer (ms)`,
@@ -204,7 +212,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
     );
     rows.push(
       {
-        figure: `capacity: highest offered /edge help rate with ack p99 < 1 s, bot vs bare Bolt (per second)`,
+        figure: `capacity: highest offered /edge help rate with ack p99 < 1 s and none answered as busy, bot vs bare Bolt (per second)`,
         value: capacity.real,
         baseline: capacity.bare,
         ratio: capacity.real / capacity.bare,
