@@ -5,7 +5,7 @@
  * listener's ack from the main thread, as it would in one thread. An answer's work on the main
  * thread (and that thread's garbage collections) never delays an ack: this thread does nothing else.
  */
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -72,7 +72,18 @@ function reportBusy(): void {
   busyRefused = 0;
 }
 const routes = new Map<number, ServerResponse>();
+let listening: Server | undefined;
 let nextId = 0;
+
+// As main.ts does for the main thread: a failure in Bolt's request handling (a signed body of
+// `null` makes it throw where nothing awaits) is logged, never the end of the thread.
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+process.on('unhandledRejection', (reason) =>
+  log('error')(`unhandled rejection in the HTTP thread: ${describe(reason)}`),
+);
+process.on('uncaughtException', (error) =>
+  log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`),
+);
 
 function commandOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
@@ -91,12 +102,16 @@ function remoteError(error: { message: string; code?: string }): Error {
 const proxy = {
   async processEvent(event: ReceiverEvent): Promise<void> {
     const id = ++nextId;
+    if (typeof event.body !== 'object' || event.body === null || Array.isArray(event.body))
+      // Signed, but no event Slack sends: Bolt's handler answers 500 and logs it.
+      throw new Error('the request body is not an object');
     const body = event.body as Record<string, unknown>;
     const base = {
       type: 'event' as const,
       id,
       body,
-      retryNum: event.retryNum,
+      // x-slack-retry-num is not signed: anything but a number parses to NaN, which is no retry.
+      retryNum: Number.isSafeInteger(event.retryNum) ? event.retryNum : undefined,
       retryReason: event.retryReason,
     };
     const command = commandOf(body);
@@ -153,8 +168,12 @@ port.on('message', (raw: unknown) => {
   switch (message.type) {
     case 'ack': {
       const waiting = events.get(message.id);
-      // The listener's own ack errors (a second one) are the main thread's to report.
-      void waiting?.ack(message.response as Parameters<ReceiverEvent['ack']>[0]).catch(() => undefined);
+      // A second ack is refused on the main thread; one after Bolt's timeout answered fails here.
+      void waiting
+        ?.ack(message.response as Parameters<ReceiverEvent['ack']>[0])
+        .catch((error: unknown) =>
+          log('warn')(`a listener's ack could not be sent (after Slack's 3 seconds?): ${describe(error)}`),
+        );
       return;
     }
     case 'done':
@@ -170,6 +189,9 @@ port.on('message', (raw: unknown) => {
       return;
     }
     case 'stop':
+      // Requests in flight are still answered (their acks keep coming from the main thread until
+      // this exits); a connection idle after its answer would hold the server for its keep-alive.
+      setInterval(() => listening?.closeIdleConnections(), 50).unref();
       void receiver
         .stop()
         .catch(() => undefined)
@@ -185,6 +207,7 @@ port.on('message', (raw: unknown) => {
 // No top-level await: from source, this module is required through tsx's CommonJS hook.
 receiver.start(data.port).then(
   async (server) => {
+    listening = server;
     if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
   },

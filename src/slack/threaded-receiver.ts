@@ -111,7 +111,7 @@ export class ThreadedHttpReceiver implements Receiver {
       );
       worker.on('message', (raw: unknown) => {
         const parsed = FromAckThreadSchema.safeParse(raw);
-        if (!parsed.success) return;
+        if (!parsed.success) return this.#refuse(raw);
         if (parsed.data.type === 'listening') resolve(parsed.data.port);
         else if (parsed.data.type === 'failed') reject(new Error(parsed.data.message));
         else this.#receive(parsed.data);
@@ -146,15 +146,31 @@ export class ThreadedHttpReceiver implements Receiver {
     const worker = this.#worker;
     if (!worker) return;
     this.#worker = undefined;
+    this.#stopping = worker;
     const exited = new Promise((resolve) => worker.once('exit', resolve));
     this.#send({ type: 'stop' }, worker);
     const grace = setTimeout(() => void worker.terminate(), STOP_GRACE_MS);
     await exited;
     clearTimeout(grace);
+    if (this.#stopping === worker) this.#stopping = undefined;
   }
 
-  #send(message: ToAckThread, worker = this.#worker): void {
+  /** The thread being stopped: it still answers the requests it holds until it exits. */
+  #stopping: Worker | undefined;
+
+  #send(message: ToAckThread, worker = this.#worker ?? this.#stopping): void {
     worker?.postMessage(message);
+  }
+
+  /** A message that does not parse: an event among them is ended, so nothing waits for it for good. */
+  #refuse(raw: unknown): void {
+    const id = (raw as { type?: unknown; id?: unknown } | null)?.id;
+    const event = (raw as { type?: unknown } | null)?.type === 'event';
+    this.#options.logger.error(
+      `the HTTP thread sent a message that does not parse${event ? ' (an event)' : ''}`,
+    );
+    if (event && typeof id === 'number')
+      this.#send({ type: 'done', id, error: { message: 'the event could not be read' } });
   }
 
   #receive(message: Exclude<FromAckThread, { type: 'listening' | 'failed' }>): void {
@@ -177,7 +193,7 @@ export class ThreadedHttpReceiver implements Receiver {
       if (!route) throw new Error(`no route ${path}`);
       this.#send({ type: 'route', id, ...(await route.answer()) });
     } catch (error) {
-      this.#options.logger.error(`the ${path} route failed`, error);
+      this.#options.logger.error(`the ${path} route failed: ${describeError(error).message}`);
       this.#send({ type: 'route', id, status: 500, body: '', contentType: 'text/plain; charset=utf-8' });
     }
   }

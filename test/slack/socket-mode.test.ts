@@ -89,6 +89,39 @@ describe('Socket Mode', () => {
     });
   });
 
+  it('acknowledges /edge before Bolt dispatches it, and refuses a listener acking it with a body', async () => {
+    await fake.socket.waitForConnection(5_000);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // Held before every listener, as Bolt's own middleware is: the command is not dispatched yet.
+    slack.app.use(async ({ next }) => {
+      await gate;
+      await next();
+    });
+    const refused: unknown[] = [];
+    slack.app.command('/edge', async ({ ack }) => {
+      await ack({ text: 'a body' } as never).catch((error: unknown) => refused.push(error));
+    });
+    const responseUrl = fake.responseUrl();
+    const envelope = socketEnvelope(slashCommand({ text: 'help', responseUrl }));
+    try {
+      const ack = await fake.socket.send(envelope, 5_000);
+      expect(ack).toMatchObject({ envelope_id: envelope.envelope_id });
+      // Acknowledged with no answer in it.
+      expect(ack.payload ?? {}).toEqual({});
+      expect(fake.responses.some((post) => responseUrl.endsWith(post.id))).toBe(false);
+    } finally {
+      open();
+    }
+    await fake.waitForResponse((post) => responseUrl.endsWith(post.id), 5_000);
+    await expect.poll(() => refused.length).toBe(1);
+    expect(String(refused[0])).toContain(
+      '/edge is acknowledged on arrival: its listener cannot ack with a body',
+    );
+  });
+
   it('still serves /healthz for the container health check', async () => {
     expect((await fetch(`http://127.0.0.1:${slack.port}/healthz`)).status).toBe(200);
   });

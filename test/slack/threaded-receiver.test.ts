@@ -138,6 +138,65 @@ describe('the receiving thread', () => {
     await expect.poll(() => heard).toEqual(['first', 'third']);
   });
 
+  it('takes a retry header that is not a number (Slack does not sign it) as no retry, and loses nothing', async () => {
+    const heard: ReceiverEvent[] = [];
+    const url = await start(
+      receiverFor(
+        async (event) => {
+          heard.push(event);
+        },
+        [],
+        1,
+      ),
+    );
+    const edge = (retry: string) =>
+      postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+        signingSecret: SECRET,
+        headers: { 'x-slack-retry-num': retry },
+      });
+    expect(await edge('x')).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => heard.length).toBe(1);
+    expect(heard[0]!.retryNum).toBeUndefined();
+    // Its slot was given back: the next command is taken, not answered as busy.
+    await expect.poll(async () => (await edge('')).body, { interval: 50, timeout: 5_000 }).toBe('');
+    await expect.poll(() => heard.length).toBe(2);
+  });
+
+  it('outlives a signed request that makes Bolt throw where nothing awaits it', async () => {
+    const ended: Error[] = [];
+    const url = await start(receiverFor(async (event) => event.ack(), ended));
+    // A signed JSON `null`: Bolt reads body.ssl_check of it and throws.
+    await postSigned(`${url}/slack/events`, 'null', {
+      signingSecret: SECRET,
+      contentType: 'application/json',
+      signal: AbortSignal.timeout(1_000),
+    }).catch(() => undefined);
+    await expect.poll(() => logs.join('\n')).toContain('in the HTTP thread');
+    const after = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(after.status).toBe(200);
+    expect(ended).toHaveLength(0);
+  });
+
+  it('still delivers the ack of an event in flight when it is stopped', async () => {
+    let reached!: () => void;
+    const inListener = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const receiver = receiverFor(async (event) => {
+      reached();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await event.ack({ response_action: 'clear' });
+    });
+    const url = await start(receiver);
+    const pending = postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    await inListener;
+    const stopped = receiver.stop();
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ response_action: 'clear' });
+    await stopped;
+  });
+
   it('refuses an unsigned request in its thread, and logs why through the main thread', async () => {
     const heard: ReceiverEvent[] = [];
     const url = await start(
@@ -163,7 +222,7 @@ describe('the receiving thread', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
-  it('fails to start with the reason when its port is taken, and leaves no thread behind', async () => {
+  it('fails to start with the reason when its port is taken', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
     const port = (taken.address() as { port: number }).port;
