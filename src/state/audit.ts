@@ -336,6 +336,16 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
               brokenAt: row.id,
               reason: 'prev_hash does not match the previous row: a row before it was deleted or rewritten',
             };
+          // Ids are issued one after another and rows are never deleted (an append that fails
+          // takes no id), so a gap is rows deleted: at the end of the chain, before a new row
+          // was chained onto what was left, the hashes alone cannot show it.
+          if (row.id !== lastId + 1)
+            return {
+              ok: false,
+              count,
+              brokenAt: row.id,
+              reason: `ids ${lastId + 1}–${row.id - 1} are missing: rows before this one were deleted`,
+            };
           if (hashAuditRow(row, row.prevHash) !== row.hash)
             return {
               ok: false,

@@ -149,6 +149,18 @@ describe('audit log chain', () => {
     expect(await audit.verify()).toMatchObject({ ok: false, brokenAt: 4, count: 3 });
   });
 
+  it('detects the newest rows being deleted even after a new row was appended to what was left', async () => {
+    const { store, audit, secrets } = await fixture();
+    await appendMany(audit, 5);
+    await tamper(store, 'DELETE FROM audit_log WHERE id >= 4');
+    // A process started after the deletion chains its row onto row 3, so every hash still matches.
+    const restarted = createAuditLog({ store, secrets });
+    await restarted.append(entry({ correlationId: 'after' }));
+    const result = await restarted.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: 6, count: 3 });
+    expect(result.ok ? '' : result.reason).toContain('ids 4–5 are missing');
+  });
+
   it('does not take rows another replica appends while it runs for deleted ones', async () => {
     const { url, store, audit, secrets } = await fixture();
     await appendMany(audit, 3);
