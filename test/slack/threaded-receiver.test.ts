@@ -24,10 +24,16 @@ afterEach(async () => {
   logs.length = 0;
 });
 
+interface ReceiverTestOptions {
+  ended?: Error[];
+  maxWaiting?: number;
+  /** Bolt's unhandled-request timeout; Slack's 3 s by default. */
+  unhandledMs?: number;
+}
+
 function receiverFor(
   processEvent: (event: ReceiverEvent) => Promise<void>,
-  ended: Error[] = [],
-  maxWaiting?: number,
+  options: ReceiverTestOptions = {},
 ) {
   const receiver = new ThreadedHttpReceiver({
     signingSecret: SECRET,
@@ -38,13 +44,20 @@ function receiverFor(
         methods: ['GET'],
         answer: async () => ({ status: 200, body: 'ok\n', contentType: 'text/plain' }),
       },
+      {
+        path: '/broken',
+        methods: ['GET'],
+        answer: async () => {
+          throw new Error('the route broke');
+        },
+      },
     ],
     logger,
     commands: ['/edge'],
     observe: () => undefined,
-    unhandledRequestTimeoutMillis: 3001,
-    onEnded: (error) => ended.push(error),
-    maxWaiting,
+    unhandledRequestTimeoutMillis: options.unhandledMs ?? 3001,
+    onEnded: (error) => options.ended?.push(error),
+    maxWaiting: options.maxWaiting,
   });
   receiver.init({ processEvent } as unknown as App);
   return receiver;
@@ -54,6 +67,17 @@ async function start(receiver: ThreadedHttpReceiver, port = 0) {
   const { port: bound } = await receiver.start(port);
   started.push(receiver);
   return `http://127.0.0.1:${bound}`;
+}
+
+/** A started receiver whose app only keeps the events it is given. */
+async function startHearing(options: ReceiverTestOptions = {}) {
+  const heard: ReceiverEvent[] = [];
+  const url = await start(
+    receiverFor(async (event) => {
+      heard.push(event);
+    }, options),
+  );
+  return { url, heard };
 }
 
 /** A block_actions payload: not a slash command, so its listener acknowledges it. */
@@ -92,12 +116,7 @@ describe('the receiving thread', () => {
   });
 
   it('acknowledges /edge itself, so an app that never acknowledges still answers it at once', async () => {
-    const heard: ReceiverEvent[] = [];
-    const url = await start(
-      receiverFor(async (event) => {
-        heard.push(event);
-      }),
-    );
+    const { url, heard } = await startHearing();
     const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
       signingSecret: SECRET,
     });
@@ -119,8 +138,7 @@ describe('the receiving thread', () => {
           heard.push(String((event.body as { text?: string }).text));
           if (heard.length === 1) await held;
         },
-        [],
-        1,
+        { maxWaiting: 1 },
       ),
     );
     const edge = (text: string) =>
@@ -139,16 +157,7 @@ describe('the receiving thread', () => {
   });
 
   it('takes a retry header that is not a number (Slack does not sign it) as no retry, and loses nothing', async () => {
-    const heard: ReceiverEvent[] = [];
-    const url = await start(
-      receiverFor(
-        async (event) => {
-          heard.push(event);
-        },
-        [],
-        1,
-      ),
-    );
+    const { url, heard } = await startHearing({ maxWaiting: 1 });
     const edge = (retry: string) =>
       postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
         signingSecret: SECRET,
@@ -164,7 +173,7 @@ describe('the receiving thread', () => {
 
   it('outlives a signed request that makes Bolt throw where nothing awaits it', async () => {
     const ended: Error[] = [];
-    const url = await start(receiverFor(async (event) => event.ack(), ended));
+    const url = await start(receiverFor(async (event) => event.ack(), { ended }));
     // A signed JSON `null`: Bolt reads body.ssl_check of it and throws.
     await postSigned(`${url}/slack/events`, 'null', {
       signingSecret: SECRET,
@@ -198,12 +207,7 @@ describe('the receiving thread', () => {
   });
 
   it('refuses an unsigned request in its thread, and logs why through the main thread', async () => {
-    const heard: ReceiverEvent[] = [];
-    const url = await start(
-      receiverFor(async (event) => {
-        heard.push(event);
-      }),
-    );
+    const { url, heard } = await startHearing();
     const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
       signingSecret: 'not-the-secret',
     });
@@ -222,13 +226,36 @@ describe('the receiving thread', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
+  it('answers 500 for a route that fails on the main thread, and logs its message', async () => {
+    const url = await start(receiverFor(async () => undefined));
+    expect((await fetch(`${url}/broken`)).status).toBe(500);
+    await expect.poll(() => logs.join('\n')).toContain('the /broken route failed: the route broke');
+  });
+
+  it('logs a listener ack that comes after Bolt has given up on the request', async () => {
+    let late!: Promise<void>;
+    const url = await start(
+      receiverFor(
+        async (event) => {
+          late = new Promise((resolve) => setTimeout(resolve, 300)).then(() => event.ack());
+          await late;
+        },
+        { unhandledMs: 100 },
+      ),
+    );
+    const response = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(response.status).not.toBe(200);
+    await late;
+    await expect.poll(() => logs.join('\n')).toContain("a listener's ack could not be sent");
+  });
+
   it('fails to start with the reason when its port is taken', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
     const port = (taken.address() as { port: number }).port;
     const ended: Error[] = [];
     try {
-      await expect(receiverFor(async () => undefined, ended).start(port)).rejects.toThrow(/EADDRINUSE/);
+      await expect(receiverFor(async () => undefined, { ended }).start(port)).rejects.toThrow(/EADDRINUSE/);
     } finally {
       taken.close();
     }
