@@ -8,6 +8,7 @@
  * global middleware is added.
  */
 import { App, type ReceiverEvent } from '@slack/bolt';
+import { commandAcknowledgedOnArrival } from './ack-thread-messages.js';
 
 export interface AckOnArrivalOptions {
   /** The slash commands acknowledged on arrival: those whose listener acks with no body. */
@@ -27,14 +28,6 @@ export function acknowledgedAlready(command: string): ReceiverEvent['ack'] {
   };
 }
 
-/** The command of a slash command's body, when it is one of `commands`. */
-function commandOf(event: ReceiverEvent, commands: readonly string[]): string | undefined {
-  // A Socket Mode envelope may come without a payload: Bolt's own checks deal with it.
-  if (typeof event.body !== 'object' || event.body === null) return undefined;
-  const { command } = event.body;
-  return typeof command === 'string' && commands.includes(command) ? command : undefined;
-}
-
 /** Bolt's App, acknowledging the named slash commands before dispatching them. */
 export class AckOnArrivalApp extends App {
   readonly #arrival: AckOnArrivalOptions;
@@ -46,7 +39,7 @@ export class AckOnArrivalApp extends App {
   }
 
   override async processEvent(event: ReceiverEvent): Promise<void> {
-    const command = commandOf(event, this.#arrival.commands);
+    const command = commandAcknowledgedOnArrival(event.body, this.#arrival.commands);
     if (command === undefined) return super.processEvent(event);
     const received = performance.now();
     await event.ack();

@@ -4,6 +4,17 @@
  */
 import { z } from 'zod';
 
+/**
+ * The command of a slash command's body, when it is one of `commands` (acknowledged on arrival,
+ * by the receiving thread or, over Socket Mode, by the app). Anything else, a payload-less
+ * Socket Mode envelope included, is left to Bolt's own checks.
+ */
+export function commandAcknowledgedOnArrival(body: unknown, commands: readonly string[]): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { command } = body as { command?: unknown };
+  return typeof command === 'string' && commands.includes(command) ? command : undefined;
+}
+
 export const HTTP_LOG_LEVELS = ['info', 'warn', 'error'] as const;
 
 export const AckThreadDataSchema = z.object({

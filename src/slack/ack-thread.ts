@@ -13,6 +13,7 @@ import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, Receiver
 import type * as BoltErrors from '@slack/bolt/dist/errors.js';
 import {
   AckThreadDataSchema,
+  commandAcknowledgedOnArrival,
   type FromAckThread,
   type HTTP_LOG_LEVELS,
   ToAckThreadSchema,
@@ -87,12 +88,6 @@ process.on('uncaughtException', (error) =>
   log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`),
 );
 
-function commandOf(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const { command } = body as { command?: unknown };
-  return typeof command === 'string' && data.commands.includes(command) ? command : undefined;
-}
-
 /** A failure the main thread reported, rebuilt so that Bolt's error handler answers as it would (401 or 500). */
 function remoteError(error: { message: string; code?: string }): Error {
   if (error.code === ErrorCode.AuthorizationError)
@@ -116,7 +111,7 @@ const proxy = {
       retryNum: Number.isSafeInteger(event.retryNum) ? event.retryNum : undefined,
       retryReason: event.retryReason,
     };
-    const command = commandOf(body);
+    const command = commandAcknowledgedOnArrival(body, data.commands);
     if (command !== undefined) {
       const received = performance.now();
       if (handedOver.size >= data.maxWaiting) {
