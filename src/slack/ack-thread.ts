@@ -84,9 +84,14 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 process.on('unhandledRejection', (reason) =>
   log('error')(`unhandled rejection in the HTTP thread: ${describe(reason)}`),
 );
-process.on('uncaughtException', (error) =>
-  log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`),
-);
+process.on('uncaughtException', (error) => {
+  // Before it listens (Bolt's receiver refused its options), the start fails with the reason.
+  if (!listening) {
+    send({ type: 'failed', message: describe(error) });
+    process.exit(1);
+  }
+  log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`);
+});
 
 /** A failure the main thread reported, rebuilt so that Bolt's error handler answers as it would (401 or 500). */
 function remoteError(error: { message: string; code?: string }): Error {

@@ -67,6 +67,9 @@ function startThread(workerData: AckThreadData): Worker {
  */
 export const DEFAULT_MAX_WAITING = 2_000;
 
+/** How long stop() waits for events the app is still running (shutdown grace periods are ~30 s). */
+const DRAIN_MS = 20_000;
+
 /** How long a stopping thread has to close its server before it is ended. */
 const STOP_GRACE_MS = 5_000;
 
@@ -153,7 +156,20 @@ export class ThreadedHttpReceiver implements Receiver {
     await exited;
     clearTimeout(grace);
     if (this.#stopping === worker) this.#stopping = undefined;
+    // Slack was told these were received: they run to their end before the app stops, within a bound.
+    const drained = Promise.allSettled([...this.#inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise((resolve) => {
+      timer = setTimeout(resolve, DRAIN_MS);
+    });
+    await Promise.race([drained, bound]);
+    clearTimeout(timer);
+    if (this.#inFlight.size > 0)
+      this.#options.logger.warn(`${this.#inFlight.size} event(s) still running when the app stopped`);
   }
+
+  /** Events handed to the app and not finished: stop() lets them end. */
+  readonly #inFlight = new Set<Promise<void>>();
 
   /** The thread being stopped: it still answers the requests it holds until it exits. */
   #stopping: Worker | undefined;
@@ -181,9 +197,12 @@ export class ThreadedHttpReceiver implements Receiver {
       case 'route':
         void this.#answerRoute(message.id, message.path);
         return;
-      case 'event':
-        void this.#dispatch(message);
+      case 'event': {
+        const dispatched = this.#dispatch(message);
+        this.#inFlight.add(dispatched);
+        void dispatched.finally(() => this.#inFlight.delete(dispatched));
         return;
+      }
     }
   }
 

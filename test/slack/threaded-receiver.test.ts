@@ -249,6 +249,24 @@ describe('the receiving thread', () => {
     await expect.poll(() => logs.join('\n')).toContain("a listener's ack could not be sent");
   });
 
+  it('lets a command it acknowledged run to its end before it stops', async () => {
+    const steps: string[] = [];
+    const receiver = receiverFor(async () => {
+      steps.push('started');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      steps.push('ended');
+    });
+    const url = await start(receiver);
+    const ack = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+      signingSecret: SECRET,
+    });
+    expect(ack).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => steps).toEqual(['started']);
+    await receiver.stop();
+    steps.push('stopped');
+    expect(steps).toEqual(['started', 'ended', 'stopped']);
+  });
+
   it('fails to start with the reason when its port is taken', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
