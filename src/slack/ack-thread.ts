@@ -5,7 +5,7 @@
  * listener's ack from the main thread, as it would in one thread. An answer's work on the main
  * thread (and that thread's garbage collections) never delays an ack: this thread does nothing else.
  */
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -79,7 +79,8 @@ let listening: Server | undefined;
 let nextId = 0;
 
 // As main.ts does for the main thread: a failure in Bolt's request handling (a signed body of
-// `null` makes it throw where nothing awaits) is logged, never the end of the thread.
+// `null` makes it throw where nothing awaits) is logged, never the end of the thread, and its
+// request is answered by answerEveryRequest.
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 process.on('unhandledRejection', (reason) =>
   log('error')(`unhandled rejection in the HTTP thread: ${describe(reason)}`),
@@ -92,6 +93,30 @@ process.on('uncaughtException', (error) => {
   }
   log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`);
 });
+
+/** Past Bolt's own answer to a request nobody acknowledged (its unhandled-request timeout). */
+const LAST_ANSWER_GRACE_MS = 1_000;
+
+/**
+ * Every request gets an answer: one still unanswered past Bolt's unhandled-request timeout is one
+ * Bolt failed on before it set that timer (a signed JSON `null` throws there), or a route the main
+ * thread did not answer in time. It is answered 500 instead of holding the connection until the
+ * client gives up.
+ */
+function answerEveryRequest(server: Server): void {
+  const deadlineMs = data.unhandledRequestTimeoutMillis + LAST_ANSWER_GRACE_MS;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const timer = setTimeout(() => {
+      if (res.headersSent || res.writableEnded) return;
+      log('error')(
+        `${req.method} ${req.url?.split('?')[0]} had no answer after ${deadlineMs} ms; answered 500`,
+      );
+      res.writeHead(500);
+      res.end();
+    }, deadlineMs).unref();
+    res.once('close', () => clearTimeout(timer));
+  });
+}
 
 /** A failure the main thread reported, rebuilt so that Bolt's error handler answers as it would (401 or 500). */
 function remoteError(error: { message: string; code?: string }): Error {
@@ -210,6 +235,7 @@ port.on('message', (raw: unknown) => {
 receiver.start(data.port).then(
   async (server) => {
     listening = server;
+    answerEveryRequest(server);
     if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
     send({ type: 'listening', port: (server.address() as AddressInfo).port });
   },

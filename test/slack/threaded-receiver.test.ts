@@ -51,6 +51,11 @@ function receiverFor(
           throw new Error('the route broke');
         },
       },
+      {
+        path: '/stuck',
+        methods: ['GET'],
+        answer: () => new Promise(() => undefined),
+      },
     ],
     logger,
     commands: ['/edge'],
@@ -171,16 +176,18 @@ describe('the receiving thread', () => {
     await expect.poll(() => heard.length).toBe(2);
   });
 
-  it('outlives a signed request that makes Bolt throw where nothing awaits it', async () => {
+  it('outlives a signed request that makes Bolt throw where nothing awaits it, and answers it 500', async () => {
     const ended: Error[] = [];
-    const url = await start(receiverFor(async (event) => event.ack(), { ended }));
-    // A signed JSON `null`: Bolt reads body.ssl_check of it and throws.
-    await postSigned(`${url}/slack/events`, 'null', {
+    const url = await start(receiverFor(async (event) => event.ack(), { ended, unhandledMs: 200 }));
+    // A signed JSON `null`: Bolt reads body.ssl_check of it and throws, and never answers.
+    const refused = await postSigned(`${url}/slack/events`, 'null', {
       signingSecret: SECRET,
       contentType: 'application/json',
-      signal: AbortSignal.timeout(1_000),
-    }).catch(() => undefined);
-    await expect.poll(() => logs.join('\n')).toContain('in the HTTP thread');
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(refused.status).toBe(500);
+    expect(logs.join('\n')).toContain('in the HTTP thread');
+    expect(logs.join('\n')).toContain('POST /slack/events had no answer after 1200 ms; answered 500');
     const after = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
     expect(after.status).toBe(200);
     expect(ended).toHaveLength(0);
@@ -230,6 +237,15 @@ describe('the receiving thread', () => {
     const url = await start(receiverFor(async () => undefined));
     expect((await fetch(`${url}/broken`)).status).toBe(500);
     await expect.poll(() => logs.join('\n')).toContain('the /broken route failed: the route broke');
+  });
+
+  it('answers 500 for a route the main thread does not answer in time, and logs it', async () => {
+    const url = await start(receiverFor(async () => undefined, { unhandledMs: 200 }));
+    const stuck = await fetch(`${url}/stuck`, { signal: AbortSignal.timeout(5_000) });
+    expect(stuck.status).toBe(500);
+    expect(logs.join('\n')).toContain('GET /stuck had no answer after 1200 ms; answered 500');
+    // A route that answers is not touched by it.
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 
   it('logs a listener ack that comes after Bolt has given up on the request', async () => {
