@@ -8,8 +8,14 @@ import { fileURLToPath } from 'node:url';
 import type { ChildMeasurement } from './types.js';
 
 /**
- * Runs `script` with `args` (a .ts file under tsx, a .js file as is), with `env` added to this
- * process's environment; resolves with what it printed last.
+ * What the Dockerfile's ENV sets for the process's memory: every measured side runs with it, as
+ * the bot does in its image (test/dockerfile.test.ts keeps the two the same).
+ */
+export const IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * Runs `script` with `args` (a .ts file under tsx, a .js file as is), with IMAGE_ENV and `env`
+ * added to this process's environment; resolves with what it printed last.
  */
 export function measureInChild(
   script: string,
@@ -20,7 +26,7 @@ export function measureInChild(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...loader, script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...IMAGE_ENV, ...env },
     });
     let out = '';
     child.stdout.setEncoding('utf8');

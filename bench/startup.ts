@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
-import { isMain } from './child.js';
+import { IMAGE_ENV, isMain } from './child.js';
 import type { CompiledTree } from './compiled.js';
 import type { BenchRow } from './types.js';
 
@@ -192,7 +192,13 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...IMAGE_ENV,
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let tail = '';
@@ -240,6 +246,7 @@ async function spawnToExit(args: string[], script: string): Promise<StartSample>
   const started = performance.now();
   const child = spawn(process.execPath, [...args, '-e', `${script}\n${PRINT_CPU}`], {
     cwd: REPO,
+    env: { ...process.env, ...IMAGE_ENV },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { IMAGE_ENV } from '../bench/child.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -57,7 +58,22 @@ const stages = stagesOf(instructions);
 const finalStage = stages.at(-1) ?? [];
 const inFinal = (keyword: string) => finalStage.filter((i) => i.keyword === keyword);
 
+/** NAME=value pairs of the final stage's ENV instructions (unquoted values, as this file writes them). */
+function finalEnv(): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const instruction of inFinal('ENV'))
+    for (const [, name, value] of instruction.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g))
+      env.set(name!, value!);
+  return env;
+}
+
 describe('the Dockerfile', () => {
+  it('sets the memory environment the benchmarks measure the bot with', () => {
+    const env = finalEnv();
+    expect(Object.keys(IMAGE_ENV).length).toBeGreaterThan(0);
+    for (const [name, value] of Object.entries(IMAGE_ENV)) expect(env.get(name), name).toBe(value);
+  });
+
   it('has a build stage and a runtime stage, all on the Node 24 LTS slim image', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     for (const stage of stages) {
