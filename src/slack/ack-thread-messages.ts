@@ -28,6 +28,8 @@ export const AckThreadDataSchema = z.object({
   unhandledRequestTimeoutMillis: z.number().int().positive(),
   /** Commands acknowledged on arrival that may wait for the main thread; more are answered as busy. */
   maxWaiting: z.number().int().positive(),
+  /** A request still unanswered this long after its headers came is answered 500, or dropped if its body is still coming. */
+  lastAnswerMs: z.number().int().positive(),
 });
 export type AckThreadData = z.infer<typeof AckThreadDataSchema>;
 

@@ -61,19 +61,30 @@ const BUSY = {
   response_type: 'ephemeral',
   text: 'edgeops has more commands waiting than it can take right now, so this one was not run. Try it again in a minute.',
 };
-let busyRefused = 0;
-let busyLoggedAt = Number.NEGATIVE_INFINITY;
-/** At most one line every 10 s, with how many were refused since the last one. */
-function reportBusy(): void {
-  busyRefused++;
-  const now = performance.now();
-  if (now - busyLoggedAt < 10_000) return;
-  busyLoggedAt = now;
-  log('warn')(
-    `${busyRefused} command(s) answered as busy: ${handedOver.size} were waiting for the main thread (at most ${data.maxWaiting})`,
-  );
-  busyRefused = 0;
+/**
+ * Counts what happened and logs a warning at most every 10 s, with how many times since the
+ * last line: a flood of requests makes one line, not one each.
+ */
+function warnEvery10s(line: (count: number) => string): () => void {
+  let count = 0;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    count++;
+    const now = performance.now();
+    if (now - loggedAt < 10_000) return;
+    loggedAt = now;
+    log('warn')(line(count));
+    count = 0;
+  };
 }
+const reportBusy = warnEvery10s(
+  (count) =>
+    `${count} command(s) answered as busy: ${handedOver.size} were waiting for the main thread (at most ${data.maxWaiting})`,
+);
+const reportAbandoned = warnEvery10s(
+  (count) =>
+    `${count} request(s) dropped unread: their body was still arriving ${data.lastAnswerMs} ms after their headers`,
+);
 const routes = new Map<number, ServerResponse>();
 let listening: Server | undefined;
 let nextId = 0;
@@ -94,26 +105,29 @@ process.on('uncaughtException', (error) => {
   log('error')(`uncaught exception in the HTTP thread: ${describe(error)}`);
 });
 
-/** Past Bolt's own answer to a request nobody acknowledged (its unhandled-request timeout). */
-const LAST_ANSWER_GRACE_MS = 1_000;
-
 /**
- * Every request gets an answer: one still unanswered past Bolt's unhandled-request timeout is one
- * Bolt failed on before it set that timer (a signed JSON `null` throws there), or a route the main
- * thread did not answer in time. It is answered 500 instead of holding the connection until the
- * client gives up.
+ * Every request gets an answer, or its connection is closed. One still unanswered `lastAnswerMs`
+ * after its headers came (past Bolt's own unhandled-request timeouts) is one Bolt failed on
+ * before it set its timer (a signed JSON `null` throws there), or a route the main thread did not
+ * answer in time: it is answered 500 instead of holding the connection until the client gives
+ * up. One whose body is still arriving then is later than Slack waits for anything: its
+ * connection is closed, so Bolt never verifies it and nothing of it runs.
  */
 function answerEveryRequest(server: Server): void {
-  const deadlineMs = data.unhandledRequestTimeoutMillis + LAST_ANSWER_GRACE_MS;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const timer = setTimeout(() => {
       if (res.headersSent || res.writableEnded) return;
+      if (!req.complete) {
+        reportAbandoned();
+        req.socket.destroy();
+        return;
+      }
       log('error')(
-        `${req.method} ${req.url?.split('?')[0]} had no answer after ${deadlineMs} ms; answered 500`,
+        `${req.method} ${req.url?.split('?')[0]} had no answer after ${data.lastAnswerMs} ms; answered 500`,
       );
       res.writeHead(500);
       res.end();
-    }, deadlineMs).unref();
+    }, data.lastAnswerMs).unref();
     res.once('close', () => clearTimeout(timer));
   });
 }

@@ -40,6 +40,12 @@ export interface ThreadedReceiverOptions {
    * command is answered at once that it was not run (DEFAULT_MAX_WAITING).
    */
   maxWaiting?: number;
+  /**
+   * How long after its headers a request still unanswered is answered 500, or dropped if its
+   * body is still arriving (ack-thread.ts). By default 1 s past the longer of Bolt's two
+   * unhandled-request timeouts.
+   */
+  lastAnswerMs?: number;
   /** Told when the thread ends after it listened, other than by stop(): nothing is received any more. */
   onEnded: (error: Error) => void;
 }
@@ -66,6 +72,9 @@ function startThread(workerData: AckThreadData): Worker {
  * at once, and a bound on what waits in memory (a command's body is a few kilobytes).
  */
 export const DEFAULT_MAX_WAITING = 2_000;
+
+/** Bolt's unhandled-request timeout for `function_executed` events, fixed in its HTTPResponseAck. */
+const BOLT_FUNCTION_ACK_MS = 5_001;
 
 /** How long stop() waits for events the app is still running (shutdown grace periods are ~30 s). */
 const DRAIN_MS = 20_000;
@@ -104,6 +113,9 @@ export class ThreadedHttpReceiver implements Receiver {
       routes: this.#options.routes.map(({ path, methods }) => ({ path, methods })),
       unhandledRequestTimeoutMillis: this.#options.unhandledRequestTimeoutMillis,
       maxWaiting: this.#options.maxWaiting ?? DEFAULT_MAX_WAITING,
+      lastAnswerMs:
+        this.#options.lastAnswerMs ??
+        Math.max(this.#options.unhandledRequestTimeoutMillis, BOLT_FUNCTION_ACK_MS) + 1_000,
     };
     const worker = startThread(data);
     this.#worker = worker;

@@ -1,9 +1,10 @@
-import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
 import type { App, Logger, ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ThreadedHttpReceiver } from '../../src/slack/threaded-receiver.js';
 import { slashCommand } from '../support/payloads.js';
-import { postSigned } from '../support/signer.js';
+import { postSigned, signSlackRequest } from '../support/signer.js';
 
 const SECRET = 'threaded-receiver-test-secret';
 
@@ -29,6 +30,8 @@ interface ReceiverTestOptions {
   maxWaiting?: number;
   /** Bolt's unhandled-request timeout; Slack's 3 s by default. */
   unhandledMs?: number;
+  /** When the thread answers a request nobody answered (6 s by default). */
+  lastAnswerMs?: number;
 }
 
 function receiverFor(
@@ -63,6 +66,7 @@ function receiverFor(
     unhandledRequestTimeoutMillis: options.unhandledMs ?? 3001,
     onEnded: (error) => options.ended?.push(error),
     maxWaiting: options.maxWaiting,
+    lastAnswerMs: options.lastAnswerMs,
   });
   receiver.init({ processEvent } as unknown as App);
   return receiver;
@@ -178,7 +182,7 @@ describe('the receiving thread', () => {
 
   it('outlives a signed request that makes Bolt throw where nothing awaits it, and answers it 500', async () => {
     const ended: Error[] = [];
-    const url = await start(receiverFor(async (event) => event.ack(), { ended, unhandledMs: 200 }));
+    const url = await start(receiverFor(async (event) => event.ack(), { ended, lastAnswerMs: 1_200 }));
     // A signed JSON `null`: Bolt reads body.ssl_check of it and throws, and never answers.
     const refused = await postSigned(`${url}/slack/events`, 'null', {
       signingSecret: SECRET,
@@ -240,12 +244,39 @@ describe('the receiving thread', () => {
   });
 
   it('answers 500 for a route the main thread does not answer in time, and logs it', async () => {
-    const url = await start(receiverFor(async () => undefined, { unhandledMs: 200 }));
+    const url = await start(receiverFor(async () => undefined, { lastAnswerMs: 1_200 }));
     const stuck = await fetch(`${url}/stuck`, { signal: AbortSignal.timeout(5_000) });
     expect(stuck.status).toBe(500);
     expect(logs.join('\n')).toContain('GET /stuck had no answer after 1200 ms; answered 500');
-    // A route that answers is not touched by it.
+    logs.length = 0;
+    // A route that answers in time is not touched by it, then or later.
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(logs.join('\n')).not.toMatch(/had no answer|HTTP thread/);
+  });
+
+  it('drops, unread and unrun, a request whose body is still arriving when Slack would have given up', async () => {
+    const { url, heard } = await startHearing({ lastAnswerMs: 1_200 });
+    const { body, contentType } = interactive();
+    const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = once(socket, 'close');
+    socket.write(
+      `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}\r\n${body.slice(0, 10)}`,
+    );
+    await closed;
+    // Closed without an answer: no 500 that Slack would retry while a late body ran anyway.
+    expect(Buffer.concat(received).toString()).toBe('');
+    await expect.poll(() => logs.join('\n')).toContain('1 request(s) dropped unread');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toHaveLength(0);
+    expect(logs.join('\n')).not.toContain('had no answer');
   });
 
   it('logs a listener ack that comes after Bolt has given up on the request', async () => {
