@@ -18,10 +18,10 @@ RUN npm run build
 FROM node:24-trixie-slim AS runtime
 # Node 22+ keeps the compiled code of the modules it loads here, so a restarted container starts
 # faster; /tmp is writable by the process user. Older Node ignores it.
-# glibc gives each thread that allocates (the report threads, the thread receiving Slack's
-# requests, libuv's pool) a malloc arena of its own; with two in all, the 200 MB Shield export
-# peaked at 140-144 MB instead of 149-163 MB, at the same speed (bench/export.ts, which runs
-# with this environment: bench/child.ts, IMAGE_ENV).
+# glibc adds malloc arenas, up to eight per core, as threads allocate at the same time (the
+# report threads, the thread receiving Slack's requests, libuv's pool); with two in all, the
+# 200 MB Shield export peaked at 135-147 MB instead of 149-163 MB, at the same speed
+# (bench/export.ts, which runs with this environment: bench/child.ts, IMAGE_ENV).
 ENV NODE_ENV=production NODE_COMPILE_CACHE=/tmp/edgeops-compile-cache MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -13,8 +13,15 @@ import type { ChildMeasurement } from './types.js';
  */
 export const IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
+/** IMAGE_ENV, each variable overridden by this process's own: `MALLOC_ARENA_MAX=16 npm run bench` measures without the cap. */
+export function imageEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(IMAGE_ENV).map(([name, value]) => [name, process.env[name] ?? value]),
+  );
+}
+
 /**
- * Runs `script` with `args` (a .ts file under tsx, a .js file as is), with IMAGE_ENV and `env`
+ * Runs `script` with `args` (a .ts file under tsx, a .js file as is), with imageEnv() and `env`
  * added to this process's environment; resolves with what it printed last.
  */
 export function measureInChild(
@@ -26,7 +33,7 @@ export function measureInChild(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...loader, script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, ...IMAGE_ENV, ...env },
+      env: { ...process.env, ...imageEnv(), ...env },
     });
     let out = '';
     child.stdout.setEncoding('utf8');

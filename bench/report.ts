@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { imageEnv } from './child.js';
 import type { BenchRow } from './types.js';
 
 export const RESULTS_PATH = fileURLToPath(new URL('./results.json', import.meta.url));
@@ -12,7 +13,14 @@ export const RESULTS_PATH = fileURLToPath(new URL('./results.json', import.meta.
 export interface BenchReport {
   ranAt: string;
   /** What the numbers were measured on: they are only comparable within one report. */
-  machine: { node: string; cpus: number; cpuModel: string; loadAverage: number[] };
+  machine: {
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    loadAverage: number[];
+    /** The environment every measured side ran with (child.ts, imageEnv). */
+    env: Record<string, string>;
+  };
   /** The benchmarks asked for, in order. */
   benchmarks: string[];
   rows: BenchRow[];
@@ -28,6 +36,7 @@ export function createReport(benchmarks: string[], rows: BenchRow[], notes: stri
       cpus: availableParallelism(),
       cpuModel: cpus()[0]?.model ?? 'unknown',
       loadAverage: loadavg().map((load) => Math.round(load * 100) / 100),
+      env: imageEnv(),
     },
     benchmarks,
     rows,
@@ -68,7 +77,11 @@ export function formatReport(report: BenchReport): string {
   const lines = [
     formatTable(report.rows),
     '',
-    `${report.rows.length} figures, ${missed} missed · node ${report.machine.node}, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), load ${report.machine.loadAverage.join(' ')}`,
+    `${report.rows.length} figures, ${missed} missed · node ${report.machine.node}, ${report.machine.cpus} CPUs (${report.machine.cpuModel}), load ${report.machine.loadAverage.join(' ')}, measured sides with ${Object.entries(
+      report.machine.env,
+    )
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}`,
   ];
   if (report.notes.length > 0) lines.push('', ...report.notes.map((note) => `· ${note}`));
   return lines.join('\n');

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { z } from 'zod';
-import { IMAGE_ENV, isMain } from './child.js';
+import { imageEnv, isMain } from './child.js';
 import type { CompiledTree } from './compiled.js';
 import type { BenchRow } from './types.js';
 
@@ -195,7 +195,7 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      ...IMAGE_ENV,
+      ...imageEnv(),
       ...env,
       PORT: String(port),
     },
@@ -246,7 +246,7 @@ async function spawnToExit(args: string[], script: string): Promise<StartSample>
   const started = performance.now();
   const child = spawn(process.execPath, [...args, '-e', `${script}\n${PRINT_CPU}`], {
     cwd: REPO,
-    env: { ...process.env, ...IMAGE_ENV },
+    env: { ...process.env, ...imageEnv() },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
