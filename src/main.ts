@@ -43,6 +43,9 @@ async function runSlack(
   secrets: SecretRegistry,
   logger: Logger,
 ): Promise<void> {
+  // HTTP mode's receiving thread loads Bolt's receiver while this thread loads the app below.
+  const httpThread =
+    mode === 'http' ? (await import('./slack/ack-thread-start.js')).prepareAckThread() : undefined;
   const [
     { createRuntime },
     { startSlackApp },
@@ -83,6 +86,7 @@ async function runSlack(
     metrics: runtime.metrics,
     logger,
     onFatal: stopOnSlackError,
+    httpThread,
   }).catch(stopOnSlackError);
   await runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
   if (!slack.isReady())

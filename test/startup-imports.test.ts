@@ -87,6 +87,17 @@ describe('what a start loads', () => {
     expect(files.has('reports/chart-png.ts')).toBe(false);
   });
 
+  it("HTTP mode's receiving thread is started before the app loads, and loads nothing of Bolt to start", () => {
+    const { files, packages } = startupClosure(['slack/ack-thread-start.ts']);
+    expect([...files]).toEqual(['slack/ack-thread-start.ts']);
+    expect([...packages]).toEqual([]);
+    // main.ts starts it before it imports the app's modules, which load side by side with it.
+    const main = readFileSync(path.join(SRC, 'main.ts'), 'utf8');
+    const prepared = main.indexOf("import('./slack/ack-thread-start.js')");
+    expect(prepared).toBeGreaterThan(-1);
+    expect(prepared).toBeLessThan(main.indexOf("import('./slack/app.js')"));
+  });
+
   it('no start loads date-fns as ES modules, which costs a second on Node 22 and 24', () => {
     const { files, packages } = startupClosure([...slackModeEntries, 'console/run.ts']);
     expect([...packages].filter((name) => name === 'date-fns' || name.startsWith('date-fns/'))).toEqual([]);

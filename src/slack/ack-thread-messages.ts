@@ -53,6 +53,8 @@ export type FromAckThread = z.infer<typeof FromAckThreadSchema>;
 
 /** From the main thread to the acknowledging thread. */
 export const ToAckThreadSchema = z.discriminatedUnion('type', [
+  /** Build Bolt's receiver with these settings and listen (once; the thread may start before). */
+  z.object({ type: z.literal('listen'), settings: AckThreadDataSchema }),
   /** The listener's ack, with its body when it has one. */
   z.object({ type: z.literal('ack'), id: z.number().int(), response: z.unknown().optional() }),
   /** The app is done with the event; `error` when it threw (`code` is Bolt's error code). */

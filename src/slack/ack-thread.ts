@@ -8,11 +8,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, ReceiverEvent } from '@slack/bolt';
 import type * as BoltErrors from '@slack/bolt/dist/errors.js';
 import {
-  AckThreadDataSchema,
+  type AckThreadData,
   commandAcknowledgedOnArrival,
   type FromAckThread,
   type HTTP_LOG_LEVELS,
@@ -29,7 +29,12 @@ const { AuthorizationError, ErrorCode } = load('@slack/bolt/dist/errors.js') as 
 
 const port = parentPort;
 if (!port) throw new Error('ack-thread.ts runs as a worker thread');
-const data = AckThreadDataSchema.parse(workerData);
+/**
+ * The settings of the `listen` message. The thread may be started before the main thread knows
+ * them (ack-thread-start.ts), so that its modules load while the app's do; nothing reads them
+ * before a request can come, and none comes before it listens.
+ */
+let data: AckThreadData;
 const send = (message: FromAckThread) => port.postMessage(message);
 
 /** Bolt's receiver logs through the main thread's logger, which redacts; never below INFO. */
@@ -183,30 +188,52 @@ const proxy = {
   },
 };
 
-const receiver = new HTTPReceiver({
-  signingSecret: data.signingSecret,
-  endpoints: data.endpoint,
-  customRoutes: data.routes.map((route) => ({
-    path: route.path,
-    method: route.methods,
-    handler: (req, res) => {
-      const id = ++nextId;
-      routes.set(id, res);
-      res.once('close', () => routes.delete(id));
-      send({ type: 'route', id, path: route.path, method: req.method ?? 'GET' });
+let receiver: HTTPReceiverClass | undefined;
+
+/** Builds Bolt's receiver with the main thread's settings and listens; says so, or why not. */
+function listen(settings: AckThreadData): void {
+  if (receiver) return;
+  data = settings;
+  receiver = new HTTPReceiver({
+    signingSecret: data.signingSecret,
+    endpoints: data.endpoint,
+    customRoutes: data.routes.map((route) => ({
+      path: route.path,
+      method: route.methods,
+      handler: (req, res) => {
+        const id = ++nextId;
+        routes.set(id, res);
+        res.once('close', () => routes.delete(id));
+        send({ type: 'route', id, path: route.path, method: req.method ?? 'GET' });
+      },
+    })),
+    logger,
+    processBeforeResponse: false,
+    unhandledRequestTimeoutMillis: data.unhandledRequestTimeoutMillis,
+  });
+  receiver.init(proxy as unknown as App);
+  receiver.start(data.port).then(
+    async (server) => {
+      listening = server;
+      answerEveryRequest(server);
+      if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+      send({ type: 'listening', port: (server.address() as AddressInfo).port });
     },
-  })),
-  logger,
-  processBeforeResponse: false,
-  unhandledRequestTimeoutMillis: data.unhandledRequestTimeoutMillis,
-});
-receiver.init(proxy as unknown as App);
+    (error: unknown) => {
+      send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+      port?.close();
+    },
+  );
+}
 
 port.on('message', (raw: unknown) => {
   const parsed = ToAckThreadSchema.safeParse(raw);
   if (!parsed.success) return;
   const message = parsed.data;
   switch (message.type) {
+    case 'listen':
+      listen(message.settings);
+      return;
     case 'ack': {
       const waiting = events.get(message.id);
       // A second ack is refused on the main thread; one after Bolt's timeout answered fails here.
@@ -230,6 +257,8 @@ port.on('message', (raw: unknown) => {
       return;
     }
     case 'stop':
+      // Never told to listen: nothing to answer.
+      if (!receiver) process.exit(0);
       // Requests in flight are still answered (their acks keep coming from the main thread until
       // this exits); a connection idle after its answer would hold the server for its keep-alive.
       setInterval(() => listening?.closeIdleConnections(), 50).unref();
@@ -244,17 +273,3 @@ port.on('message', (raw: unknown) => {
       return;
   }
 });
-
-// No top-level await: from source, this module is required through tsx's CommonJS hook.
-receiver.start(data.port).then(
-  async (server) => {
-    listening = server;
-    answerEveryRequest(server);
-    if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
-    send({ type: 'listening', port: (server.address() as AddressInfo).port });
-  },
-  (error: unknown) => {
-    send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
-    port.close();
-  },
-);

@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Services } from '../operations/types.js';
 import { AckOnArrivalApp } from './ack-on-arrival.js';
+import type { PreparedAckThread } from './ack-thread-start.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
@@ -44,6 +45,8 @@ export interface SlackAppOptions extends ListenerDeps {
    * Logged by default; main exits.
    */
   onFatal?: (error: Error) => void;
+  /** HTTP mode: the receiving thread, started ahead so that it loads while the app does (main.ts). */
+  httpThread?: PreparedAckThread;
 }
 
 export interface RunningSlackApp {
@@ -187,6 +190,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
       // Refuse a request that hangs before Bolt has handled it, so Slack retries elsewhere.
       unhandledRequestTimeoutMillis: 3001,
       onEnded: (error) => onFatal(error),
+      thread: options.httpThread,
     });
   }
   // The token check above is Bolt's auth.test: Bolt's own would fail for good if Slack were

@@ -6,9 +6,7 @@
  * ack's p99 against bare Bolt's). Every other event is acknowledged by its listener, as before,
  * over a message to that thread.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { App, Receiver, Logger as SlackLogger } from '@slack/bolt';
 import { acknowledgedAlready } from './ack-on-arrival.js';
 import {
@@ -17,6 +15,7 @@ import {
   FromAckThreadSchema,
   type ToAckThread,
 } from './ack-thread-messages.js';
+import { type PreparedAckThread, startAckThread } from './ack-thread-start.js';
 
 /** A route answered on the main thread: the health, readiness and metrics endpoints. */
 export interface AnsweredRoute {
@@ -48,23 +47,8 @@ export interface ThreadedReceiverOptions {
   lastAnswerMs?: number;
   /** Told when the thread ends after it listened, other than by stop(): nothing is received any more. */
   onEnded: (error: Error) => void;
-}
-
-/** Under tsx or vitest this module is a `.ts` file and so is the thread's; in dist/ both are `.js`. */
-const runningFromSource = import.meta.url.endsWith('.ts');
-const threadFile = () =>
-  fileURLToPath(new URL(`./ack-thread.${runningFromSource ? 'ts' : 'js'}`, import.meta.url));
-
-/**
- * The thread, from source (tsx, vitest) or compiled. From source its `.ts` entry is required
- * through tsx's CommonJS hook, which a worker thread takes up at once; Node 20's `--import`
- * hooks are not yet in place when a worker's first module loads.
- */
-function startThread(workerData: AckThreadData): Worker {
-  if (!runningFromSource) return new Worker(threadFile(), { workerData });
-  const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
-  const code = `require(${JSON.stringify(tsx)}); require(${JSON.stringify(threadFile())});`;
-  return new Worker(code, { eval: true, workerData });
+  /** A thread started ahead (main.ts), which the first start() takes over instead of starting one. */
+  thread?: PreparedAckThread;
 }
 
 /**
@@ -93,9 +77,11 @@ export class ThreadedHttpReceiver implements Receiver {
   readonly #options: ThreadedReceiverOptions;
   #app: App | undefined;
   #worker: Worker | undefined;
+  #prepared: PreparedAckThread | undefined;
 
   constructor(options: ThreadedReceiverOptions) {
     this.#options = options;
+    this.#prepared = options.thread;
   }
 
   init(app: App): void {
@@ -117,21 +103,32 @@ export class ThreadedHttpReceiver implements Receiver {
         this.#options.lastAnswerMs ??
         Math.max(this.#options.unhandledRequestTimeoutMillis, BOLT_FUNCTION_ACK_MS) + 1_000,
     };
-    const worker = startThread(data);
+    const prepared = this.#prepared;
+    this.#prepared = undefined;
+    const worker = prepared?.worker ?? startAckThread();
+    worker.ref();
     this.#worker = worker;
     const listening = new Promise<number>((resolve, reject) => {
-      worker.once('error', reject);
-      worker.once('exit', (code) =>
-        reject(new Error(`the HTTP thread ended with ${code} before it listened`)),
-      );
-      worker.on('message', (raw: unknown) => {
+      const ended = (code: number) =>
+        reject(new Error(`the HTTP thread ended with ${code} before it listened`));
+      const hear = (raw: unknown) => {
         const parsed = FromAckThreadSchema.safeParse(raw);
         if (!parsed.success) return this.#refuse(raw);
         if (parsed.data.type === 'listening') resolve(parsed.data.port);
         else if (parsed.data.type === 'failed') reject(new Error(parsed.data.message));
         else this.#receive(parsed.data);
-      });
+      };
+      worker.once('error', reject);
+      worker.once('exit', ended);
+      worker.on('message', hear);
+      if (!prepared) return;
+      // Taken over in this same turn of the event loop, so that nothing falls in between.
+      prepared.release();
+      for (const message of prepared.early.messages) hear(message);
+      if (prepared.early.error) reject(prepared.early.error);
+      else if (prepared.early.exitCode !== undefined) ended(prepared.early.exitCode);
     });
+    this.#send({ type: 'listen', settings: data }, worker);
     try {
       const bound = await listening;
       worker.removeAllListeners('error');

@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { App, Logger, ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type PreparedAckThread, prepareAckThread } from '../../src/slack/ack-thread-start.js';
 import { ThreadedHttpReceiver } from '../../src/slack/threaded-receiver.js';
 import { slashCommand } from '../support/payloads.js';
 import { postSigned, signSlackRequest } from '../support/signer.js';
@@ -32,6 +35,8 @@ interface ReceiverTestOptions {
   unhandledMs?: number;
   /** When the thread answers a request nobody answered (6 s by default). */
   lastAnswerMs?: number;
+  /** A thread started ahead, for start() to take over. */
+  thread?: PreparedAckThread;
 }
 
 function receiverFor(
@@ -67,6 +72,7 @@ function receiverFor(
     onEnded: (error) => options.ended?.push(error),
     maxWaiting: options.maxWaiting,
     lastAnswerMs: options.lastAnswerMs,
+    thread: options.thread,
   });
   receiver.init({ processEvent } as unknown as App);
   return receiver;
@@ -325,5 +331,51 @@ describe('the receiving thread', () => {
       taken.close();
     }
     expect(ended).toHaveLength(0);
+  });
+});
+
+describe('a receiving thread started ahead', () => {
+  it('is taken over by start(), which it then serves as a thread started there would', async () => {
+    const thread = prepareAckThread();
+    // Let it load before it is told to listen, as it does while main.ts loads the app.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { url, heard } = await startHearing({ thread });
+    const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+      signingSecret: SECRET,
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(() => heard.length).toBe(1);
+    // It is the receiver's thread: stopping the receiver ends it.
+    const exited = once(thread.worker, 'exit');
+    await started.pop()!.stop();
+    await exited;
+  });
+
+  it('fails the start with the reason when it ended before start()', async () => {
+    const thread = prepareAckThread();
+    await thread.worker.terminate();
+    const ended: Error[] = [];
+    await expect(receiverFor(async () => undefined, { ended, thread }).start(0)).rejects.toThrow(
+      /the HTTP thread ended with \d+ before it listened/,
+    );
+    expect(ended).toHaveLength(0);
+  });
+
+  it('does not keep a process alive that ends before it starts the receiver', () => {
+    const source = fileURLToPath(new URL('../../src/slack/ack-thread-start.ts', import.meta.url));
+    // The thread is still loaded and waiting 1.5 s later; then nothing else holds the process.
+    const script = `import(${JSON.stringify(source)}).then(({ prepareAckThread }) => {
+      const thread = prepareAckThread();
+      let exited = false;
+      thread.worker.on('exit', (code) => { exited = true; console.log('exit ' + code); });
+      setTimeout(() => { if (!exited) console.log('alive'); }, 1500);
+    });`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      timeout: 15_000,
+      encoding: 'utf8',
+    });
+    expect(child.stdout.trim(), child.stderr).toBe('alive');
+    expect(child.error).toBeUndefined();
+    expect(child.status, child.stderr).toBe(0);
   });
 });
