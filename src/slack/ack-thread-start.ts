@@ -27,11 +27,17 @@ export function startAckThread(): Worker {
 
 /** A thread started ahead of ThreadedHttpReceiver.start(), and what it did before that took it over. */
 export interface PreparedAckThread {
+  /** The thread, to watch (its exit); a receiver uses it through take(). */
   readonly worker: Worker;
   /** What came before start() listened itself: its messages, and an error or exit. */
   readonly early: { messages: unknown[]; error?: Error; exitCode?: number };
-  /** Stops recording: start() listens to the thread itself from then on. */
-  release(): void;
+  /**
+   * The thread, once: recording stops, and the caller listens to it from then on. A second
+   * take throws, so that no two receivers share one thread.
+   */
+  take(): Worker;
+  /** Ends the thread if nothing took it (a receiver stopped before it started). */
+  dispose(): Promise<void>;
 }
 
 /**
@@ -53,13 +59,22 @@ export function prepareAckThread(): PreparedAckThread {
   worker.on('exit', onExit);
   // After the listeners: one for messages would hold the process again.
   worker.unref();
+  let taken = false;
   return {
     worker,
     early,
-    release() {
+    take() {
+      if (taken) throw new Error('this receiving thread was taken over already');
+      taken = true;
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
+      return worker;
+    },
+    async dispose() {
+      if (taken) return;
+      taken = true;
+      await worker.terminate();
     },
   };
 }

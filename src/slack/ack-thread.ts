@@ -116,7 +116,8 @@ process.on('uncaughtException', (error) => {
  * before it set its timer (a signed JSON `null` throws there), or a route the main thread did not
  * answer in time: it is answered 500 instead of holding the connection until the client gives
  * up. One whose body is still arriving then is later than Slack waits for anything: its
- * connection is closed, so Bolt never verifies it and nothing of it runs.
+ * connection is closed, so Bolt never verifies it and nothing of it runs (Bolt logs that it was
+ * aborted, as it does for any body cut short; these are counted here once every 10 s).
  */
 function answerEveryRequest(server: Server): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -228,7 +229,14 @@ function listen(settings: AckThreadData): void {
 
 port.on('message', (raw: unknown) => {
   const parsed = ToAckThreadSchema.safeParse(raw);
-  if (!parsed.success) return;
+  if (!parsed.success) {
+    // Settings it cannot read: the start fails with why, instead of waiting for ever.
+    if ((raw as { type?: unknown } | null)?.type === 'listen' && !receiver) {
+      send({ type: 'failed', message: `the settings are not valid: ${parsed.error.message}` });
+      process.exit(1);
+    }
+    return;
+  }
   const message = parsed.data;
   switch (message.type) {
     case 'listen':

@@ -11,6 +11,7 @@ import type { App, Receiver, Logger as SlackLogger } from '@slack/bolt';
 import { acknowledgedAlready } from './ack-on-arrival.js';
 import {
   type AckThreadData,
+  AckThreadDataSchema,
   type FromAckThread,
   FromAckThreadSchema,
   type ToAckThread,
@@ -103,9 +104,17 @@ export class ThreadedHttpReceiver implements Receiver {
         this.#options.lastAnswerMs ??
         Math.max(this.#options.unhandledRequestTimeoutMillis, BOLT_FUNCTION_ACK_MS) + 1_000,
     };
+    // Settings the thread could not read would leave it waiting, and this start with it.
+    const settings = AckThreadDataSchema.safeParse(data);
+    if (!settings.success) {
+      await this.#prepared?.dispose();
+      this.#prepared = undefined;
+      throw new Error(`the HTTP thread's settings are not valid: ${settings.error.message}`);
+    }
     const prepared = this.#prepared;
     this.#prepared = undefined;
-    const worker = prepared?.worker ?? startAckThread();
+    // Taken before any listener is added: the recording ones go in the same turn of the event loop.
+    const worker = prepared?.take() ?? startAckThread();
     worker.ref();
     this.#worker = worker;
     const listening = new Promise<number>((resolve, reject) => {
@@ -122,8 +131,7 @@ export class ThreadedHttpReceiver implements Receiver {
       worker.once('exit', ended);
       worker.on('message', hear);
       if (!prepared) return;
-      // Taken over in this same turn of the event loop, so that nothing falls in between.
-      prepared.release();
+      // What the thread did before it was taken over, in order.
       for (const message of prepared.early.messages) hear(message);
       if (prepared.early.error) reject(prepared.early.error);
       else if (prepared.early.exitCode !== undefined) ended(prepared.early.exitCode);
@@ -155,6 +163,9 @@ export class ThreadedHttpReceiver implements Receiver {
   }
 
   async stop(): Promise<void> {
+    // A thread started ahead for a receiver that never started is ended too.
+    await this.#prepared?.dispose();
+    this.#prepared = undefined;
     const worker = this.#worker;
     if (!worker) return;
     this.#worker = undefined;

@@ -345,9 +345,26 @@ describe('a receiving thread started ahead', () => {
     });
     expect(response.status).toBe(200);
     await expect.poll(() => heard.length).toBe(1);
-    // It is the receiver's thread: stopping the receiver ends it.
+    // It is the receiver's thread, and no other receiver can take it: stopping the receiver ends it.
+    expect(() => thread.take()).toThrow(/taken over already/);
     const exited = once(thread.worker, 'exit');
     await started.pop()!.stop();
+    await exited;
+  });
+
+  it('is ended when its receiver stops before it started', async () => {
+    const thread = prepareAckThread();
+    const exited = once(thread.worker, 'exit');
+    await receiverFor(async () => undefined, { thread }).stop();
+    await exited;
+  });
+
+  it('fails the start at once, ending the thread, when the settings are not valid', async () => {
+    const thread = prepareAckThread();
+    const exited = once(thread.worker, 'exit');
+    await expect(receiverFor(async () => undefined, { thread, maxWaiting: 0 }).start(0)).rejects.toThrow(
+      /settings are not valid/,
+    );
     await exited;
   });
 
