@@ -19,6 +19,18 @@ interface Fixture {
   secrets: SecretRegistry;
 }
 
+/** The audit log of a second store on the fixture's database, as another replica would open it. */
+async function secondReplica(url: string) {
+  const store = await openStateStore({
+    url,
+    logger: memoryLogger(),
+    now: asDates(pinnedClock()),
+    migrations,
+  });
+  cleanups.push(() => store.close());
+  return createAuditLog({ store, secrets: new SecretRegistry() });
+}
+
 async function fixture(): Promise<Fixture> {
   const db = await tempDatabase();
   cleanups.push(db.remove);
@@ -164,14 +176,7 @@ describe('audit log chain', () => {
   it('does not take rows another replica appends while it runs for deleted ones', async () => {
     const { url, store, audit, secrets } = await fixture();
     await appendMany(audit, 3);
-    const replica = await openStateStore({
-      url,
-      logger: memoryLogger(),
-      now: asDates(pinnedClock()),
-      migrations,
-    });
-    cleanups.push(() => replica.close());
-    const replicaAudit = createAuditLog({ store: replica, secrets: new SecretRegistry() });
+    const replicaAudit = await secondReplica(url);
     // The other replica appends right after each page of the chain is read, before the end is checked.
     const execute: typeof store.client.execute = async (statement) => {
       const result = await store.client.execute(statement);
@@ -198,14 +203,7 @@ describe('audit log chain', () => {
 
   it('keeps one unbroken chain when two stores in one process append at once', async () => {
     const { url, audit } = await fixture();
-    const other = await openStateStore({
-      url,
-      logger: memoryLogger(),
-      now: asDates(pinnedClock()),
-      migrations,
-    });
-    cleanups.push(() => other.close());
-    const otherAudit = createAuditLog({ store: other, secrets: new SecretRegistry() });
+    const otherAudit = await secondReplica(url);
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         (i % 2 === 0 ? audit : otherAudit).append(entry({ correlationId: `race-${i}` })),
