@@ -8,6 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { App, Receiver, Logger as SlackLogger } from '@slack/bolt';
+import { z } from 'zod';
 import { acknowledgedAlready } from './ack-on-arrival.js';
 import {
   type AckThreadData,
@@ -109,7 +110,7 @@ export class ThreadedHttpReceiver implements Receiver {
     if (!settings.success) {
       await this.#prepared?.dispose();
       this.#prepared = undefined;
-      throw new Error(`the HTTP thread's settings are not valid: ${settings.error.message}`);
+      throw new Error(`the HTTP thread's settings are not valid: ${z.prettifyError(settings.error)}`);
     }
     const prepared = this.#prepared;
     this.#prepared = undefined;
@@ -117,9 +118,13 @@ export class ThreadedHttpReceiver implements Receiver {
     const worker = prepared?.take() ?? startAckThread();
     worker.ref();
     this.#worker = worker;
+    // Named, so that only these are taken off once it listens: a stop() racing this start waits
+    // for the thread's exit too.
+    let failed: (error: Error) => void = () => undefined;
+    let ended: (code: number) => void = () => undefined;
     const listening = new Promise<number>((resolve, reject) => {
-      const ended = (code: number) =>
-        reject(new Error(`the HTTP thread ended with ${code} before it listened`));
+      failed = reject;
+      ended = (code: number) => reject(new Error(`the HTTP thread ended with ${code} before it listened`));
       const hear = (raw: unknown) => {
         const parsed = FromAckThreadSchema.safeParse(raw);
         if (!parsed.success) return this.#refuse(raw);
@@ -127,7 +132,7 @@ export class ThreadedHttpReceiver implements Receiver {
         else if (parsed.data.type === 'failed') reject(new Error(parsed.data.message));
         else this.#receive(parsed.data);
       };
-      worker.once('error', reject);
+      worker.once('error', failed);
       worker.once('exit', ended);
       worker.on('message', hear);
       if (!prepared) return;
@@ -136,11 +141,13 @@ export class ThreadedHttpReceiver implements Receiver {
       if (prepared.early.error) reject(prepared.early.error);
       else if (prepared.early.exitCode !== undefined) ended(prepared.early.exitCode);
     });
-    this.#send({ type: 'listen', settings: data }, worker);
     try {
+      this.#send({ type: 'listen', settings: data }, worker);
       const bound = await listening;
-      worker.removeAllListeners('error');
-      worker.removeAllListeners('exit');
+      worker.off('error', failed);
+      worker.off('exit', ended);
+      // stop() was called while this started: it is ending the thread.
+      if (this.#worker !== worker) throw new Error('the receiver was stopped while it started');
       let failure: Error | undefined;
       worker.on('error', (error) => {
         failure = error;
@@ -156,16 +163,20 @@ export class ThreadedHttpReceiver implements Receiver {
       });
       return { port: bound };
     } catch (error) {
-      this.#worker = undefined;
-      await worker.terminate();
+      // Unless a stop() has it in hand already.
+      if (this.#worker === worker) {
+        this.#worker = undefined;
+        await worker.terminate();
+      }
       throw error;
     }
   }
 
   async stop(): Promise<void> {
     // A thread started ahead for a receiver that never started is ended too.
-    await this.#prepared?.dispose();
+    const prepared = this.#prepared;
     this.#prepared = undefined;
+    await prepared?.dispose();
     const worker = this.#worker;
     if (!worker) return;
     this.#worker = undefined;

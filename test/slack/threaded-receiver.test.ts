@@ -320,6 +320,19 @@ describe('the receiving thread', () => {
     expect(steps).toEqual(['started', 'ended', 'stopped']);
   });
 
+  it('stops promptly when stopped while it starts, and the start says so', async () => {
+    const receiver = receiverFor(async () => undefined);
+    const starting = receiver.start(0).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    const stopped = performance.now();
+    await receiver.stop();
+    // Well inside the 5 s a stopping thread is given before it is ended.
+    expect(performance.now() - stopped).toBeLessThan(3_000);
+    expect(await starting).toMatch(/stopped while it started/);
+  });
+
   it('fails to start with the reason when its port is taken', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, resolve));
