@@ -316,9 +316,13 @@ describe('the approval gate through Slack', () => {
     // The card, the channel and the audit log show only its fingerprint.
     const elsewhere = h.fake.calls.filter((call) => call !== dm && JSON.stringify(call.args).includes(key));
     expect(elsewhere).toEqual([]);
-    const rows = await h.runtime.services.audit.list({ limit: 200 });
-    expect(JSON.stringify(rows)).not.toContain(key);
-    expect(rows.some((row) => row.approvalId === id && row.outcome === 'succeeded')).toBe(true);
+    // The request's state moves first, and its audit row follows.
+    const succeededRow = async () =>
+      (await h.runtime.services.audit.list({ limit: 200 })).some(
+        (row) => row.approvalId === id && row.outcome === 'succeeded',
+      );
+    await expect.poll(succeededRow, { timeout: 5_000 }).toBe(true);
+    expect(JSON.stringify(await h.runtime.services.audit.list({ limit: 200 }))).not.toContain(key);
   });
 
   it('when the new key cannot be sent by DM, the channel is told so with what to do, and the key goes nowhere', async () => {
@@ -340,9 +344,13 @@ describe('the approval gate through Slack', () => {
     expect(told).toMatch(/correlation id c-[0-9a-f]{10}/);
     // Nothing claims it was sent: not the result, not the card, not the audit row.
     expect(told).not.toMatch(/went to the requester|sent to the requester by DM/);
-    const rows = await h.runtime.services.audit.list({ limit: 50 });
-    const ran = rows.find((row) => row.approvalId === id && row.outcome === 'succeeded');
-    expect(ran?.detail).toContain('could not be sent to the requester by direct message');
+    const ran = async () =>
+      (await h.runtime.services.audit.list({ limit: 50, filter: { approvalId: id } })).find(
+        (row) => row.outcome === 'succeeded',
+      );
+    await expect
+      .poll(async () => (await ran())?.detail, { timeout: 5_000 })
+      .toContain('could not be sent to the requester by direct message');
     const card = h.fake
       .callsTo('chat.update')
       .filter((call) => JSON.stringify(call.args.blocks).includes(id))

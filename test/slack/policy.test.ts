@@ -54,8 +54,11 @@ describe('access policy through Slack', () => {
     expect(denied).toContain('Not allowed');
     expect(denied).toContain('U0ALICE');
     expect(h.sandbox.requests.count('apikey.list')).toBe(before);
-    const rows = await h.runtime.services.audit.list({ limit: 5 });
-    expect(rows.find((row) => row.operation === 'apikey.list')?.outcome).toBe('denied');
+    // Filtered by caller: the last test's own row is written after its answer, and may land after this one.
+    const rows = await h.runtime.services.audit.list({ limit: 20, filter: { userId: 'U0ZED' } });
+    expect(rows.filter((row) => row.operation === 'apikey.list').map((row) => row.outcome)).toEqual([
+      'denied',
+    ]);
   });
 
   it('answers outside the allowed channels with an ephemeral denial naming where it works', async () => {
