@@ -2,9 +2,12 @@
  * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
  */
 import { systemClock } from './clock.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, configSecrets, loadConfig } from './config.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
-import { PolicyLoadError } from './policy/store.js';
+import { createShutdown, type Shutdown, startFailureLine, stopLine } from './shutdown.js';
+
+// One registry for every line this process writes, the last guards' and a failed start's included.
+const secrets = new SecretRegistry();
 
 async function main(): Promise<void> {
   let config: Config;
@@ -17,7 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const secrets = new SecretRegistry();
+  secrets.add(...configSecrets(config));
   const logger = createLogger({ level: config.logLevel, secrets, clock: systemClock });
 
   if (config.mode === 'console') {
@@ -26,11 +29,15 @@ async function main(): Promise<void> {
     return;
   }
 
+  // A signal from here on stops what has started so far: installed before anything can take a request.
+  const shutdown = createShutdown({ logger, exit: (code) => process.exit(code) });
+  process.once('SIGINT', () => void shutdown.stop('SIGINT'));
+  process.once('SIGTERM', () => void shutdown.stop('SIGTERM'));
   logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP mode' : 'Socket Mode'}`, {
     mode: config.mode,
     port: config.port,
   });
-  await runSlack(config, config.mode, secrets, logger);
+  await runSlack(config, config.mode, logger, shutdown);
 }
 
 /**
@@ -40,8 +47,8 @@ async function main(): Promise<void> {
 async function runSlack(
   config: Config,
   mode: 'http' | 'socket',
-  secrets: SecretRegistry,
   logger: Logger,
+  shutdown: Shutdown,
 ): Promise<void> {
   // HTTP mode's receiving thread loads Bolt's receiver while this thread loads the app below.
   const httpThread =
@@ -74,7 +81,9 @@ async function runSlack(
     fetchGroupMembers,
     now: systemClock,
   });
-  const slack = await startSlackApp({
+  shutdown.onStop(() => runtime.close());
+  if (shutdown.stopping) return;
+  const starting = startSlackApp({
     mode,
     botToken: config.slack.botToken!,
     signingSecret: config.slack.signingSecret,
@@ -88,7 +97,16 @@ async function runSlack(
     onFatal: stopOnSlackError,
     httpThread,
   }).catch(stopOnSlackError);
-  await runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
+  // Stopped before the stores: what its receiver acknowledged runs to its end first.
+  shutdown.onStop(async () => (await starting).stop());
+  const slack = await starting;
+  if (shutdown.stopping) return;
+  // A signal while this runs closes the stores under it: that failure is the stop's, not the start's.
+  await runtime
+    .startBackground(createSlackMessenger({ client: slack.client, logger, secrets }))
+    .catch((error: unknown) => {
+      if (!shutdown.stopping) throw error;
+    });
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
       port: slack.port,
@@ -98,20 +116,10 @@ async function runSlack(
     () => logger.info('edgeops is ready', { port: slack.port }),
     () => undefined,
   );
-
-  const shutdown = async (signal: string) => {
-    logger.info('shutting down', { signal });
-    await slack.stop().catch(() => undefined);
-    await runtime.close().catch(() => undefined);
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => runtime.policies.reload());
 }
 
-const fallbackSecrets = new SecretRegistry();
-const fallbackLogger = createLogger({ level: 'error', secrets: fallbackSecrets, clock: systemClock });
+const fallbackLogger = createLogger({ level: 'error', secrets, clock: systemClock });
 
 /** The reader of stdout or stderr went away (`npm start | head`): EPIPE on every later write. */
 const isClosedPipe = (error: unknown): boolean =>
@@ -138,13 +146,13 @@ process.on('uncaughtException', (error) =>
 
 /** Ends a start that cannot succeed with one line on stderr that says what to fix. */
 function stopWith(line: string): never {
-  process.stderr.write(`edgeops: ${line}\n`);
+  process.stderr.write(stopLine(line, secrets));
   process.exit(1);
 }
 
 function stopStarting(error: unknown): never {
-  if (error instanceof PolicyLoadError) stopWith(`policy error: ${error.message}`);
-  stopWith(`failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.stderr.write(startFailureLine(error, secrets));
+  process.exit(1);
 }
 
 main().catch((error: unknown) => stopStarting(error));
