@@ -28,8 +28,12 @@ export const AckThreadDataSchema = z.object({
   unhandledRequestTimeoutMillis: z.number().int().positive(),
   /** Commands acknowledged on arrival that may wait for the main thread; more are answered as busy. */
   maxWaiting: z.number().int().positive(),
-  /** A request still unanswered this long after its headers came is answered 500, or dropped if its body is still coming. */
+  /** A request whose body is still arriving this long after its headers is dropped unread: Slack has given up on it. */
+  bodyDeadlineMs: z.number().int().positive(),
+  /** A request still unanswered this long after its headers came is answered 500. */
   lastAnswerMs: z.number().int().positive(),
+  /** What happens per request and anyone may cause (a refusal, a drop) is logged as a count this often. */
+  reportEveryMs: z.number().int().positive(),
 });
 export type AckThreadData = z.infer<typeof AckThreadDataSchema>;
 

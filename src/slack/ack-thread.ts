@@ -43,11 +43,34 @@ const log =
   (level: (typeof HTTP_LOG_LEVELS)[number]) =>
   (...args: unknown[]) =>
     send({ type: 'log', level, text: text(args) });
+/**
+ * What Bolt says once per refused request (unsigned, too large, malformed, an unknown path):
+ * anyone who can reach the port can send those, so they are counted, not logged one by one.
+ */
+const REFUSALS = [
+  'Failed to parse and verify the request data',
+  'Failed to parse the request body',
+  'Request body exceeded the maximum allowed size',
+  'Malformed request body',
+  'Unhandled HTTP request',
+];
+let lastRefusal = '';
+const reportRefused = countedWarning(
+  (count) => `${count} request(s) refused by the HTTP receiver; the latest: ${lastRefusal}`,
+);
+const boltLog =
+  (level: (typeof HTTP_LOG_LEVELS)[number]) =>
+  (...args: unknown[]) => {
+    const said = text(args);
+    if (!REFUSALS.some((refusal) => said.startsWith(refusal))) return log(level)(said);
+    lastRefusal = said;
+    reportRefused();
+  };
 const logger: Logger = {
   debug: () => undefined,
-  info: log('info'),
-  warn: log('warn'),
-  error: log('error'),
+  info: boltLog('info'),
+  warn: boltLog('warn'),
+  error: boltLog('error'),
   setLevel: () => undefined,
   getLevel: () => 'info' as LogLevel,
   setName: () => undefined,
@@ -67,28 +90,33 @@ const BUSY = {
   text: 'edgeops has more commands waiting than it can take right now, so this one was not run. Try it again in a minute.',
 };
 /**
- * Counts what happened and logs a warning at most every 10 s, with how many times since the
- * last line: a flood of requests makes one line, not one each.
+ * Counts what happened and logs a warning at most every `reportEveryMs` (10 s), with how many
+ * times since the last line: a flood of requests makes one line, not one each. The first is
+ * logged at once, and what a window counted is logged at its end, so no count is lost when the
+ * flood stops.
  */
-function warnEvery10s(line: (count: number) => string): () => void {
+function countedWarning(line: (count: number) => string): () => void {
   let count = 0;
-  let loggedAt = Number.NEGATIVE_INFINITY;
-  return () => {
-    count++;
-    const now = performance.now();
-    if (now - loggedAt < 10_000) return;
-    loggedAt = now;
+  let flush: NodeJS.Timeout | undefined;
+  const report = () => {
+    flush = undefined;
+    if (count === 0) return;
     log('warn')(line(count));
     count = 0;
+    flush = setTimeout(report, data.reportEveryMs).unref();
+  };
+  return () => {
+    count++;
+    if (flush === undefined) report();
   };
 }
-const reportBusy = warnEvery10s(
+const reportBusy = countedWarning(
   (count) =>
     `${count} command(s) answered as busy: ${handedOver.size} were waiting for the main thread (at most ${data.maxWaiting})`,
 );
-const reportAbandoned = warnEvery10s(
+const reportAbandoned = countedWarning(
   (count) =>
-    `${count} request(s) dropped unread: their body was still arriving ${data.lastAnswerMs} ms after their headers`,
+    `${count} request(s) dropped unread: their body was still arriving ${data.bodyDeadlineMs} ms after their headers`,
 );
 const routes = new Map<number, ServerResponse>();
 let listening: Server | undefined;
@@ -111,30 +139,35 @@ process.on('uncaughtException', (error) => {
 });
 
 /**
- * Every request gets an answer, or its connection is closed. One still unanswered `lastAnswerMs`
- * after its headers came (past Bolt's own unhandled-request timeouts) is one Bolt failed on
- * before it set its timer (a signed JSON `null` throws there), or a route the main thread did not
- * answer in time: it is answered 500 instead of holding the connection until the client gives
- * up. One whose body is still arriving then is later than Slack waits for anything: its
- * connection is closed, so Bolt never verifies it and nothing of it runs (Bolt logs that it was
- * aborted, as it does for any body cut short; these are counted here once every 10 s).
+ * Every request gets an answer, or its connection is closed.
+ * - One whose body is still arriving `bodyDeadlineMs` after its headers (Slack's 3 s) is one Slack
+ *   has given up on: its connection is closed, so Bolt never verifies it and nothing of it runs,
+ *   not even a body that completes later. These are counted, one line per `reportEveryMs`.
+ * - One still unanswered `lastAnswerMs` after its headers came (past Bolt's own unhandled-request
+ *   timeouts) is one Bolt failed on before it set its timer (a signed JSON `null` throws there),
+ *   or a route the main thread did not answer in time: it is answered 500 instead of holding the
+ *   connection until the client gives up.
  */
 function answerEveryRequest(server: Server): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const timer = setTimeout(() => {
+    const bodyTimer = setTimeout(() => {
+      if (req.complete || res.headersSent || res.writableEnded) return;
+      reportAbandoned();
+      req.socket.destroy();
+    }, data.bodyDeadlineMs).unref();
+    const answerTimer = setTimeout(() => {
       if (res.headersSent || res.writableEnded) return;
-      if (!req.complete) {
-        reportAbandoned();
-        req.socket.destroy();
-        return;
-      }
       log('error')(
         `${req.method} ${req.url?.split('?')[0]} had no answer after ${data.lastAnswerMs} ms; answered 500`,
       );
       res.writeHead(500);
       res.end();
     }, data.lastAnswerMs).unref();
-    res.once('close', () => clearTimeout(timer));
+    req.once('end', () => clearTimeout(bodyTimer));
+    res.once('close', () => {
+      clearTimeout(bodyTimer);
+      clearTimeout(answerTimer);
+    });
   });
 }
 

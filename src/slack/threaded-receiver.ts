@@ -42,11 +42,17 @@ export interface ThreadedReceiverOptions {
    */
   maxWaiting?: number;
   /**
-   * How long after its headers a request still unanswered is answered 500, or dropped if its
-   * body is still arriving (ack-thread.ts). By default 1 s past the longer of Bolt's two
-   * unhandled-request timeouts.
+   * How long after its headers a request whose body is still arriving is dropped unread
+   * (ack-thread.ts). By default Slack's 3 s: past it, Slack has given up on the request.
+   */
+  bodyDeadlineMs?: number;
+  /**
+   * How long after its headers a request still unanswered is answered 500 (ack-thread.ts). By
+   * default 1 s past the longer of Bolt's two unhandled-request timeouts.
    */
   lastAnswerMs?: number;
+  /** How often per-request refusals and drops are logged, as one count (10 s by default). */
+  reportEveryMs?: number;
   /** Told when the thread ends after it listened, other than by stop(): nothing is received any more. */
   onEnded: (error: Error) => void;
   /** A thread started ahead (main.ts), which the first start() takes over instead of starting one. */
@@ -58,6 +64,9 @@ export interface ThreadedReceiverOptions {
  * at once, and a bound on what waits in memory (a command's body is a few kilobytes).
  */
 export const DEFAULT_MAX_WAITING = 2_000;
+
+/** How long Slack waits for any answer; a body not all here by then cannot be answered in time. */
+const SLACK_ACK_WINDOW_MS = 3_000;
 
 /** Bolt's unhandled-request timeout for `function_executed` events, fixed in its HTTPResponseAck. */
 const BOLT_FUNCTION_ACK_MS = 5_001;
@@ -101,9 +110,11 @@ export class ThreadedHttpReceiver implements Receiver {
       routes: this.#options.routes.map(({ path, methods }) => ({ path, methods })),
       unhandledRequestTimeoutMillis: this.#options.unhandledRequestTimeoutMillis,
       maxWaiting: this.#options.maxWaiting ?? DEFAULT_MAX_WAITING,
+      bodyDeadlineMs: this.#options.bodyDeadlineMs ?? SLACK_ACK_WINDOW_MS,
       lastAnswerMs:
         this.#options.lastAnswerMs ??
         Math.max(this.#options.unhandledRequestTimeoutMillis, BOLT_FUNCTION_ACK_MS) + 1_000,
+      reportEveryMs: this.#options.reportEveryMs ?? 10_000,
     };
     // Settings the thread could not read would leave it waiting, and this start with it.
     const settings = AckThreadDataSchema.safeParse(data);

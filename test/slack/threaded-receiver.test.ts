@@ -35,6 +35,10 @@ interface ReceiverTestOptions {
   unhandledMs?: number;
   /** When the thread answers a request nobody answered (6 s by default). */
   lastAnswerMs?: number;
+  /** When the thread drops a request whose body is still arriving (3 s by default). */
+  bodyDeadlineMs?: number;
+  /** How often counted warnings are logged (10 s by default). */
+  reportEveryMs?: number;
   /** A thread started ahead, for start() to take over. */
   thread?: PreparedAckThread;
 }
@@ -72,6 +76,8 @@ function receiverFor(
     onEnded: (error) => options.ended?.push(error),
     maxWaiting: options.maxWaiting,
     lastAnswerMs: options.lastAnswerMs,
+    bodyDeadlineMs: options.bodyDeadlineMs,
+    reportEveryMs: options.reportEveryMs,
     thread: options.thread,
   });
   receiver.init({ processEvent } as unknown as App);
@@ -229,7 +235,9 @@ describe('the receiving thread', () => {
       signingSecret: 'not-the-secret',
     });
     expect(response.status).toBe(401);
-    await expect.poll(() => logs.join('\n')).toContain('Failed to parse and verify the request data');
+    await expect
+      .poll(() => logs.join('\n'))
+      .toContain('the latest: Failed to parse and verify the request data');
     expect(heard).toHaveLength(0);
   });
 
@@ -262,27 +270,73 @@ describe('the receiving thread', () => {
   });
 
   it('drops, unread and unrun, a request whose body is still arriving when Slack would have given up', async () => {
-    const { url, heard } = await startHearing({ lastAnswerMs: 1_200 });
+    // The answer's deadline is far off: the drop is the body's own deadline, Slack's 3 s in production.
+    const { url, heard } = await startHearing({ bodyDeadlineMs: 600, lastAnswerMs: 20_000 });
     const { body, contentType } = interactive();
     const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
     const socket = connect(Number(new URL(url).port), '127.0.0.1');
     await once(socket, 'connect');
     const received: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined);
     const closed = once(socket, 'close');
+    const sentAt = performance.now();
     socket.write(
       `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `${Object.entries(headers)
           .map(([name, value]) => `${name}: ${value}\r\n`)
           .join('')}\r\n${body.slice(0, 10)}`,
     );
+    // The rest of the body comes after the deadline: too late, it is never read.
+    const rest = setTimeout(() => socket.write(body.slice(10)), 900);
     await closed;
-    // Closed without an answer: no 500 that Slack would retry while a late body ran anyway.
+    clearTimeout(rest);
+    // Closed at the body's deadline, not the answer's, and without an answer: no 500 that Slack
+    // would retry while a late body ran anyway.
+    expect(performance.now() - sentAt).toBeLessThan(10_000);
     expect(Buffer.concat(received).toString()).toBe('');
     await expect.poll(() => logs.join('\n')).toContain('1 request(s) dropped unread');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     expect(heard).toHaveLength(0);
     expect(logs.join('\n')).not.toContain('had no answer');
+  });
+
+  it('runs a request whose body came in time, however slowly', async () => {
+    const { url, heard } = await startHearing({ bodyDeadlineMs: 1_500 });
+    const { body, contentType } = interactive();
+    const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n${Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write(body.slice(10));
+    await expect.poll(() => heard.length).toBe(1);
+    socket.destroy();
+    expect(logs.join('\n')).not.toContain('dropped unread');
+  });
+
+  it('counts the requests anyone can have refused instead of logging each, and logs the count when they stop', async () => {
+    const { url, heard } = await startHearing({ reportEveryMs: 800 });
+    const refusals = () => logs.filter((line) => line.includes('refused by the HTTP receiver'));
+    for (let i = 0; i < 20; i++) {
+      const response = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+        signingSecret: 'not-the-secret',
+      });
+      expect(response.status).toBe(401);
+    }
+    // The first at once, with Bolt's reason; the other 19 as one count at the window's end.
+    expect(refusals()[0]).toMatch(
+      /^1 request\(s\) refused by the HTTP receiver; the latest: Failed to parse and verify the request data/,
+    );
+    await expect.poll(() => refusals().length, { timeout: 3_000 }).toBe(2);
+    expect(refusals()[1]).toMatch(/^19 request\(s\) refused/);
+    expect(logs.filter((line) => line.startsWith('Failed to parse and verify'))).toEqual([]);
+    expect(heard).toHaveLength(0);
   });
 
   it('logs a listener ack that comes after Bolt has given up on the request', async () => {
