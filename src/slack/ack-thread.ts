@@ -212,7 +212,8 @@ const proxy = {
       events.set(id, {
         ack: event.ack,
         done: (error) => {
-          events.delete(id);
+          // A listener may still ack after it returned, as in one thread, until Bolt gives up.
+          setTimeout(() => events.delete(id), data.unhandledRequestTimeoutMillis).unref();
           if (error) reject(remoteError(error));
           else resolve();
         },

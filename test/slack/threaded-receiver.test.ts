@@ -339,6 +339,18 @@ describe('the receiving thread', () => {
     expect(heard).toHaveLength(0);
   });
 
+  it('delivers an ack its listener sends after it returned, within Bolt’s time, as one thread would', async () => {
+    const url = await start(
+      receiverFor(async (event) => {
+        setTimeout(() => void event.ack({ response_action: 'clear' }), 200);
+      }),
+    );
+    const response = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ response_action: 'clear' });
+    expect(logs.join('\n')).not.toContain("a listener's ack could not be sent");
+  });
+
   it('logs a listener ack that comes after Bolt has given up on the request', async () => {
     let late!: Promise<void>;
     const url = await start(
