@@ -10,7 +10,6 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, ReceiverEvent } from '@slack/bolt';
-import type * as BoltErrors from '@slack/bolt/dist/errors.js';
 import {
   type AckThreadData,
   commandAcknowledgedOnArrival,
@@ -18,14 +17,10 @@ import {
   type HTTP_LOG_LEVELS,
   ToAckThreadSchema,
 } from './ack-thread-messages.js';
+import { loadBoltReceiver } from './bolt-receiver.js';
 
-// Only the receiver's modules, not all of Bolt (its App, Web API client and Socket Mode): the
-// thread listens about a quarter of a second sooner. Required, since these are CommonJS modules.
-const load = createRequire(import.meta.url);
-const { default: HTTPReceiver } = load('@slack/bolt/dist/receivers/HTTPReceiver.js') as {
-  default: typeof HTTPReceiverClass;
-};
-const { AuthorizationError, ErrorCode } = load('@slack/bolt/dist/errors.js') as typeof BoltErrors;
+// Only the receiver's modules, not all of Bolt: the thread listens sooner (bolt-receiver.ts).
+const { HTTPReceiver, AuthorizationError, ErrorCode } = loadBoltReceiver(createRequire(import.meta.url));
 
 const port = parentPort;
 if (!port) throw new Error('ack-thread.ts runs as a worker thread');
