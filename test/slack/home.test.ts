@@ -168,7 +168,10 @@ describe('the Home tab', () => {
       10_000,
     );
     // More wait than are read at once, and the answer says so.
-    expect(text(all.args)).toMatch(/\d+ requests are waiting; the newest 200 are read here/);
+    // The count is everyone's, and says so: the list below it is only what concerns the reader.
+    expect(text(all.args)).toMatch(
+      /\d+ requests are waiting, everyone's together; the newest 200 are read here, and those that are yours or wait for you are listed/,
+    );
     // /edge approvals reads 50, and says so instead of stopping there without a word.
     const { responseUrl } = await h.command('approvals', { userId: 'U0LEAD' });
     const listed = text((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body);
@@ -181,7 +184,9 @@ describe('the Home tab', () => {
       10_000,
     );
     expect(text(none.args)).toContain('None of those read here is yours or waits for your approval');
-    expect(text(none.args)).toMatch(/\d+ requests are waiting; the newest 200 are read here/);
+    expect(text(none.args)).toMatch(
+      /\d+ requests are waiting, everyone's together; the newest 200 are read here/,
+    );
   });
 });
 

@@ -616,7 +616,9 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           ? [
               {
                 type: 'context',
-                text: md`${waiting} requests are waiting; the newest ${read.length} are read here. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`,
+                text: yours
+                  ? md`${waiting} requests are waiting, everyone's together; the newest ${read.length} are read here, and those that are yours or wait for you are listed. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`
+                  : md`${waiting} requests are waiting; the newest ${read.length} are read here. Open any other with \`/edge approvals REQUEST_ID\` (its card in the approvals channel shows the id).`,
               },
             ]
           : [];
