@@ -1,6 +1,7 @@
 /**
  * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from './clock.js';
 import { type Config, ConfigError, configSecrets, loadConfig } from './config.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
@@ -31,13 +32,25 @@ async function main(): Promise<void> {
 
   // A signal from here on stops what has started so far: installed before anything can take a request.
   const shutdown = createShutdown({ logger, exit: (code) => process.exit(code) });
-  process.once('SIGINT', () => void shutdown.stop('SIGINT'));
-  process.once('SIGTERM', () => void shutdown.stop('SIGTERM'));
+  process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
+  process.on('SIGINT', () => {
+    // A second Ctrl-C at a terminal means "now": what was still stopping is abandoned, and said so.
+    if (shutdown.stopping) {
+      logger.warn('a second SIGINT: exiting without waiting for the stop to end');
+      process.exit(130);
+    }
+    void shutdown.stop('SIGINT');
+  });
+  // SIGHUP reloads the policy; before the policy is loaded there is nothing to reload yet.
+  const reload: { policy?: () => void } = {};
+  process.on('SIGHUP', () =>
+    reload.policy ? reload.policy() : logger.info('SIGHUP before the policy was loaded: nothing to reload'),
+  );
   logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP mode' : 'Socket Mode'}`, {
     mode: config.mode,
     port: config.port,
   });
-  await runSlack(config, config.mode, logger, shutdown);
+  await runSlack(config, config.mode, logger, shutdown, reload);
 }
 
 /**
@@ -49,6 +62,7 @@ async function runSlack(
   mode: 'http' | 'socket',
   logger: Logger,
   shutdown: Shutdown,
+  reload: { policy?: () => void },
 ): Promise<void> {
   // HTTP mode's receiving thread loads Bolt's receiver while this thread loads the app below.
   const httpThread =
@@ -81,7 +95,8 @@ async function runSlack(
     fetchGroupMembers,
     now: systemClock,
   });
-  shutdown.onStop(() => runtime.close());
+  shutdown.onStop('the stores', () => runtime.close());
+  reload.policy = () => runtime.policies.reload();
   if (shutdown.stopping) return;
   const starting = startSlackApp({
     mode,
@@ -97,16 +112,19 @@ async function runSlack(
     onFatal: stopOnSlackError,
     httpThread,
   }).catch(stopOnSlackError);
-  // Stopped before the stores: what its receiver acknowledged runs to its end first.
-  shutdown.onStop(async () => (await starting).stop());
+  // Stopped before the stores: what its receiver acknowledged runs to its end first. A start
+  // still under way 5 s after the signal (Socket Mode retrying its connection) has taken nothing.
+  shutdown.onStop('the Slack receiver', async () => {
+    const app = await Promise.race([starting, sleep(5_000).then(() => undefined)]);
+    if (app) await app.stop();
+    else logger.warn('the Slack connection was still starting; it is abandoned');
+  });
   const slack = await starting;
   if (shutdown.stopping) return;
-  // A signal while this runs closes the stores under it: that failure is the stop's, not the start's.
-  await runtime
-    .startBackground(createSlackMessenger({ client: slack.client, logger, secrets }))
-    .catch((error: unknown) => {
-      if (!shutdown.stopping) throw error;
-    });
+  const background = runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
+  // The first sweep ends before the receiver and the stores stop under it.
+  shutdown.onStop('the first sweep', () => background);
+  await background;
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
       port: slack.port,
@@ -116,7 +134,6 @@ async function runSlack(
     () => logger.info('edgeops is ready', { port: slack.port }),
     () => undefined,
   );
-  process.on('SIGHUP', () => runtime.policies.reload());
 }
 
 const fallbackLogger = createLogger({ level: 'error', secrets, clock: systemClock });

@@ -5,39 +5,71 @@
 import type { Logger, SecretRegistry } from './log.js';
 import { PolicyLoadError } from './policy/store.js';
 
+/**
+ * How long a stop may take in all: the receiver's grace and drain (5 s + 20 s) and the stores'
+ * close fit, and it ends before an orchestrator's usual 30 s turns into a SIGKILL.
+ */
+export const STOP_DEADLINE_MS = 28_000;
+
 export interface Shutdown {
   /**
-   * Something to stop on a signal. Steps stop newest first, so the receiver that takes Slack's
-   * requests stops (and lets what it acknowledged finish) before the stores those requests use.
+   * Something to stop on a signal, named for the log. Steps stop newest first, so the receiver
+   * that takes Slack's requests stops (and lets what it acknowledged finish) before the stores
+   * those requests use.
    */
-  onStop(step: () => Promise<unknown>): void;
+  onStop(name: string, step: () => Promise<unknown>): void;
   /** True once a signal came: the start goes no further. */
   readonly stopping: boolean;
-  /** Stops every step once, whatever has started so far, then exits 0. A second call waits for the first. */
+  /**
+   * Stops every step once, whatever has started so far, then exits 0; or exits 1 at the
+   * deadline, naming the step that had not ended. A second call logs and waits for the first.
+   */
   stop(signal: string): Promise<void>;
 }
 
-export function createShutdown(options: { logger: Logger; exit: (code: number) => void }): Shutdown {
+export function createShutdown(options: {
+  logger: Logger;
+  exit: (code: number) => void;
+  deadlineMs?: number;
+}): Shutdown {
   const { logger, exit } = options;
-  const steps: (() => Promise<unknown>)[] = [];
+  const steps: { name: string; step: () => Promise<unknown> }[] = [];
   let stopped: Promise<void> | undefined;
+  let current = '';
   return {
-    onStop(step) {
-      steps.push(step);
+    onStop(name, step) {
+      steps.push({ name, step });
     },
     get stopping() {
       return stopped !== undefined;
     },
     stop(signal) {
-      stopped ??= (async () => {
+      if (stopped) {
+        logger.info('already shutting down', { signal, waitingFor: current });
+        return stopped;
+      }
+      stopped = new Promise<void>((done) => {
         logger.info('shutting down', { signal });
-        // A step added while the others stop (a start that was still under way) is stopped too.
-        for (let step = steps.pop(); step !== undefined; step = steps.pop())
-          await step().catch((error: unknown) =>
-            logger.warn('a part of the bot did not stop cleanly', { error }),
-          );
-        exit(0);
-      })();
+        const deadline = setTimeout(() => {
+          logger.error(`shutting down took more than ${options.deadlineMs ?? STOP_DEADLINE_MS} ms; exiting`, {
+            waitingFor: current,
+          });
+          exit(1);
+          done();
+        }, options.deadlineMs ?? STOP_DEADLINE_MS);
+        void (async () => {
+          // A step added while the others stop (a start that was still under way) is stopped too.
+          for (let next = steps.pop(); next !== undefined; next = steps.pop()) {
+            current = next.name;
+            await next
+              .step()
+              .catch((error: unknown) => logger.warn(`${next.name} did not stop cleanly`, { error }));
+          }
+          clearTimeout(deadline);
+          exit(0);
+          done();
+        })();
+      });
       return stopped;
     },
   };

@@ -2,6 +2,7 @@
  * How the process ends: a signal at any moment of the start stops what has started, newest first;
  * a start that cannot succeed ends with one redacted line.
  */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { startAppProcess } from './support/app-process.js';
 import { pinnedClock } from './support/clock.js';
 import { startFakeSlack } from './support/fake-slack.js';
 
-function shutdownForTest() {
+function shutdownForTest(deadlineMs?: number) {
   const lines: string[] = [];
   const exits: number[] = [];
   const logger = createLogger({
@@ -22,7 +23,7 @@ function shutdownForTest() {
     clock: pinnedClock(),
     write: (line) => lines.push(line),
   });
-  const shutdown = createShutdown({ logger, exit: (code) => exits.push(code) });
+  const shutdown = createShutdown({ logger, exit: (code) => exits.push(code), deadlineMs });
   return { shutdown, lines, exits };
 }
 
@@ -30,15 +31,16 @@ describe('a signal during the start or the run', () => {
   it('stops what has started, newest first, once, then exits 0', async () => {
     const { shutdown, exits, lines } = shutdownForTest();
     const order: string[] = [];
-    shutdown.onStop(async () => order.push('stores'));
-    shutdown.onStop(async () => order.push('receiver'));
+    shutdown.onStop('the stores', async () => order.push('stores'));
+    shutdown.onStop('the receiver', async () => order.push('receiver'));
     expect(shutdown.stopping).toBe(false);
     const first = shutdown.stop('SIGTERM');
     expect(shutdown.stopping).toBe(true);
     await Promise.all([first, shutdown.stop('SIGINT')]);
     expect(order).toEqual(['receiver', 'stores']);
     expect(exits).toEqual([0]);
-    expect(lines.filter((line) => line.includes('shutting down'))).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('"shutting down"'))).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('already shutting down'))).toHaveLength(1);
   });
 
   it('waits for a start still under way, and stops it before the stores', async () => {
@@ -48,8 +50,8 @@ describe('a signal during the start or the run', () => {
     const starting = new Promise<{ stop(): Promise<void> }>((resolve) => {
       started = resolve;
     });
-    shutdown.onStop(async () => order.push('stores'));
-    shutdown.onStop(async () => (await starting).stop());
+    shutdown.onStop('the stores', async () => order.push('stores'));
+    shutdown.onStop('the receiver', async () => (await starting).stop());
     const stopped = shutdown.stop('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(exits).toEqual([]);
@@ -62,14 +64,26 @@ describe('a signal during the start or the run', () => {
   it('goes on to the next step when one fails, and says which failed', async () => {
     const { shutdown, exits, lines } = shutdownForTest();
     const order: string[] = [];
-    shutdown.onStop(async () => order.push('stores'));
-    shutdown.onStop(async () => {
+    shutdown.onStop('the stores', async () => order.push('stores'));
+    shutdown.onStop('the receiver', async () => {
       throw new Error('receiver would not close');
     });
     await shutdown.stop('SIGTERM');
     expect(order).toEqual(['stores']);
     expect(exits).toEqual([0]);
     expect(lines.join('\n')).toContain('receiver would not close');
+    expect(lines.join('\n')).toContain('the receiver did not stop cleanly');
+  });
+
+  it('exits 1 at its deadline, naming what had not stopped, instead of hanging', async () => {
+    const { shutdown, exits, lines } = shutdownForTest(200);
+    shutdown.onStop('the stores', async () => undefined);
+    shutdown.onStop('the Slack receiver', () => new Promise(() => undefined));
+    await shutdown.stop('SIGTERM');
+    expect(exits).toEqual([1]);
+    const said = lines.join('\n');
+    expect(said).toContain('shutting down took more than 200 ms; exiting');
+    expect(said).toContain('"waitingFor":"the Slack receiver"');
   });
 });
 
@@ -88,7 +102,75 @@ describe('a start that cannot succeed', () => {
   });
 });
 
+const ENTRY_ENV = (fakeApiUrl: string, dir: string) => ({
+  SLACK_BOT_TOKEN: 'xoxb-shutdown-test-bot-token-7d1e',
+  SLACK_API_URL: fakeApiUrl,
+  PLATFORM_API_URL: 'http://127.0.0.1:9',
+  PLATFORM_API_KEY: 'shutdown-platform-key-unused',
+  PLATFORM_LOGGING_URL: 'http://127.0.0.1:9/logging',
+  STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+});
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('exit', (code, signal) => resolve([code, signal])),
+  );
+
 describe('the real entry point', () => {
+  it('Socket Mode: a SIGTERM while its connection cannot open ends it, abandoning the start, not hanging', async () => {
+    const fake = await startFakeSlack();
+    fake.fail('apps.connections.open', { status: 500, times: Number.POSITIVE_INFINITY });
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
+    const app = await startAppProcess(
+      { ...ENTRY_ENV(fake.apiUrl, dir), SLACK_APP_TOKEN: 'xapp-1-A0EDGEOPS-shutdown-app-token' },
+      20_000,
+      'state database open',
+    );
+    try {
+      // A SIGHUP before the policy is loaded is no reason to die.
+      app.child.kill('SIGHUP');
+      await expect
+        .poll(() => fake.callsTo('apps.connections.open').length, { timeout: 10_000 })
+        .toBeGreaterThan(0);
+      const exited = exitOf(app.child);
+      const signalledAt = performance.now();
+      app.child.kill('SIGTERM');
+      expect(await exited, app.output()).toEqual([0, null]);
+      // The 5 s given to a start still under way, and no more.
+      expect(performance.now() - signalledAt).toBeLessThan(15_000);
+      expect(app.output()).toContain('the Slack connection was still starting; it is abandoned');
+      expect(app.output()).not.toContain('edgeops is ready');
+    } finally {
+      await app.stop();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('HTTP mode: a second Ctrl-C ends a stop that is still draining, and says so', async () => {
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
+    const app = await startAppProcess({
+      ...ENTRY_ENV(fake.apiUrl, dir),
+      SLACK_SIGNING_SECRET: 'shutdown-signing-secret-93ab',
+    });
+    try {
+      const exited = exitOf(app.child);
+      app.child.kill('SIGINT');
+      await expect.poll(() => app.output()).toContain('shutting down');
+      app.child.kill('SIGINT');
+      const [code, signal] = await exited;
+      // The first may have ended the stop already (nothing was running); a second one never kills outright.
+      expect(signal).toBeNull();
+      expect([0, 130]).toContain(code);
+      if (code === 130) expect(app.output()).toContain('a second SIGINT: exiting without waiting');
+    } finally {
+      await app.stop();
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('a SIGTERM as soon as it starts ends it cleanly, not killed by the signal', async () => {
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
