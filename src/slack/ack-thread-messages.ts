@@ -17,6 +17,9 @@ export function commandAcknowledgedOnArrival(body: unknown, commands: readonly s
 
 export const HTTP_LOG_LEVELS = ['info', 'warn', 'error'] as const;
 
+/** Bolt's unhandled-request timeout for `function_executed` events, fixed in its HTTPResponseAck. */
+export const BOLT_FUNCTION_ACK_MS = 5_001;
+
 export const AckThreadDataSchema = z.object({
   signingSecret: z.string().min(1),
   port: z.number().int().min(0),

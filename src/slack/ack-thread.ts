@@ -8,10 +8,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
 import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, ReceiverEvent } from '@slack/bolt';
 import {
   type AckThreadData,
+  BOLT_FUNCTION_ACK_MS,
   commandAcknowledgedOnArrival,
   type FromAckThread,
   type HTTP_LOG_LEVELS,
@@ -20,7 +22,9 @@ import {
 import { loadBoltReceiver } from './bolt-receiver.js';
 
 // Only the receiver's modules, not all of Bolt: the thread listens sooner (bolt-receiver.ts).
-const { HTTPReceiver, AuthorizationError, ErrorCode } = loadBoltReceiver(createRequire(import.meta.url));
+const { HTTPReceiver, AuthorizationError, ErrorCode, loaded } = loadBoltReceiver(
+  createRequire(import.meta.url),
+);
 
 const port = parentPort;
 if (!port) throw new Error('ack-thread.ts runs as a worker thread');
@@ -38,28 +42,50 @@ const log =
   (level: (typeof HTTP_LOG_LEVELS)[number]) =>
   (...args: unknown[]) =>
     send({ type: 'log', level, text: text(args) });
+/** Every counted warning's flush, so that a stopping thread logs what it had counted. */
+const countedFlushes: (() => void)[] = [];
+
 /**
  * What Bolt says once per refused request (unsigned, too large, malformed, an unknown path):
  * anyone who can reach the port can send those, so they are counted, not logged one by one.
+ * Each kind is counted on its own, so a flood of one (scanners asking for /wp-login.php) never
+ * hides another (Slack's requests failing their signature after a secret was rotated).
  */
-const REFUSALS = [
-  'Failed to parse and verify the request data',
-  'Failed to parse the request body',
-  'Request body exceeded the maximum allowed size',
-  'Malformed request body',
-  'Unhandled HTTP request',
+const REFUSALS: readonly { prefix: string; level: (typeof HTTP_LOG_LEVELS)[number] }[] = [
+  { prefix: 'Failed to parse and verify the request data', level: 'warn' },
+  { prefix: 'Failed to parse the request body', level: 'warn' },
+  { prefix: 'Request body exceeded the maximum allowed size', level: 'warn' },
+  { prefix: 'Malformed request body', level: 'warn' },
+  { prefix: 'Unhandled HTTP request', level: 'info' },
 ];
-let lastRefusal = '';
-const reportRefused = countedWarning(
-  (count) => `${count} request(s) refused by the HTTP receiver; the latest: ${lastRefusal}`,
+const refusalReports = new Map(
+  REFUSALS.map(({ prefix, level }) => {
+    let latest = '';
+    const report = countedWarning(
+      (count) => `${count} request(s) refused by the HTTP receiver; the latest: ${latest}`,
+      level,
+    );
+    const refused = (said: string) => {
+      latest = said;
+      report();
+    };
+    return [prefix, refused] as const;
+  }),
 );
+/** What Bolt says of a body this thread cut off at its deadline: counted as dropped, not again as refused. */
+const ABORTED_BY_US = 'Failed to parse and verify the request data: request aborted';
+let abortedByUs = 0;
 const boltLog =
   (level: (typeof HTTP_LOG_LEVELS)[number]) =>
   (...args: unknown[]) => {
     const said = text(args);
-    if (!REFUSALS.some((refusal) => said.startsWith(refusal))) return log(level)(said);
-    lastRefusal = said;
-    reportRefused();
+    if (said === ABORTED_BY_US && abortedByUs > 0) {
+      abortedByUs--;
+      return;
+    }
+    const kind = REFUSALS.find(({ prefix }) => said.startsWith(prefix));
+    if (kind) refusalReports.get(kind.prefix)?.(said);
+    else log(level)(said);
   };
 const logger: Logger = {
   debug: () => undefined,
@@ -74,6 +100,10 @@ const logger: Logger = {
 interface Waiting {
   ack: ReceiverEvent['ack'];
   done: (error?: { message: string; code?: string }) => void;
+  /** Whether the main thread's ack for it came; until then a late one is still delivered. */
+  acked: boolean;
+  /** When Bolt stops waiting for its ack (performance.now()): it is forgotten then at the latest. */
+  givenUpAt: number;
 }
 const events = new Map<number, Waiting>();
 /** Commands acknowledged here that the main thread has not finished yet. */
@@ -87,19 +117,26 @@ const BUSY = {
 /**
  * Counts what happened and logs a warning at most every `reportEveryMs` (10 s), with how many
  * times since the last line: a flood of requests makes one line, not one each. The first is
- * logged at once, and what a window counted is logged at its end, so no count is lost when the
- * flood stops.
+ * logged at once, and what a window counted is logged at its end (or when the thread stops), so
+ * no count is lost when the flood stops.
  */
-function countedWarning(line: (count: number) => string): () => void {
+function countedWarning(
+  line: (count: number) => string,
+  level: (typeof HTTP_LOG_LEVELS)[number] = 'warn',
+): () => void {
   let count = 0;
   let flush: NodeJS.Timeout | undefined;
   const report = () => {
     flush = undefined;
     if (count === 0) return;
-    log('warn')(line(count));
+    log(level)(line(count));
     count = 0;
     flush = setTimeout(report, data.reportEveryMs).unref();
   };
+  countedFlushes.push(() => {
+    clearTimeout(flush);
+    report();
+  });
   return () => {
     count++;
     if (flush === undefined) report();
@@ -148,6 +185,8 @@ function answerEveryRequest(server: Server): void {
     const bodyTimer = setTimeout(() => {
       if (req.complete || res.headersSent || res.writableEnded) return;
       reportAbandoned();
+      // Bolt is reading this body: it will say it was aborted, which is this drop, not a refusal.
+      abortedByUs++;
       req.socket.destroy();
     }, data.bodyDeadlineMs).unref();
     const answerTimer = setTimeout(() => {
@@ -163,6 +202,26 @@ function answerEveryRequest(server: Server): void {
       clearTimeout(bodyTimer);
       clearTimeout(answerTimer);
     });
+  });
+}
+
+const reportBrokenConnections = countedWarning(
+  (count) =>
+    `${count} connection(s) closed before a request was read: headers not all here within ${data.bodyDeadlineMs} ms, or not HTTP`,
+);
+
+/**
+ * A connection whose headers are late or not HTTP is answered 408 or 400 and closed, as Node
+ * does by itself, and counted: anyone who can reach the port can cause these.
+ */
+function closeBrokenConnections(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reportBrokenConnections();
+    if (socket.writable && !socket.writableEnded) {
+      const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    socket.destroy();
   });
 }
 
@@ -203,16 +262,26 @@ const proxy = {
       send({ ...base, acknowledged: { command, seconds: (performance.now() - received) / 1000 } });
       return;
     }
+    // Bolt's own wait for an ack: longer for a workflow function's event, fixed in its HTTPResponseAck.
+    const waitMs =
+      (body.event as { type?: unknown } | undefined)?.type === 'function_executed'
+        ? BOLT_FUNCTION_ACK_MS
+        : data.unhandledRequestTimeoutMillis;
     await new Promise<void>((resolve, reject) => {
-      events.set(id, {
+      const waiting: Waiting = {
         ack: event.ack,
+        acked: false,
+        givenUpAt: performance.now() + waitMs,
         done: (error) => {
           // A listener may still ack after it returned, as in one thread, until Bolt gives up.
-          setTimeout(() => events.delete(id), data.unhandledRequestTimeoutMillis).unref();
+          const left = waiting.givenUpAt - performance.now();
+          if (waiting.acked || left <= 0) events.delete(id);
+          else setTimeout(() => events.delete(id), left).unref();
           if (error) reject(remoteError(error));
           else resolve();
         },
-      });
+      };
+      events.set(id, waiting);
       send(base);
     });
   },
@@ -242,10 +311,20 @@ function listen(settings: AckThreadData): void {
     unhandledRequestTimeoutMillis: data.unhandledRequestTimeoutMillis,
   });
   receiver.init(proxy as unknown as App);
-  receiver.start(data.port).then(
+  // Headers, like a body, that are not all here in Slack's 3 s close the connection: a client
+  // that trickles them would otherwise hold it for Node's default of a minute.
+  const serverOptions = {
+    headersTimeout: data.bodyDeadlineMs,
+    requestTimeout: data.bodyDeadlineMs + 1_000,
+    connectionsCheckingInterval: 500,
+  };
+  receiver.start(data.port, serverOptions).then(
     async (server) => {
       listening = server;
       answerEveryRequest(server);
+      closeBrokenConnections(server);
+      if (loaded === 'whole')
+        log('info')("Bolt's receiver modules were not at their usual paths; all of Bolt was loaded instead");
       if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
       send({ type: 'listening', port: (server.address() as AddressInfo).port });
     },
@@ -273,9 +352,14 @@ port.on('message', (raw: unknown) => {
       return;
     case 'ack': {
       const waiting = events.get(message.id);
+      if (!waiting) {
+        log('warn')("a listener's ack came after Bolt had stopped waiting for it; Slack was not sent it");
+        return;
+      }
+      waiting.acked = true;
       // A second ack is refused on the main thread; one after Bolt's timeout answered fails here.
       void waiting
-        ?.ack(message.response as Parameters<ReceiverEvent['ack']>[0])
+        .ack(message.response as Parameters<ReceiverEvent['ack']>[0])
         .catch((error: unknown) =>
           log('warn')(`a listener's ack could not be sent (after Slack's 3 seconds?): ${describe(error)}`),
         );
@@ -304,6 +388,7 @@ port.on('message', (raw: unknown) => {
         .catch(() => undefined)
         .finally(() => {
           for (const waiting of events.values()) waiting.done({ message: 'the app is stopping' });
+          for (const flush of countedFlushes) flush();
           // Ends this thread only; Bolt's timers for requests nobody acknowledged would hold it.
           process.exit(0);
         });

@@ -22,8 +22,10 @@ export function loadBoltReceiver(load: (id: string) => unknown): BoltReceiverMod
     const { AuthorizationError, ErrorCode } = load('@slack/bolt/dist/errors.js') as typeof Bolt;
     if (typeof HTTPReceiver === 'function' && typeof AuthorizationError === 'function' && ErrorCode)
       return { HTTPReceiver, AuthorizationError, ErrorCode, loaded: 'parts' };
-  } catch {
-    // Not where Bolt 4 and 5 keep them.
+  } catch (error) {
+    // Not where Bolt 4 and 5 keep them. Any other failure is Bolt's own, and the thread's to report.
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') throw error;
   }
   const { HTTPReceiver, AuthorizationError, ErrorCode } = load('@slack/bolt') as typeof Bolt;
   return { HTTPReceiver, AuthorizationError, ErrorCode, loaded: 'whole' };

@@ -13,6 +13,7 @@ import { acknowledgedAlready } from './ack-on-arrival.js';
 import {
   type AckThreadData,
   AckThreadDataSchema,
+  BOLT_FUNCTION_ACK_MS,
   type FromAckThread,
   FromAckThreadSchema,
   type ToAckThread,
@@ -67,9 +68,6 @@ export const DEFAULT_MAX_WAITING = 2_000;
 
 /** How long Slack waits for any answer; a body not all here by then cannot be answered in time. */
 const SLACK_ACK_WINDOW_MS = 3_000;
-
-/** Bolt's unhandled-request timeout for `function_executed` events, fixed in its HTTPResponseAck. */
-const BOLT_FUNCTION_ACK_MS = 5_001;
 
 /** How long stop() waits for events the app is still running (shutdown grace periods are ~30 s). */
 const DRAIN_MS = 20_000;

@@ -27,4 +27,13 @@ describe("the receiving thread's Bolt modules", () => {
     expect(modules.HTTPReceiver).toBe(Bolt.HTTPReceiver);
     expect(modules.ErrorCode.AuthorizationError).toBe(Bolt.ErrorCode.AuthorizationError);
   });
+
+  it('does not hide a failure inside Bolt’s receiver behind the fallback', () => {
+    const broken = () =>
+      loadBoltReceiver((id) => {
+        if (id.includes('/dist/')) throw new SyntaxError('Unexpected token in HTTPReceiver.js');
+        return load(id);
+      });
+    expect(broken).toThrow('Unexpected token in HTTPReceiver.js');
+  });
 });

@@ -299,6 +299,33 @@ describe('the receiving thread', () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(heard).toHaveLength(0);
     expect(logs.join('\n')).not.toContain('had no answer');
+    // Counted once, as dropped: Bolt's word that the body was aborted is not a second, refused, one.
+    expect(logs.join('\n')).not.toContain('refused by the HTTP receiver');
+  });
+
+  it('closes, within the body’s deadline, a connection whose headers trickle in', async () => {
+    const url = await start(receiverFor(async () => undefined, { bodyDeadlineMs: 600 }));
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    const closed = once(socket, 'close');
+    const sentAt = performance.now();
+    socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    // One more header line every 200 ms: never a whole request.
+    let answered = '';
+    socket.on('data', (chunk: Buffer) => {
+      answered += chunk.toString();
+    });
+    const trickle = setInterval(() => {
+      if (answered === '' && socket.writable) socket.write('X-Trickle: 1\r\n', () => undefined);
+    }, 200);
+    socket.once('end', () => clearInterval(trickle));
+    await closed;
+    clearInterval(trickle);
+    // Node's own default holds such a connection for a minute.
+    expect(performance.now() - sentAt).toBeLessThan(10_000);
+    expect(answered).toMatch(/^HTTP\/1.1 408 /);
+    await expect.poll(() => logs.join('\n')).toContain('1 connection(s) closed before a request was read');
   });
 
   it('runs a request whose body came in time, however slowly', async () => {
@@ -339,6 +366,53 @@ describe('the receiving thread', () => {
     expect(heard).toHaveLength(0);
   });
 
+  it('counts each kind of refusal on its own, so a flood of one never hides another', async () => {
+    const { url } = await startHearing({ reportEveryMs: 60_000 });
+    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/wp-login.php`)).status).toBe(404);
+    const signed = await postSigned(`${url}/slack/events`, slashCommand({ text: 'help' }), {
+      signingSecret: 'a-rotated-secret',
+    });
+    expect(signed.status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/.env`)).status).toBe(404);
+    const said = () => logs.filter((line) => line.includes('refused by the HTTP receiver')).join('\n');
+    await expect.poll(said).toContain('the latest: Failed to parse and verify the request data');
+    expect(said()).toContain('the latest: Unhandled HTTP request (GET) made to /wp-login.php');
+  });
+
+  it('logs what it had counted when it stops, not only at the end of a window', async () => {
+    const receiver = receiverFor(async () => undefined, { reportEveryMs: 60_000 });
+    const url = await start(receiver);
+    for (let i = 0; i < 5; i++) expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+    await receiver.stop();
+    const counts = logs
+      .filter((line) => line.includes('refused by the HTTP receiver'))
+      .map((line) => line.split(' ')[0]);
+    expect(counts).toEqual(['1', '4']);
+  });
+
+  it('delivers a workflow function’s late ack within Bolt’s longer wait for it', async () => {
+    const event = { type: 'function_executed', function_execution_id: 'Fx1', inputs: {} };
+    const body = JSON.stringify({ type: 'event_callback', team_id: 'T0EDGE', api_app_id: 'A0EDGE', event });
+    let late!: Promise<void>;
+    const url = await start(
+      receiverFor(
+        async (received) => {
+          // Past the 300 ms for other events, within Bolt's 5 s for this one.
+          late = new Promise((resolve) => setTimeout(resolve, 800)).then(() => received.ack());
+        },
+        { unhandledMs: 300 },
+      ),
+    );
+    const response = await postSigned(
+      `${url}/slack/events`,
+      { body, contentType: 'application/json' },
+      { signingSecret: SECRET, signal: AbortSignal.timeout(4_000) },
+    );
+    expect(response.status).toBe(200);
+    await late;
+    expect(logs.join('\n')).not.toContain("a listener's ack");
+  });
+
   it('delivers an ack its listener sends after it returned, within Bolt’s time, as one thread would', async () => {
     const url = await start(
       receiverFor(async (event) => {
@@ -349,6 +423,24 @@ describe('the receiving thread', () => {
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ response_action: 'clear' });
     expect(logs.join('\n')).not.toContain("a listener's ack could not be sent");
+  });
+
+  it('logs an ack that comes after its listener returned and Bolt stopped waiting, instead of losing it silently', async () => {
+    let late!: Promise<void>;
+    const url = await start(
+      receiverFor(
+        async (event) => {
+          late = new Promise((resolve) => setTimeout(resolve, 700)).then(() => event.ack());
+        },
+        { unhandledMs: 300 },
+      ),
+    );
+    const response = await postSigned(`${url}/slack/events`, interactive(), { signingSecret: SECRET });
+    expect(response.status).not.toBe(200);
+    await late;
+    await expect
+      .poll(() => logs.join('\n'))
+      .toContain("a listener's ack came after Bolt had stopped waiting for it");
   });
 
   it('logs a listener ack that comes after Bolt has given up on the request', async () => {
