@@ -271,5 +271,22 @@ export function configSecrets(config: Config): string[] {
     config.platform?.apiKey,
     config.serviceDatabase?.authToken,
     config.stateDatabase.authToken,
+    ...urlCredentials(config.serviceDatabase?.url),
+    ...urlCredentials(config.stateDatabase.url),
   ].filter((value): value is string => typeof value === 'string' && value.length > 0);
+}
+
+/** A token or password written into a database URL (`?authToken=…`, `user:pass@`), as it is there and decoded. */
+function urlCredentials(url: string | undefined): string[] {
+  if (!url || url.startsWith('file:')) return [];
+  try {
+    const parsed = new URL(url);
+    const found = [parsed.searchParams.get('authToken') ?? '', parsed.password];
+    if (parsed.password) found.push(decodeURIComponent(parsed.password));
+    const raw = /[?&]authToken=([^&#]*)/.exec(url)?.[1];
+    if (raw) found.push(raw);
+    return found.filter((value) => value.length > 0);
+  } catch {
+    return [];
+  }
 }

@@ -25,7 +25,14 @@ export class SecretRegistry {
 
   add(...values: (string | undefined | null)[]): void {
     // Very short values would redact ordinary words; no real secret here is under 8 characters.
-    for (const value of values) if (value && value.length >= 8) this.secrets.add(value);
+    for (const value of values) {
+      if (!value || value.length < 8) continue;
+      this.secrets.add(value);
+      // Log lines and stored parameters are JSON: a secret with a quote, a backslash or a control
+      // character appears there escaped, and is redacted in that form too.
+      const escaped = JSON.stringify(value).slice(1, -1);
+      if (escaped !== value) this.secrets.add(escaped);
+    }
   }
 
   /**

@@ -97,6 +97,21 @@ describe('configuration', () => {
     );
   });
 
+  it('lists a token or password written into a database URL as a secret too', () => {
+    const config = loadConfig(
+      {
+        ...http,
+        SERVICE_DATABASE_URL: 'libsql://db1.example.test?authToken=url-token%2Babcdef',
+        STATE_DATABASE_URL: 'https://edgeops:state-pass-123456@state.example.test',
+      },
+      noFiles,
+    );
+    const secrets = configSecrets(config);
+    expect(secrets).toContain('url-token+abcdef');
+    expect(secrets).toContain('url-token%2Babcdef');
+    expect(secrets).toContain('state-pass-123456');
+  });
+
   it('uses edgeops.policy.yml when present and EDGEOPS_POLICY is unset', () => {
     expect(loadConfig({}, (path) => path === 'edgeops.policy.yml').policyPath).toBe('edgeops.policy.yml');
   });

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger, SecretRegistry } from '../src/log.js';
+import { pinnedClock } from './support/clock.js';
+
+describe('the logger', () => {
+  it('redacts a secret that JSON escapes (a quote, a backslash, a control character)', () => {
+    const secrets = new SecretRegistry();
+    const key = 'pk_live"9f\\a1b2\tc3d4';
+    secrets.add(key);
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'info',
+      secrets,
+      clock: pinnedClock(),
+      write: (l) => lines.push(l),
+    });
+    logger.error('the platform refused the key', { error: new Error(`bad key ${key}`), key });
+    const line = lines.join('\n');
+    expect(line).not.toContain(JSON.stringify(key).slice(1, -1));
+    expect(line).not.toContain('9f');
+    expect(JSON.parse(line).key).toMatch(/^\[redacted …/);
+    // The plain form is redacted as before, in what is not JSON.
+    expect(secrets.redact(`key=${key}`)).toBe('key=[redacted …c3d4]');
+  });
+});
