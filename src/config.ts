@@ -279,14 +279,18 @@ export function configSecrets(config: Config): string[] {
 /** A token or password written into a database URL (`?authToken=…`, `user:pass@`), as it is there and decoded. */
 function urlCredentials(url: string | undefined): string[] {
   if (!url || url.startsWith('file:')) return [];
+  const found: string[] = [];
+  // As written, in case the URL does not parse or decode.
+  const raw = /[?&]authToken=([^&#]*)/.exec(url)?.[1];
+  if (raw) found.push(raw);
+  const rawPassword = /^[a-z+]+:\/\/[^/@:]*:([^/@]*)@/i.exec(url)?.[1];
+  if (rawPassword) found.push(rawPassword);
   try {
     const parsed = new URL(url);
-    const found = [parsed.searchParams.get('authToken') ?? '', parsed.password];
-    if (parsed.password) found.push(decodeURIComponent(parsed.password));
-    const raw = /[?&]authToken=([^&#]*)/.exec(url)?.[1];
-    if (raw) found.push(raw);
-    return found.filter((value) => value.length > 0);
+    found.push(parsed.searchParams.get('authToken') ?? '', parsed.password);
+    found.push(decodeURIComponent(parsed.password));
   } catch {
-    return [];
+    // A URL that does not parse or decode keeps the forms as written, found above.
   }
+  return found.filter((value) => value.length > 0);
 }

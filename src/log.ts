@@ -21,18 +21,22 @@ export interface Logger {
 
 /** Values that must never be written anywhere; shared by the logger and the audit log. */
 export class SecretRegistry {
-  private readonly secrets = new Set<string>();
+  /** Each form a secret is written in (as it is, JSON-escaped), to the secret it is a form of. */
+  private readonly forms = new Map<string, string>();
+  /** The forms, longest first: a secret's escaped form is replaced before the raw form inside it. */
+  private ordered: string[] = [];
 
   add(...values: (string | undefined | null)[]): void {
     // Very short values would redact ordinary words; no real secret here is under 8 characters.
     for (const value of values) {
       if (!value || value.length < 8) continue;
-      this.secrets.add(value);
+      this.forms.set(value, value);
       // Log lines and stored parameters are JSON: a secret with a quote, a backslash or a control
       // character appears there escaped, and is redacted in that form too.
       const escaped = JSON.stringify(value).slice(1, -1);
-      if (escaped !== value) this.secrets.add(escaped);
+      if (escaped !== value && !this.forms.has(escaped)) this.forms.set(escaped, value);
     }
+    this.ordered = [...this.forms.keys()].sort((a, b) => b.length - a.length);
   }
 
   /**
@@ -41,16 +45,25 @@ export class SecretRegistry {
    */
   redact(text: string, keep: readonly string[] = []): string {
     let out = text;
-    for (const secret of this.secrets) {
+    for (const form of this.ordered) {
+      const secret = this.forms.get(form) ?? form;
       if (keep.includes(secret)) continue;
-      if (out.includes(secret)) out = out.split(secret).join(`[redacted …${secret.slice(-4)}]`);
+      if (out.includes(form)) out = out.split(form).join(`[redacted …${redactedTail(secret)}]`);
     }
     return out;
   }
 
+  /** Every form of every secret, for tests that look for them anywhere. */
   values(): string[] {
-    return [...this.secrets];
+    return [...this.forms.keys()];
   }
+}
+
+/** A secret's last 4 characters, or, where those would need escaping in JSON, its last 4 letters and digits. */
+function redactedTail(secret: string): string {
+  const tail = secret.slice(-4);
+  const needsEscaping = [...tail].some((c) => c === '"' || c === '\\' || c < ' ');
+  return needsEscaping ? secret.replace(/[^A-Za-z0-9]/g, '').slice(-4) : tail;
 }
 
 export interface LoggerOptions {

@@ -33,12 +33,17 @@ async function main(): Promise<void> {
   // A signal from here on stops what has started so far: installed before anything can take a request.
   const shutdown = createShutdown({ logger, exit: (code) => process.exit(code) });
   process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
+  let firstSigintAt = 0;
   process.on('SIGINT', () => {
     // A second Ctrl-C at a terminal means "now": what was still stopping is abandoned, and said so.
+    // One within a second of the first is the same keypress relayed twice (tsx under `npm start`
+    // passes on the signal the terminal also sent to the whole process group).
     if (shutdown.stopping) {
+      if (performance.now() - firstSigintAt < 1_000) return;
       logger.warn('a second SIGINT: exiting without waiting for the stop to end');
       process.exit(130);
     }
+    firstSigintAt = performance.now();
     void shutdown.stop('SIGINT');
   });
   // SIGHUP reloads the policy; before the policy is loaded there is nothing to reload yet.
@@ -95,7 +100,13 @@ async function runSlack(
     fetchGroupMembers,
     now: systemClock,
   });
-  shutdown.onStop('the stores', () => runtime.close());
+  // The background start's first sweep, if it runs, ends before the stores close under it, for at
+  // most 5 s: its Slack calls are bounded by Slack's answers, not by the stop.
+  let background: Promise<void> | undefined;
+  shutdown.onStop('the stores', async () => {
+    if (background) await Promise.race([background.catch(() => undefined), sleep(5_000)]);
+    await runtime.close();
+  });
   reload.policy = () => runtime.policies.reload();
   if (shutdown.stopping) return;
   const starting = startSlackApp({
@@ -121,10 +132,11 @@ async function runSlack(
   });
   const slack = await starting;
   if (shutdown.stopping) return;
-  const background = runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
-  // The first sweep ends before the receiver and the stores stop under it.
-  shutdown.onStop('the first sweep', () => background);
-  await background;
+  background = runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
+  // A failure while a signal stops the stores under it is the stop's, not the start's.
+  await background.catch((error: unknown) => {
+    if (!shutdown.stopping) throw error;
+  });
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
       port: slack.port,

@@ -110,6 +110,15 @@ describe('configuration', () => {
     expect(secrets).toContain('url-token+abcdef');
     expect(secrets).toContain('url-token%2Babcdef');
     expect(secrets).toContain('state-pass-123456');
+    // A bare % does not decode: the forms as written are still listed.
+    const percent = loadConfig(
+      {
+        ...http,
+        STATE_DATABASE_URL: 'https://edgeops:pass-100%-sure@state.example.test?authToken=state-url-token-abc',
+      },
+      noFiles,
+    );
+    expect(configSecrets(percent)).toEqual(expect.arrayContaining(['pass-100%-sure', 'state-url-token-abc']));
   });
 
   it('uses edgeops.policy.yml when present and EDGEOPS_POLICY is unset', () => {

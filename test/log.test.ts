@@ -22,4 +22,22 @@ describe('the logger', () => {
     // The plain form is redacted as before, in what is not JSON.
     expect(secrets.redact(`key=${key}`)).toBe('key=[redacted …c3d4]');
   });
+
+  it('keeps its lines JSON whatever the secret starts or ends with', () => {
+    const secrets = new SecretRegistry();
+    const endsInEscape = 'pk_live_12345\\abc';
+    const startsWithQuote = '"pk_live_abcdef';
+    secrets.add(endsInEscape, startsWithQuote);
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'info',
+      secrets,
+      clock: pinnedClock(),
+      write: (l) => lines.push(l),
+    });
+    logger.warn('refused', { a: endsInEscape, b: startsWithQuote });
+    const parsed = JSON.parse(lines[0]!);
+    expect(parsed.a).toBe('[redacted …5abc]');
+    expect(parsed.b).toBe('[redacted …cdef]');
+  });
 });

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { parentPort } from 'node:worker_threads';
 import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, ReceiverEvent } from '@slack/bolt';
@@ -75,6 +75,8 @@ const refusalReports = new Map(
 /** What Bolt says of a body this thread cut off at its deadline: counted as dropped, not again as refused. */
 const ABORTED_BY_US = 'Failed to parse and verify the request data: request aborted';
 let abortedByUs = 0;
+/** Sockets with a request Bolt is reading: a failure on them is Bolt's to report. */
+const reading = new WeakSet<object>();
 const boltLog =
   (level: (typeof HTTP_LOG_LEVELS)[number]) =>
   (...args: unknown[]) => {
@@ -182,11 +184,13 @@ process.on('uncaughtException', (error) => {
  */
 function answerEveryRequest(server: Server): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    reading.add(req.socket);
     const bodyTimer = setTimeout(() => {
       if (req.complete || res.headersSent || res.writableEnded) return;
       reportAbandoned();
-      // Bolt is reading this body: it will say it was aborted, which is this drop, not a refusal.
-      abortedByUs++;
+      // Bolt reads the events path's bodies: it will say this one was aborted, which is this
+      // drop, not a refusal. Nothing reads another route's body, and nothing says so.
+      if (req.method === 'POST' && req.url?.split('?')[0] === data.endpoint) abortedByUs++;
       req.socket.destroy();
     }, data.bodyDeadlineMs).unref();
     const answerTimer = setTimeout(() => {
@@ -199,6 +203,7 @@ function answerEveryRequest(server: Server): void {
     }, data.lastAnswerMs).unref();
     req.once('end', () => clearTimeout(bodyTimer));
     res.once('close', () => {
+      reading.delete(req.socket);
       clearTimeout(bodyTimer);
       clearTimeout(answerTimer);
     });
@@ -210,15 +215,28 @@ const reportBrokenConnections = countedWarning(
     `${count} connection(s) closed before a request was read: headers not all here within ${data.bodyDeadlineMs} ms, or not HTTP`,
 );
 
+/** Node's own answers to a connection it could not read a request from (its socketOnError). */
+const CLIENT_ERROR_STATUS: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+};
+
 /**
- * A connection whose headers are late or not HTTP is answered 408 or 400 and closed, as Node
- * does by itself, and counted: anyone who can reach the port can cause these.
+ * A connection whose headers are late or not HTTP is answered as Node would (408, 431, 413 or
+ * 400) and closed, and counted: anyone who can reach the port can cause these. Not counted:
+ * a connection reset, one that sent nothing at all (opened ahead by a proxy, then idle), and one
+ * whose request Bolt was reading (Bolt says it was aborted).
  */
 function closeBrokenConnections(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reportBrokenConnections();
-    if (socket.writable && !socket.writableEnded) {
-      const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex & Partial<Socket>) => {
+    const quiet =
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' || socket.bytesRead === 0 || reading.has(socket);
+    if (!quiet) reportBrokenConnections();
+    // As Node does: no status line in the middle of a response already under way.
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (!quiet && socket.writable && !socket.writableEnded && !answering) {
+      const status = CLIENT_ERROR_STATUS[error.code ?? ''] ?? '400 Bad Request';
       socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     }
     socket.destroy();
@@ -315,7 +333,8 @@ function listen(settings: AckThreadData): void {
   // that trickles them would otherwise hold it for Node's default of a minute.
   const serverOptions = {
     headersTimeout: data.bodyDeadlineMs,
-    requestTimeout: data.bodyDeadlineMs + 1_000,
+    // Headers and body each get the deadline; the thread's own body timer always comes first.
+    requestTimeout: 2 * data.bodyDeadlineMs + 1_000,
     connectionsCheckingInterval: 500,
   };
   receiver.start(data.port, serverOptions).then(

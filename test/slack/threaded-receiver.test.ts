@@ -366,6 +366,22 @@ describe('the receiving thread', () => {
     expect(heard).toHaveLength(0);
   });
 
+  it('closes quietly a connection that sent nothing at all (opened ahead by a proxy)', async () => {
+    const url = await start(receiverFor(async () => undefined, { bodyDeadlineMs: 600 }));
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    let answered = '';
+    socket.on('data', (chunk: Buffer) => {
+      answered += chunk.toString();
+    });
+    await once(socket, 'close');
+    expect(answered).toBe('');
+    // A request that does come is still counted when its headers trickle (the test above).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(logs.join('\n')).not.toContain('closed before a request was read');
+  });
+
   it('counts each kind of refusal on its own, so a flood of one never hides another', async () => {
     const { url } = await startHearing({ reportEveryMs: 60_000 });
     for (let i = 0; i < 5; i++) expect((await fetch(`${url}/wp-login.php`)).status).toBe(404);
