@@ -238,6 +238,72 @@ describe('the approval gate through Slack', () => {
     expect(await ephemeralReply(`approvals cancel ${id}`)).toContain(`Request ${id} is cancelled`);
   });
 
+  it('tells the requester a request was decided as its card went up, and the card shows where it stands', async () => {
+    const zone = freshZone();
+    const { client } = h.runtime.services.state;
+    // The card's place cannot be recorded, and in the moment the card is up an approver approves it.
+    await client.execute(
+      `CREATE TRIGGER card_fails BEFORE UPDATE OF card_ts ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+    );
+    let id = '';
+    h.fake.hold('chat.postMessage', {
+      when: (args) =>
+        args.channel === 'C0APPROVALS' && JSON.stringify(args.blocks).includes(`pull zone ${zone}`),
+      until: async (args) => {
+        id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(args.blocks))![0];
+        await click('approve', id, 'U0LEAD');
+        await expect.poll(() => stateOf(id), { timeout: 5_000 }).not.toBe('pending');
+      },
+    });
+    try {
+      const reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+      expect(reply).toContain(`Request ${id} was decided in the moment its card went up`);
+      expect(reply).not.toContain('is cancelled');
+      expect(reply).not.toContain('Approval requested');
+      // Not cancelled under the approver: it ran, once.
+      await expect.poll(() => stateOf(id), { timeout: 5_000 }).toBe('succeeded');
+      const card = await cardFor(String(zone));
+      const shown = JSON.stringify(h.fake.message(String(card.args.channel), String(card.response?.ts)));
+      expect(shown).not.toContain('approvals:approve');
+      expect(shown).toContain(id);
+    } finally {
+      await client.execute('DROP TRIGGER card_fails');
+    }
+  });
+
+  it('says it could not confirm a request is cancelled when the state database stops answering as its card goes up', async () => {
+    const zone = freshZone();
+    const { client } = h.runtime.services.state;
+    // Once the card is up, the approvals table is gone: it can be neither recorded, nor
+    // cancelled, nor read back.
+    h.fake.hold('chat.postMessage', {
+      when: (args) =>
+        args.channel === 'C0APPROVALS' && JSON.stringify(args.blocks).includes(`pull zone ${zone}`),
+      until: async () => {
+        await client.execute('ALTER TABLE approvals RENAME TO approvals_away');
+      },
+    });
+    let reply: string;
+    try {
+      reply = await ephemeralReply(`pullzone reset-key ${zone} rotated`);
+    } finally {
+      await client.execute('ALTER TABLE approvals_away RENAME TO approvals');
+    }
+    const id = /ap_[0-9a-f]{16}/.exec(reply)![0];
+    expect(reply).toContain('was posted, but the state database could not record it.');
+    expect(reply).toContain(`Whether request ${id} is cancelled could not be confirmed`);
+    expect(reply).toContain(`/edge approvals ${id}`);
+    expect(reply).not.toContain('is cancelled,');
+    const card = await cardFor(String(zone));
+    const shown = JSON.stringify(h.fake.message(String(card.args.channel), String(card.response?.ts)));
+    expect(shown).toContain(`Request ${id} could not be recorded on this card`);
+    expect(shown).toContain('It may still be open');
+    expect(shown).not.toContain('approvals:approve');
+    // It was never cancelled, and the reply said it might not be: it is still there to decide.
+    expect(await stateOf(id)).toBe('pending');
+    expect(await ephemeralReply(`approvals cancel ${id}`)).toContain(`Request ${id} is cancelled`);
+  });
+
   it('posts a card with what will happen, the requester, reason, expiry and Approve/Reject', async () => {
     const zone = freshZone();
     await requestReset(zone);

@@ -194,6 +194,14 @@ export interface FakeSlack {
    * the upload URL and `response_url` the response URLs.
    */
   fail(method: string, spec?: FailureSpec): void;
+  /**
+   * Answers the next call of `method` that `when` accepts only once `until` has resolved: for
+   * what happens between Slack receiving a call and the app hearing its answer.
+   */
+  hold(
+    method: string,
+    spec: { when?: (args: SlackArgs) => boolean; until: (args: SlackArgs) => Promise<void> },
+  ): void;
   setUserGroup(groupId: string, userIds: string[]): void;
   /**
    * What Slack answers for a channel the bot cannot post in: it is not a member, the channel is
@@ -459,6 +467,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const views: StoredView[] = [];
   const acks: SocketAck[] = [];
   const failures = new Map<string, FailureState[]>();
+  const holds = new Map<
+    string,
+    { when?: (args: SlackArgs) => boolean; until: (args: SlackArgs) => Promise<void> }[]
+  >();
   const userGroups = new Map<string, string[]>();
   const channelProblems = new Map<string, ChannelProblem>();
   const checkChannel = (channelId: string | undefined) => {
@@ -888,6 +900,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       sendJson(response, status, body, headers);
     };
 
+    const held = holds.get(method) ?? [];
+    const hold = held.find((spec) => spec.when?.(args) ?? true);
+    if (hold) {
+      held.splice(held.indexOf(hold), 1);
+      await hold.until(args);
+    }
     const failure = takeFailure(method, args);
     if (failure?.status === 429) {
       return answer(
@@ -1130,6 +1148,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       queue.push({ ...spec, remaining: spec.times ?? 1 });
       failures.set(method, queue);
     },
+    hold: (method, spec) => {
+      holds.set(method, [...(holds.get(method) ?? []), spec]);
+    },
     setChannelProblem: (channelId, problem) => {
       if (problem) channelProblems.set(channelId, problem);
       else channelProblems.delete(channelId);
@@ -1154,6 +1175,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       acks.length = 0;
       pendingFiles.clear();
       failures.clear();
+      holds.clear();
     },
     close: async () => {
       // A closing handshake first: cutting the TCP connection makes the app's client report an error.
