@@ -2,18 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, SecretRegistry } from '../src/log.js';
 import { pinnedClock } from './support/clock.js';
 
+/** A logger redacting `secrets`, and the lines it wrote. */
+function loggerInto(secrets: SecretRegistry) {
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', secrets, clock: pinnedClock(), write: (l) => lines.push(l) });
+  return { lines, logger };
+}
+
 describe('the logger', () => {
   it('redacts a secret that JSON escapes (a quote, a backslash, a control character)', () => {
     const secrets = new SecretRegistry();
     const key = 'pk_live"9f\\a1b2\tc3d4';
     secrets.add(key);
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'info',
-      secrets,
-      clock: pinnedClock(),
-      write: (l) => lines.push(l),
-    });
+    const { lines, logger } = loggerInto(secrets);
     logger.error('the platform refused the key', { error: new Error(`bad key ${key}`), key });
     const line = lines.join('\n');
     expect(line).not.toContain(JSON.stringify(key).slice(1, -1));
@@ -28,13 +29,7 @@ describe('the logger', () => {
     const endsInEscape = 'pk_live_12345\\abc';
     const startsWithQuote = '"pk_live_abcdef';
     secrets.add(endsInEscape, startsWithQuote);
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'info',
-      secrets,
-      clock: pinnedClock(),
-      write: (l) => lines.push(l),
-    });
+    const { lines, logger } = loggerInto(secrets);
     logger.warn('refused', { a: endsInEscape, b: startsWithQuote });
     const parsed = JSON.parse(lines[0]!);
     expect(parsed.a).toBe('[redacted …5abc]');

@@ -12,9 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { createLogger, SecretRegistry } from '../src/log.js';
 import { PolicyLoadError } from '../src/policy/store.js';
 import { createShutdown, startFailureLine } from '../src/shutdown.js';
-import { startAppProcess } from './support/app-process.js';
+import { type AppProcess, startAppProcess } from './support/app-process.js';
 import { pinnedClock } from './support/clock.js';
-import { startFakeSlack } from './support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from './support/fake-slack.js';
 
 function shutdownForTest(deadlineMs?: number) {
   const lines: string[] = [];
@@ -118,96 +118,94 @@ const exitOf = (child: ChildProcess) =>
     child.once('exit', (code, signal) => resolve([code, signal])),
   );
 
-describe('the real entry point', () => {
-  it('Socket Mode: a SIGTERM while its connection cannot open ends it, abandoning the start, not hanging', async () => {
-    const fake = await startFakeSlack();
-    fake.fail('apps.connections.open', { status: 500, times: Number.POSITIVE_INFINITY });
-    const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
+/**
+ * The real entry point against a fake Slack and a fresh state database, started until its log
+ * shows `waitFor`; `prepare` sets the fake up first. Everything is cleaned up after `body`.
+ */
+async function withEntryPoint(
+  options: { env?: Record<string, string>; waitFor?: string; prepare?: (fake: FakeSlack) => void },
+  body: (app: AppProcess, fake: FakeSlack) => Promise<void>,
+) {
+  const fake = await startFakeSlack();
+  options.prepare?.(fake);
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
+  try {
     const app = await startAppProcess(
-      { ...ENTRY_ENV(fake.apiUrl, dir), SLACK_APP_TOKEN: 'xapp-1-A0EDGEOPS-shutdown-app-token' },
+      { ...ENTRY_ENV(fake.apiUrl, dir), ...options.env },
       20_000,
-      'state database open',
+      options.waitFor,
     );
     try {
-      // A SIGHUP before the policy is loaded is no reason to die.
-      app.child.kill('SIGHUP');
-      await expect
-        .poll(() => fake.callsTo('apps.connections.open').length, { timeout: 10_000 })
-        .toBeGreaterThan(0);
-      const exited = exitOf(app.child);
-      const signalledAt = performance.now();
-      app.child.kill('SIGTERM');
-      expect(await exited, app.output()).toEqual([0, null]);
-      // The 5 s given to a start still under way, and no more.
-      expect(performance.now() - signalledAt).toBeLessThan(15_000);
-      expect(app.output()).toContain('the Slack connection was still starting; it is abandoned');
-      expect(app.output()).not.toContain('edgeops is ready');
+      await body(app, fake);
     } finally {
       await app.stop();
-      await fake.close();
-      rmSync(dir, { recursive: true, force: true });
     }
+  } finally {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const HTTP_ENV = { SLACK_SIGNING_SECRET: 'shutdown-signing-secret-93ab' };
+
+describe('the real entry point', () => {
+  it('Socket Mode: a SIGTERM while its connection cannot open ends it, abandoning the start, not hanging', async () => {
+    await withEntryPoint(
+      {
+        env: { SLACK_APP_TOKEN: 'xapp-1-A0EDGEOPS-shutdown-app-token' },
+        waitFor: 'state database open',
+        prepare: (fake) =>
+          fake.fail('apps.connections.open', { status: 500, times: Number.POSITIVE_INFINITY }),
+      },
+      async (app, fake) => {
+        // A SIGHUP before the policy is loaded is no reason to die.
+        app.child.kill('SIGHUP');
+        await expect
+          .poll(() => fake.callsTo('apps.connections.open').length, { timeout: 10_000 })
+          .toBeGreaterThan(0);
+        const exited = exitOf(app.child);
+        const signalledAt = performance.now();
+        app.child.kill('SIGTERM');
+        expect(await exited, app.output()).toEqual([0, null]);
+        // The 5 s given to a start still under way, and no more.
+        expect(performance.now() - signalledAt).toBeLessThan(15_000);
+        expect(app.output()).toContain('the Slack connection was still starting; it is abandoned');
+        expect(app.output()).not.toContain('edgeops is ready');
+      },
+    );
   }, 30_000);
 
   it('HTTP mode: a second Ctrl-C ends a stop that is still draining, and says so', async () => {
-    const fake = await startFakeSlack();
-    const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
-    const app = await startAppProcess({
-      ...ENTRY_ENV(fake.apiUrl, dir),
-      SLACK_SIGNING_SECRET: 'shutdown-signing-secret-93ab',
+    await withEntryPoint({ env: HTTP_ENV }, async (app) => {
+      // A request whose body is still coming keeps the receiver's stop going for Slack's 3 s.
+      const socket = connect(app.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nx');
+      try {
+        const exited = exitOf(app.child);
+        app.child.kill('SIGINT');
+        await expect.poll(() => app.output(), { timeout: 5_000 }).toContain('shutting down');
+        // Within a second of the first, a SIGINT is the same keypress relayed twice: ignored.
+        app.child.kill('SIGINT');
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        expect(app.child.exitCode).toBeNull();
+        app.child.kill('SIGINT');
+        expect(await exited, app.output()).toEqual([130, null]);
+        expect(app.output()).toContain('a second SIGINT: exiting without waiting for the stop to end');
+      } finally {
+        socket.destroy();
+      }
     });
-    // A request whose body is still coming keeps the receiver's stop going for Slack's 3 s.
-    const socket = connect(app.port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    await once(socket, 'connect');
-    socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nx');
-    try {
-      const exited = exitOf(app.child);
-      app.child.kill('SIGINT');
-      await expect.poll(() => app.output(), { timeout: 5_000 }).toContain('shutting down');
-      // Within a second of the first, a SIGINT is the same keypress relayed twice: ignored.
-      app.child.kill('SIGINT');
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
-      expect(app.child.exitCode).toBeNull();
-      app.child.kill('SIGINT');
-      expect(await exited, app.output()).toEqual([130, null]);
-      expect(app.output()).toContain('a second SIGINT: exiting without waiting for the stop to end');
-    } finally {
-      socket.destroy();
-      await app.stop();
-      await fake.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
   }, 30_000);
 
   it('a SIGTERM as soon as it starts ends it cleanly, not killed by the signal', async () => {
-    const fake = await startFakeSlack();
-    const dir = mkdtempSync(join(tmpdir(), 'edgeops-shutdown-'));
-    const app = await startAppProcess(
-      {
-        SLACK_BOT_TOKEN: 'xoxb-shutdown-test-bot-token-7d1e',
-        SLACK_SIGNING_SECRET: 'shutdown-signing-secret-93ab',
-        SLACK_API_URL: fake.apiUrl,
-        PLATFORM_API_URL: 'http://127.0.0.1:9',
-        PLATFORM_API_KEY: 'shutdown-platform-key-unused',
-        PLATFORM_LOGGING_URL: 'http://127.0.0.1:9/logging',
-        STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
-      },
-      20_000,
-      'edgeops starting in HTTP mode',
-    );
-    try {
-      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-        app.child.once('exit', (code, signal) => resolve([code, signal])),
-      );
+    await withEntryPoint({ env: HTTP_ENV, waitFor: 'edgeops starting in HTTP mode' }, async (app) => {
+      const exited = exitOf(app.child);
       app.child.kill('SIGTERM');
       expect(await exited, app.output()).toEqual([0, null]);
       expect(app.output()).toContain('shutting down');
       expect(app.output()).not.toContain('edgeops is ready');
-    } finally {
-      await app.stop();
-      await fake.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 25_000);
 });

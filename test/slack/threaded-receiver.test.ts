@@ -110,6 +110,30 @@ const interactive = () => {
   };
 };
 
+/** A raw connection to a started receiver, keeping what it answers, for requests sent by hand. */
+async function rawConnection(url: string) {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  let answered = '';
+  socket.on('data', (chunk: Buffer) => {
+    answered += chunk.toString();
+  });
+  return { socket, closed: once(socket, 'close'), answered: () => answered };
+}
+
+/** A signed interactive request's head (with `extra` headers) and the first 10 characters of its body. */
+function signedStart(extra = '') {
+  const { body, contentType } = interactive();
+  const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
+  const head =
+    `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}` +
+    `${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')}\r\n`;
+  return { start: head + body.slice(0, 10), rest: body.slice(10) };
+}
+
 describe('the receiving thread', () => {
   it('answers an event with the body its listener on the main thread acknowledged it with', async () => {
     const url = await start(
@@ -272,29 +296,18 @@ describe('the receiving thread', () => {
   it('drops, unread and unrun, a request whose body is still arriving when Slack would have given up', async () => {
     // The answer's deadline is far off: the drop is the body's own deadline, Slack's 3 s in production.
     const { url, heard } = await startHearing({ bodyDeadlineMs: 600, lastAnswerMs: 20_000 });
-    const { body, contentType } = interactive();
-    const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    await once(socket, 'connect');
-    const received: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => received.push(chunk));
-    socket.on('error', () => undefined);
-    const closed = once(socket, 'close');
+    const { socket, closed, answered } = await rawConnection(url);
+    const request = signedStart();
     const sentAt = performance.now();
-    socket.write(
-      `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${Object.entries(headers)
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('')}\r\n${body.slice(0, 10)}`,
-    );
+    socket.write(request.start);
     // The rest of the body comes after the deadline: too late, it is never read.
-    const rest = setTimeout(() => socket.write(body.slice(10)), 900);
+    const rest = setTimeout(() => socket.write(request.rest), 900);
     await closed;
     clearTimeout(rest);
     // Closed at the body's deadline, not the answer's, and without an answer: no 500 that Slack
     // would retry while a late body ran anyway.
     expect(performance.now() - sentAt).toBeLessThan(10_000);
-    expect(Buffer.concat(received).toString()).toBe('');
+    expect(answered()).toBe('');
     await expect.poll(() => logs.join('\n')).toContain('1 request(s) dropped unread');
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(heard).toHaveLength(0);
@@ -305,43 +318,29 @@ describe('the receiving thread', () => {
 
   it('closes, within the body’s deadline, a connection whose headers trickle in', async () => {
     const url = await start(receiverFor(async () => undefined, { bodyDeadlineMs: 600 }));
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    await once(socket, 'connect');
-    socket.on('error', () => undefined);
-    const closed = once(socket, 'close');
+    const { socket, closed, answered } = await rawConnection(url);
     const sentAt = performance.now();
     socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     // One more header line every 200 ms: never a whole request.
-    let answered = '';
-    socket.on('data', (chunk: Buffer) => {
-      answered += chunk.toString();
-    });
     const trickle = setInterval(() => {
-      if (answered === '' && socket.writable) socket.write('X-Trickle: 1\r\n', () => undefined);
+      if (answered() === '' && socket.writable) socket.write('X-Trickle: 1\r\n', () => undefined);
     }, 200);
     socket.once('end', () => clearInterval(trickle));
     await closed;
     clearInterval(trickle);
     // Node's own default holds such a connection for a minute.
     expect(performance.now() - sentAt).toBeLessThan(10_000);
-    expect(answered).toMatch(/^HTTP\/1.1 408 /);
+    expect(answered()).toMatch(/^HTTP\/1.1 408 /);
     await expect.poll(() => logs.join('\n')).toContain('1 connection(s) closed before a request was read');
   });
 
   it('runs a request whose body came in time, however slowly', async () => {
     const { url, heard } = await startHearing({ bodyDeadlineMs: 1_500 });
-    const { body, contentType } = interactive();
-    const headers = signSlackRequest({ signingSecret: SECRET, body, contentType });
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    await once(socket, 'connect');
-    socket.write(
-      `POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Connection: close\r\n${Object.entries(headers)
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('')}\r\n${body.slice(0, 10)}`,
-    );
+    const { socket } = await rawConnection(url);
+    const request = signedStart('Connection: close\r\n');
+    socket.write(request.start);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    socket.write(body.slice(10));
+    socket.write(request.rest);
     await expect.poll(() => heard.length).toBe(1);
     socket.destroy();
     expect(logs.join('\n')).not.toContain('dropped unread');
@@ -368,15 +367,9 @@ describe('the receiving thread', () => {
 
   it('closes quietly a connection that sent nothing at all (opened ahead by a proxy)', async () => {
     const url = await start(receiverFor(async () => undefined, { bodyDeadlineMs: 600 }));
-    const socket = connect(Number(new URL(url).port), '127.0.0.1');
-    await once(socket, 'connect');
-    socket.on('error', () => undefined);
-    let answered = '';
-    socket.on('data', (chunk: Buffer) => {
-      answered += chunk.toString();
-    });
-    await once(socket, 'close');
-    expect(answered).toBe('');
+    const { closed, answered } = await rawConnection(url);
+    await closed;
+    expect(answered()).toBe('');
     // A request that does come is still counted when its headers trickle (the test above).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(logs.join('\n')).not.toContain('closed before a request was read');
