@@ -33,19 +33,7 @@ async function main(): Promise<void> {
   // A signal from here on stops what has started so far: installed before anything can take a request.
   const shutdown = createShutdown({ logger, exit: (code) => process.exit(code) });
   process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
-  let firstSigintAt = 0;
-  process.on('SIGINT', () => {
-    // A second Ctrl-C at a terminal means "now": what was still stopping is abandoned, and said so.
-    // One within a second of the first is the same keypress relayed twice (tsx under `npm start`
-    // passes on the signal the terminal also sent to the whole process group).
-    if (shutdown.stopping) {
-      if (performance.now() - firstSigintAt < 1_000) return;
-      logger.warn('a second SIGINT: exiting without waiting for the stop to end');
-      process.exit(130);
-    }
-    firstSigintAt = performance.now();
-    void shutdown.stop('SIGINT');
-  });
+  process.on('SIGINT', () => shutdown.interrupt());
   // SIGHUP reloads the policy; before the policy is loaded there is nothing to reload yet.
   const reload: { policy?: () => void } = {};
   process.on('SIGHUP', () =>

@@ -25,6 +25,13 @@ export interface Shutdown {
    * deadline, naming the step that had not ended. A second call logs and waits for the first.
    */
   stop(signal: string): Promise<void>;
+  /**
+   * Ctrl-C (SIGINT): the first stops as `stop` does. A second means "now": what was still
+   * stopping is abandoned, said so, and the process exits 130. One within a second of the first
+   * is the same keypress relayed twice (tsx under `npm start` passes on the signal the terminal
+   * also sent to the whole process group), and is ignored.
+   */
+  interrupt(): void;
 }
 
 export function createShutdown(options: {
@@ -36,6 +43,7 @@ export function createShutdown(options: {
   const steps: { name: string; step: () => Promise<unknown> }[] = [];
   let stopped: Promise<void> | undefined;
   let current = '';
+  let interruptedAt = 0;
   return {
     onStop(name, step) {
       steps.push({ name, step });
@@ -71,6 +79,16 @@ export function createShutdown(options: {
         })();
       });
       return stopped;
+    },
+    interrupt() {
+      if (!this.stopping) {
+        interruptedAt = performance.now();
+        void this.stop('SIGINT');
+        return;
+      }
+      if (performance.now() - interruptedAt < 1_000) return;
+      logger.warn('a second SIGINT: exiting without waiting for the stop to end', { waitingFor: current });
+      exit(130);
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ import { createShutdown, startFailureLine } from '../src/shutdown.js';
 import { type AppProcess, startAppProcess } from './support/app-process.js';
 import { pinnedClock } from './support/clock.js';
 import { type FakeSlack, startFakeSlack } from './support/fake-slack.js';
+import { slashCommand } from './support/payloads.js';
+import { postSigned } from './support/signer.js';
 
 function shutdownForTest(deadlineMs?: number) {
   const lines: string[] = [];
@@ -75,6 +77,20 @@ describe('a signal during the start or the run', () => {
     expect(exits).toEqual([0]);
     expect(lines.join('\n')).toContain('receiver would not close');
     expect(lines.join('\n')).toContain('the receiver did not stop cleanly');
+  });
+
+  it('Ctrl-C: a second, a second or more after the first, exits 130 at once; a relayed repeat does not', async () => {
+    const { shutdown, exits, lines } = shutdownForTest();
+    let release!: () => void;
+    shutdown.onStop('the Slack receiver', () => new Promise<void>((resolve) => (release = resolve)));
+    shutdown.interrupt();
+    shutdown.interrupt();
+    expect(exits).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    shutdown.interrupt();
+    expect(exits).toEqual([130]);
+    expect(lines.join('\n')).toContain('"waitingFor":"the Slack receiver"');
+    release();
   });
 
   it('exits 1 at its deadline, naming what had not stopped, instead of hanging', async () => {
@@ -176,27 +192,38 @@ describe('the real entry point', () => {
   }, 30_000);
 
   it('HTTP mode: a second Ctrl-C ends a stop that is still draining, and says so', async () => {
-    await withEntryPoint({ env: HTTP_ENV }, async (app) => {
-      // A request whose body is still coming keeps the receiver's stop going for Slack's 3 s.
-      const socket = connect(app.port, '127.0.0.1');
-      socket.on('error', () => undefined);
-      await once(socket, 'connect');
-      socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nx');
-      try {
-        const exited = exitOf(app.child);
-        app.child.kill('SIGINT');
-        await expect.poll(() => app.output(), { timeout: 5_000 }).toContain('shutting down');
-        // Within a second of the first, a SIGINT is the same keypress relayed twice: ignored.
-        app.child.kill('SIGINT');
-        await new Promise((resolve) => setTimeout(resolve, 1_200));
-        expect(app.child.exitCode).toBeNull();
-        app.child.kill('SIGINT');
-        expect(await exited, app.output()).toEqual([130, null]);
-        expect(app.output()).toContain('a second SIGINT: exiting without waiting for the stop to end');
-      } finally {
-        socket.destroy();
-      }
-    });
+    // A platform that never answers: the command below keeps the stop's drain going for its 20 s.
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const platformUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      await withEntryPoint(
+        {
+          env: { ...HTTP_ENV, PLATFORM_API_URL: platformUrl, PLATFORM_LOGGING_URL: `${platformUrl}/logging` },
+        },
+        async (app) => {
+          const ack = await postSigned(app.eventsUrl, slashCommand({ text: 'dns' }), {
+            signingSecret: HTTP_ENV.SLACK_SIGNING_SECRET,
+          });
+          expect(ack.status).toBe(200);
+          const exited = exitOf(app.child);
+          app.child.kill('SIGINT');
+          await expect.poll(() => app.output(), { timeout: 5_000 }).toContain('shutting down');
+          // Within a second of the first, a SIGINT is the same keypress relayed twice: ignored.
+          app.child.kill('SIGINT');
+          await new Promise((resolve) => setTimeout(resolve, 1_200));
+          expect(app.child.exitCode, app.output()).toBeNull();
+          app.child.kill('SIGINT');
+          expect(await exited, app.output()).toEqual([130, null]);
+          expect(app.output()).toContain('a second SIGINT: exiting without waiting for the stop to end');
+        },
+      );
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   }, 30_000);
 
   it('a SIGTERM as soon as it starts ends it cleanly, not killed by the signal', async () => {
