@@ -21,7 +21,7 @@ export interface Logger {
 
 /** Values that must never be written anywhere; shared by the logger and the audit log. */
 export class SecretRegistry {
-  /** Each form a secret is written in (as it is, JSON-escaped), to the secret it is a form of. */
+  /** Each form a secret is written in (as it is, JSON-escaped, mrkdwn-escaped), to the secret it is a form of. */
   private readonly forms = new Map<string, string>();
   /** The forms, longest first: a secret's escaped form is replaced before the raw form inside it. */
   private ordered: string[] = [];
@@ -33,8 +33,13 @@ export class SecretRegistry {
       this.forms.set(value, value);
       // Log lines and stored parameters are JSON: a secret with a quote, a backslash or a control
       // character appears there escaped, and is redacted in that form too.
-      const escaped = JSON.stringify(value).slice(1, -1);
-      if (escaped !== value && !this.forms.has(escaped)) this.forms.set(escaped, value);
+      // Slack text is escaped for mrkdwn before it is scrubbed: `&`, `<` and `>` appear as entities.
+      const escapedForms = [
+        JSON.stringify(value).slice(1, -1),
+        value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;'),
+      ];
+      for (const escaped of escapedForms)
+        if (escaped !== value && !this.forms.has(escaped)) this.forms.set(escaped, value);
     }
     this.ordered = [...this.forms.keys()].sort((a, b) => b.length - a.length);
   }

@@ -124,6 +124,7 @@ async function runSlack(
   // A failure while a signal stops the stores under it is the stop's, not the start's.
   await background.catch((error: unknown) => {
     if (!shutdown.stopping) throw error;
+    logger.warn('the first sweep failed while the bot was stopping', { error });
   });
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {

@@ -35,4 +35,14 @@ describe('the logger', () => {
     expect(parsed.a).toBe('[redacted …5abc]');
     expect(parsed.b).toBe('[redacted …cdef]');
   });
+
+  it('redacts a secret with &, < or > in Slack text, where those are escaped as entities', () => {
+    const secrets = new SecretRegistry();
+    const key = 'ak_<live>&9f1b2c3d4';
+    secrets.add(key);
+    const escaped = 'key ak_&lt;live&gt;&amp;9f1b2c3d4 rotated';
+    expect(secrets.redact(escaped)).toBe('key [redacted …c3d4] rotated');
+    // Delivered privately to the person who asked, it stays, in either form.
+    expect(secrets.redact(escaped, [key])).toBe(escaped);
+  });
 });

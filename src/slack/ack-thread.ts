@@ -184,24 +184,30 @@ process.on('uncaughtException', (error) => {
  */
 function answerEveryRequest(server: Server): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    reading.add(req.socket);
+    // Bolt reads the events path's bodies, and says when one is cut short; nothing reads another
+    // route's body, and nothing says so. The path is matched as Bolt matches it.
+    const readByBolt = req.method === 'POST' && pathOf(req.url) === data.endpoint;
+    if (readByBolt) reading.add(req.socket);
     const bodyTimer = setTimeout(() => {
       if (req.complete || res.headersSent || res.writableEnded) return;
       reportAbandoned();
-      // Bolt reads the events path's bodies: it will say this one was aborted, which is this
-      // drop, not a refusal. Nothing reads another route's body, and nothing says so.
-      if (req.method === 'POST' && req.url?.split('?')[0] === data.endpoint) abortedByUs++;
+      // Bolt will say this body was aborted: that is this drop, not a refusal.
+      if (readByBolt) abortedByUs++;
       req.socket.destroy();
     }, data.bodyDeadlineMs).unref();
     const answerTimer = setTimeout(() => {
       if (res.headersSent || res.writableEnded) return;
       log('error')(
-        `${req.method} ${req.url?.split('?')[0]} had no answer after ${data.lastAnswerMs} ms; answered 500`,
+        `${req.method} ${pathOf(req.url)} had no answer after ${data.lastAnswerMs} ms; answered 500`,
       );
       res.writeHead(500);
       res.end();
     }, data.lastAnswerMs).unref();
-    req.once('end', () => clearTimeout(bodyTimer));
+    req.once('end', () => {
+      // Its body is all here: what fails on the connection after this is not Bolt's to report.
+      reading.delete(req.socket);
+      clearTimeout(bodyTimer);
+    });
     res.once('close', () => {
       reading.delete(req.socket);
       clearTimeout(bodyTimer);
@@ -209,6 +215,21 @@ function answerEveryRequest(server: Server): void {
     });
   });
 }
+
+/** A request's path as Bolt matches it against its endpoints (`/slack/./events` is `/slack/events`). */
+function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '';
+  }
+}
+
+const reportIdleConnections = countedWarning(
+  (count) =>
+    `${count} connection(s) closed that sent nothing within ${data.bodyDeadlineMs} ms (a proxy's spare connections, or a flood of idle ones)`,
+  'info',
+);
 
 const reportBrokenConnections = countedWarning(
   (count) =>
@@ -225,13 +246,15 @@ const CLIENT_ERROR_STATUS: Record<string, string> = {
 /**
  * A connection whose headers are late or not HTTP is answered as Node would (408, 431, 413 or
  * 400) and closed, and counted: anyone who can reach the port can cause these. Not counted:
- * a connection reset, one that sent nothing at all (opened ahead by a proxy, then idle), and one
- * whose request Bolt was reading (Bolt says it was aborted).
+ * a connection reset, one that sent nothing at all (opened ahead by a proxy, then idle: counted
+ * apart, at info), and one whose body Bolt was reading (Bolt says it was aborted).
  */
 function closeBrokenConnections(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex & Partial<Socket>) => {
-    const quiet =
-      error.code === 'ECONNRESET' || error.code === 'EPIPE' || socket.bytesRead === 0 || reading.has(socket);
+    const idle = socket.bytesRead === 0;
+    const quiet = error.code === 'ECONNRESET' || error.code === 'EPIPE' || idle || reading.has(socket);
+    // Counted apart, at info: a proxy opens these ahead, but a flood of them is still seen.
+    if (idle && error.code !== 'ECONNRESET') reportIdleConnections();
     if (!quiet) reportBrokenConnections();
     // As Node does: no status line in the middle of a response already under way.
     const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;

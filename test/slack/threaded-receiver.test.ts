@@ -370,9 +370,29 @@ describe('the receiving thread', () => {
     const { closed, answered } = await rawConnection(url);
     await closed;
     expect(answered()).toBe('');
-    // A request that does come is still counted when its headers trickle (the test above).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Counted apart, so that a flood of them is still seen, but not as broken requests.
+    await expect
+      .poll(() => logs.join('\n'))
+      .toContain('1 connection(s) closed that sent nothing within 600 ms');
     expect(logs.join('\n')).not.toContain('closed before a request was read');
+  });
+
+  it('counts a malformed request pipelined behind one still waiting for its answer', async () => {
+    const url = await start(receiverFor(async () => undefined));
+    const { socket, closed } = await rawConnection(url);
+    socket.write('GET /stuck HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n');
+    await closed;
+    await expect.poll(() => logs.join('\n')).toContain('1 connection(s) closed before a request was read');
+  });
+
+  it('matches the events path as Bolt does, so a dropped body there is counted once', async () => {
+    const { url } = await startHearing({ bodyDeadlineMs: 600 });
+    const { socket, closed } = await rawConnection(url);
+    socket.write(signedStart().start.replace('POST /slack/events', 'POST /slack/./events'));
+    await closed;
+    await expect.poll(() => logs.join('\n')).toContain('1 request(s) dropped unread');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(logs.join('\n')).not.toContain('refused by the HTTP receiver');
   });
 
   it('counts each kind of refusal on its own, so a flood of one never hides another', async () => {
