@@ -18,6 +18,20 @@ export interface AppProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * libfaketime's variables, when the suite runs under `faketime` to check it at another hour: the
+ * bot's process then shares the suite's clock, as it shares the real one otherwise (Bolt checks
+ * the signatures the suite makes against it). Empty in a normal run.
+ */
+function faketimeEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && (entry[0] === 'LD_PRELOAD' || entry[0].startsWith('FAKETIME')),
+    ),
+  );
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
@@ -46,6 +60,7 @@ export async function startAppProcess(
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      ...faketimeEnv(),
       ...env,
       PORT: String(port),
       LOG_LEVEL: 'info',
@@ -102,7 +117,13 @@ export async function runUntilExit(env: Record<string, string>, timeoutMs = 20_0
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'src/main.ts')], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, PORT: String(port) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...faketimeEnv(),
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
