@@ -112,6 +112,7 @@ async function takeoverIntervals(): Promise<number> {
           decide: async (operation) => ({ allowed: true, operation, rule: 'grant', grounds: {} }) as never,
           explanation: async () => ({}) as never,
           allowedAmong: async (operations) => new Set(operations),
+          ruledAmong: () => new Set(),
         },
         audit: createAuditLog({ store: state, secrets: new SecretRegistry(), now: () => new Date(nowMs) }),
         logger,

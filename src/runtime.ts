@@ -11,7 +11,9 @@ import { configSecrets } from './config.js';
 import { createCustomerDatabase } from './database/customer-database.js';
 import { createLogger, type Logger, SecretRegistry } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { OPERATION_IDS } from './operation-ids.js';
 import { type ApprovalFlow, createApprovalFlow } from './operations/approvals/flow.js';
+import { type HeldReplay, heldGate } from './operations/approvals/held.js';
 import { createTtlCache } from './operations/cache.js';
 import { createEngine, type Engine } from './operations/engine.js';
 import { createHomeContent } from './operations/home/content.js';
@@ -158,7 +160,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     staleExecutionMs: options.staleExecutionMs ?? config.executionTimeoutMs,
     secretMessages: createSecretMessages(state),
   });
-  for (const gate of gatedOperations) approvals.register(gate);
+  // Every other operation an approval rule may name is held as it was asked, and replayed once
+  // approved by the engine built below.
+  const selfGated: ReadonlySet<string> = new Set(gatedOperations.map((gate) => gate.id));
+  let engine: Engine | undefined;
+  const replay: HeldReplay = (entry, run) => {
+    if (!engine) throw new Error('an approved entry was replayed before the engine was built');
+    return engine.replay(entry, run);
+  };
+  const heldGates = OPERATION_IDS.filter((id) => !selfGated.has(id)).map((id) => heldGate(id, replay));
+  const gates = [...gatedOperations, ...heldGates];
+  for (const gate of gates) approvals.register(gate);
   const database = config.serviceDatabase
     ? createCustomerDatabase({
         url: config.serviceDatabase.url,
@@ -209,20 +221,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         mayApprove: approvals.mayApprove,
         audit,
         watches: watchStore,
-        gated: gatedOperations,
+        gated: gates,
         now,
       }).show,
       refresher: homes,
     },
     now,
   };
-  const engine = createEngine({
+  engine = createEngine({
     operations,
     aliases: wordAliases,
     services,
     authorizer,
     commandForms,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
+    selfGated,
   });
 
   let sweeper: NodeJS.Timeout | undefined;

@@ -131,15 +131,18 @@ export const dbExec = defineOperation({
       );
     const shape = writeShape(args.sql);
     // The count reads data at request time, before anyone approves: only for someone who may
-    // read it anyway with /edge db query here, so db exec is no way round that grant.
+    // read it anyway with /edge db query here, without an approval, so db exec is no way round
+    // that grant or that rule.
     const mayRead = (await ctx.access.allowed()).has('db.query');
+    const readHeld = mayRead && (await ctx.access.held()).has('db.query');
     const impact =
       shape.verb === 'UPDATE' || shape.verb === 'DELETE'
-        ? mayRead
+        ? mayRead && !readHeld
           ? await readImpact(database, shape, ctx.services.now())
           : {
-              unknown:
-                'counting rows needs the db.query grant in this channel, which the requester does not have',
+              unknown: readHeld
+                ? 'counting rows would run db.query, which an approval rule holds in this channel'
+                : 'counting rows needs the db.query grant in this channel, which the requester does not have',
             }
         : undefined;
     return ctx.services.approvals.submit(ctx, {

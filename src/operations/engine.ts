@@ -4,14 +4,16 @@
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
 import { randomUUID } from 'node:crypto';
-import { isAlwaysAllowed } from '../operation-ids.js';
+import { isAlwaysAllowed, type OperationId } from '../operation-ids.js';
 import type { Authorizer } from '../policy/authorizer.js';
 import { closestName } from '../policy/suggest.js';
 import { markupToPlain, md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../reply/model.js';
 import { StateUnavailableError } from '../state/errors.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
+import { argsAsJson, type HeldEntry, type HeldReplay, heldParams } from './approvals/held.js';
 import { channelDefaultZone, notingDefault } from './context.js';
+import { OperationFailedError } from './errors.js';
 import { describeFailure } from './failure.js';
 import type { ModalValues, ZoneKind, ZonePick } from './modal.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
@@ -72,7 +74,18 @@ export interface Engine {
    * shieldzone.list), and only what can be had within `waitMs`. Never throws: nothing is empty.
    */
   suggestZones(input: SuggestionInput): Promise<ZoneChoice[]>;
+  /** Runs an approved request's held entry as recorded, as its requester, where they asked. */
+  replay: HeldReplay;
 }
+
+/** A zone the channel's defaults filled in. */
+type ChannelDefaultUsed = { kind: ZoneKind; id: number };
+
+/** A form's values without the fields left empty, as they are recorded. */
+const definedValues = (values: ModalValues): Record<string, string | string[]> =>
+  Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined),
+  );
 
 export interface SuggestionInput extends Caller {
   zones: ZonePick;
@@ -110,8 +123,14 @@ export function createEngine(options: {
   commandForms?: readonly CommandForm[];
   /** Called once per handled command, click or form with its outcome (metrics). */
   onOutcome?: (operation: string, outcome: string) => void;
+  /**
+   * Operations that ask for approval themselves (through services.approvals.submit, with a card
+   * of their own); an approval rule on any other operation holds its entries here.
+   */
+  selfGated?: ReadonlySet<string>;
 }): Engine {
   const { operations, services, authorizer } = options;
+  const selfGated = options.selfGated ?? new Set<string>();
   const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
   // An operation may have several commands (`help` has two): each id is asked about once.
@@ -215,7 +234,9 @@ export function createEngine(options: {
     ctx: RunContext,
     op: AnyOperation,
     args: unknown,
-  ): Promise<{ ok: true; ctx: RunContext; args: unknown } | { ok: false; error: string }> {
+  ): Promise<
+    { ok: true; ctx: RunContext; args: unknown; used?: ChannelDefaultUsed } | { ok: false; error: string }
+  > {
     const slot = op.channelDefault;
     if (!slot?.missing(args)) return { ok: true, ctx, args };
     const id = await channelDefaultZone(services, ctx.channelId, slot.kind);
@@ -225,6 +246,7 @@ export function createEngine(options: {
       ok: true,
       ctx: { ...ctx, surface: notingDefault(ctx.surface, slot.kind, id) },
       args: slot.fill(args, id),
+      used: { kind: slot.kind, id },
     };
   }
 
@@ -232,6 +254,11 @@ export function createEngine(options: {
     return {
       operations: () => operations,
       allowed: () => authorizer.allowedAmong(operationIds, caller),
+      held: async () => {
+        const ruled = authorizer.ruledAmong(operationIds);
+        const allowed = await authorizer.allowedAmong(operationIds, caller);
+        return new Set([...ruled].filter((id) => allowed.has(id)));
+      },
       explain: async () =>
         whoamiReply(caller, await authorizer.explanation(caller), (id) => {
           const op = operations.find((candidate) => candidate.id === id);
@@ -306,25 +333,37 @@ export function createEngine(options: {
   /** What a request acts on, and the word its audit row ends with (clicked, submitted, typed). */
   type Subject = InteractionSubject & { done: string };
 
+  interface Performance {
+    fields: { target?: string; params?: Record<string, unknown> };
+    work: () => Promise<Reply | undefined>;
+    /** False where the operation checks its own buttons and forms (approval cards). */
+    checkAccess?: boolean;
+    subjectOf?: () => Promise<Subject | undefined>;
+    /** The entry as it is recorded for approval when a rule holds the operation. */
+    hold?: () => HeldEntry;
+    /** An entry approval rules do not hold (Operation.outsideApproval): it only opens a form, or stops. */
+    outside?: boolean;
+    /** The approved request this run carries out: the rule that held it is met. */
+    approvedAs?: string;
+  }
+
   /**
    * Runs `work` for an operation with access check, audit and error handling around it. An
    * interaction on another operation's business (`subject`) is audited under that operation, and
    * ends as `done` (clicked, submitted) rather than `succeeded`, which is that operation's own word.
+   * An operation an approval rule names runs only once approved: its entry is recorded and asked
+   * for instead (fail closed: nothing here runs what a decision says needs approval).
    */
-  async function perform(
-    ctx: RunContext,
-    op: AnyOperation,
-    fields: { target?: string; params?: Record<string, unknown> },
-    work: () => Promise<Reply | undefined>,
-    checkAccess = true,
-    subjectOf?: () => Promise<Subject | undefined>,
-  ): Promise<void> {
+  async function perform(ctx: RunContext, op: AnyOperation, run: Performance): Promise<string> {
+    const { fields, work, checkAccess = true, subjectOf } = run;
     // What anyone may always run changes nothing and is not audited.
     const audited = !isAlwaysAllowed(op.id);
     // The subject is read once access is granted: a denial stays under the operation itself.
     let subject: Subject | undefined;
     let auditOperation: string = op.id;
-    let auditFields: typeof fields & { approvalId?: string } = fields;
+    let auditFields: typeof fields & { approvalId?: string } = run.approvedAs
+      ? { ...fields, approvalId: run.approvedAs }
+      : fields;
     const fail = async (error: unknown) => {
       const failure = failureReply(ctx, error);
       outcome(op.id, failure.outcome);
@@ -333,7 +372,9 @@ export function createEngine(options: {
         await audit(ctx, auditOperation, failure.outcome, { ...auditFields, detail: failure.detail }).catch(
           () => undefined,
         );
+      return failure.outcome;
     };
+    let held = false;
     try {
       const decision = checkAccess ? await authorizer.decide(op.id, ctx) : undefined;
       if (decision && !decision.allowed) {
@@ -343,9 +384,16 @@ export function createEngine(options: {
           detail: markupToPlain(denialSentence(decision)),
         });
         await safeRespond(ctx, denialReply(decision));
-        return;
+        return 'denied';
       }
-      subject = await subjectOf?.();
+      held = decision?.approval !== undefined && !run.approvedAs && !run.outside && !selfGated.has(op.id);
+      // Fail closed: what cannot be recorded for approval is refused, never run.
+      if (held && !run.hold)
+        throw new OperationFailedError(
+          `An approval rule holds ${op.id}, and this way of asking for it cannot be recorded for approval, so nothing ran. Type the command instead.`,
+          true,
+        );
+      subject = held ? undefined : await subjectOf?.();
       if (subject) {
         auditOperation = subject.operation;
         auditFields = { ...fields, target: subject.target ?? fields.target, approvalId: subject.approvalId };
@@ -353,17 +401,16 @@ export function createEngine(options: {
       // Written before anything runs: without a working state store, nothing runs at all.
       if (audited) await audit(ctx, auditOperation, 'started', auditFields);
     } catch (error) {
-      await fail(error);
-      return;
+      return fail(error);
     }
+    if (held) return holdForApproval(ctx, op, fields, run.hold!);
     let refused: string | undefined;
     try {
       const reply = await work();
       if (reply) await ctx.surface.respond(reply);
       if (reply?.refused) refused = reply.text;
     } catch (error) {
-      await fail(error);
-      return;
+      return fail(error);
     }
     if (refused !== undefined) {
       outcome(op.id, 'refused');
@@ -371,30 +418,86 @@ export function createEngine(options: {
         await audit(ctx, auditOperation, 'refused', { ...auditFields, detail: refused }).catch(
           () => undefined,
         );
-      return;
+      return 'refused';
     }
     outcome(op.id, 'succeeded');
     if (audited)
       await audit(ctx, auditOperation, subject?.done ?? 'succeeded', auditFields).catch(() => undefined);
+    return 'succeeded';
+  }
+
+  /**
+   * Asks for approval of an entry instead of running it: the request records the entry whole, the
+   * card shows it, and an approver's click runs it (replay below) as the requester.
+   */
+  async function holdForApproval(
+    ctx: RunContext,
+    op: AnyOperation,
+    fields: Performance['fields'],
+    hold: () => HeldEntry,
+  ): Promise<string> {
+    try {
+      const entry = hold();
+      const reply = await services.approvals.submit(ctx, {
+        operation: op.id as OperationId,
+        target: fields.target ?? operationKey(op),
+        params: heldParams(entry),
+        reason: '',
+      });
+      if (reply) await ctx.surface.respond(reply);
+      const result = reply?.refused ? 'refused' : 'held';
+      outcome(op.id, result);
+      await audit(ctx, op.id, result, {
+        ...fields,
+        detail: reply?.refused ? reply.text : 'an approval rule holds it until approved',
+      }).catch(() => undefined);
+      return result;
+    } catch (error) {
+      const failure = failureReply(ctx, error);
+      outcome(op.id, failure.outcome);
+      await safeRespond(ctx, failure.reply);
+      if (!(error instanceof StateUnavailableError))
+        await audit(ctx, op.id, failure.outcome, { ...fields, detail: failure.detail }).catch(
+          () => undefined,
+        );
+      return failure.outcome;
+    }
   }
 
   /**
    * Runs a typed (or form-typed) command: audited with its target and audit-safe parameters,
    * under another operation's name when the command acts on that one's business.
    */
-  async function performCommand(ctx: RunContext, op: AnyOperation, args: unknown): Promise<void> {
+  async function performCommand(
+    ctx: RunContext,
+    op: AnyOperation,
+    args: unknown,
+    asked: { text: string; channelDefault?: ChannelDefaultUsed; approvedAs?: string },
+  ): Promise<string> {
     const { commandSubject } = op;
-    await perform(
-      ctx,
-      op,
-      {
+    return perform(ctx, op, {
+      fields: {
         target: op.target?.(args),
         params: op.auditParams ? op.auditParams(args) : (args as Record<string, unknown>),
       },
-      () => op.run(ctx, args),
-      true,
-      commandSubject && subjectReader(ctx, () => commandSubject(ctx, args), 'typed'),
-    );
+      work: () => op.run(ctx, args),
+      subjectOf: commandSubject && subjectReader(ctx, () => commandSubject(ctx, args), 'typed'),
+      outside: op.outsideApproval?.command?.(args) === true,
+      hold: () => {
+        const json = argsAsJson(args);
+        if (json === undefined)
+          throw new OperationFailedError(`${op.id}: its arguments cannot be recorded`, true);
+        return {
+          entry: 'command',
+          key: operationKey(op),
+          text: asked.text,
+          args: json,
+          ...(asked.channelDefault ? { channelDefault: asked.channelDefault } : {}),
+          ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
+        };
+      },
+      approvedAs: asked.approvedAs,
+    });
   }
 
   /**
@@ -453,8 +556,11 @@ export function createEngine(options: {
       try {
         const kinds: ZoneKind[] = input.zones === 'any' ? ['pullzone', 'shieldzone'] : [input.zones];
         const allowed: ZoneKind[] = [];
-        for (const kind of kinds)
-          if ((await authorizer.decide(LIST_OPERATION[kind], callerOf(input))).allowed) allowed.push(kind);
+        for (const kind of kinds) {
+          // A listing an approval rule holds is not run for a picker either.
+          const decision = await authorizer.decide(LIST_OPERATION[kind], callerOf(input));
+          if (decision.allowed && !decision.approval) allowed.push(kind);
+        }
         if (allowed.length === 0) return withTypedId(input.zones, input.typed, [], input.limit);
         const zones: ZonePick = allowed.length === 2 ? 'any' : allowed[0]!;
         const listed = await services.zones.suggest(zones, input.typed, {
@@ -486,7 +592,7 @@ export function createEngine(options: {
           await safeRespond(ctx, usageReply(raw.op, parsed.error));
           return;
         }
-        await performCommand(ctx, raw.op, parsed.args);
+        await performCommand(ctx, raw.op, parsed.args, { text: input.text });
         return;
       }
       const tokens = splitLine(input.text);
@@ -504,7 +610,10 @@ export function createEngine(options: {
       const help = operations.find((op) => op.id === 'help');
       if (!found && help && isGroup(words)) {
         const ctx = context(caller, input.surface, correlationId, help.id);
-        await perform(ctx, help, {}, () => help.run(ctx, { topic: words.map((word) => word.toLowerCase()) }));
+        await perform(ctx, help, {
+          fields: {},
+          work: () => help.run(ctx, { topic: words.map((word) => word.toLowerCase()) }),
+        });
         return;
       }
       if (!found) {
@@ -541,7 +650,7 @@ export function createEngine(options: {
         await safeRespond(asked, usageReply(op, filled.error));
         return;
       }
-      await performCommand(filled.ctx, op, filled.args);
+      await performCommand(filled.ctx, op, filled.args, { text: input.text, channelDefault: filled.used });
     },
 
     async action(input) {
@@ -561,14 +670,21 @@ export function createEngine(options: {
         return;
       }
       const { interactionSubject } = op;
-      await perform(
-        ctx,
-        op,
-        { params: { action: input.actionId, value: input.value } },
-        () => handler(ctx, input.value),
-        !op.ownAccessForInteractions,
-        interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
-      );
+      await perform(ctx, op, {
+        fields: { params: { action: input.actionId, value: input.value } },
+        work: () => handler(ctx, input.value),
+        checkAccess: !op.ownAccessForInteractions,
+        subjectOf:
+          interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
+        outside: op.outsideApproval?.interactions?.includes(name) === true,
+        hold: () => ({
+          entry: 'button',
+          key: operationKey(op),
+          actionId: input.actionId,
+          value: input.value,
+          ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
+        }),
+      });
     },
 
     async submit(input) {
@@ -592,7 +708,15 @@ export function createEngine(options: {
         }
         if (!filled.ok)
           return { errors: { [commandForm.fieldOf(filled.error, input.values)]: filled.error } };
-        return { proceed: () => performCommand(filled.ctx, resolved.op, filled.args) };
+        const used = filled.used;
+        return {
+          proceed: async () => {
+            await performCommand(filled.ctx, resolved.op, filled.args, {
+              text: read.command,
+              channelDefault: used,
+            });
+          },
+        };
       }
       const separator = input.callbackId.lastIndexOf(':');
       const op = byKey.get(input.callbackId.slice(0, separator));
@@ -614,20 +738,102 @@ export function createEngine(options: {
       if ('errors' in checked) return { errors: checked.errors };
       const { interactionSubject } = op;
       return {
-        proceed: async () =>
-          perform(
-            ctx,
-            op,
-            { target: checked.target, params: checked.params ?? { form: input.callbackId } },
-            checked.run,
+        proceed: async () => {
+          await perform(ctx, op, {
+            fields: { target: checked.target, params: checked.params ?? { form: input.callbackId } },
+            work: checked.run,
             // A form that stands in for a button (the typed confirmation of an approval) is
             // checked like that button: by the operation itself, not by grants and channels.
-            !op.ownAccessForInteractions,
-            interactionSubject &&
+            checkAccess: !op.ownAccessForInteractions,
+            subjectOf:
+              interactionSubject &&
               subjectReader(ctx, () => interactionSubject(ctx, input.privateMetadata), 'submitted'),
-          ),
+            hold: () => ({
+              entry: 'form',
+              key: operationKey(op),
+              callbackId: input.callbackId,
+              privateMetadata: input.privateMetadata,
+              values: definedValues(input.values),
+              ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
+            }),
+          });
+        },
       };
     },
+
+    async replay(entry, { request, surface, correlationId }) {
+      const caller: Caller = {
+        userId: request.requester,
+        channelId: request.channelId,
+        ...(entry.threadTs ? { threadTs: entry.threadTs } : {}),
+      };
+      const op = byKey.get(entry.key);
+      if (!op) return { ok: false, detail: `/edge ${entry.key.replace(/\./g, ' ')} is no longer a command` };
+      const ctx = context(caller, surface, correlationId, op.id);
+      const approvedAs = request.id;
+      let result: string;
+      switch (entry.entry) {
+        case 'command': {
+          const used = entry.channelDefault;
+          const asked = used ? { ...ctx, surface: notingDefault(ctx.surface, used.kind, used.id) } : ctx;
+          result = await performCommand(asked, op, entry.args, { text: entry.text, approvedAs });
+          break;
+        }
+        case 'button': {
+          const handler = op.actions?.[route(entry.actionId).name];
+          if (!handler) return { ok: false, detail: 'that button is no longer supported' };
+          result = await perform(ctx, op, {
+            fields: { params: { action: entry.actionId, value: entry.value } },
+            work: () => handler(ctx, entry.value),
+            approvedAs,
+          });
+          break;
+        }
+        case 'form': {
+          const handler = op.submissions?.[route(entry.callbackId).name];
+          if (!handler) return { ok: false, detail: 'that form is no longer supported' };
+          result = await performForm(ctx, op, entry, handler, approvedAs);
+          break;
+        }
+      }
+      return result === 'succeeded'
+        ? { ok: true, detail: 'It ran as recorded; its answer went to the requester where they asked.' }
+        : { ok: false, detail: `It ended ${result}; the requester was told why.` };
+    },
   };
+
+  /** A held form, checked again with the values recorded and run as approved. */
+  async function performForm(
+    ctx: RunContext,
+    op: AnyOperation,
+    entry: Extract<HeldEntry, { entry: 'form' }>,
+    handler: NonNullable<AnyOperation['submissions']>[string],
+    approvedAs: string,
+  ): Promise<string> {
+    let checked: SubmissionOutcome;
+    try {
+      checked = await handler(ctx, entry.values, entry.privateMetadata);
+    } catch (error) {
+      const failure = failureReply(ctx, error);
+      await safeRespond(ctx, failure.reply);
+      return failure.outcome;
+    }
+    if ('errors' in checked) {
+      const problems = Object.entries(checked.errors).map(([field, error]) => `${field}: ${error}`);
+      await safeRespond(
+        ctx,
+        usageReply(
+          undefined,
+          `The form as approved is no longer accepted (${problems.join('; ')}); nothing ran. Fill it in again.`,
+        ),
+      );
+      return 'refused';
+    }
+    return perform(ctx, op, {
+      fields: { target: checked.target, params: checked.params ?? { form: entry.callbackId } },
+      work: checked.run,
+      approvedAs,
+    });
+  }
   return engine;
 }

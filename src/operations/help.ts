@@ -40,6 +40,9 @@ function listOf(visible: readonly AnyOperation[]): Markup {
   return list;
 }
 
+/** Said of a command an approval rule names. */
+const HELD_NOTE = ' (runs once approved: an approval rule of the policy names it)';
+
 /** `/edge`, `/edge help` and `/edge help SUB`: only what the caller may run. */
 export const help = defineOperation({
   id: 'help',
@@ -50,7 +53,7 @@ export const help = defineOperation({
   flags: {},
   parse: (positionals) => ({ ok: true, args: { topic: positionals.map((word) => word.toLowerCase()) } }),
   async run(ctx, { topic }) {
-    const allowed = await ctx.access.allowed();
+    const [allowed, held] = await Promise.all([ctx.access.allowed(), ctx.access.held()]);
     const visible = ctx.access.operations().filter((op) => isAlwaysAllowed(op.id) || allowed.has(op.id));
     if (topic.length > 0) {
       // `/edge help shield` (a group), `/edge help reset-key` (a word of a command) both work.
@@ -65,14 +68,26 @@ export const help = defineOperation({
       }
       return ephemeral(`Help for ${topic.join(' ')}`, [
         ...matching.flatMap((op) => [
-          { type: 'text' as const, text: md`*${op.usage}*\n${op.summary}` },
+          {
+            type: 'text' as const,
+            text: md`*${op.usage}*\n${op.summary}${held.has(op.id) ? HELD_NOTE : ''}`,
+          },
           { type: 'context' as const, text: md`Example: \`${op.example}\`` },
         ]),
       ]);
     }
+    const heldHere = visible.filter((op) => held.has(op.id));
     return ephemeral('edgeops commands you can run', [
       { type: 'header', text: 'edgeops: what you can run here' },
       { type: 'text', text: listOf(visible) },
+      ...(heldHere.length > 0
+        ? [
+            {
+              type: 'context' as const,
+              text: md`Run once approved (an approval rule of the policy names them): ${heldHere.map((op) => op.words.join(' ')).join(', ')}.`,
+            },
+          ]
+        : []),
       {
         type: 'context',
         text: trusted(

@@ -515,6 +515,8 @@ export const libraryCreate = defineOperation({
   example: '/edge library create "Product demos"',
   flags: {},
   changes: { interactions: ['form'] },
+  // The command and Reopen only open the form; its submission is what an approval rule holds.
+  outsideApproval: { command: () => true, interactions: ['reopen'] },
   parse: (positionals) =>
     parseWith(LibraryArgsSchema, { name: positionals.length > 0 ? positionals.join(' ') : undefined }),
   target: (args) => args.name,

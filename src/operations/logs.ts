@@ -261,6 +261,8 @@ export const logs = defineOperation({
   summary:
     'summarise origin errors of a day or a window of up to 72h in the channel, compared with earlier, with every entry attached as CSV',
   example: '/edge logs 308006 --last 2h --status 5xx',
+  // Cancel only stops a summary already running.
+  outsideApproval: { interactions: ['cancel'] },
   flags: {
     last: { kind: 'string', aliases: ['since'], value: 'duration' },
     from: { kind: 'string', value: 'instant' },

@@ -61,7 +61,11 @@ async function menuGroups(
   return groups.filter((group) => group.operations.length > 0);
 }
 
-function menuReply(groups: { heading: string; operations: AnyOperation[] }[], channelId: string): Reply {
+function menuReply(
+  groups: { heading: string; operations: AnyOperation[] }[],
+  channelId: string,
+  held: ReadonlySet<string>,
+): Reply {
   const blocks: ReplyBlock[] = [
     {
       type: 'context',
@@ -73,7 +77,12 @@ function menuReply(groups: { heading: string; operations: AnyOperation[] }[], ch
     blocks.push({ type: 'header', text: group.heading });
     blocks.push({
       type: 'text',
-      text: joinMarkup(group.operations.map((op) => md`*${op.words.join(' ')}* — ${op.summary}`)),
+      text: joinMarkup(
+        group.operations.map(
+          (op) =>
+            md`*${op.words.join(' ')}* — ${op.summary}${nest(held.has(op.id) ? trusted(' _(runs once approved)_') : trusted(''))}`,
+        ),
+      ),
     });
     blocks.push({
       type: 'actions',
@@ -104,7 +113,8 @@ export const menu = defineOperation({
     positionals.length > 0 ? { ok: false, error: 'menu takes no arguments' } : { ok: true, args: {} },
   async run(ctx) {
     const groups = await menuGroups(ctx.access.operations(), await ctx.access.allowed());
-    await ctx.surface.openPanel({ title: 'edgeops', reply: menuReply(groups, ctx.channelId) });
+    const held = await ctx.access.held();
+    await ctx.surface.openPanel({ title: 'edgeops', reply: menuReply(groups, ctx.channelId, held) });
     return undefined;
   },
   actions: {

@@ -240,6 +240,8 @@ export const shieldExport = defineOperation({
     if (problem) return { ok: false, error: problem };
     return { ok: true, args: { zoneId: zone.data, form: false, body } };
   },
+  // Without a window the command only opens the form, whose submission a rule holds; Cancel stops.
+  outsideApproval: { command: (args) => args.form, interactions: ['cancel'] },
   channelDefault: {
     kind: 'shieldzone',
     missing: (args) => args.zoneId === undefined,

@@ -189,6 +189,8 @@ export interface RunContext extends Caller {
 export interface AccessView {
   /** Operations the caller may run in this channel (help lists only these). */
   allowed(): Promise<ReadonlySet<string>>;
+  /** Of those, the ones an approval rule holds until someone approves (help and the menu say so). */
+  held(): Promise<ReadonlySet<string>>;
   /** The whoami explanation, already written for people. */
   explain(): Promise<Reply>;
   operations(): readonly AnyOperation[];
@@ -263,6 +265,13 @@ export interface Operation<S extends FlagSpecs, A> {
    * runs a change twice.
    */
   changes?: { command?: boolean; interactions?: readonly string[] };
+  /**
+   * Entries that an approval rule naming this operation does not hold back: a command line that
+   * only opens a form (the form's submission is what runs, and that is held), and buttons that
+   * only open a form or wind down what already runs (Cancel, Stop, Snooze). Grants and channels
+   * still apply to them. Every other entry of a gated operation waits for its approval.
+   */
+  outsideApproval?: { command?(args: A): boolean; interactions?: readonly string[] };
   /**
    * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
    * quotes, and `--` inside it is not a flag.

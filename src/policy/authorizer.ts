@@ -35,6 +35,8 @@ export interface Authorizer {
    * as decide(), with the requester's groups read once for all of them.
    */
   allowedAmong(operations: readonly string[], requester: Requester): Promise<ReadonlySet<string>>;
+  /** Which of `operations` an approval rule of the policy in force names: they run only once approved. */
+  ruledAmong(operations: readonly string[]): ReadonlySet<string>;
 }
 
 export interface PolicyAuthorizer extends Authorizer {
@@ -154,6 +156,12 @@ export function createPolicyAuthorizer(policies: PolicyStore, groupsOf: GroupMem
       const rule = approvalRuleFor(policy, operation);
       if (!rule || rule.escalate_to === undefined) return false;
       return isEscalationApprover(policy, rule, userId, (await lookup(userId)).groups);
+    },
+    ruledAmong(operations) {
+      const policy = policies.current();
+      return new Set(
+        operations.filter((operation) => isOperationId(operation) && approvalRuleFor(policy, operation)),
+      );
     },
     decide(operation, requester) {
       return decision(operation as Operation, requester);

@@ -256,7 +256,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     const report = await service.executeApproved(
       request.id,
       async (params) => {
-        const outcome = await op.execute(params, ctx);
+        const outcome = await op.execute(params, ctx, request);
         const secrets = outcome.secrets ?? [];
         if (secrets.length === 0) return { ok: outcome.ok, detail: outcome.detail };
         // Delivered before the result is recorded, so the card, the audit row and the approver
@@ -281,6 +281,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     }
     const done = report.request;
     await updateCard(ctx.surface, done);
+    if (op.answersItself) {
+      if (ctx.userId !== done.requester) await tellRequester(ctx.surface, done);
+      return report;
+    }
     const headline = report.outcome.ok
       ? md`:white_check_mark: ${op.describe(done.params)}: done. ${report.outcome.detail}`
       : md`:x: ${op.describe(done.params)}: failed. ${sentence(report.outcome.detail)} It was not retried.`;
@@ -428,6 +432,9 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       const decision = await authorizer.decision(input.operation, ctx);
       if (!decision.allowed) return denialReply(decision);
       const approval = decision.approval;
+      if (!approval && op.answersItself)
+        // Held a moment ago, free now: the entry was not recorded to run here, so it is asked again.
+        throw new UserFacingError('The policy changed as you asked; run the same command again.');
       if (!approval) {
         // Not gated by the policy: run now, with the same executor and the same secret handling.
         const outcome = await op.execute(input.params, ctx);

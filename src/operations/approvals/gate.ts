@@ -4,6 +4,7 @@
  * the operation only says what it is, in full.
  */
 
+import type { ApprovalRequest } from '../../approvals/machine.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Operation } from '../../policy/authorize.js';
 import type { JsonValue } from '../../state/canonical-json.js';
@@ -52,7 +53,17 @@ export interface GatedOperation {
   fields(params: Record<string, JsonValue>): ParameterView[];
   /** A warning shown on the card, e.g. that the bot's own token will stop working. */
   warning?(params: Record<string, JsonValue>): string | undefined;
-  execute(params: Record<string, JsonValue>, ctx: RunContext): Promise<ExecutionOutcome>;
+  /**
+   * What it runs answers for itself, where it was asked (a held read posts its own answer): no
+   * "Approved change done" message follows it in the channel.
+   */
+  answersItself?: boolean;
+  /** Runs the approved change; `request` is the approved request (absent when no rule holds it). */
+  execute(
+    params: Record<string, JsonValue>,
+    ctx: RunContext,
+    request?: ApprovalRequest,
+  ): Promise<ExecutionOutcome>;
 }
 
 /**

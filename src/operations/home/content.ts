@@ -174,13 +174,15 @@ export function createHomeContent(options: HomeContentOptions) {
   }
 
   async function mayRun(ctx: RunContext): Promise<ReplyBlock[]> {
-    const allowed = await ctx.access.allowed();
+    const [allowed, held] = await Promise.all([ctx.access.allowed(), ctx.access.held()]);
     const listed = ctx.access
       .operations()
       .filter((op) => allowed.has(op.id) && !['help', 'home'].includes(op.id));
     // The Home tab is in no channel: what it lists is what the policy allows in every channel.
     const where: Markup = ctx.channelId ? md`In ${nest(channelRef(ctx.channelId))}` : md`In every channel`;
-    const names = [...new Set(listed.map((op) => `\`${op.words.join(' ')}\``))];
+    const names = [
+      ...new Set(listed.map((op) => `\`${op.words.join(' ')}\`${held.has(op.id) ? ' (once approved)' : ''}`)),
+    ];
     return [
       { type: 'header', text: 'What you may run' },
       // whoami and context are always allowed, so the list is never empty.

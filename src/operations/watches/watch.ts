@@ -57,6 +57,8 @@ export const watchLogs = defineOperation({
     alert: { kind: 'string' },
   },
   changes: { command: true, interactions: ['stop', 'snooze'] },
+  // Stop and Snooze only quieten a watch already running.
+  outsideApproval: { interactions: ['stop', 'snooze'] },
   parse(positionals, flags) {
     if (positionals.length > 1) return { ok: false, error: `unexpected argument "${positionals[1]}"` };
     const every = durationFlag('every', flags.every, DEFAULT_EVERY);
@@ -118,6 +120,7 @@ export const watches = defineOperation({
   example: '/edge watches',
   flags: {},
   changes: { interactions: ['stop'] },
+  outsideApproval: { interactions: ['stop'] },
   parse: (positionals) =>
     positionals.length > 0
       ? { ok: false, error: `unexpected argument "${positionals[0]}"` }
