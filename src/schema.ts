@@ -13,7 +13,7 @@ import {
 import { channelDefaultsMigration } from './state/channel-defaults.js';
 import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
 import { secretMessagesStatements } from './state/secret-messages.js';
-import { watchesMigration } from './watches/migration.js';
+import { watchApprovalMigration, watchesMigration } from './watches/migration.js';
 
 /** Escalation on approvals, and the trail of the messages that delivered a key or token. */
 const escalationAndSecretMessagesMigration: Migration = {
@@ -31,4 +31,5 @@ export const migrations: readonly Migration[] = [
   remindersAndReasonsMigration,
   lockPerRequesterMigration,
   escalationAndSecretMessagesMigration,
+  watchApprovalMigration,
 ];

@@ -769,8 +769,8 @@ export function createEngine(options: {
       };
       const op = byKey.get(entry.key);
       if (!op) return { ok: false, detail: `/edge ${entry.key.replace(/\./g, ' ')} is no longer a command` };
-      const ctx = context(caller, surface, correlationId, op.id);
       const approvedAs = request.id;
+      const ctx = { ...context(caller, surface, correlationId, op.id), approvedAs };
       let result: string;
       switch (entry.entry) {
         case 'command': {

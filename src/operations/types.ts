@@ -183,6 +183,8 @@ export interface RunContext extends Caller {
   logger: Logger;
   /** The registry and access checks, for help and whoami. */
   access: AccessView;
+  /** The approved request this run carries out, when an approval rule held it. */
+  approvedAs?: string;
 }
 
 /** What help and whoami need to know about the caller's permissions. */

@@ -44,3 +44,10 @@ export const watchesMigration: Migration = {
      BEGIN SELECT RAISE(ABORT, 'watches: an ended watch cannot run again'); END`,
   ],
 };
+
+/** The approval request a watch was started by, when an approval rule held watch.logs. */
+export const watchApprovalMigration: Migration = {
+  version: 9,
+  name: 'watches started by an approval',
+  statements: ['ALTER TABLE watches ADD COLUMN approval_id TEXT'],
+};

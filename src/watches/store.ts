@@ -14,9 +14,12 @@ export const WATCH_ID_PATTERN = /^wa_[0-9a-f]{12}$/;
 /** How long a watch may stay without its message before it is taken as never started. */
 export const UNPOSTED_MS = 5 * 60_000;
 
-/** Why a watch ended: Stop, its `--for` reached, or the policy no longer grants it to its owner. */
-/** `channel`: its message can no longer be posted or updated there (archived, bot removed, deleted). */
-export const END_REASONS = ['stopped', 'finished', 'policy', 'channel'] as const;
+/**
+ * Why a watch ended: Stop, its `--for` reached, or the policy no longer grants it to its owner.
+ * `channel`: its message can no longer be posted or updated there (archived, bot removed, deleted).
+ * `approval`: an approval rule now names watch.logs, and this watch was never approved.
+ */
+export const END_REASONS = ['stopped', 'finished', 'policy', 'channel', 'approval'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
 export class WatchStoreError extends Error {
@@ -52,6 +55,8 @@ export interface Watch {
   lastPolledAt: number | null;
   /** Raised by every lease taken, poll saved and ending: a poll is saved only over the version it leased. */
   version: number;
+  /** The approval request it was started by, when an approval rule held it. */
+  approvalId: string | null;
   progress: WatchProgress;
 }
 
@@ -70,7 +75,8 @@ export type NewWatch = Omit<
   | 'leaseExpiresAt'
   | 'lastPolledAt'
   | 'version'
->;
+  | 'approvalId'
+> & { approvalId?: string | null };
 
 const RowSchema = z.object({
   id: z.string(),
@@ -96,6 +102,7 @@ const RowSchema = z.object({
   next_poll_at: z.number().int(),
   last_polled_at: z.number().int().nullable(),
   version: z.number().int(),
+  approval_id: z.string().nullable(),
 });
 const HEAD_COLUMNS = Object.keys(RowSchema.shape).join(', ');
 const COLUMNS = `${HEAD_COLUMNS}, progress_json`;
@@ -144,6 +151,7 @@ function toHead(raw: Row): WatchHead {
     nextPollAt: row.next_poll_at,
     lastPolledAt: row.last_polled_at,
     version: row.version,
+    approvalId: row.approval_id,
   };
 }
 
@@ -215,8 +223,9 @@ export function createWatchStore(client: Client): WatchStore {
       const [inserted, counts] = await write([
         {
           sql: `INSERT INTO watches (id, owner, channel_id, thread_ts, pull_zone_id, status_filter, code_filter,
-                  every_ms, started_at, ends_at, alert_count, alert_window_ms, state, next_poll_at, progress_json)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?
+                  every_ms, started_at, ends_at, alert_count, alert_window_ms, state, next_poll_at, progress_json,
+                  approval_id)
+                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?
                 WHERE (SELECT count(*) FROM watches WHERE state = 'running' AND owner = ?) < ?
                   AND (SELECT count(*) FROM watches WHERE state = 'running') < ?`,
           args: [
@@ -234,6 +243,7 @@ export function createWatchStore(client: Client): WatchStore {
             watch.alert?.windowMs ?? null,
             watch.nextPollAt,
             JSON.stringify(watch.progress),
+            watch.approvalId ?? null,
             watch.owner,
             caps.perUser,
             caps.perWorkspace,

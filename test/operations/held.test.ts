@@ -14,6 +14,7 @@ import {
   buttonsOf,
   type EngineTestbed,
   type Recorded,
+  recordingSurface,
   startEngineTestbed,
   wordsOf,
 } from '../support/engine.js';
@@ -335,5 +336,37 @@ describe('what the bot says will happen', () => {
     expect(menu?.kind === 'panel' && wordsOf(menu.reply)).toContain('runs once approved');
     const whoami = wordsOf(answers(await bed.run('whoami', YOU))[0]!);
     expect(whoami).toContain('`/edge dns` (dns.list) — needs 1 approval from leads');
+  });
+});
+
+describe('a watch under a rule that came after it started', () => {
+  it('stops at its next poll saying why, while a watch started by an approved request goes on', async () => {
+    const later = await startEngineTestbed({ policyYaml: everyoneMayRun() });
+    try {
+      const started = await later.run('watch logs 410114 --for 2h', YOU);
+      expect(started.some((record) => record.kind === 'post')).toBe(true);
+      later.setPolicy(everyoneMayRun({ gated: ['watch.logs'] }));
+      const asked = await later.run('watch logs 308006 --for 2h', YOU);
+      const approve = buttonsOf(cardIn(asked).reply).find((b) => b.actionId.startsWith('approvals:approve'));
+      await later.click(approve!, LEAD);
+      const messenger = recordingSurface();
+      later.runtime.watchPoller.start(messenger);
+      later.clock.advance(2 * 60_000);
+      await later.runtime.watchPoller.tick();
+      const rows = await later.runtime.services.state.client.execute(
+        'SELECT pull_zone_id, state, ended_reason, approval_id FROM watches ORDER BY pull_zone_id',
+      );
+      expect(rows.rows.map((row) => [row.pull_zone_id, row.state, row.ended_reason])).toEqual([
+        [308006, 'running', null],
+        [410114, 'ended', 'approval'],
+      ]);
+      expect(rows.rows[0]!.approval_id).toMatch(/^ap_/);
+      const said = messenger.records
+        .map((record) => ('reply' in record ? wordsOf(record.reply) : ''))
+        .join(' ');
+      expect(said).toContain('an approval rule now names watch.logs');
+    } finally {
+      await later.close();
+    }
   });
 });

@@ -109,6 +109,8 @@ export interface EngineTestbed {
     values: ModalValues,
     caller?: Caller,
   ): Promise<{ errors: Record<string, string> } | { records: Recorded[] }>;
+  /** Writes the policy file and loads it, as the bot does when the file changes. */
+  setPolicy(yaml: string): void;
   close(): Promise<void>;
 }
 
@@ -122,13 +124,13 @@ export async function startEngineTestbed(
   const clock = pinnedClock();
   const sandbox = await startSandbox({ now: clock });
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-engine-'));
-  let policyPath: string | undefined;
-  if (options.policyYaml !== undefined) {
-    policyPath = join(dir, 'policy.yml');
-    writeFileSync(policyPath, options.policyYaml);
-  }
+  const policyPath = join(dir, 'policy.yml');
+  if (options.policyYaml !== undefined) writeFileSync(policyPath, options.policyYaml);
   const config = loadConfig({
-    ...sandboxEnv(sandbox, dir, { policyPath, serviceDatabase: options.serviceDatabase }),
+    ...sandboxEnv(sandbox, dir, {
+      policyPath: options.policyYaml === undefined ? undefined : policyPath,
+      serviceDatabase: options.serviceDatabase,
+    }),
   });
   if (options.serviceDatabase && config.serviceDatabase) config.serviceDatabase.id = sandbox.databaseId;
   const logs: string[] = [];
@@ -180,6 +182,11 @@ export async function startEngineTestbed(
       if ('errors' in checked) return { errors: checked.errors };
       await checked.proceed();
       return { records: surface.records };
+    },
+    setPolicy(yaml) {
+      if (options.policyYaml === undefined) throw new Error('start the testbed with a policy to change it');
+      writeFileSync(policyPath, yaml);
+      if (!runtime.policies.reload()) throw new Error('the policy did not load');
     },
     async close() {
       await runtime.close();

@@ -337,6 +337,11 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
         userId: watch.owner,
         channelId: watch.channelId,
       });
+      // Run only as approved: a rule that came after the watch started stops it, saying why.
+      if (decision.allowed && decision.approval && watch.approvalId === null) {
+        await end(watch, 'approval');
+        continue;
+      }
       if (!decision.allowed) {
         // A group Slack did not answer for may be the only reason: no ending on a guess.
         const unsure = decision.denial.code === 'not-in-role' && decision.denial.unread.length > 0;

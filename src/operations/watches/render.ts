@@ -38,6 +38,8 @@ const ENDINGS: Record<EndReason, (watch: Watch) => Markup> = {
   finished: (watch) => md`its ${formatDuration(watch.endsAt - watch.startedAt)} are over`,
   policy: (watch) => md`the policy no longer lets ${nest(mention(watch.owner))} watch logs in this channel`,
   channel: () => md`its message can no longer be updated in this channel`,
+  approval: () =>
+    md`an approval rule now names watch.logs and this watch was not approved; ask for it again with \`/edge watch logs\`, and it starts once approved`,
 };
 
 function statusLine(watch: Watch, nowMs: number): Markup {

@@ -104,6 +104,7 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
         alert: request.alert ?? null,
         nextPollAt: startedAt,
         progress: initialProgress(startedAt),
+        approvalId: ctx.approvedAs ?? null,
       };
       const outcome = await store.insert(watch, limits);
       if (!outcome.inserted)
