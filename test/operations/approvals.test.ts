@@ -4,8 +4,8 @@
  * do, and the requester can withdraw it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answers, type EngineTestbed, startEngineTestbed, wordsOf } from '../support/engine.js';
-import { APPROVALS_POLICY } from '../support/policies.js';
+import { answers, buttonsOf, type EngineTestbed, startEngineTestbed, wordsOf } from '../support/engine.js';
+import { APPROVALS_POLICY, everyoneMayRun } from '../support/policies.js';
 
 let bed: EngineTestbed;
 beforeAll(async () => {
@@ -45,5 +45,44 @@ describe('a gated request through the engine', () => {
     const [answer] = answers(await bed.run('approvals cancel 42'));
     expect(answer?.visibility).toBe('ephemeral');
     expect(answer?.text).toContain('"42" is not a request id (ap_ and 16 hex digits; see /edge approvals)');
+  });
+});
+
+describe('a click that will be refused', () => {
+  it('is refused before any form: a lead who already approved is told so, not asked to type the id', async () => {
+    const confirmBed = await startEngineTestbed({
+      policyYaml: everyoneMayRun({
+        rules: [{ ops: ['pullzone.reset-key'], required: 2, confirm: true }],
+        leads: ['U0LEAD', 'U0LEAD2'],
+      }),
+    });
+    try {
+      const asked = await confirmBed.run('pullzone reset-key 308006 rotated');
+      const card = asked.find((record) => record.kind === 'post');
+      const approve =
+        card?.kind === 'post'
+          ? buttonsOf(card.reply).find((b) => b.actionId.startsWith('approvals:approve'))
+          : undefined;
+      expect(approve).toBeDefined();
+      const lead = { userId: 'U0LEAD', channelId: 'C0APPROVALS' };
+      const first = await confirmBed.click(approve!, lead);
+      const form = first.find((record) => record.kind === 'form');
+      expect(form?.kind === 'form' && form.modal.callbackId).toBe('approvals:confirm');
+      const confirmed = await confirmBed.submit(
+        { callbackId: 'approvals:confirm', privateMetadata: approve!.value },
+        { confirmation: '308006' },
+        lead,
+      );
+      expect('records' in confirmed && JSON.stringify(confirmed.records)).toContain('1 of 2');
+
+      const again = await confirmBed.click(approve!, lead);
+      expect(again.map((record) => record.kind)).toEqual(['respond']);
+      expect(wordsOf(answers(again)[0]!)).toMatch(/already approved/i);
+      // The requester is refused at once too: a form would ask them for nothing they may do.
+      const own = await confirmBed.click(approve!, { userId: 'U0YOU', channelId: 'C0APPROVALS' });
+      expect(own.map((record) => record.kind)).toEqual(['respond']);
+    } finally {
+      await confirmBed.close();
+    }
   });
 });

@@ -422,6 +422,34 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
   ];
 
+  /** The form an approver fills when the rule says `confirm: true`: the target id, typed. */
+  const confirmForm = (request: ApprovalRequest) => ({
+    callbackId: CONFIRM_CALLBACK,
+    title: 'Confirm approval',
+    submit: 'Approve',
+    privateMetadata: request.id,
+    intro: md`To approve *${spec(request.operation).describe(request.params)}*, type the target id exactly: \`${request.target}\``,
+    fields: [{ id: 'confirmation', label: 'Target id', kind: 'text' as const }],
+  });
+
+  /** The form Reject opens, for the reason. */
+  const rejectForm = (request: ApprovalRequest) => ({
+    callbackId: REJECT_CALLBACK,
+    title: 'Reject request',
+    submit: 'Reject',
+    privateMetadata: request.id,
+    intro: md`Reject *${spec(request.operation).describe(request.params)}*, asked by ${nest(mention(request.requester))}? The reason goes on the card, to the requester and into the audit log.`,
+    fields: [
+      {
+        id: 'reason',
+        label: 'Reason (optional)',
+        kind: 'text' as const,
+        optional: true,
+        hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,
+      },
+    ],
+  });
+
   const flow: ApprovalFlow = {
     register(operation) {
       gated.set(operation.id, operation);
@@ -512,47 +540,25 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         return ephemeral('That approval request does not exist.', [
           { type: 'text', text: trusted(':warning: That approval request does not exist any more.') },
         ]);
-      if (
-        input.action === 'approve' &&
-        request.confirm &&
-        input.confirmation === undefined &&
-        request.state === 'pending'
-      ) {
-        await ctx.surface.openModal({
-          callbackId: CONFIRM_CALLBACK,
-          title: 'Confirm approval',
-          submit: 'Approve',
-          privateMetadata: request.id,
-          intro: md`To approve *${spec(request.operation).describe(request.params)}*, type the target id exactly: \`${request.target}\``,
-          fields: [{ id: 'confirmation', label: 'Target id', kind: 'text' }],
-        });
-        return undefined;
-      }
       const status = await approverStatus(request, ctx.userId);
-      if (input.action === 'reject' && input.reason === undefined) {
-        // Asks why first; a click that would be refused is refused now, as before, without a form.
+      const approveNeedsForm =
+        input.action === 'approve' && request.confirm && input.confirmation === undefined;
+      const rejectNeedsForm = input.action === 'reject' && input.reason === undefined;
+      if (approveNeedsForm || rejectNeedsForm) {
+        // The click is decided before any form opens: one that would be refused is refused now,
+        // without asking for a typed id or a reason first. A form's own value is taken as given.
         const decision = decideClick(
           request,
-          { userId: ctx.userId, action: 'reject', ...status },
+          {
+            userId: ctx.userId,
+            action: input.action,
+            ...status,
+            ...(approveNeedsForm ? { confirmation: request.target } : {}),
+          },
           new Date(options.now()),
         );
         if (decision.accepted) {
-          await ctx.surface.openModal({
-            callbackId: REJECT_CALLBACK,
-            title: 'Reject request',
-            submit: 'Reject',
-            privateMetadata: request.id,
-            intro: md`Reject *${spec(request.operation).describe(request.params)}*, asked by ${nest(mention(request.requester))}? The reason goes on the card, to the requester and into the audit log.`,
-            fields: [
-              {
-                id: 'reason',
-                label: 'Reason (optional)',
-                kind: 'text',
-                optional: true,
-                hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,
-              },
-            ],
-          });
+          await ctx.surface.openModal(approveNeedsForm ? confirmForm(request) : rejectForm(request));
           return undefined;
         }
       }
