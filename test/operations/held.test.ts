@@ -370,3 +370,15 @@ describe('a watch under a rule that came after it started', () => {
     }
   });
 });
+
+describe('what only winds down is never held', () => {
+  it('the requester withdraws their own request with /edge approvals cancel under a rule on approvals.list', async () => {
+    const asked = await bed.run('dns', YOU);
+    const id = /ap_[0-9a-f]{16}/.exec(wordsOf(cardIn(asked).reply))![0];
+    const withdrawn = await bed.run(`approvals cancel ${id}`, YOU);
+    expect(withdrawn.some((record) => record.kind === 'post' && record.channelId === 'C0APPROVALS')).toBe(
+      false,
+    );
+    expect((await bed.runtime.services.approvals.peek(id))?.state).toBe('cancelled');
+  });
+});
