@@ -30,10 +30,15 @@ export class BotTokenRejectedError extends Error {
   }
 }
 
-/** Who the token belongs to, as auth.test says: Bolt uses it to recognise the bot's own events. */
+/**
+ * Who the token belongs to, as auth.test says: Bolt uses the bot's ids to recognise its own
+ * events, and the workspace (with its Enterprise Grid org, if any) is the one whose members act.
+ */
 export interface BotIdentity {
   botId?: string;
   botUserId?: string;
+  teamId?: string;
+  enterpriseId?: string;
 }
 
 export type TokenCheckResult =
@@ -45,7 +50,16 @@ export type TokenCheckResult =
 export async function checkBotToken(client: WebClient): Promise<TokenCheckResult> {
   try {
     const answer = await client.auth.test();
-    return { outcome: 'accepted', identity: { botId: answer.bot_id, botUserId: answer.user_id } };
+    return {
+      outcome: 'accepted',
+      identity: {
+        botId: answer.bot_id,
+        botUserId: answer.user_id,
+        // Slack answers an empty string rather than no field in places: neither names a workspace.
+        teamId: answer.team_id || undefined,
+        enterpriseId: answer.enterprise_id || undefined,
+      },
+    };
   } catch (error) {
     return classify(error);
   }

@@ -229,7 +229,10 @@ export interface FakeSlackOptions {
    * `invalid_arguments`, as Slack does. On by default when the shared schemas are present.
    */
   validateBlocks?: boolean;
+  /** The workspace auth.test names as the bot's. */
   teamId?: string;
+  /** The Enterprise Grid org auth.test names; none (a workspace on its own) by default. */
+  enterpriseId?: string;
   botUserId?: string;
   botId?: string;
   appId?: string;
@@ -626,6 +629,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       team: DEFAULT_TEAM_DOMAIN,
       user: 'edgeops',
       team_id: teamId,
+      ...(options.enterpriseId ? { enterprise_id: options.enterpriseId } : {}),
       user_id: botUserId,
       bot_id: botId,
       is_enterprise_install: false,
