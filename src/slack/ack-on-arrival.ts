@@ -3,9 +3,9 @@
  * authorizes them and runs its middleware and every listener's matchers: Socket Mode's way.
  * (In HTTP mode the receiving thread acknowledges them before the app hears of them at all:
  * threaded-receiver.ts.) The `/edge` listener always acknowledged with an empty body as its first
- * step, so nothing it learns could change the ack. What else now comes after the ack cannot
- * refuse a command: `authorize` reads the token checked at start-up and never throws, and no
- * global middleware is added.
+ * step, so nothing it learns could change the ack. What else now comes after the ack needs no
+ * body in it: `authorize` reads the token checked at start-up and never throws, and the one
+ * global middleware (members-only.ts) answers a command it refuses through its response_url.
  */
 import { App, type ReceiverEvent } from '@slack/bolt';
 import { commandAcknowledgedOnArrival } from './ack-thread-messages.js';

@@ -25,6 +25,7 @@ import { registerMentions } from './listeners/mentions.js';
 import { registerOptions } from './listeners/options.js';
 import { registerShortcuts } from './listeners/shortcuts.js';
 import { registerViews } from './listeners/views.js';
+import { membersOnly } from './members-only.js';
 import { type AnsweredRoute, ThreadedHttpReceiver } from './threaded-receiver.js';
 
 export interface SlackAppOptions extends ListenerDeps {
@@ -222,6 +223,15 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     ttlMs: 10 * 60_000,
     now: options.services.now,
   });
+  // Before any listener: a request from outside the workspace the app is installed in runs nothing.
+  app.use(
+    membersOnly({
+      home: () => token.identity(),
+      audit: options.services.audit,
+      secrets: options.services.secrets,
+      logger: options.logger,
+    }),
+  );
   registerCommands(app, options, deliveries);
   registerActions(app, options, deliveries);
   registerViews(app, options, deliveries);

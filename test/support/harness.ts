@@ -65,6 +65,8 @@ export interface HarnessOptions {
    * the clock and call `runtime.watchPoller.tick()`, so no poll lands in another test's counts.
    */
   watchTickMs?: number;
+  /** The workspace (and Enterprise Grid org) the bot is installed in, as auth.test names it. */
+  workspace?: { teamId?: string; enterpriseId?: string };
   /**
    * Tests of the fallbacks provoke refusals on purpose. Everywhere else a payload Slack would
    * refuse fails the test file when its harness closes: nobody would have seen it.
@@ -90,7 +92,15 @@ export interface Harness {
   /** Sends a signed `/edge …` and waits for the HTTP acknowledgement. */
   command(
     text: string,
-    options?: { userId?: string; channelId?: string; retryNum?: number; triggerId?: string },
+    options?: {
+      userId?: string;
+      channelId?: string;
+      retryNum?: number;
+      triggerId?: string;
+      /** The user's workspace and Grid org, as Slack names them in the command. */
+      teamId?: string;
+      enterpriseId?: string;
+    },
   ): Promise<{ ack: SignedResponse; responseUrl: string; triggerId: string }>;
   /**
    * Sends a signed `app_mention` event for `@edgeops <text>` (the bot's mention is put in front;
@@ -108,14 +118,21 @@ export interface Harness {
   click(
     actionId: string,
     value: string,
-    options?: { userId?: string; channelId?: string; responseUrl?: string; messageTs?: string },
+    options?: {
+      userId?: string;
+      channelId?: string;
+      responseUrl?: string;
+      messageTs?: string;
+      /** The clicker's workspace (`user.team_id`). */
+      teamId?: string;
+    },
   ): Promise<SignedResponse>;
   /** Submits a form; `values` maps field ids to Slack state values. Returns the parsed ack body. */
   submitView(
     callbackId: string,
     privateMetadata: string,
     values: Record<string, ViewStateValue>,
-    options?: { userId?: string },
+    options?: { userId?: string; teamId?: string },
   ): Promise<{ status: number; body: unknown }>;
   /**
    * Types `value` into a zone picker of an open form (a signed block_suggestion) and returns the
@@ -124,7 +141,7 @@ export interface Harness {
   suggest(
     actionId: string,
     value: string,
-    options?: { blockId?: string; privateMetadata?: string; userId?: string },
+    options?: { blockId?: string; privateMetadata?: string; userId?: string; teamId?: string },
   ): Promise<{ status: number; body: unknown; elapsedMs: number }>;
   close(): Promise<void>;
 }
@@ -132,7 +149,7 @@ export interface Harness {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-test-'));
   const clock = options.clock ?? pinnedClock();
-  const fake = await startFakeSlack({ now: clock });
+  const fake = await startFakeSlack({ now: clock, ...options.workspace });
   const sandbox = options.sandbox ?? (await startSandbox({ now: clock }));
   let policyPath: string | undefined;
   if (options.policyYaml !== undefined) {
@@ -218,6 +235,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           privateMetadata,
           values: state,
           userId: viewOptions.userId ?? DEFAULT_USER_ID,
+          ...(viewOptions.teamId ? { teamId: viewOptions.teamId } : {}),
         }),
         { signingSecret: SIGNING_SECRET },
       );
@@ -231,6 +249,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         channelId: commandOptions.channelId ?? DEFAULT_CHANNEL_ID,
         responseUrl,
         triggerId: commandOptions.triggerId,
+        teamId: commandOptions.teamId,
+        enterpriseId: commandOptions.enterpriseId,
       });
       const ack = await postSigned(eventsUrl, request, {
         signingSecret: SIGNING_SECRET,
@@ -261,6 +281,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           blockId: suggestOptions.blockId ?? 'zone',
           value,
           userId: suggestOptions.userId ?? DEFAULT_USER_ID,
+          ...(suggestOptions.teamId ? { teamId: suggestOptions.teamId } : {}),
           privateMetadata: suggestOptions.privateMetadata ?? JSON.stringify({ c: DEFAULT_CHANNEL_ID, m: '' }),
         }),
         { signingSecret: SIGNING_SECRET },
@@ -281,6 +302,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           channelId: clickOptions.channelId ?? DEFAULT_CHANNEL_ID,
           responseUrl: clickOptions.responseUrl ?? fake.responseUrl(),
           ...(clickOptions.messageTs ? { messageTs: clickOptions.messageTs } : {}),
+          ...(clickOptions.teamId ? { teamId: clickOptions.teamId } : {}),
         }),
         { signingSecret: SIGNING_SECRET },
       );

@@ -403,6 +403,10 @@ export interface AppMentionInput {
   eventId?: string;
   /** The author's own workspace, when it is not the one the app is installed in (a shared channel). */
   userTeam?: string;
+  /** The channel is shared with another organisation (Slack Connect). */
+  extShared?: boolean;
+  /** The Enterprise Grid org the app is installed in, which Slack names in the envelope. */
+  enterpriseId?: string;
   /** Set for a message a bot wrote. */
   botId?: string;
   subtype?: string;
@@ -414,12 +418,19 @@ export interface AppMentionInput {
 export interface EventCallback<E> {
   token: string;
   team_id: string;
+  enterprise_id?: string;
   api_app_id: string;
   event: E;
   type: 'event_callback';
   event_id: string;
   event_time: number;
-  authorizations: { team_id: string; user_id: string; is_bot: boolean; is_enterprise_install: boolean }[];
+  authorizations: {
+    enterprise_id?: string;
+    team_id: string;
+    user_id: string;
+    is_bot: boolean;
+    is_enterprise_install: boolean;
+  }[];
   is_ext_shared_channel: boolean;
   event_context: string;
 }
@@ -441,17 +452,23 @@ export function appMention(input: AppMentionInput): SlackRequest<EventCallback<A
     ...(input.subtype ? { subtype: input.subtype } : {}),
     ...(input.edited ? { edited: input.edited } : {}),
   };
-  return eventCallback(event, { eventId: input.eventId, botUserId: input.botUserId });
+  return eventCallback(event, {
+    eventId: input.eventId,
+    botUserId: input.botUserId,
+    extShared: input.extShared,
+    enterpriseId: input.enterpriseId,
+  });
 }
 
 /** An event wrapped as the Events API posts it: JSON, in an event_callback. */
 function eventCallback<E>(
   event: E,
-  input: { eventId?: string; botUserId?: string } = {},
+  input: { eventId?: string; botUserId?: string; extShared?: boolean; enterpriseId?: string } = {},
 ): SlackRequest<EventCallback<E>> {
   const payload: EventCallback<E> = {
     token: VERIFICATION_TOKEN,
     team_id: DEFAULT_TEAM_ID,
+    ...(input.enterpriseId ? { enterprise_id: input.enterpriseId } : {}),
     api_app_id: DEFAULT_APP_ID,
     event,
     type: 'event_callback',
@@ -459,13 +476,14 @@ function eventCallback<E>(
     event_time: Math.floor(Date.parse(DEFAULT_INSTANT) / 1000),
     authorizations: [
       {
+        ...(input.enterpriseId ? { enterprise_id: input.enterpriseId } : {}),
         team_id: DEFAULT_TEAM_ID,
         user_id: input.botUserId ?? DEFAULT_BOT_USER_ID,
         is_bot: true,
         is_enterprise_install: false,
       },
     ],
-    is_ext_shared_channel: false,
+    is_ext_shared_channel: input.extShared ?? false,
     event_context: `4-${randomUUID()}`,
   };
   return {
@@ -506,11 +524,13 @@ export interface MessageShortcutInput {
   channelId?: string;
   triggerId?: string;
   responseUrl?: string;
+  /** The user's workspace (`user.team_id`, and `team`). */
+  teamId?: string;
 }
 
 /** A message shortcut ("…" menu of a message), as the `payload=` form field. */
 export function messageShortcut(input: MessageShortcutInput): SlackRequest<MessageShortcut> {
-  const teamId = DEFAULT_TEAM_ID;
+  const teamId = input.teamId ?? DEFAULT_TEAM_ID;
   const messageTs = input.messageTs ?? newTs();
   const payload: MessageShortcut = {
     type: 'message_action',
