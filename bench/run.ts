@@ -6,6 +6,7 @@
 import { benchAck, benchAckUnderLoad } from './ack.js';
 import { benchAckOpenLoop } from './ack-open.js';
 import { benchApprovals } from './approvals.js';
+import { benchAuditVerify } from './audit-verify.js';
 import { benchChart } from './chart.js';
 import { benchDbQuery } from './db-query.js';
 import { benchExport } from './export.js';
@@ -44,6 +45,11 @@ const BENCHMARKS: Benchmark[] = [
     load: async () => () => benchDbQuery(),
   },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
+  {
+    name: 'audit-verify',
+    what: 'longest event-loop delay while 500,000 audit rows are verified',
+    load: async () => benchAuditVerify,
+  },
   {
     name: 'chart',
     what: 'drawing a chart PNG vs the 300 ms target, and its size',

@@ -7,7 +7,7 @@ import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/ma
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
-import type { AuditRow } from '../state/audit.js';
+import type { AuditLog, AuditRow } from '../state/audit.js';
 import { parseInstant } from './time-args.js';
 import type { FlagValues } from './tokenize.js';
 import { defineOperation, type ParseResult, parseWith } from './types.js';
@@ -38,6 +38,32 @@ const MAX_VALUE_CHARS = 40;
 const LINES_PER_BLOCK = 15;
 /** Operations whose rows `--op` may name: every policy id, and the approvals steps. */
 const KNOWN_OPERATIONS: readonly string[] = [...OPERATION_IDS, 'help', 'whoami'];
+
+/** Who has a hash-chain check running, per audit log (one a runtime): one check per person at a time. */
+const verifying = new WeakMap<AuditLog, Set<string>>();
+
+/** The verify line of the answer; a second check from someone whose first still runs is not started. */
+async function verifyChain(audit: AuditLog, userId: string): Promise<ReplyBlock> {
+  const running = verifying.get(audit) ?? new Set<string>();
+  verifying.set(audit, running);
+  if (running.has(userId))
+    return {
+      type: 'text',
+      text: md`:hourglass_flowing_sand: Your earlier check of the hash chain is still running, so this one was not started: its result comes in that answer. Ask again with --verify once it has.`,
+    };
+  running.add(userId);
+  try {
+    const result = await audit.verify();
+    return {
+      type: 'text',
+      text: result.ok
+        ? md`:white_check_mark: The hash chain verifies: ${counted(result.count, 'row')}, no link broken.`
+        : md`:rotating_light: The hash chain is broken at row ${result.brokenAt}: ${result.reason}. ${counted(result.count, 'row')} checked before it.`,
+    };
+  } finally {
+    running.delete(userId);
+  }
+}
 
 const chunk = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -206,15 +232,7 @@ export const audit = defineOperation({
         type: 'context',
         text: trusted('Long values are cut here; the file has every field in full.'),
       });
-    if (verify) {
-      const result = await ctx.services.audit.verify();
-      blocks.push({
-        type: 'text',
-        text: result.ok
-          ? md`:white_check_mark: The hash chain verifies: ${counted(result.count, 'row')}, no link broken.`
-          : md`:rotating_light: The hash chain is broken at row ${result.brokenAt}: ${result.reason}. ${counted(result.count, 'row')} checked before it.`,
-      });
-    }
+    if (verify) blocks.push(await verifyChain(ctx.services.audit, ctx.userId));
     const reply = ephemeral(`Audit log: ${counted(rows.length, 'row')}`, blocks);
     if (!withFile) return reply;
     const header = [

@@ -81,6 +81,42 @@ describe('/edge audit', () => {
     expect(content).not.toContain('apikey.list');
   });
 
+  it('runs one hash-chain check per person at a time', async () => {
+    const audit = bed.runtime.services.audit;
+    const verify = audit.verify;
+    let entered = () => {};
+    const inFirst = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The first check is held open inside the chain until the others have been asked.
+    audit.verify = async () => {
+      entered();
+      await held;
+      return verify();
+    };
+    try {
+      const first = bed.run('audit --verify', { userId: 'U0VER' });
+      await inFirst;
+      audit.verify = verify;
+      const second = onlyAnswer(await bed.run('audit --verify', { userId: 'U0VER' }));
+      expect(wordsOf(second)).toContain('Your earlier check of the hash chain is still running');
+      expect(wordsOf(second)).not.toContain('The hash chain verifies');
+      const someoneElse = onlyAnswer(await bed.run('audit --verify', { userId: 'U0OTHER' }));
+      expect(wordsOf(someoneElse)).toContain('The hash chain verifies');
+      release();
+      expect(wordsOf(onlyAnswer(await first))).toContain('The hash chain verifies');
+      const afterwards = onlyAnswer(await bed.run('audit --verify', { userId: 'U0VER' }));
+      expect(wordsOf(afterwards)).toContain('The hash chain verifies');
+    } finally {
+      audit.verify = verify;
+      release();
+    }
+  });
+
   it.each([
     ['audit --op dns.lst', 'did you mean --op dns.list?'],
     ['audit --user everyone', '--user takes a Slack member id'],

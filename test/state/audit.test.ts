@@ -191,6 +191,33 @@ describe('audit log chain', () => {
     expect(await audit.verify()).toEqual({ ok: true, count: 4 });
   });
 
+  it('verifies in pages, letting a timer set after it starts run before it ends', async () => {
+    const { store, audit, secrets } = await fixture();
+    await appendMany(audit, 10);
+    const pages: unknown[] = [];
+    const execute: typeof store.client.execute = async (statement) => {
+      if (typeof statement !== 'string' && statement.sql.includes('FROM audit_log WHERE id >'))
+        pages.push(statement.args);
+      return store.client.execute(statement);
+    };
+    const counted = { ...store, client: Object.assign(Object.create(store.client), { execute }) };
+    const paged = createAuditLog({ store: counted, secrets, verifyPageRows: 4 });
+    const order: string[] = [];
+    const verifying = paged.verify().then((result) => {
+      order.push('verified');
+      return result;
+    });
+    setImmediate(() => order.push('timer'));
+    expect(await verifying).toEqual({ ok: true, count: 10 });
+    expect(order).toEqual(['timer', 'verified']);
+    // 4 + 4 + 2 rows, each page starting after the last id read.
+    expect(pages).toEqual([
+      [0, 4],
+      [4, 4],
+      [8, 4],
+    ]);
+  });
+
   it('refuses updates and deletes of audit rows from the bot’s own connection', async () => {
     const { store, audit } = await fixture();
     await appendMany(audit, 2);
