@@ -179,6 +179,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         secrets,
         timeoutMs: config.databaseQuery.timeoutMs,
         limits: { maxRows: config.databaseQuery.maxRows, maxBytes: config.databaseQuery.maxBytes },
+        logger,
       })
     : undefined;
   const jobs = createJobRegistry({

@@ -16,7 +16,7 @@
  * stop the reading.
  */
 import { createClient } from '@libsql/client';
-import type { SecretRegistry } from '../log.js';
+import type { Logger, SecretRegistry } from '../log.js';
 import { type Described, describeStatement } from './describe.js';
 import {
   changeSentToQueryError,
@@ -92,6 +92,8 @@ export interface CustomerDatabaseOptions {
   fetch?: typeof fetch;
   /** The database id for token management, when the URL's first host label is not it. */
   databaseId?: string;
+  /** Told once when the database starts refusing the token, not on every query. */
+  logger?: Logger;
 }
 
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
@@ -135,6 +137,20 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
   const timeoutMs = options.timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const fetchFn = options.fetch ?? fetch;
   const limits: QueryLimits = { ...DEFAULT_QUERY_LIMITS, ...options.limits };
+  // Whether the last call's token was refused: a refusal is logged when it starts, not on every query.
+  let tokenRefused = false;
+
+  /** Notes how the last call went, logging the moment the token stops being accepted. */
+  const noteToken = (error: DatabaseError | undefined) => {
+    if (error !== undefined && error.kind !== 'unauthorized') return;
+    const refused = error !== undefined;
+    if (refused && !tokenRefused)
+      options.logger?.warn(
+        'the customer database refuses SERVICE_DATABASE_AUTH_TOKEN: /edge db fails on this replica until it is restarted with a token the database accepts',
+        { status: error.status, code: error.code },
+      );
+    tokenRefused = refused;
+  };
 
   /** One client per statement: its transport carries that statement's deadline. */
   const clientFor = (signal: AbortSignal) =>
@@ -191,11 +207,15 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(timeoutError(timeoutMs)), timeoutMs);
     try {
-      return await Promise.race([work(controller.signal, reading), abandoned(controller.signal)]);
+      const result = await Promise.race([work(controller.signal, reading), abandoned(controller.signal)]);
+      noteToken(undefined);
+      return result;
     } catch (error) {
       if (controller.signal.aborted) throw timeoutError(timeoutMs);
       if (error instanceof RowSinkError) throw error.cause;
-      throw toDatabaseError(error, scrub);
+      const failure = toDatabaseError(error, scrub);
+      noteToken(failure);
+      throw failure;
     } finally {
       clearTimeout(timer);
     }
@@ -234,6 +254,7 @@ export function createCustomerDatabase(options: CustomerDatabaseOptions): Custom
     useToken(token) {
       options.secrets.add(token);
       authToken = token;
+      tokenRefused = false;
     },
     limits,
     streamReadOnlyQuery: (sql, sink) =>

@@ -157,7 +157,7 @@ export function errorForStatus(status: number | undefined, message: string, scru
   if (status === 401 || status === 403)
     return make(
       'unauthorized',
-      'The database refused the access token. Check SERVICE_DATABASE_AUTH_TOKEN: it may have been invalidated, regenerated or have expired.',
+      'The database refused the access token of this replica, SERVICE_DATABASE_AUTH_TOKEN: it was invalidated or has expired. /edge db fails here until this replica is restarted with SERVICE_DATABASE_AUTH_TOKEN set to a token the database accepts; after /edge db tokens invalidate --regenerate, that is the new token sent by DM to whoever asked for it (only the replica that ran it switched by itself).',
     );
   if (status === 404)
     return make('unreachable', 'No database answers at SERVICE_DATABASE_URL; check the URL.');

@@ -100,6 +100,14 @@ export const tokenCreateGate: GatedOperation = {
   },
 };
 
+/** What a regenerated token of the bot's own database does not reach by itself. */
+const OTHER_REPLICAS =
+  'every other replica keeps the old token, and its /edge db answers fail, until it is restarted with SERVICE_DATABASE_AUTH_TOKEN set to the new token (sent to the requester by DM). Set it on every replica before the next restart.';
+
+/** Beside the new token in the requester's DM, when it replaces the bot's own. */
+const OWN_TOKEN_NOTE =
+  'set it as SERVICE_DATABASE_AUTH_TOKEN on every replica and restart the others: only the replica that ran the change uses it already';
+
 export const tokenInvalidateGate: GatedOperation = {
   id: 'db.tokens.invalidate',
   describe: (params) =>
@@ -111,8 +119,8 @@ export const tokenInvalidateGate: GatedOperation = {
   warning: (params) =>
     params.ownDatabase
       ? params.regenerate
-        ? 'The bot’s own SERVICE_DATABASE_AUTH_TOKEN stops working; the bot switches its queries to the new token, but replace SERVICE_DATABASE_AUTH_TOKEN before the next restart.'
-        : 'The bot’s own SERVICE_DATABASE_AUTH_TOKEN will stop working: /edge db query and db exec fail until it is replaced. Add --regenerate to have the bot switch to a new token.'
+        ? `The bot’s own SERVICE_DATABASE_AUTH_TOKEN stops working. Only the replica that runs this change switches its queries to the new token; ${OTHER_REPLICAS}`
+        : 'The bot’s own SERVICE_DATABASE_AUTH_TOKEN will stop working: /edge db query and db exec fail on every replica until each is restarted with SERVICE_DATABASE_AUTH_TOKEN set to a new token. Add --regenerate to have one issued.'
       : undefined,
   async execute(params, ctx) {
     const { database, regenerate, ownDatabase } = InvalidateParams.parse(params);
@@ -124,7 +132,7 @@ export const tokenInvalidateGate: GatedOperation = {
     if (!regenerate)
       return {
         ok: true,
-        detail: `Every token of ${database} is invalid now.${ownDatabase ? ' The bot’s own token too: set a new SERVICE_DATABASE_AUTH_TOKEN.' : ''}`,
+        detail: `Every token of ${database} is invalid now.${ownDatabase ? ' The bot’s own token too: /edge db fails on every replica until each is restarted with a new SERVICE_DATABASE_AUTH_TOKEN.' : ''}`,
       };
     try {
       const generated = await ctx.services.platform.generateDatabaseToken(database, {
@@ -134,8 +142,14 @@ export const tokenInvalidateGate: GatedOperation = {
       if (ownDatabase) ctx.services.database?.useToken(generated.token);
       return {
         ok: true,
-        detail: `Every token of ${database} is invalid now; the replacement is ${fingerprint(generated.token)}${ownDatabase ? ', and the bot uses it for its own queries until restarted' : ''}.`,
-        secrets: [{ label: `New full-access token for ${database}`, value: generated.token }],
+        detail: `Every token of ${database} is invalid now; the replacement is ${fingerprint(generated.token)}.${ownDatabase ? ` The replica that ran this change uses it for its own queries until restarted; ${OTHER_REPLICAS}` : ''}`,
+        secrets: [
+          {
+            label: `New full-access token for ${database}`,
+            value: generated.token,
+            ...(ownDatabase ? { note: OWN_TOKEN_NOTE } : {}),
+          },
+        ],
       };
     } catch (error) {
       const failed = failedExecution(ctx, error);

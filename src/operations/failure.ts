@@ -35,7 +35,8 @@ function logFailure(error: EdgeopsError, logger: Logger): void {
       attempts: error.attempts,
       message: error.userMessage,
     });
-  else if (error instanceof DatabaseError)
+  // A refused token is logged once by the customer database, not again on every query.
+  else if (error instanceof DatabaseError && error.kind !== 'unauthorized')
     logger.warn('customer database call failed', {
       kind: error.kind,
       code: error.code,
