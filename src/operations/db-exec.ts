@@ -3,6 +3,7 @@ import type { CustomerDatabase } from '../database/customer-database.js';
 import type { Described } from '../database/describe.js';
 import { DatabaseError } from '../database/errors.js';
 import { type WriteShape, writeShape } from '../database/impact.js';
+import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { counted } from '../reply/words.js';
 import type { GatedOperation } from './approvals/gate.js';
 import { UserFacingError } from './errors.js';
@@ -110,8 +111,12 @@ export const dbExec = defineOperation({
   flags: {},
   changes: { command: true },
   rawArgument: true,
-  parse: (positionals) =>
-    parseWith(ArgsSchema, { sql: positionals.join(' ').replace(/[“”]/g, '"').replace(/[‘’]/g, "'") }),
+  parse(positionals) {
+    const sql = positionals.join(' ');
+    const hidden = hiddenCharacterError(sql, 'the statement');
+    if (hidden) return { ok: false, error: hidden };
+    return parseWith(ArgsSchema, { sql: sql.replace(/[“”]/g, '"').replace(/[‘’]/g, "'") });
+  },
   auditParams: (args) => ({ sql: args.sql }),
   async run(ctx, args) {
     const database = ctx.services.database;

@@ -11,6 +11,7 @@ import {
 import { format } from '../date-fns.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { codeBlock } from '../reply/escape.js';
+import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { md, mention, nest } from '../reply/markup.js';
 import { inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { formatTable } from '../reply/table.js';
@@ -183,10 +184,12 @@ export const dbQuery = defineOperation({
   flags: {},
   rawArgument: true,
   // Slack clients may turn typed quotes into curly ones; SQL needs the straight kind.
-  parse: (positionals) =>
-    parseWith(DbQueryArgsSchema, {
-      sql: positionals.join(' ').replace(/[“”]/g, '"').replace(/[‘’]/g, "'"),
-    }),
+  parse(positionals) {
+    const sql = positionals.join(' ');
+    const hidden = hiddenCharacterError(sql, 'the statement');
+    if (hidden) return { ok: false, error: hidden };
+    return parseWith(DbQueryArgsSchema, { sql: sql.replace(/[“”]/g, '"').replace(/[‘’]/g, "'") });
+  },
   auditParams: (args: DbQueryArgs) => ({ sql: args.sql }),
   async run(ctx, args) {
     const database = customerDatabaseOf(ctx.services);

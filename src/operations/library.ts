@@ -11,6 +11,7 @@ import {
   type VideoLibraryCreate,
 } from '../platform/schemas.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
+import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
 import { OperationFailedError, UserFacingError } from './errors.js';
@@ -279,6 +280,8 @@ export function readLibraryForm(submitted: ModalValues): FormReading {
 
   const name = asText(submitted[f.name]).trim();
   if (name.length < 1) errors[f.name] = 'Give the library a name (at least 1 character).';
+  const hiddenInName = hiddenCharacterError(name, 'The name');
+  if (hiddenInName) errors[f.name] = hiddenInName;
 
   const regions = pick(asList(submitted[f.regions]), values(STORAGE_REGIONS));
   if (regions.unknown) errors[f.regions] = fromList;

@@ -8,6 +8,7 @@ import {
   type ExportRequest,
   exportRequestSchema,
 } from '../platform/schemas.js';
+import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';
 import { inChannel, type Reply } from '../reply/model.js';
 import { byteSize, counted } from '../reply/words.js';
@@ -298,6 +299,8 @@ export const shieldExport = defineOperation({
         const op = fieldText(values, `op${i}`);
         const list = fieldText(values, `values${i}`);
         if (!field && !op && !list) continue;
+        const hidden = hiddenCharacterError(list, 'These values');
+        if (hidden) return { errors: { [`values${i}`]: hidden } };
         const filter = parseFilter(`${field}:${op}:${list}`);
         if (!filter.ok)
           return {
@@ -311,6 +314,8 @@ export const shieldExport = defineOperation({
         filters.push(filter.filter);
       }
       const query = fieldText(values, 'query');
+      const hiddenInQuery = hiddenCharacterError(query, 'The query');
+      if (hiddenInQuery) return { errors: { query: hiddenInQuery } };
       const body: ExportRequest = {
         from,
         to,

@@ -5,6 +5,7 @@
  */
 import { split } from 'shlex';
 import { closestName } from '../policy/suggest.js';
+import { hiddenCharacterError } from '../reply/hidden-characters.js';
 
 export type TokenizeResult = { ok: true; tokens: string[] } | { ok: false; error: string };
 
@@ -17,9 +18,6 @@ export function unescapeSlackText(text: string): string {
     name === 'amp' ? '&' : name === 'lt' ? '<' : '>',
   );
 }
-
-// C0 controls other than tab, line feed and carriage return, DEL, and C1 controls.
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 // Separators Slack clients insert for spaces (no-break space and friends) split words like a space.
 const UNICODE_SPACE = /[\p{Zs}\u2028\u2029]/u;
@@ -125,16 +123,14 @@ function toShlexInput(line: string): { ok: true; text: string } | { ok: false; e
 /**
  * Splits a slash-command line into words. Slack's `&amp;`, `&lt;` and `&gt;` are unescaped
  * first; quotes group words; a backslash outside single quotes makes the next character plain;
- * `$` and `#` are ordinary characters. Control characters (other than tab and line breaks) are
- * refused, since no one types them on purpose and they must not reach SQL, logs or the platform.
+ * `$` and `#` are ordinary characters. Control characters (other than tab and line breaks) and
+ * invisible formatting characters are refused (reply/hidden-characters.ts): no one types them on
+ * purpose, and they could make a card or a log line show something other than what runs.
  */
 export function tokenize(line: string): TokenizeResult {
   const text = unescapeSlackText(line);
-  const control = CONTROL_CHARACTER.exec(text);
-  if (control) {
-    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-    return { ok: false, error: `the command contains a control character (U+${code}): remove it` };
-  }
+  const hidden = hiddenCharacterError(text, 'the command');
+  if (hidden) return { ok: false, error: hidden };
   const prepared = toShlexInput(text);
   if (!prepared.ok) return prepared;
   try {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { REJECT_REASON_MAX } from '../../approvals/service.js';
+import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { UserFacingError } from '../errors.js';
 import { deleteSecretMessage } from '../secrets.js';
 import { defineOperation, type InteractionSubject, parseWith, type RunContext } from '../types.js';
@@ -92,6 +93,8 @@ export const approvals = defineOperation({
             reason: `Keep the reason to ${REJECT_REASON_MAX} characters (it has ${reason.length}).`,
           },
         };
+      const hidden = hiddenCharacterError(reason, 'The reason');
+      if (hidden) return { errors: { reason: hidden } };
       const id = requestId(privateMetadata);
       const request = await ctx.services.approvals.peek(id);
       return {
