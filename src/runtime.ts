@@ -138,6 +138,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     delayMs: options.homeRefreshDelayMs ?? 1_000,
     now,
+    policyGeneration: () => policies.generation(),
   });
   // Every transition, wherever it is made, redraws the Homes of the people it concerns.
   const approvalService = refreshingApprovals(

@@ -22,6 +22,11 @@ export interface PolicyStoreOptions {
 
 export interface PolicyStore {
   current(): Policy;
+  /**
+   * How many times the policy in force has been replaced: read before and after work that reads
+   * the policy (drawing a Home), it says whether that work saw one policy throughout.
+   */
+  generation(): number;
   /** The file path, or the description of the built-in policy. */
   readonly source: string;
   /** Re-reads the file now (e.g. on SIGHUP); false when it is invalid and the last good one stays. */
@@ -63,6 +68,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
   if (path === undefined) {
     return {
       current: () => options.fallback,
+      generation: () => 0,
       source: options.fallback.source,
       reload: () => true,
       close: () => {},
@@ -76,6 +82,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
   if (!first.ok) throw new PolicyLoadError(first.error);
   let policy = first.policy;
   let lastText = first.text;
+  let generation = 0;
   let reportedMissing = false;
 
   const reload = (): boolean => {
@@ -90,6 +97,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
     if (next.text !== lastText) {
       policy = next.policy;
       lastText = next.text;
+      generation++;
       logger.info('policy reloaded', { source: path });
     }
     return true;
@@ -116,6 +124,7 @@ export function createPolicyStore(options: PolicyStoreOptions): PolicyStore {
 
   return {
     current: () => policy,
+    generation: () => generation,
     source: path,
     reload,
     close: () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/machine.js';
-import { createHomeRefresher, HOME_REFRESH_MAX } from '../../src/operations/home/refresh.js';
+import {
+  createHomeRefresher,
+  HOME_DRAW_ATTEMPTS,
+  HOME_REFRESH_MAX,
+} from '../../src/operations/home/refresh.js';
 import { createGroupMembership } from '../../src/policy/groups.js';
 import { memoryLogger } from '../state/temp-db.js';
 import { pinnedClock } from '../support/clock.js';
@@ -11,9 +15,25 @@ function refresher(members: Record<string, string[]> = {}, clock = pinnedClock()
     fetchMembers: async (id) => members[id] ?? [],
     now: pinnedClock(),
   });
-  const homes = createHomeRefresher({ groups, logger, delayMs: 60_000, now: clock });
+  const policy = { generation: 0 };
+  const homes = createHomeRefresher({
+    groups,
+    logger,
+    delayMs: 60_000,
+    now: clock,
+    policyGeneration: () => policy.generation,
+  });
   const drawn: string[] = [];
-  return { homes, drawn, logger };
+  return { homes, drawn, logger, policy };
+}
+
+/** A promise and the function that settles it, for holding a draw open at a chosen point. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
 }
 
 const request = (fields: Partial<ApprovalRequest>) =>
@@ -108,5 +128,74 @@ describe('the Home refresher', () => {
     homes.changed(['U0YOU']);
     await homes.flush();
     expect(drawn).toEqual([]);
+  });
+
+  it('draws again, instead of publishing, a Home drawn while the policy changed', async () => {
+    const { homes, policy } = refresher();
+    const published: number[] = [];
+    const held = gate();
+    const drawnOnce = gate();
+    let draws = 0;
+    homes.publishWith(async (_userId, current) => {
+      const drawnUnder = policy.generation;
+      if (++draws === 1) {
+        drawnOnce.open();
+        await held.opened;
+      }
+      if (current()) published.push(drawnUnder);
+    });
+
+    const opened = homes.publish('U0LEAD2');
+    await drawnOnce.opened;
+    policy.generation++;
+    held.open();
+    await opened;
+
+    expect(draws).toBe(2);
+    expect(published).toEqual([1]);
+  });
+
+  it('draws one Home once at a time: a draw asked for meanwhile waits for the one under way', async () => {
+    const { homes } = refresher();
+    const events: string[] = [];
+    const held = gate();
+    const drawing = gate();
+    homes.publishWith(async (userId) => {
+      events.push(`start ${userId}`);
+      if (events.length === 1) {
+        drawing.open();
+        await held.opened;
+      }
+      events.push(`end ${userId}`);
+    });
+
+    const first = homes.publish('U0LEAD');
+    await drawing.opened;
+    const second = homes.publish('U0LEAD');
+    const other = homes.publish('U0OTHER');
+    await other;
+    held.open();
+    await Promise.all([first, second]);
+
+    expect(events).toEqual([
+      'start U0LEAD',
+      'start U0OTHER',
+      'end U0OTHER',
+      'end U0LEAD',
+      'start U0LEAD',
+      'end U0LEAD',
+    ]);
+  });
+
+  it(`gives up after ${HOME_DRAW_ATTEMPTS} draws while the policy keeps changing, and says so`, async () => {
+    const { homes, logger, policy } = refresher();
+    let published = 0;
+    homes.publishWith(async (_userId, current) => {
+      policy.generation++;
+      if (current()) published++;
+    });
+    await homes.publish('U0LEAD');
+    expect(published).toBe(0);
+    expect(logger.lines.join('\n')).toContain('the policy changed each time it was drawn');
   });
 });

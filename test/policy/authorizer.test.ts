@@ -35,7 +35,13 @@ function authorizerFor(yaml: string) {
     },
   });
   return createPolicyAuthorizer(
-    { current: () => policy, source: 'test', reload: () => true, close: () => undefined },
+    {
+      current: () => policy,
+      generation: () => 0,
+      source: 'test',
+      reload: () => true,
+      close: () => undefined,
+    },
     groups,
   );
 }
@@ -83,7 +89,13 @@ describe('allowedAmong', () => {
       fetchMembers: async (id) => members[id] ?? [],
     });
     const authorizer = createPolicyAuthorizer(
-      { current: () => policy, source: 'test', reload: () => true, close: () => undefined },
+      {
+        current: () => policy,
+        generation: () => 0,
+        source: 'test',
+        reload: () => true,
+        close: () => undefined,
+      },
       groups,
     );
     const dave = { userId: 'U0DAVE', channelId: 'C0OPS' };

@@ -129,6 +129,20 @@ describe('createPolicyStore', () => {
     expect(grantCount()).toBe(2);
   });
 
+  it('counts the policies put in force: a new one moves the count, the same text or a bad edit does not', () => {
+    writeFileSync(path, ONE_GRANT);
+    store = createPolicyStore({ path, fallback: createDefaultPolicy(), logger: logger(), watch: false });
+    expect(store.generation()).toBe(0);
+    expect(store.reload()).toBe(true);
+    expect(store.generation()).toBe(0);
+    writeFileSync(path, TWO_GRANTS);
+    store.reload();
+    expect(store.generation()).toBe(1);
+    writeFileSync(path, INVALID);
+    store.reload();
+    expect(store.generation()).toBe(1);
+  });
+
   it('stops watching when closed', async () => {
     writeFileSync(path, ONE_GRANT);
     store = createPolicyStore({ path, fallback: createDefaultPolicy(), logger: logger(), intervalMs: 10 });

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import { SEEDED_IDS } from '../../src/sandbox/seed.js';
+import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { homeTab } from '../support/home-tab.js';
 
@@ -143,6 +144,54 @@ describe('waiting for you, as the policy in force and escalation say', () => {
       expect(home).not.toContain(`approvals:approve#${id}`);
       expect(home).toContain('Waiting for you (0)');
     } finally {
+      await usePolicy(POLICY);
+    }
+  });
+
+  it('never publishes a Home drawn under the policy a change replaced, and publishes the one drawn after', async () => {
+    const id = await requestReset(SEEDED_IDS.apiPullZone);
+    // The redraws this request caused are done before the Home is held open.
+    await h.runtime.services.home.refresher.flush();
+    const { home } = h.runtime.services;
+    const show = home.show;
+    let drawnUnderOld!: () => void;
+    const drawn = new Promise<void>((resolve) => {
+      drawnUnderOld = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = false;
+    home.show = async (ctx) => {
+      const reply = await show(ctx);
+      if (ctx.userId === 'U0LEAD2' && !held) {
+        held = true;
+        drawnUnderOld();
+        await released;
+      }
+      return reply;
+    };
+    const before = h.fake.callsTo('views.publish').length;
+    const newer = (c: RecordedCall) =>
+      c.args.user_id === 'U0LEAD2' && h.fake.callsTo('views.publish').indexOf(c) >= before;
+    try {
+      expect((await h.openHome('U0LEAD2')).status).toBe(200);
+      await drawn;
+      expect(JSON.stringify(h.fake.callsTo('views.publish').filter(newer))).toBe('[]');
+
+      writeFileSync(h.policyPath!, POLICY.replace('leads: [U0LEAD, U0LEAD2]', 'leads: [U0LEAD]'));
+      expect(h.runtime.policies.reload()).toBe(true);
+      release();
+
+      const first = await h.fake.waitFor('views.publish', newer, 5_000);
+      expect(text(first.args.view)).not.toContain(id);
+      expect(text(first.args.view)).toContain('Waiting for you (0)');
+      for (const call of h.fake.callsTo('views.publish').filter(newer))
+        expect(text(call.args.view)).not.toContain(id);
+    } finally {
+      home.show = show;
+      release();
       await usePolicy(POLICY);
     }
   });

@@ -2,7 +2,9 @@
  * Keeping Homes current: after a change that concerns someone (a request they asked for or may
  * approve changes state, a watch of theirs starts or ends), their Home is drawn again. Changes
  * are gathered for a moment and each Home is drawn once per batch, at most HOME_REFRESH_MAX of
- * them; a failure to draw one is logged, never thrown into the change that caused it.
+ * them; a failure to draw one is logged, never thrown into the change that caused it. One
+ * person's Home is drawn once at a time, and a Home drawn while the policy changed is drawn
+ * again instead of being published, so the Home last published always follows the policy in force.
  */
 import { type ApprovalRequest, isEscalated } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
@@ -14,8 +16,14 @@ import type { WatchStore } from '../../watches/store.js';
 export const HOME_REFRESH_MAX = 100;
 /** People whose Home was drawn lately, refreshed for requests anyone ("*") may approve. */
 const RECENT_HOMES_MAX = 500;
+/** Draws of one Home in a row while the policy keeps changing; then it waits to be opened again. */
+export const HOME_DRAW_ATTEMPTS = 3;
 
-export type PublishHome = (userId: string) => Promise<void>;
+/**
+ * Draws one person's Home and publishes it. `current` is asked just before publishing: when it
+ * says false, the Home was drawn under a policy no longer in force and is not published.
+ */
+export type PublishHome = (userId: string, current: () => boolean) => Promise<void>;
 
 export interface HomeRefresher {
   /** The Homes of these users are to be drawn again soon. */
@@ -27,6 +35,11 @@ export interface HomeRefresher {
   requestChanged(request: ApprovalRequest): void;
   /** Sets how Homes are drawn (the Slack adapter); without it nothing is drawn (the console). */
   publishWith(publish: PublishHome): void;
+  /**
+   * Draws one Home now (it was opened), after any draw of it under way; one drawn while the policy
+   * changed is drawn again, never published.
+   */
+  publish(userId: string): Promise<void>;
   /** Notes a Home just drawn, so that requests anyone may approve refresh it too. */
   drawn(userId: string): void;
   /** Draws what is waiting now (tests, shutdown). */
@@ -41,12 +54,47 @@ export function createHomeRefresher(options: {
   delayMs: number;
   /** The clock escalation is judged by. */
   now: () => number;
+  /** Moves whenever another policy comes into force (PolicyStore.generation). */
+  policyGeneration: () => number;
 }): HomeRefresher {
   const waiting = new Set<string>();
   const recent = new Set<string>();
   let publish: PublishHome | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  /** Each person's last draw, which their next one waits for. */
+  const drawing = new Map<string, Promise<void>>();
+
+  /** Draws a Home until one is drawn under a single policy throughout, and publishes that one. */
+  async function publishCurrent(userId: string): Promise<void> {
+    for (let attempt = 0; attempt < HOME_DRAW_ATTEMPTS; attempt++) {
+      if (!publish) return;
+      const generation = options.policyGeneration();
+      let stale = false;
+      await publish(userId, () => {
+        stale = options.policyGeneration() !== generation;
+        return !stale;
+      });
+      if (!stale) return;
+    }
+    options.logger.warn('a Home was not published: the policy changed each time it was drawn', {
+      user: userId,
+    });
+  }
+
+  /** One draw of a person's Home at a time, so one drawn earlier never lands after a later one. */
+  function publishInTurn(userId: string): Promise<void> {
+    const drawn = (drawing.get(userId) ?? Promise.resolve()).then(() => publishCurrent(userId));
+    const settled = drawn.then(
+      () => undefined,
+      () => undefined,
+    );
+    drawing.set(userId, settled);
+    void settled.then(() => {
+      if (drawing.get(userId) === settled) drawing.delete(userId);
+    });
+    return drawn;
+  }
 
   async function drawWaiting(): Promise<void> {
     timer = undefined;
@@ -60,7 +108,7 @@ export function createHomeRefresher(options: {
     if (left > 0) options.logger.warn('some Homes were not refreshed; they are when opened', { left });
     for (const userId of batch) {
       try {
-        await publish(userId);
+        await publishInTurn(userId);
       } catch (error) {
         options.logger.warn('a Home could not be refreshed', { user: userId, error });
       }
@@ -104,6 +152,7 @@ export function createHomeRefresher(options: {
     publishWith(next) {
       publish = next;
     },
+    publish: publishInTurn,
     drawn(userId) {
       recent.delete(userId);
       recent.add(userId);

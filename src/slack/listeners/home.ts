@@ -6,9 +6,15 @@ import type { ListenerDeps } from './deps.js';
 
 /**
  * Draws one person's Home tab: `/edge home` run for them, its answer published as the view
- * (views.publish). Failures are logged by the engine, never thrown.
+ * (views.publish) unless `current` says the policy changed while it was drawn. Failures are
+ * logged by the engine, never thrown.
  */
-export async function publishHome(client: WebClient, options: ListenerDeps, userId: string): Promise<void> {
+export async function publishHome(
+  client: WebClient,
+  options: ListenerDeps,
+  userId: string,
+  current: () => boolean,
+): Promise<void> {
   const base = createSlackSurface({
     client,
     userId,
@@ -25,6 +31,8 @@ export async function publishHome(client: WebClient, options: ListenerDeps, user
       async respond(reply) {
         const publish = (view: types.HomeView) =>
           client.views.publish({ user_id: userId, view: scrubbed(options.services.secrets, view) });
+        // Drawn under a policy no longer in force: the refresher draws it again.
+        if (!current()) return undefined;
         try {
           await publish(renderHome(reply));
         } catch (error) {
@@ -34,6 +42,7 @@ export async function publishHome(client: WebClient, options: ListenerDeps, user
             user: userId,
             slackError: slackErrorCode(error),
           });
+          if (!current()) return undefined;
           await publish(renderPlainHome(reply));
         }
         options.services.home.refresher.drawn(userId);
@@ -45,9 +54,10 @@ export async function publishHome(client: WebClient, options: ListenerDeps, user
 
 /** The Home tab, drawn whenever it is opened; changes redraw it through the refresher. */
 export function registerHome(app: App, options: ListenerDeps, client: WebClient): void {
-  options.services.home.refresher.publishWith((userId) => publishHome(client, options, userId));
+  const { refresher } = options.services.home;
+  refresher.publishWith((userId, current) => publishHome(client, options, userId, current));
   app.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
-    await publishHome(client, options, event.user);
+    await refresher.publish(event.user);
   });
 }
