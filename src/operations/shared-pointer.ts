@@ -5,14 +5,11 @@
  * download; the others are told so, and told when it was cancelled.
  */
 
-import { md, mention, nest, trusted } from '../reply/markup.js';
+import { linkTo, md, mention, nest } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
 import type { SharedOutcome, SharedStart } from './shared-answers.js';
 import { formatAgo, formatUtc } from './time-args.js';
 import type { RunContext } from './types.js';
-
-/** A link Slack gave, as a link only when nothing in it could break out of `<…|…>`. */
-const SAFE_LINK = /^https:\/\/[^\s<>|]+$/;
 
 /** Sent at once to an asker who joins a download still under way. */
 export function joinedNote(what: string, start: SharedStart, nowMs: number): Reply {
@@ -46,12 +43,12 @@ export async function pointerReply(
     case 'posted': {
       const asked = formatUtc(start.startedAt);
       const link = outcome.ref ? await ctx.surface.permalink(outcome.ref) : undefined;
+      const linked = link ? linkTo(link, 'its headline and thread') : undefined;
       const where =
-        link && SAFE_LINK.test(link)
-          ? md`${nest(trusted(`<${link.replaceAll('&', '&amp;')}|its headline and thread>`))}`
-          : outcome.ref
-            ? md`the message in this channel asked by ${starter} at ${asked}; its thread has the breakdown and the files`
-            : md`the answer to ${starter}'s request of ${asked}, which I cannot link to`;
+        linked ??
+        (outcome.ref
+          ? md`the message in this channel asked by ${starter} at ${asked}; its thread has the breakdown and the files`
+          : md`the answer to ${starter}'s request of ${asked}, which I cannot link to`);
       return ephemeral(`${what}: answered once, for the same request of another person.`, [
         {
           type: 'text',

@@ -41,6 +41,13 @@ export const mention = (userId: string): Markup => trusted(`<@${userId.replace(/
 export const channelRef = (channelId: string): Markup =>
   trusted(`<#${channelId.replace(/[^A-Z0-9]/gi, '')}>`);
 
+/** A link Slack gave (a permalink), kept only when nothing in it could break out of `<…|…>`. */
+const SAFE_LINK = /^https:\/\/[^\s<>|]+$/;
+
+/** A link with our own words, from a URL the transport gave; undefined when the URL is not a plain https one. */
+export const linkTo = (url: string, label: string): Markup | undefined =>
+  SAFE_LINK.test(url) ? trusted(`<${url.replaceAll('&', '&amp;')}|${escapeText(label)}>`) : undefined;
+
 export const joinMarkup = (parts: Markup[], separator = '\n'): Markup => parts.join(separator) as Markup;
 
 /** Turns markup back into plain text for terminals and file comments. */

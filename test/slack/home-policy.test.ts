@@ -10,8 +10,9 @@ import { SEEDED_IDS } from '../../src/sandbox/seed.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { homeTab } from '../support/home-tab.js';
+import { DEFAULT_TEAM_DOMAIN } from '../support/payloads.js';
 
-/** Everything runs in C0OPS only; key resets wait for a lead, and escalate to oncall. */
+/** Everything runs in C0OPS only; key resets wait for a lead, and escalate to oncall; writes wait for a lead. */
 const POLICY = `
 channels: [C0OPS]
 roles:
@@ -29,6 +30,9 @@ approvals:
       approvers: [leads]
       required: 1
       escalate_to: oncall
+    - ops: [db.exec]
+      approvers: [leads]
+      required: 1
 `;
 
 let h: Harness;
@@ -36,7 +40,7 @@ const tab = homeTab(() => h);
 const { homeOf, openHome } = tab;
 
 beforeAll(async () => {
-  h = await startHarness({ policyYaml: POLICY });
+  h = await startHarness({ policyYaml: POLICY, serviceDatabase: true });
 });
 afterAll(async () => {
   await h?.close();
@@ -136,12 +140,12 @@ describe('the Home under a policy with channels', () => {
 describe('waiting for you, as the policy in force and escalation say', () => {
   it('leaves a request off the Home of an approver the policy no longer names', async () => {
     const id = await requestReset(SEEDED_IDS.pullZone);
-    await openHome('U0LEAD2', (view) => view.includes(`approvals:approve#${id}`));
+    await openHome('U0LEAD2', (view) => view.includes(id));
 
     await usePolicy(POLICY.replace('leads: [U0LEAD, U0LEAD2]', 'leads: [U0LEAD]'));
     try {
       const home = await openHome('U0LEAD2');
-      expect(home).not.toContain(`approvals:approve#${id}`);
+      expect(home).not.toContain(id);
       expect(home).toContain('Waiting for you (0)');
     } finally {
       await usePolicy(POLICY);
@@ -198,12 +202,39 @@ describe('waiting for you, as the policy in force and escalation say', () => {
 
   it('shows a request to the escalation role from half its time to live, redrawing their Home', async () => {
     const id = await requestReset(SEEDED_IDS.mediaPullZone);
-    expect(await openHome('U0ONCALL')).not.toContain(`approvals:approve#${id}`);
+    expect(await openHome('U0ONCALL')).not.toContain(id);
 
     h.clock.advance(15 * 60_000);
     await h.runtime.approvals.sweep(h.systemSurface);
 
     // Drawn again without being opened.
-    await homeOf('U0ONCALL', (view) => view.includes(`approvals:approve#${id}`));
+    await homeOf('U0ONCALL', (view) => view.includes(id));
+  });
+});
+
+describe('a write waiting for an approver, on their Home', () => {
+  it('links to its card, where the statement and its warning are, and offers no Approve or Reject', async () => {
+    await h.command('db exec DELETE FROM customers', { userId: 'U0YOU', channelId: 'C0OPS' });
+    const card = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === 'C0APPROVALS' && text(call.args.blocks).includes('DELETE FROM customers'),
+      5_000,
+    );
+    const id = /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
+    try {
+      const home = await openHome('U0LEAD', (view) => view.includes(id));
+      expect(home).toContain('Run a write statement on database');
+      expect(home).not.toContain('approvals:approve');
+      expect(home).not.toContain('approvals:reject');
+      const link = `https://${DEFAULT_TEAM_DOMAIN}.slack.com/archives/C0APPROVALS/p${String(card.response.ts).replace('.', '')}`;
+      expect(home).toContain(`<${link}|Open its card>`);
+      // The card it links to has the buttons, beside the statement and the bold No WHERE warning.
+      expect(text(card.args.blocks)).toContain('*No WHERE: this changes every row of');
+      expect(text(card.args.blocks)).toContain(`"action_id":"approvals:approve"`);
+    } finally {
+      await h.command(`approvals cancel ${id}`, { userId: 'U0YOU', channelId: 'C0OPS' });
+      await expect.poll(async () => (await h.runtime.services.approvals.peek(id))?.state).toBe('cancelled');
+    }
   });
 });

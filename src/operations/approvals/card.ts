@@ -6,15 +6,29 @@
  * and the card says so in bold, naming the parameter, its length and the file. Nothing is ever
  * cut. The card also shows the first 12 hex digits of the parameters' SHA-256 digest, which the
  * execution's audit row carries in full.
+ *
+ * Everywhere an Approve button is offered (the card, `/edge approvals`, `/edge approvals ID`),
+ * what will run is drawn by `whatWillRun`, so none of them shows less than the card. Places that
+ * cannot show all of it (the Home, a reminder) offer no button: they point to the card.
  */
 
 import { type ApprovalRequest, escalatesAt, isEscalated } from '../../approvals/machine.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
-import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
+import {
+  channelRef,
+  joinMarkup,
+  linkTo,
+  type Markup,
+  md,
+  mention,
+  nest,
+  trusted,
+} from '../../reply/markup.js';
 import {
   ephemeral,
   inChannel,
+  type MessageRef,
   type Reply,
   type ReplyBlock,
   type ReplyButton,
@@ -300,15 +314,88 @@ export function decisionButtons(requestId: string, unique = false): ReplyButton[
   ];
 }
 
-/** What a card and the one-request view show: every parameter, laid out under the card's limits. */
-function wholeRequest(request: ApprovalRequest, op: GatedOperation | undefined) {
+/** How much of a message one request's parameters may take where they are shown. */
+interface Room {
+  value: number;
+  code: number;
+  budget: number;
+}
+
+const CARD_ROOM: Room = { value: CARD_FIELD_MAX, code: CARD_CODE_MAX, budget: CARD_PARAMETERS_BUDGET };
+const LIST_ROOM: Room = { value: LIST_VALUE_MAX, code: LIST_VALUE_MAX, budget: LIST_PARAMETERS_BUDGET };
+
+/** What will run, as every surface with an Approve button shows it. */
+export interface WhatWillRun {
+  what: string;
+  /** Bold lines to read before the values: current settings unknown, values in the file. */
+  notices: Markup[];
+  /** Target, reason and each parameter that fits, before → after where a setting changes. */
+  fields: { label: string; value: Markup }[];
+  /** Preformatted values that fit (a SQL statement). */
+  code: { label: string; text: string }[];
+  /** The operation's own warning (No WHERE, the bot's own token), as the card shows it. */
+  warning?: Markup;
+  /** The parameters' digest, that the execution's audit row carries in full. */
+  digest: Markup;
+  /** Every parameter in full, for the file, when some did not fit. */
+  fileText?: string;
+}
+
+/**
+ * The parts of a request an approver must read before deciding: each parameter in full or the
+ * bold pointer to the file `filename` (posted `where`), the warning and the digest.
+ */
+function whatWillRun(
+  request: ApprovalRequest,
+  op: GatedOperation | undefined,
+  room: Room,
+  file: { filename: string; where: string },
+  digestDigits = DIGEST_SHOWN,
+): WhatWillRun {
+  const what = describeRequest(request, op);
   const views = parameterViews(request, op);
+  const layout = layOut(views, room);
+  const notices: Markup[] = [];
+  if (layout.beforeUnknown) notices.push(md`:warning: *${BEFORE_UNKNOWN}.*`);
+  if (layout.inFile.length > 0) notices.push(fileNotice(layout.inFile, file.filename, file.where));
+  const warning = op?.warning?.(request.params);
   return {
-    what: describeRequest(request, op),
-    views,
-    layout: layOut(views, { value: CARD_FIELD_MAX, code: CARD_CODE_MAX, budget: CARD_PARAMETERS_BUDGET }),
-    filename: cardFilename(request),
+    what,
+    notices,
+    fields: layout.fields,
+    code: layout.code,
+    ...(warning ? { warning: md`:warning: ${warning}` } : {}),
+    digest: md`parameters sha256 \`${request.paramsDigest.slice(0, digestDigits)}\``,
+    ...(layout.inFile.length > 0 ? { fileText: parametersText(request, what, views) } : {}),
   };
+}
+
+/** The file that holds every parameter of a card or a one-request view in full. */
+function parametersFile(request: ApprovalRequest, content: string): ReplyFile {
+  return {
+    filename: cardFilename(request),
+    title: `Approval request ${request.id}: every parameter in full`,
+    content,
+    about: 'every parameter of the request, in full',
+  };
+}
+
+/** Where a request's card is, for the places that point to it instead of offering its buttons. */
+export const cardRef = (request: ApprovalRequest): MessageRef | undefined =>
+  request.card ? { channelId: request.card.channel, ts: request.card.ts } : undefined;
+
+/**
+ * Where to read a request whole and decide it, for places that cannot show all of it (the Home,
+ * a reminder): a link to its card when the transport gave one, else where the card is and the
+ * command that shows the request whole with its buttons.
+ */
+export function cardPointer(request: ApprovalRequest, link: string | undefined): Markup {
+  const linked = link ? linkTo(link, 'Open its card') : undefined;
+  if (linked) return md`${nest(linked)} to read everything that will run, and approve or reject it there.`;
+  const command = md`\`/edge approvals ${request.id}\``;
+  if (request.card)
+    return md`Its card is in ${nest(channelRef(request.card.channel))}; ${nest(command)} shows everything that will run, with Approve and Reject.`;
+  return md`${nest(command)} shows everything that will run, with Approve and Reject.`;
 }
 
 /** The card of a request as it stands now. */
@@ -317,9 +404,13 @@ export function approvalCard(
   op: GatedOperation | undefined,
   now: Date,
 ): ApprovalCard {
-  const { what, views, layout, filename } = wholeRequest(request, op);
+  const shown = whatWillRun(request, op, CARD_ROOM, {
+    filename: cardFilename(request),
+    where: 'posted with this card',
+  });
+  const { what } = shown;
   const approvers = request.approvals.map((vote) => mention(vote.userId)).join(', ');
-  const [target, reason, ...rest] = layout.fields;
+  const [target, reason, ...rest] = shown.fields;
   const fields = [
     ...(target ? [target] : []),
     { label: 'Requested by', value: mention(request.requester) },
@@ -345,15 +436,12 @@ export function approvalCard(
     });
   const escalation = escalationLine(request, now);
   if (escalation) blocks.push({ type: 'context', text: escalation });
-  if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
-  if (layout.inFile.length > 0)
-    blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'posted with this card') });
+  for (const notice of shown.notices) blocks.push({ type: 'text', text: notice });
   blocks.push({ type: 'fields', fields });
-  for (const code of layout.code) {
+  for (const code of shown.code) {
     blocks.push({ type: 'text', text: md`*${code.label}*` }, { type: 'code', text: code.text });
   }
-  const warning = op?.warning?.(request.params);
-  if (warning) blocks.push({ type: 'text', text: md`:warning: ${warning}` });
+  if (shown.warning) blocks.push({ type: 'text', text: shown.warning });
   const notStarted = request.state === 'unknown' && request.startedAt === null;
   let status = notStarted ? NOT_STARTED_LABEL : (STATE_LABEL[request.state] ?? request.state);
   if (request.decidedBy && request.state !== 'pending' && request.decidedAt)
@@ -365,19 +453,11 @@ export function approvalCard(
   }
   blocks.push({
     type: 'context',
-    text: md`${request.operation} · request ${request.id} · parameters sha256 \`${request.paramsDigest.slice(0, DIGEST_SHOWN)}\` · approvers are checked again at each click against the policy in force`,
+    text: md`${request.operation} · request ${request.id} · ${nest(shown.digest)} · approvers are checked again at each click against the policy in force`,
   });
   const card = inChannel(`Approval ${request.state}: ${what}`, blocks);
-  if (layout.inFile.length === 0) return { card };
-  return {
-    card,
-    file: {
-      filename,
-      title: `Approval request ${request.id}: every parameter in full`,
-      content: parametersText(request, what, views),
-      about: 'every parameter of the request, in full',
-    },
-  };
+  if (shown.fileText === undefined) return { card };
+  return { card, file: parametersFile(request, shown.fileText) };
 }
 
 /** The message that carries a card's file: posted just before the card. */
@@ -399,7 +479,7 @@ export interface ListedRequest {
   fileSection?: string;
 }
 
-/** One request in `/edge approvals`: what it will do, under the same rule as the card. */
+/** One request in `/edge approvals`: all the card shows of what will run, beside its buttons. */
 export function listedRequest(
   request: ApprovalRequest,
   op: GatedOperation | undefined,
@@ -407,27 +487,19 @@ export function listedRequest(
   buttons: ReplyButton[],
   now: Date,
 ): ListedRequest {
-  const what = op?.describe(request.params) ?? request.operation;
-  const views = parameterViews(request, op);
-  const layout = layOut(views, {
-    value: LIST_VALUE_MAX,
-    code: LIST_VALUE_MAX,
-    budget: LIST_PARAMETERS_BUDGET,
-  });
+  const shown = whatWillRun(request, op, LIST_ROOM, { filename, where: 'sent with this list' });
   const lines: Markup[] = [
-    md`*${what}* · ${request.state} · ${request.approvals.length} of ${request.required} approvals · asked by ${nest(mention(request.requester))} · ${request.id}`,
+    md`*${shown.what}* · ${request.state} · ${request.approvals.length} of ${request.required} approvals · asked by ${nest(mention(request.requester))} · ${request.id}`,
     md`When: ${timingText(request, now)}`,
+    ...shown.notices,
   ];
-  for (const field of layout.fields) lines.push(md`${field.label}: ${nest(field.value)}`);
-  for (const code of layout.code) lines.push(md`${code.label}:`, trusted(codeBlock(code.text)));
-  if (layout.beforeUnknown) lines.push(md`:warning: *${BEFORE_UNKNOWN}.*`);
-  if (layout.inFile.length > 0) lines.push(fileNotice(layout.inFile, filename, 'sent with this list'));
-  const blocks: ReplyBlock[] = [{ type: 'text', text: trusted(lines.join('\n')) }];
+  for (const field of shown.fields) lines.push(md`${field.label}: ${nest(field.value)}`);
+  for (const code of shown.code) lines.push(md`${code.label}:`, trusted(codeBlock(code.text)));
+  if (shown.warning) lines.push(shown.warning);
+  lines.push(md`${request.operation} · ${nest(shown.digest)}`);
+  const blocks: ReplyBlock[] = [{ type: 'text', text: joinMarkup(lines) }];
   if (buttons.length > 0) blocks.push({ type: 'actions', buttons });
-  return {
-    blocks,
-    fileSection: layout.inFile.length > 0 ? parametersText(request, what, views) : undefined,
-  };
+  return { blocks, fileSection: shown.fileText };
 }
 
 /** One audit row of a request's timeline, as `/edge approvals ID` lists it. */
@@ -455,7 +527,14 @@ export function requestDetail(
   buttons: ReplyButton[],
   now: Date,
 ): Reply {
-  const { what, views, layout, filename } = wholeRequest(request, op);
+  const shown = whatWillRun(
+    request,
+    op,
+    CARD_ROOM,
+    { filename: cardFilename(request), where: 'attached to this answer' },
+    request.paramsDigest.length,
+  );
+  const { what } = shown;
   const blocks: ReplyBlock[] = [
     { type: 'header', text: `Request ${request.id}` },
     {
@@ -468,24 +547,20 @@ export function requestDetail(
       type: 'text',
       text: md`:busts_in_silhouette: *Who may approve:* ${nest(approversWhoMayAct(request))}`,
     });
-  if (layout.beforeUnknown) blocks.push({ type: 'text', text: md`:warning: *${BEFORE_UNKNOWN}.*` });
-  if (layout.inFile.length > 0)
-    blocks.push({ type: 'text', text: fileNotice(layout.inFile, filename, 'attached to this answer') });
+  for (const notice of shown.notices) blocks.push({ type: 'text', text: notice });
   blocks.push({
     type: 'fields',
     fields: [
-      ...layout.fields,
+      ...shown.fields,
       { label: 'Approvals', value: md`${request.approvals.length} of ${request.required}` },
     ],
   });
-  for (const code of layout.code)
+  for (const code of shown.code)
     blocks.push({ type: 'text', text: md`*${code.label}*` }, { type: 'code', text: code.text });
-  blocks.push({
-    type: 'context',
-    text: md`${request.operation} · parameters sha256 \`${request.paramsDigest}\``,
-  });
-  const shown = timeline.slice(-TIMELINE_SHOWN);
-  const lines = shown.map((row) => {
+  if (shown.warning) blocks.push({ type: 'text', text: shown.warning });
+  blocks.push({ type: 'context', text: md`${request.operation} · ${nest(shown.digest)}` });
+  const rows = timeline.slice(-TIMELINE_SHOWN);
+  const lines = rows.map((row) => {
     const detail =
       row.detail && row.detail.length > TIMELINE_DETAIL_MAX
         ? `${row.detail.slice(0, TIMELINE_DETAIL_MAX)}… (whole in /edge audit)`
@@ -493,7 +568,7 @@ export function requestDetail(
     return md`• ${formatClock(Date.parse(row.time), now.getTime())} · *${row.outcome}* · ${nest(mention(row.userId))}${detail ? ` · ${detail}` : ''}`;
   });
   // The caller reads one row more than is shown, so a longer timeline is known to be cut, not how long it is.
-  const cut = timeline.length > shown.length;
+  const cut = timeline.length > rows.length;
   blocks.push({ type: 'text', text: md`*Timeline* (from the audit log)` });
   blocks.push({
     type: 'text',
@@ -512,16 +587,6 @@ export function requestDetail(
   });
   if (buttons.length > 0) blocks.push({ type: 'actions', buttons });
   const detail = ephemeral(`Approval request ${request.id}: ${what}`, blocks);
-  if (layout.inFile.length === 0) return detail;
-  return {
-    ...detail,
-    files: [
-      {
-        filename,
-        title: `Approval request ${request.id}: every parameter in full`,
-        content: parametersText(request, what, views),
-        about: 'every parameter of the request, in full',
-      },
-    ],
-  };
+  if (shown.fileText === undefined) return detail;
+  return { ...detail, files: [parametersFile(request, shown.fileText)] };
 }

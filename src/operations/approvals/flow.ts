@@ -759,7 +759,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       const due = await service.claimReminders();
       for (const request of due) {
         if (!request.card) continue;
-        const reminder = reminderReply(request, gated.get(request.operation), new Date(options.now()));
+        const link = await surface
+          .permalink({ channelId: request.card.channel, ts: request.card.ts })
+          .catch(() => undefined);
+        const reminder = reminderReply(request, gated.get(request.operation), new Date(options.now()), link);
         await surface
           .postToChannel(request.card.channel, reminder, request.card.ts)
           .catch((error: unknown) =>

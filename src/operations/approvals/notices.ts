@@ -7,14 +7,23 @@ import type { ApprovalRequest } from '../../approvals/machine.js';
 import { md, mention, nest } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
 import { formatClock, formatSpan } from '../time-args.js';
-import { approversWhoMayAct, describeRequest, doneText, escalationMembers } from './card.js';
+import { approversWhoMayAct, cardPointer, describeRequest, doneText, escalationMembers } from './card.js';
 import type { GatedOperation } from './gate.js';
 
 /** Text ending in a full stop, so another sentence can follow. */
 const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
-/** The reply in the card's thread at half the time to live, mentioning who has not acted yet. */
-export function reminderReply(request: ApprovalRequest, op: GatedOperation | undefined, now: Date): Reply {
+/**
+ * The reply in the card's thread at half the time to live, mentioning who has not acted yet. It
+ * has no Approve of its own: it links to the card (`link`, when the transport gave one), where
+ * everything that will run is shown beside the buttons.
+ */
+export function reminderReply(
+  request: ApprovalRequest,
+  op: GatedOperation | undefined,
+  now: Date,
+  link?: string,
+): Reply {
   const what = describeRequest(request, op);
   const nowMs = now.getTime();
   const expires = request.expiresAt.getTime();
@@ -33,7 +42,7 @@ export function reminderReply(request: ApprovalRequest, op: GatedOperation | und
           },
         ]
       : []),
-    { type: 'context', text: md`Request ${request.id}: Approve or Reject on the card above.` },
+    { type: 'context', text: md`Request ${request.id}. ${nest(cardPointer(request, link))}` },
   ]);
 }
 

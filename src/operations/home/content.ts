@@ -2,7 +2,9 @@
  * What a person's Home shows (the Slack Home tab, `/edge home` in the console): the requests
  * waiting for them, their own open requests, their recent actions, their running watches and
  * what they may run. Each list shows its first few and says how many more there are, with a
- * way to see them all, so the view stays within Slack's 100 blocks whatever the backlog.
+ * way to see them all, so the view stays within Slack's 100 blocks whatever the backlog. A
+ * request waiting for the user points to its card, where everything that will run is shown
+ * beside Approve and Reject: the Home has no room for all of it, so it offers no such button.
  */
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
@@ -13,7 +15,8 @@ import type { AuditLog } from '../../state/audit.js';
 import type { WatchStore } from '../../watches/store.js';
 import {
   APPROVAL_ACTIONS,
-  decisionButtons,
+  cardPointer,
+  cardRef,
   describeRequest,
   timingText,
   waitsFor,
@@ -28,7 +31,7 @@ import { describeWatchFilters } from '../watches/render.js';
  * How much each list shows. The whole Home is also answered as a message (`/edge home`), so it
  * stays within a message's budget (50 blocks, 12,000 characters), well inside a view's 100 blocks.
  */
-/** Requests waiting for the user shown with Approve and Reject: two blocks each. */
+/** Requests waiting for the user shown, each with a link to its card: one block each. */
 export const HOME_WAITING_SHOWN = 6;
 /** The user's own open requests shown with Cancel: two blocks each. */
 export const HOME_OWN_SHOWN = 5;
@@ -82,7 +85,8 @@ function requestLine(request: ApprovalRequest, op: GatedOperation | undefined, n
 export function createHomeContent(options: HomeContentOptions) {
   const byId = new Map<string, GatedOperation>(options.gated.map((op) => [op.id, op]));
 
-  async function requestSections(userId: string, now: Date): Promise<ReplyBlock[]> {
+  async function requestSections(ctx: RunContext, now: Date): Promise<ReplyBlock[]> {
+    const { userId } = ctx;
     const pending = await options.approvals.list({ limit: PENDING_READ });
     // The service lists at most 200: beyond that, the counts are "at least".
     const atLeast =
@@ -96,11 +100,18 @@ export function createHomeContent(options: HomeContentOptions) {
     const blocks: ReplyBlock[] = [{ type: 'header', text: `Waiting for you (${waiting.length}${plus})` }];
     if (waiting.length === 0)
       blocks.push({ type: 'text', text: trusted('_Nothing is waiting for your approval._') });
-    for (const request of waiting.slice(0, HOME_WAITING_SHOWN)) {
-      blocks.push(
-        { type: 'text', text: requestLine(request, byId.get(request.operation), now, false) },
-        { type: 'actions', buttons: decisionButtons(request.id, true) },
-      );
+    const shown = waiting.slice(0, HOME_WAITING_SHOWN);
+    const links = await Promise.all(
+      shown.map((request) => {
+        const ref = cardRef(request);
+        // Without a link the pointer names the card's channel and the command instead.
+        return ref ? ctx.surface.permalink(ref).catch(() => undefined) : undefined;
+      }),
+    );
+    for (const [index, request] of shown.entries()) {
+      const line = requestLine(request, byId.get(request.operation), now, false);
+      const pointer = cardPointer(request, links[index]);
+      blocks.push({ type: 'text', text: md`${nest(line)}\n:point_right: ${nest(pointer)}` });
     }
     blocks.push(...moreBlocks(waiting.length - HOME_WAITING_SHOWN, atLeast, 'waiting for you'));
 
@@ -202,7 +213,7 @@ export function createHomeContent(options: HomeContentOptions) {
       const nowMs = options.now();
       const now = new Date(nowMs);
       const blocks: ReplyBlock[] = [
-        ...(await requestSections(ctx.userId, now)),
+        ...(await requestSections(ctx, now)),
         ...(await recentActions(ctx.userId)),
         ...(await runningWatches(ctx.userId, nowMs)),
         ...(await mayRun(ctx)),

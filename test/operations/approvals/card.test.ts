@@ -11,7 +11,9 @@ import {
   approversWhoMayAct,
   BEFORE_UNKNOWN,
   cardFilename,
+  DIGEST_SHOWN,
   listedRequest,
+  parameterViews,
   requestDetail,
   TIMELINE_SHOWN,
   timingText,
@@ -213,6 +215,37 @@ describe('what an approver sees', () => {
         expect(seen.card).toContain(`parameters sha256 \`${req.paramsDigest.slice(0, 12)}\``);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('/edge approvals and /edge approvals ID show all the card shows of what will run, for random gated requests', () => {
+    fc.assert(
+      fc.property(gatedRequests, (req) => {
+        const op = gate(req.operation);
+        const seen = approverSees(req);
+        const listed = listedRequest(req, op, 'approval-requests.txt', [], NOW);
+        const detail = requestDetail(req, op, [], [], NOW);
+        const surfaces = [
+          {
+            text: readable(renderReply({ visibility: 'ephemeral', text: 'x', blocks: listed.blocks }).blocks),
+            file: listed.fileSection ?? '',
+          },
+          { text: readable(renderReply(detail).blocks), file: String(detail.files?.[0]?.content ?? '') },
+        ];
+        const values = parameterViews(req, op).flatMap((view) => [
+          view.value,
+          ...(view.before ? [view.before] : []),
+        ]);
+        // The card's warnings: the operation's own (No WHERE, the bot's own token) and unknown settings.
+        const warnings = seen.card.split('\n').filter((line) => line.startsWith(':warning:'));
+        if (op.warning?.(req.params)) expect(warnings).not.toEqual([]);
+        for (const { text, file } of surfaces) {
+          for (const value of values) expect(`${text}\n${file}`).toContain(value);
+          for (const warning of warnings) expect(text).toContain(warning);
+          expect(text).toContain(req.paramsDigest.slice(0, DIGEST_SHOWN));
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 
