@@ -203,9 +203,40 @@ function positionalField(op: AnyOperation, positional: Positional): ModalField {
 /** The callback id of an operation's form: its key, so that each form routes to its command. */
 export const commandFormId = (op: AnyOperation): string => `menu.${operationKey(op)}:run`;
 
-/** The form of an operation: its positionals, then its flags, each as the field that fits it. */
-export function commandFormSpec(op: AnyOperation): ModalSpec {
-  const positionals = positionalsOf(op).map((positional) => positionalField(op, positional));
+/**
+ * A positional's field with a value already in it, as a next-step button gives it (a zone id):
+ * left empty when the value does not fit the field.
+ */
+function filledField(field: ModalField, value: string | undefined): ModalField {
+  if (value === undefined || value === '') return field;
+  switch (field.kind) {
+    case 'zone': {
+      const chosen = readZoneChoice(value);
+      const kind = chosen?.kind ?? (field.zones === 'any' ? undefined : field.zones);
+      return chosen && kind ? { ...field, initial: { kind, id: chosen.id } } : field;
+    }
+    case 'select':
+      return field.options.some((option) => option.value === value) ? { ...field, initial: value } : field;
+    case 'text':
+      return { ...field, initial: value };
+    default:
+      return field;
+  }
+}
+
+/**
+ * The form of an operation: its positionals, then its flags, each as the field that fits it.
+ * `given` fills the positionals in order, as typed after the command's words (a next-step
+ * button's target); the last one that takes the rest of the line takes the rest of them.
+ */
+export function commandFormSpec(op: AnyOperation, given: readonly string[] = []): ModalSpec {
+  const values = [...given];
+  const positionals = positionalsOf(op).map((positional) => {
+    const field = positionalField(op, positional);
+    if (positional.key) return field;
+    const value = positional.rest ? values.splice(0).join(' ') : values.shift();
+    return filledField(field, value);
+  });
   const flags = op.rawArgument
     ? []
     : Object.entries(op.flags).map(([name, spec]) => flagField(op, name, spec));

@@ -1,11 +1,13 @@
 /**
  * `/edge` alone (or `/edge menu`): what this person may run in this channel, grouped by task,
- * each behind a button that opens its form (command-forms.ts). Nothing to learn by heart.
+ * each behind a button that opens its form (command-forms.ts). Nothing to learn by heart. The
+ * same forms open, their target filled in, from the next-step buttons that lead to a change.
  */
 import { channelRef, joinMarkup, md, nest, trusted } from '../reply/markup.js';
-import { ephemeral, type Reply, type ReplyBlock } from '../reply/model.js';
+import { ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import { commandFormSpec } from './command-forms.js';
 import { UserFacingError } from './errors.js';
+import { tokenize } from './tokenize.js';
 import { type AnyOperation, defineOperation, operationKey } from './types.js';
 
 /**
@@ -35,6 +37,18 @@ const OTHER = 'More';
 const NOT_LISTED = new Set(['menu', 'help', 'home']);
 
 const OPEN_ACTION = 'menu:open';
+const FORM_ACTION = 'menu:form';
+
+/**
+ * A next-step button that leads to a change (a key reset): it opens the form of `command` with
+ * the arguments it names filled in, so that nothing is asked for before the clicker has read
+ * it, given a reason and submitted. A button that only reads uses commandButton, which runs at once.
+ */
+export const formButton = (text: string, command: string): ReplyButton => ({
+  text,
+  actionId: FORM_ACTION,
+  value: command,
+});
 
 const startsWith = (op: AnyOperation, command: string) => {
   const words = command.split('.');
@@ -126,6 +140,23 @@ export const menu = defineOperation({
           `/edge ${key.replace(/\./g, ' ')} is not something you may run here; type /edge for what you may.`,
         );
       await ctx.surface.openModal(commandFormSpec(op));
+      return undefined;
+    },
+    /** A formButton: the form of its command, its arguments filled in (positionals only). */
+    async form(ctx, command) {
+      const tokens = tokenize(command);
+      const words = tokens.ok ? tokens.tokens : [];
+      const groups = await menuGroups(ctx.access.operations(), await ctx.access.allowed());
+      // The operation whose words the command starts with, the longest such (`db tokens create`).
+      const op = groups
+        .flatMap((group) => group.operations)
+        .filter((listed) => listed.words.every((word, i) => words[i]?.toLowerCase() === word))
+        .sort((a, b) => b.words.length - a.words.length)[0];
+      if (!op)
+        throw new UserFacingError(
+          `/edge ${command.slice(0, 60)} is not something you may run here; /edge whoami says why, and /edge shows what you may.`,
+        );
+      await ctx.surface.openModal(commandFormSpec(op, words.slice(op.words.length)));
       return undefined;
     },
   },

@@ -8,6 +8,7 @@ import { md, nest, trusted } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { UserFacingError } from './errors.js';
+import { formButton } from './menu.js';
 import { lastPageInstead, PagingArgsSchema, pagingButtons, pagingFlags, readPagingState } from './paging.js';
 import { defineOperation, parseWith, type RunContext } from './types.js';
 
@@ -67,7 +68,8 @@ function pullZoneBlocks(zone: PullZoneSummary, shieldZoneId: number | undefined)
       buttons: [
         commandButton('Logs today', `logs ${zone.Id} today`),
         ...(shieldZoneId === undefined ? [] : shieldButtons(shieldZoneId)),
-        commandButton('Reset key', `pullzone reset-key ${zone.Id}`),
+        // A change: its form opens, for the reason, rather than a request filed at once.
+        formButton('Reset key', `pullzone reset-key ${zone.Id}`),
       ],
     },
   ];
@@ -93,7 +95,7 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
       : [{ type: 'text' as const, text: md`_No pull zones${nest(searched)}._` }]),
     {
       type: 'context',
-      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}${nest(searched)}. The buttons run the command for you, as if you had typed it.`,
+      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}${nest(searched)}. The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
     },
     { type: 'actions', buttons: pagingButtons('pullzones:page', args, hasMore) },
   ];

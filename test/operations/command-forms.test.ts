@@ -257,6 +257,29 @@ describe('a zone field', () => {
   });
 });
 
+describe('a form with its target filled in (a next-step button)', () => {
+  const opOf = (key: string) => bed.runtime.engine.operations.find((op) => operationKey(op) === key)!;
+  const initialOf = (fields: ReturnType<typeof commandFormSpec>['fields'], id: string) =>
+    fields.find((field) => field.id === id)?.initial;
+
+  it('fills the positionals in order, the zone as the picker shows it and the rest of the line last', () => {
+    const form = commandFormSpec(opOf('pullzone.reset-key'), ['308006', 'key', 'leaked']);
+    expect(initialOf(form.fields, 'PULLZONE_ID')).toEqual({ kind: 'pullzone', id: 308006 });
+    expect(initialOf(form.fields, 'REASON')).toBe('key leaked');
+    expect(formatSchemaErrors(validateModal(renderModal(form)))).toBe('');
+    // Submitted as filled in, the form runs the command the button names, with the reason.
+    expect(formCommand(opOf('pullzone.reset-key'), { PULLZONE_ID: '308006', REASON: 'key leaked' })).toEqual(
+      bed.runtime.engine.resolve('pullzone reset-key 308006 key leaked'),
+    );
+  });
+
+  it('leaves a field empty when the value given does not fit it', () => {
+    const { fields } = commandFormSpec(opOf('pullzone.reset-key'), ['www']);
+    expect(initialOf(fields, 'PULLZONE_ID')).toBeUndefined();
+    expect(initialOf(fields, 'REASON')).toBeUndefined();
+  });
+});
+
 describe('what a form shows a person', () => {
   it('labels every field by what it takes, never by a made-up name', () => {
     for (const op of bed.runtime.engine.operations)

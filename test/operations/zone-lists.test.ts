@@ -1,8 +1,10 @@
 /**
  * Ids you can look up: /edge pullzones and /edge shield zones list what every incident command
- * needs, and their buttons run the next step as if the clicker had typed it.
+ * needs, and their buttons run the next step as if the clicker had typed it; a next step that
+ * changes something opens its form instead, so that one click never files a change.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_COMMAND_ACTION } from '../../src/reply/model.js';
 import { buttonsOf, type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
 import { ZONE_LISTS_POLICY } from '../support/policies.js';
 
@@ -60,6 +62,70 @@ describe('/edge pullzones', () => {
     expect(audit.some((row) => row.operation === 'shield.bot-detection' && row.outcome === 'denied')).toBe(
       true,
     );
+  });
+});
+
+describe('a next step that changes something', () => {
+  const resetKey = async () =>
+    buttonsOf(await privateAnswer('pullzones www')).find((b) => b.text === 'Reset key')!;
+  const requestsFiled = async () =>
+    Object.values(await bed.runtime.approvals.countByState()).reduce((sum, n) => sum + n, 0);
+
+  it('Reset key opens the key-reset form with the zone filled in, and files nothing', async () => {
+    const filed = await requestsFiled();
+    const records = await bed.click(await resetKey(), { channelId: 'C0OPS' });
+
+    expect(records.map((record) => record.kind)).toEqual(['form']);
+    const form = records[0]!.kind === 'form' ? records[0]!.modal : undefined;
+    expect(form?.callbackId).toBe('menu.pullzone.reset-key:run');
+    expect(form?.fields.find((field) => field.id === 'PULLZONE_ID')).toMatchObject({
+      kind: 'zone',
+      initial: { kind: 'pullzone', id: 308006 },
+    });
+    expect(form?.fields.find((field) => field.id === 'REASON')).toMatchObject({
+      kind: 'text',
+      optional: true,
+    });
+    expect(await requestsFiled()).toBe(filed);
+  });
+
+  it('submitting the form with a reason files the request with that reason', async () => {
+    const records = await bed.click(await resetKey(), { channelId: 'C0OPS' });
+    const form = records[0]!.kind === 'form' ? records[0]!.modal : undefined;
+
+    const submitted = await bed.submit(
+      form!,
+      { PULLZONE_ID: '308006', REASON: 'key leaked in a CI log' },
+      { channelId: 'C0OPS' },
+    );
+    expect('records' in submitted).toBe(true);
+    const id = /ap_[0-9a-f]{16}/.exec(JSON.stringify(submitted))?.[0];
+    const request = await bed.runtime.services.approvals.peek(id!);
+    expect(request).toMatchObject({
+      operation: 'pullzone.reset-key',
+      target: '308006',
+      reason: 'key leaked in a CI log',
+      state: 'pending',
+    });
+    await bed.click({ actionId: 'approvals:cancel', value: id! }, { channelId: 'C0OPS' });
+  });
+
+  it('is the only kind of next step that does: every button that runs at once changes nothing', async () => {
+    const buttons = [
+      ...buttonsOf(await privateAnswer('pullzones')),
+      ...buttonsOf(await privateAnswer('shield zones')),
+    ];
+    const runAtOnce = buttons.filter((b) => b.actionId.split('#')[0] === RUN_COMMAND_ACTION);
+    expect(runAtOnce.length).toBeGreaterThan(0);
+    for (const button of runAtOnce)
+      expect({
+        [button.value]: bed.runtime.engine.changes({ actionId: button.actionId, value: button.value }),
+      }).toEqual({
+        [button.value]: false,
+      });
+    // What opens a form instead leads to a change once submitted.
+    for (const button of buttons.filter((b) => b.text === 'Reset key'))
+      expect(bed.runtime.engine.changes({ text: button.value })).toBe(true);
   });
 });
 

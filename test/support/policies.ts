@@ -72,17 +72,25 @@ export function everyoneMayRun(
 }
 
 /**
- * Everyone may list zones and run what their buttons lead to (logs, exports) in C0OPS and
- * C0READ; only U0ONCALL may change bot detection, so a button can be refused.
+ * Everyone may list zones and run what their buttons lead to (logs, exports, a key reset, which
+ * waits for U0LEAD) in C0OPS and C0READ; only U0ONCALL may change bot detection, so a button can
+ * be refused.
  */
 export const ZONE_LISTS_POLICY = `
 channels: [C0OPS, C0READ]
 roles:
   everyone: ["*"]
   oncall: [U0ONCALL]
+  leads: [U0LEAD]
 grants:
-  - ops: [pullzone.list, shieldzone.list, logs.origin, shield.export]
+  - ops: [pullzone.list, shieldzone.list, logs.origin, shield.export, pullzone.reset-key]
     roles: [everyone]
   - ops: [shield.bot-detection]
     roles: [oncall]
+approvals:
+  channel: C0APPROVALS
+  rules:
+    - ops: [pullzone.reset-key]
+      approvers: [leads]
+      required: 1
 `;
