@@ -2,10 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
 import { createLogger, SecretRegistry } from '../src/log.js';
+import { OPERATION_IDS } from '../src/operation-ids.js';
+import { createPolicyAuthorizer } from '../src/policy/authorizer.js';
 import { createDefaultPolicy } from '../src/policy/defaults.js';
+import { createGroupMembership } from '../src/policy/groups.js';
 import { parsePolicy } from '../src/policy/load.js';
+import type { Policy } from '../src/policy/schema.js';
 import { createPolicyStore } from '../src/policy/store.js';
 import { pinnedClock } from './support/clock.js';
 
@@ -49,16 +54,23 @@ describe('.env.example', () => {
     expect(Object.keys(env).sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
-  it('starts the bot in HTTP mode with the example policy once copied, as the README says', () => {
+  it('starts the bot in the mode manifest.yml sets the app up for, with the example policy once copied', () => {
+    const manifest = YAML.parse(read('manifest.yml')) as { settings: { socket_mode_enabled: boolean } };
     const config = loadConfig(env, (file) => file === 'edgeops.policy.yml');
-    expect(config.mode).toBe('http');
+    expect(config.mode).toBe(manifest.settings.socket_mode_enabled ? 'socket' : 'http');
+    expect(config.mode).toBe('socket');
     expect(config.policyPath).toBe('edgeops.policy.yml');
     expect(config.stateDatabase.url).toBe('file:data/edgeops.db');
     expect(config.port).toBe(3000);
   });
 
+  it('switches to HTTP mode as its comment says: the app token emptied, a signing secret set', () => {
+    const http = { ...env, SLACK_APP_TOKEN: '', SLACK_SIGNING_SECRET: 'your-signing-secret' };
+    expect(loadConfig(http, () => false).mode).toBe('http');
+  });
+
   it('holds placeholders, not credentials', () => {
-    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PLATFORM_API_KEY'])
+    for (const name of ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'PLATFORM_API_KEY'])
       expect(env[name], name).toMatch(/your-/);
     expect(env.PLATFORM_API_URL).toMatch(/\.example\.net$/);
   });
@@ -79,6 +91,45 @@ describe('edgeops.policy.example.yml', () => {
     expect(fromFile).toEqual(fromReadme);
   });
 
+  /** The example as the bot decides with it, a member of its on-call group included. */
+  function exampleAuthorizer() {
+    const parsed = parsePolicy(text, 'edgeops.policy.example.yml');
+    if (!parsed.ok) throw new Error(parsed.error);
+    const policy: Policy = parsed.policy;
+    const groups = createGroupMembership({
+      now: pinnedClock(),
+      fetchMembers: async (groupId) => (groupId === 'S0ONCALL' ? ['U0DAVE'] : []),
+    });
+    const store = { current: () => policy, source: 'example', reload: () => true, close: () => undefined };
+    return { policy, authorizer: createPolicyAuthorizer(store, groups) };
+  }
+
+  it('grants every operation to someone, in a channel where /edge answers', async () => {
+    const { policy, authorizer } = exampleAuthorizer();
+    const people = [...new Set(Object.values(policy.roles).flat())].filter((id) => /^[UW]/.test(id));
+    const channels = policy.channels ?? [];
+    expect(channels.length).toBeGreaterThan(0);
+    const nobody: string[] = [];
+    for (const operation of OPERATION_IDS) {
+      let someone = false;
+      for (const userId of [...people, 'U0DAVE'])
+        for (const channelId of channels)
+          if ((await authorizer.decide(operation, { userId, channelId })).allowed) someone = true;
+      if (!someone) nobody.push(operation);
+    }
+    expect(nobody, 'operations the example grants to nobody').toEqual([]);
+  });
+
+  it('lets its approvers list the requests waiting in its own approvals channel', async () => {
+    const { policy, authorizer } = exampleAuthorizer();
+    const channelId = policy.approvals.channel;
+    expect(channelId).toBeDefined();
+    for (const userId of policy.roles.leads ?? []) {
+      const decision = await authorizer.decide('approvals.list', { userId, channelId: channelId! });
+      expect(decision, `${userId} in ${channelId}`).toMatchObject({ allowed: true });
+    }
+  });
+
   it('is what the policy store loads from the file at start-up', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'edgeops-example-policy-'));
     try {
@@ -88,7 +139,7 @@ describe('edgeops.policy.example.yml', () => {
       const store = createPolicyStore({ path: file, fallback: createDefaultPolicy(), logger, watch: false });
       try {
         const policy = store.current();
-        expect(policy.channels).toEqual(['C0OPS', 'C0INCIDENT']);
+        expect(policy.channels).toEqual(['C0OPS', 'C0INCIDENT', 'C0APPROVALS']);
         expect(Object.keys(policy.roles).sort()).toEqual(['everyone', 'leads', 'oncall']);
         expect(store.source).toBe(file);
       } finally {

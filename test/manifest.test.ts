@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { INVESTIGATE_SHORTCUT } from '../src/operations/investigate.js';
+import { operations } from '../src/operations/registry.js';
 import { readSlackSchema, repoRoot, schemasAvailable } from './support/block-kit.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export sits on `.default`.
@@ -160,13 +161,35 @@ describe('the Slack app manifest', () => {
     const justified = rows.map((row) => /^\| `([^`]+)`/.exec(row)?.[1]);
     expect(justified.sort()).toEqual([...parsed.oauth_config.scopes.bot].sort());
     for (const row of rows) expect(row.split('|')[2]?.trim().length ?? 0).toBeGreaterThan(20);
+    // Every Web API method the bot calls is named there, with its scope or as needing none.
+    const unnamed = slackMethodsCalled().filter((method) => !section.includes(`\`${method}\``));
+    expect(unnamed, 'methods the README does not name').toEqual([]);
   });
 
   it('declares /edge with a usage hint, unescaped, on the events URL', () => {
     expect(parsed.features.slash_commands).toHaveLength(1);
     const [edge] = parsed.features.slash_commands;
     expect(edge).toMatchObject({ command: '/edge', should_escape: false });
-    expect(edge?.usage_hint).toMatch(/^help \| dns \[SEARCH\] \| logs PULLZONE_ID \[DATE\]/);
+    expect(edge?.usage_hint).toMatch(/^menu \| help \| logs PULLZONE_ID/);
+  });
+
+  it('hints only commands the bot knows, with arguments and flags their usage lines have', () => {
+    const hint = parsed.features.slash_commands[0]?.usage_hint ?? '';
+    const stale: string[] = [];
+    for (const alternative of hint.split(' | ')) {
+      const tokens = alternative.split(' ');
+      const firstArgument = tokens.findIndex((token) => !/^[a-z][a-z-]*$/.test(token));
+      const words = firstArgument === -1 ? tokens : tokens.slice(0, firstArgument);
+      const operation = operations.find((op) => op.words.join(' ') === words.join(' '));
+      if (!operation) {
+        stale.push(`${alternative}: no command is "${words.join(' ')}"`);
+        continue;
+      }
+      for (const token of tokens.slice(words.length).map((t) => t.replace(/[[\]]/g, '')))
+        if (!operation.usage.includes(token))
+          stale.push(`${alternative}: ${operation.usage} has no ${token}`);
+    }
+    expect(stale).toEqual([]);
   });
 
   it('subscribes to mentions of the bot and to the Home tab being opened, which the app listens for, and nothing else', () => {

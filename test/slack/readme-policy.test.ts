@@ -1,5 +1,5 @@
 /**
- * The README's own example policy, end to end: its approvals channel is not among its
+ * The PRODUCT §3 example policy, end to end: its approvals channel is not among its
  * `channels:`, and its approvers hold only the grants every member has.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const stateOf = async (id: string) => (await h.runtime.services.approvals.peek(id))?.state;
 
-describe('the README example policy', () => {
+describe('the PRODUCT §3 example policy', () => {
   it('two leads approve a confirm: true request by typing the target id in the approvals channel', async () => {
     const database = h.sandbox.databaseId;
     const { responseUrl } = await h.command(`db tokens invalidate --db ${database}`, {
