@@ -1,0 +1,40 @@
+/** The README's layout names what is at the top of src/, and only that, and folders that exist. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+
+/** The fenced block under "### Layout". */
+function layoutBlock(): string[] {
+  const start = readme.indexOf('### Layout\n');
+  expect(start, 'README has "### Layout"').toBeGreaterThan(-1);
+  const block = /```\n([\s\S]*?)```/.exec(readme.slice(start))?.[1];
+  expect(block, 'a fenced block under "### Layout"').toBeDefined();
+  return block!.split('\n');
+}
+
+/** The names a line of the block starts with at `indent` spaces (`main.ts`, `reply/`). */
+const namesAt = (lines: string[], indent: number) =>
+  lines.flatMap((line) => {
+    const match = new RegExp(`^ {${indent}}([\\w.-]+/?)(?: |$)`).exec(line);
+    return match ? [match[1]!] : [];
+  });
+
+describe("the README's layout", () => {
+  const lines = layoutBlock();
+
+  it('names every file and folder at the top of src/, and nothing that is not there', () => {
+    const tree = readdirSync(path.join(repoRoot, 'src'), { withFileTypes: true })
+      .filter((entry) => !entry.name.startsWith('.'))
+      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
+    expect(namesAt(lines, 2).sort()).toEqual(tree.sort());
+  });
+
+  it('names only top-level folders that exist', () => {
+    const top = namesAt(lines, 0);
+    expect(top).toContain('src/');
+    for (const folder of top) expect(existsSync(path.join(repoRoot, folder)), folder).toBe(true);
+  });
+});
