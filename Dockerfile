@@ -1,6 +1,6 @@
 # edgeops: build the TypeScript once, run the compiled JavaScript with production dependencies only.
-# Configure it with the environment of PRODUCT §2 at run time (docker run --env-file .env, from
-# .env.example); no secret is baked into the image.
+# Configure it at run time with the environment variables of the README's Configuration table
+# (docker run --env-file .env, from .env.example); no secret is baked into the image.
 
 # Node 24 is the active LTS line (20 reached end of life in April 2026); trixie is Debian's stable
 # release, so the slim base keeps getting security updates for the life of this LTS.
