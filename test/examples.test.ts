@@ -100,7 +100,13 @@ describe('edgeops.policy.example.yml', () => {
       now: pinnedClock(),
       fetchMembers: async (groupId) => (groupId === 'S0ONCALL' ? ['U0DAVE'] : []),
     });
-    const store = { current: () => policy, source: 'example', reload: () => true, close: () => undefined };
+    const store = {
+      current: () => policy,
+      source: 'example',
+      reload: () => true,
+      generation: () => 1,
+      close: () => undefined,
+    };
     return { policy, authorizer: createPolicyAuthorizer(store, groups) };
   }
 
