@@ -19,7 +19,7 @@ import {
   type Transaction,
 } from '@libsql/client';
 import { createRandom } from './random.js';
-import { statementShape } from './sql-text.js';
+import { explainableBlobs, statementShape } from './sql-text.js';
 import { StatementError } from './statement-error.js';
 
 /** A value as the engine returns it with `intMode: 'bigint'`. */
@@ -132,7 +132,9 @@ class Session {
           'SAVEPOINT outside a transaction is not supported; run BEGIN first',
         );
       }
-      const result = await this.run(statement);
+      const result = await this.run(
+        shape.isExplain ? { ...statement, sql: explainableBlobs(statement.sql) } : statement,
+      );
       return await this.exactRowid(result);
     } catch (error) {
       // A busy statement stays unfinished, and SQLite then refuses every COMMIT on that connection.
@@ -320,7 +322,7 @@ export async function openDatabaseEngine(options: { url: string; seed: number })
       else drop(id, session);
     },
     async describe(sql) {
-      const plan = await analysis.execute(`EXPLAIN ${sql}`);
+      const plan = await analysis.execute(`EXPLAIN ${explainableBlobs(sql)}`);
       // sqlite3_stmt_readonly() is false when the program opens a write transaction or vacuums.
       const isReadonly = !plan.rows.some((row) => {
         const opcode = row[1];

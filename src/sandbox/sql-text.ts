@@ -135,6 +135,43 @@ export function statementParams(sql: string): (string | null)[] {
   return params;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The statement with each blob literal whose bytes are not UTF-8 replaced by the UTF-8 of their
+ * lossy reading (U+FFFD for each bad sequence). An EXPLAIN lists a blob literal's bytes as text,
+ * and the embedded driver aborts the whole process on text that is not UTF-8; a server reads
+ * them lossily. Only for EXPLAIN: the literal's value changes.
+ */
+export function explainableBlobs(sql: string): string {
+  const tokens = tokenize(sql);
+  let out = '';
+  let copied = 0;
+  for (let i = 1; i < tokens.length; i++) {
+    const prefix = tokens[i - 1]!;
+    const literal = tokens[i]!;
+    if (literal.kind !== 'string' || prefix.end !== literal.start || prefix.text.toLowerCase() !== 'x')
+      continue;
+    const hex = literal.text.slice(1, -1);
+    // A malformed literal is left for the engine to refuse.
+    if (!/^(?:[0-9A-Fa-f]{2})*$/.test(hex) || !literal.text.endsWith("'")) continue;
+    const bytes = Buffer.from(hex, 'hex');
+    if (isUtf8(bytes)) continue;
+    out += `${sql.slice(copied, literal.start)}'${Buffer.from(bytes.toString('utf8')).toString('hex')}'`;
+    copied = literal.end;
+  }
+  return copied === 0 ? sql : out + sql.slice(copied);
+}
+
 export type BeginMode = 'deferred' | 'write' | 'read';
 
 export interface StatementShape {

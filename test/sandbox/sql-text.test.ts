@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { splitStatements, statementParams, statementShape } from '../../src/sandbox/sql-text.js';
+import {
+  explainableBlobs,
+  splitStatements,
+  statementParams,
+  statementShape,
+} from '../../src/sandbox/sql-text.js';
 
 describe('splitStatements', () => {
   it.each([
@@ -62,5 +67,26 @@ describe('statementShape', () => {
     });
     expect(statementShape('EXPLAIN SELECT 1')).toMatchObject({ isQuery: false, isExplain: true });
     expect(statementShape('INSERT INTO t VALUES (1)').isQuery).toBe(false);
+  });
+});
+
+describe('explainableBlobs', () => {
+  it('reads a blob literal that is not UTF-8 as a server would list it: lossily, as UTF-8', () => {
+    // DE AD is U+07AD; BE and EF are two bad sequences, each read as U+FFFD (EF BF BD).
+    expect(explainableBlobs("SELECT length(x'DEADBEEF')")).toBe("SELECT length(x'deadefbfbdefbfbd')");
+    expect(explainableBlobs("SELECT X'41FF' || x'ff'")).toBe("SELECT X'41efbfbd' || x'efbfbd'");
+  });
+
+  it('leaves UTF-8 blobs, strings, identifiers and malformed literals as they are', () => {
+    for (const sql of [
+      "SELECT x'414243', x''",
+      "SELECT 'x''DEAD'",
+      "SELECT ax'DEAD'",
+      "SELECT x 'DEAD'",
+      "SELECT x'DEA'",
+      "SELECT x'ZZ'",
+      "SELECT x'DEAD",
+    ])
+      expect(explainableBlobs(sql)).toBe(sql);
   });
 });
