@@ -1,22 +1,52 @@
 /**
  * Query results as text: for the chat table (NULL spelled out, blobs as their size, integers
- * exact) and for the CSV file (written record by record, neutralised against formulas, by the
- * operation that writes it).
+ * exact, long values cut) and for the CSV file (blobs in hexadecimal, written record by record,
+ * neutralised against formulas, by the operation that writes it).
  */
+import { csvCellPieces, csvRecord } from '../reports/csv-safety.js';
 import type { Cell } from './read-query.js';
 
 const blobText = (blob: ArrayBuffer) => `<blob ${blob.byteLength} byte${blob.byteLength === 1 ? '' : 's'}>`;
 
-/** A cell for the chat table. */
-export function tableCell(cell: Cell): string {
+/**
+ * A cell for the chat table; a longer text than `width` is cut to its first `width + 1`
+ * characters, as a copy of its own: a slice would keep the whole value alive.
+ */
+export function tableCell(cell: Cell, width = Number.POSITIVE_INFINITY): string {
   if (cell === null) return 'NULL';
   if (cell instanceof ArrayBuffer) return blobText(cell);
+  const text = String(cell);
+  return text.length > width + 1 ? [...text.slice(0, width + 1)].join('') : text;
+}
+
+/** A cell for the CSV file: NULL is an empty cell, as spreadsheets and most tools expect; a blob is its bytes in hexadecimal. */
+export function csvCell(cell: Cell): string {
+  if (cell === null) return '';
+  if (cell instanceof ArrayBuffer) return Buffer.from(cell).toString('hex');
   return String(cell);
 }
 
-/** A cell for the CSV file: NULL is an empty cell, as spreadsheets and most tools expect. */
-export function csvCell(cell: Cell): string {
-  if (cell === null) return '';
-  if (cell instanceof ArrayBuffer) return blobText(cell);
-  return String(cell);
+/** A value this long goes to the file in pieces of this many characters, never copied whole. */
+export const CSV_PIECE_CHARS = 1024 * 1024;
+
+const isLong = (cell: Cell) =>
+  cell instanceof ArrayBuffer
+    ? cell.byteLength * 2 > CSV_PIECE_CHARS
+    : typeof cell === 'string' && cell.length > CSV_PIECE_CHARS;
+
+/** One row of the CSV file, as csvRecord writes it: in one piece, or in many when a value is long. */
+export function* csvRowPieces(cells: readonly Cell[]): Generator<string> {
+  if (!cells.some(isLong)) {
+    yield csvRecord(cells.map(csvCell));
+    return;
+  }
+  for (const [index, cell] of cells.entries()) {
+    if (index > 0) yield ',';
+    if (cell instanceof ArrayBuffer) {
+      const step = CSV_PIECE_CHARS / 2;
+      for (let at = 0; at < cell.byteLength; at += step)
+        yield Buffer.from(cell, at, Math.min(step, cell.byteLength - at)).toString('hex');
+    } else yield* csvCellPieces(csvCell(cell), CSV_PIECE_CHARS);
+  }
+  yield '\r\n';
 }

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { UTCDate } from '@date-fns/utc';
 import { z } from 'zod';
-import { csvCell, tableCell } from '../database/cells.js';
+import { csvRowPieces, tableCell } from '../database/cells.js';
 import {
   type Cell,
   type CustomerDatabase,
@@ -46,8 +46,8 @@ export const queryFilename = (nowMs: number): string =>
   `query-${format(new UTCDate(nowMs), 'yyyyMMdd-HHmmss')}.csv`;
 
 /** The table as it appears in chat: the most rows (up to 20) whose code block fits one section. */
-function fittedTable(headers: string[], first: Cell[][]): { table: string; shown: number; cut: boolean } {
-  const rows = first.slice(0, MAX_TABLE_ROWS).map((row) => row.map(tableCell));
+function fittedTable(headers: string[], first: string[][]): { table: string; shown: number; cut: boolean } {
+  const rows = first.slice(0, MAX_TABLE_ROWS);
   // Anything flattened or shortened for the table differs from the data: the CSV has it whole.
   let cut = [headers, ...rows].some((row) =>
     row.some((cell) => cell.length > MAX_COLUMN_WIDTH || /[\u0000-\u001f\u007f]/.test(cell)),
@@ -65,25 +65,45 @@ function fittedTable(headers: string[], first: Cell[][]): { table: string; shown
 /** A query's rows as they were read: the first ones for the table, all of them in a CSV file. */
 interface ReadResult {
   summary: QuerySummary;
-  first: Cell[][];
+  /** The first rows' cells as the table shows them (a long value cut, a blob as its size). */
+  first: string[][];
+  /** Whether the first rows hold a blob, which the table shows only by its size. */
+  blobShown: boolean;
+  /** Whether any row read holds a blob, which the file has in hexadecimal. */
+  blobs: boolean;
   /** The CSV, header first, written row by row as the rows arrived. */
   path: string;
+}
+
+const isBlob = (cell: Cell) => cell instanceof ArrayBuffer;
+
+/** Writes one row to the file, a long value in pieces so that it is never copied whole. */
+async function writeRow(csv: CsvFileWriter, cells: Cell[]): Promise<void> {
+  for (const piece of csvRowPieces(cells)) await csv.write(piece);
 }
 
 async function readResult(database: CustomerDatabase, sql: string): Promise<ReadResult> {
   const path = temporaryCsvPath();
   const csv = new CsvFileWriter(path);
-  const first: Cell[][] = [];
+  const first: string[][] = [];
+  let blobShown = false;
+  let blobs = false;
   try {
     const summary = await database.streamReadOnlyQuery(sql, {
       columns: (names) => csv.write(csvRecord(names)),
       row: (cells) => {
-        if (first.length < MAX_TABLE_ROWS) first.push(cells);
-        return csv.write(csvRecord(cells.map(csvCell)));
+        const blob = cells.some(isBlob);
+        blobs ||= blob;
+        if (first.length < MAX_TABLE_ROWS) {
+          // Only what the table can show is kept: the value itself goes to the file and is let go.
+          first.push(cells.map((cell) => tableCell(cell, MAX_COLUMN_WIDTH)));
+          blobShown ||= blob;
+        }
+        return writeRow(csv, cells);
       },
     });
     await csv.close();
-    return { summary, first, path };
+    return { summary, first, blobShown, blobs, path };
   } catch (error) {
     await csv.discard();
     await rm(path, { force: true });
@@ -95,9 +115,16 @@ async function readResult(database: CustomerDatabase, sql: string): Promise<Read
 function stoppedWords(summary: QuerySummary): string {
   const stop = summary.stopped;
   if (!stop) return '';
+  const where = summary.rows === 0 ? 'at the first row' : `after ${counted(summary.rows, 'row')}`;
   return stop.cap === 'rows'
     ? `The query stopped at the cap of ${counted(stop.limit, 'row')} (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. `
-    : `The query stopped at the cap of ${byteSize(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) after ${counted(summary.rows, 'row')}: the result has more. `;
+    : `The query stopped at the cap of ${byteSize(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) ${where}: the result has more. `;
+}
+
+/** What the table leaves out, when it shows every row read. */
+function leftOut(cut: boolean, blobShown: boolean): string {
+  if (cut && blobShown) return 'Long values are cut and blobs shown by their size here';
+  return blobShown ? 'Blobs are shown by their size here' : 'Long values are cut here';
 }
 
 export interface QueryAnswerInput {
@@ -114,7 +141,7 @@ export interface QueryAnswerInput {
  */
 export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   const { sql } = input;
-  const { summary, first, path } = await readResult(input.database, sql);
+  const { summary, first, blobShown, blobs, path } = await readResult(input.database, sql);
   const statement =
     sql.length > MAX_COMMENT_SQL ? `${sql.slice(0, MAX_COMMENT_SQL)}… (whole in the message)` : sql;
   const blocks: ReplyBlock[] = [
@@ -129,17 +156,21 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   }
   const total = summary.rows;
   const { table, shown, cut } = fittedTable(columns, first);
-  const withFile = total > shown || cut || summary.stopped !== undefined;
+  // A blob in the table is only its size: the file is where its bytes are.
+  const withFile = total > shown || cut || blobShown || summary.stopped !== undefined;
   const filename = queryFilename(input.now);
   blocks.push({ type: 'code', text: table });
   const described = `${counted(total, 'row')}, ${counted(columns.length, 'column')}`;
   const stopped = stoppedWords(summary);
   const where = summary.stopped
-    ? `Showing the first ${number(shown)}; the file has the rows read.`
-    : `${total > shown ? `Showing the first ${number(shown)}` : 'Long values are cut here'}; the file has the complete result.`;
+    ? total === 0
+      ? 'The file has the column names.'
+      : `Showing the first ${number(shown)}; the file has the rows read.`
+    : `${total > shown ? `Showing the first ${number(shown)}` : leftOut(cut, blobShown)}; the file has the complete result.`;
+  const hex = blobs ? ' Blobs are written to the file in hexadecimal.' : '';
   blocks.push({
     type: 'context',
-    text: withFile ? md`${described}. ${stopped}${where}` : md`${described}.`,
+    text: withFile ? md`${described}. ${stopped}${where}${hex}` : md`${described}.`,
   });
   const reply = inChannel(
     summary.stopped
@@ -161,7 +192,7 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
         about: summary.stopped
           ? `the first ${counted(total, 'row')}, where the query stopped`
           : `the complete result, ${counted(total, 'row')}`,
-        comment: `${summary.stopped ? 'First ' : ''}${described}${summary.stopped ? ' (stopped at a cap; the result has more)' : ''} from: ${statement}`,
+        comment: `${summary.stopped ? 'First ' : ''}${described}${summary.stopped ? ' (stopped at a cap; the result has more)' : ''}${blobs ? ', blobs in hexadecimal,' : ''} from: ${statement}`,
       },
     ],
   };

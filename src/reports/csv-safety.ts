@@ -52,6 +52,26 @@ export function csvRecord(cells: readonly string[]): string {
   return `${line}\r\n`;
 }
 
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+/**
+ * One cell exactly as csvRecord frames it, in pieces of about `size` characters, so that a cell
+ * of many megabytes is written without a copy of it whole. No piece splits a surrogate pair.
+ */
+export function* csvCellPieces(cell: string, size: number): Generator<string> {
+  const quoted = NEEDS_QUOTES.test(cell);
+  const head = `${quoted ? '"' : ''}${startsFormula(cell) ? "'" : ''}`;
+  if (head) yield head;
+  for (let at = 0; at < cell.length; ) {
+    let end = Math.min(at + size, cell.length);
+    if (end < cell.length && isHighSurrogate(cell.charCodeAt(end - 1))) end += 1;
+    const piece = cell.slice(at, end);
+    yield quoted ? piece.replace(QUOTES, '""') : piece;
+    at = end;
+  }
+  if (quoted) yield '"';
+}
+
 /** csv-stringify options for every file we write: RFC 4180 framing and neutralised cells. */
 export function safeCsvOptions(
   extra: Omit<StringifyOptions, 'escape_formulas' | 'quote_record_delimiter'> = {},

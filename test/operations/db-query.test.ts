@@ -72,12 +72,37 @@ describe('/edge db query', () => {
   });
 
   it('keeps integers beyond 2^53 exact and shows blobs by their size and NULL as NULL', async () => {
-    const { table } = await answerTo(
+    const { reply, table } = await answerTo(
       'SELECT id, avatar, (SELECT external_ref FROM orders WHERE id = 7) AS ref FROM customers WHERE id <= 2 ORDER BY id',
     );
     const [, , first, second] = table.split('\n');
     expect(first).toMatch(/^1 +<blob 4 bytes> +9007199254740993$/);
     expect(second).toMatch(/^2 +NULL +9007199254740993$/);
+    expect(csvRecords(onlyFile(reply))[1]).toBe('1,89504e47,9007199254740993');
+  });
+
+  it('delivers a blob the table shows only by its size: the CSV has it in hexadecimal, and says so', async () => {
+    const { reply, table, all } = await answerTo("SELECT x'DEADBEEF' AS fixed, randomblob(4) AS random");
+    expect(table.split('\n')[2]).toMatch(/^<blob 4 bytes> +<blob 4 bytes>$/);
+    expect(all).toContain(
+      '1 row, 2 columns. Blobs are shown by their size here; the file has the complete result. Blobs are written to the file in hexadecimal.',
+    );
+    const file = onlyFile(reply);
+    expect(file.about).toBe('the complete result, 1 row');
+    expect(file.comment).toContain('blobs in hexadecimal');
+    const [header, row] = csvRecords(file);
+    expect(header).toBe('fixed,random');
+    expect(row).toMatch(/^deadbeef,[0-9a-f]{8}$/);
+  });
+
+  it('answers a statement with a blob literal that is not UTF-8, EXPLAIN included', async () => {
+    const { reply, table } = await answerTo("SELECT length(x'DEADBEEF') AS n");
+    expect(reply.visibility).toBe('channel');
+    expect(table).toBe('n\n-\n4');
+    const explained = await answerTo("EXPLAIN SELECT x'DEADBEEF'");
+    expect(explained.reply.visibility).toBe('channel');
+    expect(explained.table).toMatch(/\bBlob\b/);
+    for (const file of explained.reply.files ?? []) csvRecords(file);
   });
 
   it('keeps the SQL as typed: quotes, curly quotes and -- are not shell syntax', async () => {

@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvRecord, neutraliseFormula, safeCsvOptions } from '../../src/reports/csv-safety.js';
+import { csvCellPieces, csvRecord, neutraliseFormula, safeCsvOptions } from '../../src/reports/csv-safety.js';
 
 const hostile = ['=HYPERLINK("http://evil.example","click")', '+1', '-2', '@x', '\tx', '\rx', '＝1+1'];
 
@@ -78,5 +78,18 @@ describe('the fast record writer of the origin-log CSV', () => {
   it('writes the header and a hostile row as a spreadsheet should read them', () => {
     expect(csvRecord(['timestamp', 'url'])).toBe('timestamp,url\r\n');
     expect(csvRecord(['=HYPERLINK("x")', 'a,b', '-2', ''])).toBe(`"'=HYPERLINK(""x"")","a,b",'-2,\r\n`);
+  });
+});
+
+describe('a long cell written in pieces', () => {
+  it('joins to what csvRecord writes for it, and no piece splits a surrogate pair', () => {
+    fc.assert(
+      fc.property(cell, fc.integer({ min: 1, max: 5 }), (text, size) => {
+        const pieces = [...csvCellPieces(text, size)];
+        expect(pieces.join('')).toBe(csvRecord([text]).slice(0, -2));
+        for (const piece of pieces.slice(0, -1)) expect(piece).not.toMatch(/[\uD800-\uDBFF]$/);
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });
