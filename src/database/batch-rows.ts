@@ -4,9 +4,34 @@
  * as they are complete, and everything else is kept as a small "skeleton" document (rows left
  * out, cols as null) that is parsed once the body has ended. A character scanner finds where each
  * row starts and ends, and only that slice goes to JSON.parse.
+ *
+ * A row's values are weighed as they stream in (text as UTF-8, blobs as their bytes), so that
+ * reading stops as soon as one passes what is left of the byte budget, before it is whole. A long
+ * value (`"value"` or `"base64"` of a cell) is not kept in the row's text: it is unescaped, or
+ * decoded from base64, piece by piece as it arrives. A long text is put back in the parsed row; a
+ * long blob's bytes are handed on beside it, the row holding an empty string in their place. So a
+ * value is held about once while it is read, and twice at most when its pieces are joined.
  */
 
-export type BatchRowEvent = { kind: 'cols'; value: unknown } | { kind: 'row'; value: unknown };
+/** The bytes of the `cell`-th value's long base64, decoded apart from its row. */
+export interface BlobBytes {
+  cell: number;
+  bytes: Buffer;
+}
+
+export type BatchRowEvent =
+  | { kind: 'cols'; value: unknown }
+  /** The row as JSON.parse reads it, but for the long base64 strings decoded into `blobs`. */
+  | { kind: 'row'; value: unknown; blobs?: BlobBytes[] }
+  /** A row's values pass what is left of the budget: the reading should stop here. */
+  | { kind: 'over-budget' };
+
+export interface BatchRowOptions {
+  /** Bytes of values the rows may hold in all; unbounded by default. */
+  maxValueBytes?: number;
+  /** A value string longer than this at the end of a chunk is read apart from its row. */
+  largeValueChars?: number;
+}
 
 /** The body is not the JSON document a Hrana server sends. */
 export class BatchRowsError extends Error {
@@ -15,6 +40,8 @@ export class BatchRowsError extends Error {
 
 /** Everything but the rows is small; a skeleton past this is not a Hrana answer. */
 const MAX_SKELETON_CHARS = 1024 * 1024;
+/** Values longer than this (a few chunks of the body) are read apart from their row. */
+const LARGE_VALUE_CHARS = 256 * 1024;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -24,6 +51,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 const COMMA = 0x2c;
+const LETTER_U = 0x75;
 
 type PathPart = string | number;
 
@@ -47,23 +75,204 @@ function parse(text: string): unknown {
   }
 }
 
+/** Where an escape that `text` cuts short starts; `text.length` when it cuts none. */
+function incompleteEscapeAt(text: string): number {
+  const last = text.lastIndexOf('\\');
+  // An escape is six characters at most (\uXXXX): one further back is whole.
+  if (last < 0 || last <= text.length - 6) return text.length;
+  let run = 1;
+  while (last - run >= 0 && text.charCodeAt(last - run) === BACKSLASH) run++;
+  // An even run of backslashes is escaped backslashes, each pair whole.
+  if (run % 2 === 0) return text.length;
+  const length = text.charCodeAt(last + 1) === LETTER_U ? 6 : 2;
+  return last + length <= text.length ? text.length : last;
+}
+
+function unescaped(raw: string): string {
+  if (raw === '') return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    throw new BatchRowsError('a value is not a valid JSON string');
+  }
+}
+
+/** A JSON string's content given in pieces, unescaped piece by piece. */
+class Unescaper {
+  /** The start of an escape that the last piece cut short. */
+  private held = '';
+
+  push(raw: string): string {
+    const text = this.held + raw;
+    const cut = incompleteEscapeAt(text);
+    this.held = text.slice(cut);
+    return unescaped(text.slice(0, cut));
+  }
+
+  finish(): string {
+    const rest = this.held;
+    this.held = '';
+    return unescaped(rest);
+  }
+}
+
+/** A long text value, read apart from its row. */
+class TextValue {
+  private readonly unescaper = new Unescaper();
+  private pieces: string[] = [];
+  /** Its UTF-8 bytes so far. */
+  bytes = 0;
+
+  push(raw: string): void {
+    this.add(this.unescaper.push(raw));
+  }
+
+  finish(): string {
+    this.add(this.unescaper.finish());
+    const text = this.pieces.join('');
+    this.pieces = [];
+    return text;
+  }
+
+  private add(piece: string): void {
+    if (piece === '') return;
+    this.pieces.push(piece);
+    // Half a surrogate pair at the end weighs 3 bytes alone; the whole pair weighs 4.
+    const last = piece.charCodeAt(piece.length - 1);
+    this.bytes += Buffer.byteLength(piece) - (last >= 0xd800 && last <= 0xdbff ? 2 : 0);
+  }
+}
+
+/** A long blob value, decoded from base64 apart from its row. */
+class BytesValue {
+  private readonly unescaper = new Unescaper();
+  private pieces: Buffer[] = [];
+  /** Base64 characters short of a group of four, decoded with the next piece. */
+  private carry = '';
+  /** Its bytes so far. */
+  bytes = 0;
+
+  push(raw: string): void {
+    this.decode(this.unescaper.push(raw), false);
+  }
+
+  finish(): Buffer {
+    this.decode(this.unescaper.finish(), true);
+    const bytes = Buffer.concat(this.pieces, this.bytes);
+    this.pieces = [];
+    return bytes;
+  }
+
+  private decode(text: string, last: boolean): void {
+    const all = this.carry + text;
+    const whole = last ? all.length : all.length - (all.length % 4);
+    this.carry = all.slice(whole);
+    if (whole === 0) return;
+    const piece = Buffer.from(whole === all.length ? all : all.slice(0, whole), 'base64');
+    this.pieces.push(piece);
+    this.bytes += piece.length;
+  }
+}
+
+type Field = 'value' | 'base64';
+
+/** A cell's `value` or `base64` string being read. */
+interface ValueString {
+  field: Field;
+  /** Characters so far, and their UTF-8 bytes and backslashes, while the row's text holds them. */
+  chars: number;
+  utf8: number;
+  backslashes: number;
+  /** Set once it is read apart from the row. */
+  apart: TextValue | BytesValue | undefined;
+}
+
+/** What a value string weighs at least, by what has been read of it. */
+function weightOf(value: ValueString): number {
+  if (value.apart) return value.apart.bytes;
+  // Each escape (six characters at most) stands for one byte at least; padding for none.
+  const characters = value.chars - 5 * value.backslashes;
+  if (value.field === 'base64') return Math.max(0, Math.floor(((characters - 2) * 3) / 4));
+  return Math.max(0, value.utf8 - 5 * value.backslashes);
+}
+
+function countBackslashes(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\\'); at >= 0; at = text.indexOf('\\', at + 1)) count++;
+  return count;
+}
+
+/** A key's raw text, when it is one of the fields whose string is a value. */
+function fieldOf(raw: string): Field | undefined {
+  let key: unknown;
+  try {
+    key = JSON.parse(`"${raw}"`);
+  } catch {
+    return undefined;
+  }
+  return key === 'value' || key === 'base64' ? key : undefined;
+}
+
+/** Puts a long text read apart back as the `value` of the row's `cell`-th object. */
+function putBack(row: unknown, cell: number, text: string): void {
+  const target: unknown = Array.isArray(row) ? row[cell] : undefined;
+  if (typeof target === 'object' && target !== null) (target as Record<string, unknown>).value = text;
+}
+
+/** Keys are short; one longer than this is none of the fields that matter. */
+const MAX_KEY_CHARS = 64;
+
+/** A row or the cols being read. */
+interface Capture {
+  kind: 'cols' | 'row';
+  /** Their text so far, but for the values read apart. */
+  text: string;
+  /** Their own nesting depth: 1 inside a row's array, 2 inside a cell's object. */
+  depth: number;
+  /** The index of the cell being read. */
+  cell: number;
+  /** In a cell: true from its opening brace or a comma until the key's colon. */
+  expectKey: boolean;
+  /** The raw text so far of a cell's key being read, which a chunk boundary may cut. */
+  key: string | undefined;
+  /** The field named by the key just read, until its colon. */
+  keyField: Field | undefined;
+  /** After the colon of a `value` or `base64` key, until that value starts. */
+  field: Field | undefined;
+  /** The value string being read. */
+  value: ValueString | undefined;
+  /** Bytes of the values read to their end: at least what they weigh. */
+  bytes: number;
+  /** Characters of `text` that belong to values; the rest is structure, which is small. */
+  valueChars: number;
+  /** Long texts read apart, to be put back in the parsed row, and long blobs' bytes. */
+  texts: { cell: number; text: string }[];
+  blobs: BlobBytes[];
+}
+
 export class BatchRowScanner {
   private readonly stack: Frame[] = [];
   private readonly rowsPath: string;
   private readonly colsPath: string;
+  private readonly largeValueChars: number;
+  /** Bytes of values the rows may still hold, by the weights read so far. */
+  private remaining: number;
   private skeleton = '';
   private inString = false;
   private escaped = false;
   /** The raw text so far of an object key being read, which a chunk boundary may cut. */
   private key: string | undefined;
-  /** A row or the cols being read: their text so far and their own nesting depth. */
-  private capture: { kind: 'cols' | 'row'; text: string; depth: number } | undefined;
+  private capture: Capture | undefined;
   private ended = false;
+  /** A row passed the budget: nothing more is read. */
+  private stopped = false;
 
-  constructor(step: number) {
+  constructor(step: number, options: BatchRowOptions = {}) {
     const result = ['results', 0, 'response', 'result', 'step_results', step];
     this.rowsPath = JSON.stringify([...result, 'rows']);
     this.colsPath = JSON.stringify([...result, 'cols']);
+    this.remaining = options.maxValueBytes ?? Number.POSITIVE_INFINITY;
+    this.largeValueChars = options.largeValueChars ?? LARGE_VALUE_CHARS;
   }
 
   /** The path of the value that starts next in the current container. */
@@ -77,9 +286,28 @@ export class BatchRowScanner {
       throw new BatchRowsError('the response holds more than rows and is too large to read');
   }
 
+  private startCapture(kind: Capture['kind']): void {
+    this.capture = {
+      kind,
+      text: '',
+      depth: 1,
+      cell: 0,
+      expectKey: false,
+      key: undefined,
+      keyField: undefined,
+      field: undefined,
+      value: undefined,
+      bytes: 0,
+      valueChars: 0,
+      texts: [],
+      blobs: [],
+    };
+  }
+
   /** Feeds the next piece of the body and returns the rows and cols it completed. */
   push(text: string): BatchRowEvent[] {
     const events: BatchRowEvent[] = [];
+    if (this.stopped) return events;
     // Where the part of this chunk that goes to the skeleton (or to a capture, or to a key) starts.
     let from = 0;
     const inRows = () => this.stack[this.stack.length - 1]?.isRows === true;
@@ -92,13 +320,23 @@ export class BatchRowScanner {
       if (this.inString) {
         // Long values are most of a body: jump to the quote that ends the string.
         const end = this.stringEnd(text, i);
+        const stop = end < 0 ? text.length : end;
+        const capture = this.capture;
+        if (capture?.value) from = this.readValue(capture, capture.value, text, i, stop, end >= 0, from);
+        else if (capture?.key !== undefined) {
+          capture.key = (capture.key + text.slice(i, stop)).slice(0, MAX_KEY_CHARS + 1);
+          if (end >= 0) {
+            capture.keyField = capture.key.length > MAX_KEY_CHARS ? undefined : fieldOf(capture.key);
+            capture.key = undefined;
+          }
+        }
         if (end < 0) {
           i = text.length;
           continue;
         }
         i = end;
         this.inString = false;
-        if (this.key !== undefined && !this.capture) {
+        if (this.key !== undefined && !capture) {
           const top = this.stack[this.stack.length - 1]!;
           top.position = String(parse(this.key + text.slice(from, i + 1)));
           this.key = undefined;
@@ -108,24 +346,37 @@ export class BatchRowScanner {
       }
       const capture = this.capture;
       if (capture) {
-        if (code === QUOTE) this.inString = true;
-        else if (code === OPEN_BRACE || code === OPEN_BRACKET) capture.depth += 1;
-        else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-          capture.depth -= 1;
-          if (capture.depth === 0) {
-            events.push({ kind: capture.kind, value: parse(capture.text + text.slice(from, i + 1)) });
-            this.capture = undefined;
-            if (capture.kind === 'cols') this.keep('null');
-            from = i + 1;
+        if (capture.kind === 'cols') {
+          if (code === QUOTE) this.inString = true;
+          else if (code === OPEN_BRACE || code === OPEN_BRACKET) capture.depth += 1;
+          else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+            capture.depth -= 1;
+            if (capture.depth === 0) {
+              events.push({ kind: 'cols', value: parse(capture.text + text.slice(from, i + 1)) });
+              this.capture = undefined;
+              this.keep('null');
+              from = i + 1;
+            }
           }
+          continue;
         }
+        if (!this.scanRow(capture, code)) continue;
+        // The row has ended.
+        this.capture = undefined;
+        if (capture.bytes > this.remaining) return this.stop(events);
+        this.remaining -= capture.bytes;
+        const value = parse(capture.text + text.slice(from, i + 1));
+        for (const { cell, text } of capture.texts) putBack(value, cell, text);
+        const { blobs } = capture;
+        events.push(blobs.length > 0 ? { kind: 'row', value, blobs } : { kind: 'row', value });
+        from = i + 1;
         continue;
       }
       const top = this.stack[this.stack.length - 1];
       if (inRows()) {
         // Between rows: nothing goes to the skeleton; each row is an array of its own.
         if (code === OPEN_BRACKET) {
-          this.capture = { kind: 'row', text: '', depth: 1 };
+          this.startCapture('row');
           from = i;
         } else if (code === COMMA) {
           top!.position = Number(top!.position) + 1;
@@ -162,7 +413,7 @@ export class BatchRowScanner {
           const path = this.nextPath();
           if (code === OPEN_BRACKET && path === this.colsPath) {
             this.keep(text.slice(from, i));
-            this.capture = { kind: 'cols', text: '', depth: 1 };
+            this.startCapture('cols');
             from = i;
             break;
           }
@@ -193,9 +444,106 @@ export class BatchRowScanner {
     }
     // What this chunk leaves unfinished continues in the next one.
     const rest = text.slice(from);
-    if (this.capture) this.capture.text += rest;
-    else if (this.key !== undefined) this.key += rest;
+    const capture = this.capture;
+    if (capture) {
+      capture.text += rest;
+      if (capture.text.length - capture.valueChars > MAX_SKELETON_CHARS)
+        throw new BatchRowsError('a row holds more than values and is too large to read');
+      const reading = capture.value ? weightOf(capture.value) : 0;
+      if (capture.kind === 'row' && capture.bytes + reading > this.remaining) return this.stop(events);
+    } else if (this.key !== undefined) this.key += rest;
     else if (!this.ended && !inRows()) this.keep(rest);
+    return events;
+  }
+
+  /** One character of a row outside its strings; true when it ends the row. */
+  private scanRow(capture: Capture, code: number): boolean {
+    switch (code) {
+      case QUOTE:
+        this.inString = true;
+        if (capture.depth !== 2) break;
+        if (capture.expectKey) capture.key = '';
+        else if (capture.field)
+          capture.value = { field: capture.field, chars: 0, utf8: 0, backslashes: 0, apart: undefined };
+        capture.field = undefined;
+        break;
+      case OPEN_BRACE:
+      case OPEN_BRACKET:
+        capture.depth += 1;
+        if (capture.depth === 2) capture.expectKey = code === OPEN_BRACE;
+        break;
+      case CLOSE_BRACE:
+      case CLOSE_BRACKET:
+        capture.depth -= 1;
+        capture.field = undefined;
+        return capture.depth === 0;
+      case COLON:
+        if (capture.depth === 2 && capture.expectKey) {
+          capture.expectKey = false;
+          capture.field = capture.keyField;
+        }
+        break;
+      case COMMA:
+        if (capture.depth === 1) capture.cell += 1;
+        else if (capture.depth === 2) {
+          capture.expectKey = true;
+          capture.field = undefined;
+        }
+        break;
+    }
+    return false;
+  }
+
+  /**
+   * A piece of a value string, from `start` to `stop` of this chunk (`closed` when the string
+   * ends there); returns where the part of this chunk that goes to the row's text starts now.
+   */
+  private readValue(
+    capture: Capture,
+    value: ValueString,
+    text: string,
+    start: number,
+    stop: number,
+    closed: boolean,
+    from: number,
+  ): number {
+    const piece = text.slice(start, stop);
+    if (value.apart) {
+      value.apart.push(piece);
+      if (!closed) return text.length;
+      const { apart } = value;
+      if (apart instanceof TextValue) capture.texts.push({ cell: capture.cell, text: apart.finish() });
+      else capture.blobs.push({ cell: capture.cell, bytes: apart.finish() });
+      capture.bytes += apart.bytes;
+      capture.value = undefined;
+      // The row's text goes on from the closing quote: the value is an empty string there.
+      return stop;
+    }
+    value.chars += piece.length;
+    value.utf8 += Buffer.byteLength(piece);
+    value.backslashes += countBackslashes(piece);
+    capture.valueChars += piece.length;
+    if (closed) {
+      capture.bytes += weightOf(value);
+      capture.value = undefined;
+      return from;
+    }
+    if (value.chars < this.largeValueChars) return from;
+    // Long: from here on it is read apart, with what the row's text already holds of it.
+    const held = value.chars - piece.length;
+    const apart = value.field === 'base64' ? new BytesValue() : new TextValue();
+    apart.push(capture.text.slice(capture.text.length - held));
+    capture.text = capture.text.slice(0, capture.text.length - held) + text.slice(from, start);
+    capture.valueChars -= value.chars;
+    apart.push(piece);
+    value.apart = apart;
+    return text.length;
+  }
+
+  private stop(events: BatchRowEvent[]): BatchRowEvent[] {
+    this.stopped = true;
+    this.capture = undefined;
+    events.push({ kind: 'over-budget' });
     return events;
   }
 

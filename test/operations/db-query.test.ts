@@ -2,7 +2,10 @@
  * `/edge db query` through the engine: the table, the CSV of what does not fit, the caps, and
  * every statement it refuses, each with what to do instead.
  */
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -304,5 +307,145 @@ describe('/edge db query refuses, saying what to do instead', () => {
       // The sandbox goes on handling the abandoned request after its delay; let it finish.
       await sleep(Math.max(0, 400 - (performance.now() - started)));
     }
+  });
+});
+
+const MB = 1024 * 1024;
+
+/** An empty step result, as for BEGIN and COMMIT. */
+const NO_ROWS =
+  '{"cols":[],"rows":[],"affected_row_count":0,"last_insert_rowid":null,"replication_index":null}';
+
+const DESCRIBED = {
+  baton: null,
+  base_url: null,
+  results: [
+    {
+      type: 'ok',
+      response: {
+        type: 'describe',
+        result: {
+          params: [],
+          cols: [{ name: 'payload', decltype: null }],
+          is_explain: false,
+          is_readonly: true,
+        },
+      },
+    },
+    { type: 'ok', response: { type: 'close' } },
+  ],
+};
+
+/**
+ * A Hrana server whose query answers one value of `bytes` bytes, a blob or a text, sent as fast
+ * as the client reads it; `finished` says whether the answer was sent whole before the client
+ * hung up.
+ */
+async function startOneValueServer(type: 'blob' | 'text', bytes: number) {
+  let finished: Promise<{ complete: boolean }> | undefined;
+  const send = async (response: ServerResponse) => {
+    const closed = new Promise((resolve) => response.once('close', resolve));
+    response.write(
+      `{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"batch","result":{"step_results":[${NO_ROWS},{"cols":[{"name":"payload","decltype":null}],"rows":[[{"type":"${type}","${type === 'blob' ? 'base64' : 'value'}":"`,
+    );
+    // As base64, "A" is six zero bits; as text, one byte.
+    const piece = 'A'.repeat(64 * 1024);
+    for (let left = type === 'blob' ? Math.ceil(bytes / 3) * 4 : bytes; left > 0 && !response.destroyed; ) {
+      const next = left < piece.length ? piece.slice(0, left) : piece;
+      left -= next.length;
+      if (!response.write(next)) await Promise.race([once(response, 'drain'), closed]);
+    }
+    if (response.destroyed) return;
+    response.end(
+      `"}]],"affected_row_count":0,"last_insert_rowid":null,"replication_index":null},${NO_ROWS},null],"step_errors":[null,null,null,null],"replication_index":null}}},{"type":"ok","response":{"type":"close"}}]}`,
+    );
+  };
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { requests: { type: string }[] };
+    response.setHeader('content-type', 'application/json');
+    if (body.requests[0]?.type === 'describe') return void response.end(JSON.stringify(DESCRIBED));
+    finished = new Promise((resolve) =>
+      response.once('close', () => resolve({ complete: response.writableFinished })),
+    );
+    await send(response);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    finished: () => finished ?? Promise.reject(new Error('the query never reached the server')),
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** The global fetch, counting the bytes of response bodies the caller has read. */
+function countingFetch() {
+  const counter = { read: 0 };
+  const fetchCounting: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          counter.read += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: response.status, headers: response.headers });
+  };
+  return { counter, fetch: fetchCounting };
+}
+
+describe('/edge db query holds no value past the cap on bytes', () => {
+  it.each(['blob', 'text'] as const)(
+    'stops reading a %s that passes the cap, ends the download, and says where it stopped',
+    async (type) => {
+      const server = await startOneValueServer(type, 32 * MB);
+      const counting = countingFetch();
+      useDatabase(
+        createCustomerDatabase({
+          url: server.url,
+          secrets: bed.runtime.secrets,
+          limits: { maxBytes: MB },
+          fetch: counting.fetch,
+        }),
+      );
+      try {
+        const { reply, all } = await answerTo('SELECT payload FROM uploads');
+        // About the cap's worth of the value was read (1 MB is 1.33 MB of base64), not the 32 MB sent.
+        expect(counting.counter.read).toBeGreaterThan(MB);
+        expect(counting.counter.read).toBeLessThan(2 * MB);
+        expect(await server.finished()).toEqual({ complete: false });
+        expect(all).toContain(
+          '0 rows, 1 column. The query stopped at the cap of 1 MB of values (EDGEOPS_DB_QUERY_MAX_BYTES) at the first row: the result has more. The file has the column names.',
+        );
+        expect(reply.text).toBe('The query stopped at a cap after 0 rows');
+        expect(csvRecords(onlyFile(reply)).filter((record) => record !== '')).toEqual(['payload']);
+      } finally {
+        useDatabase(database);
+        await server.close();
+      }
+    },
+  );
+
+  it('keeps a long blob and a long text under the cap whole, in the CSV', async () => {
+    const { reply, table } = await answerTo(
+      "SELECT b, hex(b) AS upper, t FROM (SELECT randomblob(600000) AS b, replace(hex(zeroblob(400000)), '00', 'é\"' || char(10)) AS t)",
+    );
+    expect(table.split('\n')[2]).toMatch(/^<blob 600000 bytes> {2}[0-9A-F]{31}… {2}é" é" /);
+    const [header, row] = csvRecords(onlyFile(reply));
+    expect(header).toBe('b,upper,t');
+    const [lower, upper, text] = row!.split(',');
+    expect(lower).toHaveLength(1_200_000);
+    expect(lower).toBe(upper!.toLowerCase());
+    expect(text).toBe(`"${'é""\n'.repeat(400_000)}"`);
   });
 });
