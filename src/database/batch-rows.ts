@@ -16,7 +16,7 @@
 /** The bytes of the `cell`-th value's long base64, decoded apart from its row. */
 export interface BlobBytes {
   cell: number;
-  bytes: Buffer;
+  bytes: ArrayBuffer;
 }
 
 export type BatchRowEvent =
@@ -27,7 +27,7 @@ export type BatchRowEvent =
   | { kind: 'over-budget' };
 
 export interface BatchRowOptions {
-  /** Bytes of values the rows may hold in all; unbounded by default. */
+  /** Bytes of values the rows may hold in all; 1 GiB by default. */
   maxValueBytes?: number;
   /** A value string longer than this at the end of a chunk is read apart from its row. */
   largeValueChars?: number;
@@ -40,6 +40,8 @@ export class BatchRowsError extends Error {
 
 /** Everything but the rows is small; a skeleton past this is not a Hrana answer. */
 const MAX_SKELETON_CHARS = 1024 * 1024;
+/** The budget when none is given: the largest EDGEOPS_DB_QUERY_MAX_BYTES allows. */
+const MAX_VALUE_BYTES = 1024 ** 3;
 /** Values longer than this (a few chunks of the body) are read apart from their row. */
 const LARGE_VALUE_CHARS = 256 * 1024;
 
@@ -88,8 +90,11 @@ function incompleteEscapeAt(text: string): number {
   return last + length <= text.length ? text.length : last;
 }
 
+const CONTROL = /[\u0000-\u001f]/;
+
 function unescaped(raw: string): string {
-  if (raw === '') return raw;
+  // Most pieces have nothing to unescape: JSON.parse would only copy them.
+  if (!raw.includes('\\') && !CONTROL.test(raw)) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {
@@ -116,61 +121,116 @@ class Unescaper {
   }
 }
 
-/** A long text value, read apart from its row. */
+/** ES2024's resizable ArrayBuffer, which Node 20 has; the project's lib is ES2023. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => ResizableArrayBuffer;
+
+/**
+ * Bytes written piece after piece into one buffer that grows in place: no piece is kept apart,
+ * and nothing is copied to join them. Past `max` they are only counted.
+ */
+class GrowingBytes {
+  readonly buffer: ResizableArrayBuffer;
+  /** Bytes written so far, those only counted past the maximum included. */
+  length = 0;
+
+  constructor(max: number) {
+    this.buffer = new ResizableArrayBuffer(0, { maxByteLength: Math.max(0, Math.floor(max)) });
+  }
+
+  write(text: string, encoding: 'utf8' | 'base64'): void {
+    const size = Buffer.byteLength(text, encoding);
+    const at = this.length;
+    this.length += size;
+    if (this.length > this.buffer.maxByteLength) return;
+    this.buffer.resize(this.length);
+    // Base64 with characters that are not base64 is shorter than its length says.
+    const written = Buffer.from(this.buffer, at, size).write(text, encoding);
+    if (written < size) {
+      this.length = at + written;
+      this.buffer.resize(this.length);
+    }
+  }
+}
+
+/** A long text value, read apart from its row: unescaped, and kept as UTF-8 until it ends. */
 class TextValue {
   private readonly unescaper = new Unescaper();
-  private pieces: string[] = [];
-  /** Its UTF-8 bytes so far. */
-  bytes = 0;
+  private readonly utf8: GrowingBytes;
+  /** Half a surrogate pair that ended a piece, written with the next. */
+  private high = '';
+
+  constructor(max: number) {
+    this.utf8 = new GrowingBytes(max);
+  }
+
+  get bytes(): number {
+    return this.utf8.length;
+  }
 
   push(raw: string): void {
     this.add(this.unescaper.push(raw));
   }
 
+  /** The text; its UTF-8 is let go at once, so that the text is held only once from here. */
   finish(): string {
     this.add(this.unescaper.finish());
-    const text = this.pieces.join('');
-    this.pieces = [];
+    this.utf8.write(this.high, 'utf8');
+    const { buffer, length } = this.utf8;
+    if (length > buffer.maxByteLength) throw new BatchRowsError('a value is larger than the budget');
+    const text = Buffer.from(buffer, 0, length).toString('utf8');
+    buffer.resize(0);
     return text;
   }
 
   private add(piece: string): void {
-    if (piece === '') return;
-    this.pieces.push(piece);
-    // Half a surrogate pair at the end weighs 3 bytes alone; the whole pair weighs 4.
-    const last = piece.charCodeAt(piece.length - 1);
-    this.bytes += Buffer.byteLength(piece) - (last >= 0xd800 && last <= 0xdbff ? 2 : 0);
+    const text = this.high + piece;
+    const last = text.charCodeAt(text.length - 1);
+    const split = last >= 0xd800 && last <= 0xdbff;
+    this.high = split ? text.slice(-1) : '';
+    this.utf8.write(split ? text.slice(0, -1) : text, 'utf8');
   }
 }
 
 /** A long blob value, decoded from base64 apart from its row. */
 class BytesValue {
   private readonly unescaper = new Unescaper();
-  private pieces: Buffer[] = [];
+  private readonly decoded: GrowingBytes;
   /** Base64 characters short of a group of four, decoded with the next piece. */
   private carry = '';
-  /** Its bytes so far. */
-  bytes = 0;
+
+  constructor(max: number) {
+    this.decoded = new GrowingBytes(max);
+  }
+
+  get bytes(): number {
+    return this.decoded.length;
+  }
 
   push(raw: string): void {
     this.decode(this.unescaper.push(raw), false);
   }
 
-  finish(): Buffer {
+  /** The bytes, in the buffer they were decoded into. */
+  finish(): ArrayBuffer {
     this.decode(this.unescaper.finish(), true);
-    const bytes = Buffer.concat(this.pieces, this.bytes);
-    this.pieces = [];
-    return bytes;
+    const { buffer, length } = this.decoded;
+    if (length > buffer.maxByteLength) throw new BatchRowsError('a value is larger than the budget');
+    return buffer;
   }
 
   private decode(text: string, last: boolean): void {
     const all = this.carry + text;
     const whole = last ? all.length : all.length - (all.length % 4);
     this.carry = all.slice(whole);
-    if (whole === 0) return;
-    const piece = Buffer.from(whole === all.length ? all : all.slice(0, whole), 'base64');
-    this.pieces.push(piece);
-    this.bytes += piece.length;
+    if (whole > 0) this.decoded.write(whole === all.length ? all : all.slice(0, whole), 'base64');
   }
 }
 
@@ -271,7 +331,7 @@ export class BatchRowScanner {
     const result = ['results', 0, 'response', 'result', 'step_results', step];
     this.rowsPath = JSON.stringify([...result, 'rows']);
     this.colsPath = JSON.stringify([...result, 'cols']);
-    this.remaining = options.maxValueBytes ?? Number.POSITIVE_INFINITY;
+    this.remaining = options.maxValueBytes ?? MAX_VALUE_BYTES;
     this.largeValueChars = options.largeValueChars ?? LARGE_VALUE_CHARS;
   }
 
@@ -531,7 +591,9 @@ export class BatchRowScanner {
     if (value.chars < this.largeValueChars) return from;
     // Long: from here on it is read apart, with what the row's text already holds of it.
     const held = value.chars - piece.length;
-    const apart = value.field === 'base64' ? new BytesValue() : new TextValue();
+    // What this row may still hold; the scanner stops before a value passes it.
+    const room = this.remaining - capture.bytes;
+    const apart = value.field === 'base64' ? new BytesValue(room) : new TextValue(room);
     apart.push(capture.text.slice(capture.text.length - held));
     capture.text = capture.text.slice(0, capture.text.length - held) + text.slice(from, start);
     capture.valueChars -= value.chars;

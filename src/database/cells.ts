@@ -3,7 +3,7 @@
  * exact, long values cut) and for the CSV file (blobs in hexadecimal, written record by record,
  * neutralised against formulas, by the operation that writes it).
  */
-import { csvCellPieces, csvRecord } from '../reports/csv-safety.js';
+import { csvCellPieces } from '../reports/csv-safety.js';
 import type { Cell } from './read-query.js';
 
 const blobText = (blob: ArrayBuffer) => `<blob ${blob.byteLength} byte${blob.byteLength === 1 ? '' : 's'}>`;
@@ -26,20 +26,22 @@ export function csvCell(cell: Cell): string {
   return String(cell);
 }
 
-/** A value this long goes to the file in pieces of this many characters, never copied whole. */
-export const CSV_PIECE_CHARS = 1024 * 1024;
+/**
+ * A value this long goes to the file in pieces of this many characters, never copied whole;
+ * pieces this small die young, so the garbage of writing them does not pile up.
+ */
+export const CSV_PIECE_CHARS = 64 * 1024;
 
 const isLong = (cell: Cell) =>
   cell instanceof ArrayBuffer
     ? cell.byteLength * 2 > CSV_PIECE_CHARS
     : typeof cell === 'string' && cell.length > CSV_PIECE_CHARS;
 
-/** One row of the CSV file, as csvRecord writes it: in one piece, or in many when a value is long. */
+/** Whether the row has a value long enough to be written in pieces (csvRowPieces). */
+export const hasLongValue = (cells: readonly Cell[]) => cells.some(isLong);
+
+/** One row of the CSV file exactly as csvRecord writes it, in pieces of CSV_PIECE_CHARS or so. */
 export function* csvRowPieces(cells: readonly Cell[]): Generator<string> {
-  if (!cells.some(isLong)) {
-    yield csvRecord(cells.map(csvCell));
-    return;
-  }
   for (const [index, cell] of cells.entries()) {
     if (index > 0) yield ',';
     if (cell instanceof ArrayBuffer) {

@@ -126,10 +126,10 @@ function ownBuffer(bytes: Buffer): ArrayBuffer {
 }
 
 /** A cell's value; `bytes` are its blob's, when they were decoded apart from the row. */
-function cellOf(value: z.infer<typeof HranaValueSchema>, bytes: Buffer | undefined): Cell {
+function cellOf(value: z.infer<typeof HranaValueSchema>, bytes: ArrayBuffer | undefined): Cell {
   if (bytes) {
     if (value.type !== 'blob') throw unreadable();
-    return ownBuffer(bytes);
+    return bytes;
   }
   switch (value.type) {
     case 'null':

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { UTCDate } from '@date-fns/utc';
 import { z } from 'zod';
-import { csvRowPieces, tableCell } from '../database/cells.js';
+import { csvCell, csvRowPieces, hasLongValue, tableCell } from '../database/cells.js';
 import {
   type Cell,
   type CustomerDatabase,
@@ -79,6 +79,7 @@ const isBlob = (cell: Cell) => cell instanceof ArrayBuffer;
 
 /** Writes one row to the file, a long value in pieces so that it is never copied whole. */
 async function writeRow(csv: CsvFileWriter, cells: Cell[]): Promise<void> {
+  if (!hasLongValue(cells)) return csv.write(csvRecord(cells.map(csvCell)));
   for (const piece of csvRowPieces(cells)) await csv.write(piece);
 }
 

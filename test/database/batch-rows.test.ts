@@ -133,7 +133,7 @@ function cellsOf(events: BatchRowEvent[]): string[][] {
     return [
       row.map((cell, index) => {
         const apart = event.blobs?.find((blob) => blob.cell === index);
-        if (apart) return `blob:${apart.bytes.toString('hex')}`;
+        if (apart) return `blob:${Buffer.from(apart.bytes).toString('hex')}`;
         if (cell.type === 'blob') return `blob:${Buffer.from(cell.base64 ?? '', 'base64').toString('hex')}`;
         return `${cell.type}:${cell.value ?? ''}`;
       }),
@@ -186,14 +186,12 @@ describe('reading long values apart from their row', () => {
       { type: 'blob', base64: bytes.toString('base64') },
     ];
     const events = scanWith({ largeValueChars: 1024 }, pieces(document([row]), 4096));
-    expect(events.find((event) => event.kind === 'row')).toEqual({
-      kind: 'row',
-      value: [
-        { type: 'text', value: long },
-        { type: 'blob', base64: '' },
-      ],
-      blobs: [{ cell: 1, bytes }],
-    });
+    const read = events.find((event) => event.kind === 'row');
+    expect(read?.value).toEqual([
+      { type: 'text', value: long },
+      { type: 'blob', base64: '' },
+    ]);
+    expect(read?.blobs?.map((blob) => [blob.cell, Buffer.from(blob.bytes)])).toEqual([[1, bytes]]);
   });
 });
 
