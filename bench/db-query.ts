@@ -4,7 +4,11 @@
  * runs the operation's own path (`answerQuery`: describe, the wrapped query, the streamed read,
  * the CSV written row by row) in its own process, from compiled JavaScript as in production:
  * once for the whole table, once for `SELECT 1`, side by side.
- * Run alone: `npx tsx bench/db-query.ts [rows]`.
+ *
+ * `benchDbQueryValues` does the same for one value alone: a 300 MB blob, past the default
+ * 100 MB cap, must stop at the cap without being held (under 250 MB), and a 91 MB blob or text,
+ * under it, must arrive whole with the value held about twice at most (under 300 MB).
+ * Run alone: `npx tsx bench/db-query.ts [rows]`, `npx tsx bench/db-query.ts --values`.
  */
 import { rm, stat } from 'node:fs/promises';
 import { createClient } from '@libsql/client';
@@ -39,7 +43,8 @@ async function side(sql: string): Promise<void> {
   const csvBytes = file ? (await stat(file)).size : 0;
   if (file) await rm(file, { force: true });
   const rows = Number(/(\d[\d,]*) rows?/.exec(reply.text)?.[1]?.replaceAll(',', '') ?? 0);
-  reportMeasurement({ ms, detail: { rows, csvBytes } });
+  const stopped = reply.text.startsWith('The query stopped') ? 1 : 0;
+  reportMeasurement({ ms, detail: { rows, csvBytes, stopped } });
 }
 
 const largest = (runs: ChildMeasurement[]): ChildMeasurement =>
@@ -104,8 +109,92 @@ export async function benchDbQuery(rows = 100_000): Promise<BenchRow[]> {
   }
 }
 
+/** One value alone, in the sandbox's `one_value` table. */
+interface OneValue {
+  id: number;
+  what: string;
+  /** The SQL that makes the value. */
+  value: string;
+  bytes: number;
+  targetMb: number;
+}
+
+const ONE_VALUES: OneValue[] = [
+  { id: 1, what: 'one 300 MB blob', value: `randomblob(${300 * MB})`, bytes: 300 * MB, targetMb: 250 },
+  { id: 2, what: 'one 91 MB blob', value: `randomblob(${91 * MB})`, bytes: 91 * MB, targetMb: 300 },
+  // Hex of random bytes: 91 MB of text, which JSON carries as it is.
+  {
+    id: 3,
+    what: 'one 91 MB text',
+    value: `hex(randomblob(${(91 * MB) / 2}))`,
+    bytes: 91 * MB,
+    targetMb: 300,
+  },
+];
+
+export async function benchDbQueryValues(): Promise<BenchRow[]> {
+  const { startSandbox } = await import('../src/sandbox/server.js');
+  const { compileForBench } = await import('./compiled.js');
+  const { systemClock } = await import('../src/clock.js');
+  const { DEFAULT_QUERY_LIMITS } = await import('../src/database/customer-database.js');
+  const sandbox = await startSandbox({ now: systemClock });
+  const compiled = await compileForBench();
+  const script = compiled.script('bench/db-query.ts');
+  try {
+    const setup = createClient({ url: sandbox.databaseUrl, authToken: sandbox.databaseTokens.fullAccess });
+    await setup.execute('CREATE TABLE one_value (id INTEGER PRIMARY KEY, payload)');
+    for (const one of ONE_VALUES)
+      await setup.execute(`INSERT INTO one_value (id, payload) VALUES (${one.id}, ${one.value})`);
+    setup.close();
+    const env = {
+      BENCH_DATABASE_URL: sandbox.databaseUrl,
+      BENCH_DATABASE_TOKEN: sandbox.databaseTokens.readOnly,
+    };
+    const baseline: ChildMeasurement[] = [];
+    const measured = new Map<number, ChildMeasurement[]>(ONE_VALUES.map((one) => [one.id, []]));
+    for (let run = 0; run < RUNS; run++) {
+      baseline.push(await measureInChild(script, ['--side', 'SELECT 1'], env));
+      for (const one of ONE_VALUES)
+        measured
+          .get(one.id)!
+          .push(
+            await measureInChild(
+              script,
+              ['--side', `SELECT payload FROM one_value WHERE id = ${one.id}`],
+              env,
+            ),
+          );
+    }
+    const baselineMb = largest(baseline).peakRssBytes / MB;
+    return ONE_VALUES.map((one) => {
+      const runs = measured.get(one.id)!;
+      const ours = largest(runs);
+      const oursMb = ours.peakRssBytes / MB;
+      const overCap = one.bytes > DEFAULT_QUERY_LIMITS.maxBytes;
+      // Past the cap: stopped with nothing read. Under it: the one row, its blob as hex in the CSV.
+      const delivered = runs.every((run) =>
+        overCap
+          ? run.detail?.stopped === 1 && run.detail.rows === 0
+          : run.detail?.stopped === 0 && run.detail.rows === 1 && (run.detail.csvBytes ?? 0) >= one.bytes,
+      );
+      return {
+        figure: `db query peak RSS, ${one.what} vs SELECT 1 (MB)`,
+        value: Math.round(oursMb),
+        baseline: Math.round(baselineMb),
+        ratio: oursMb / baselineMb,
+        target: `< ${one.targetMb} MB, ${overCap ? 'stopped at the 100 MB cap' : 'the value whole in the CSV'}`,
+        pass: oursMb < one.targetMb && delivered,
+      };
+    });
+  } finally {
+    await sandbox.close();
+    await compiled.remove();
+  }
+}
+
 if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args[0] === '--side' && args[1]) await side(args[1]);
+  else if (args[0] === '--values') console.table(await benchDbQueryValues());
   else console.table(await benchDbQuery(args[0] ? Number(args[0]) : undefined));
 }

@@ -8,7 +8,7 @@ import { benchAckOpenLoop } from './ack-open.js';
 import { benchApprovals } from './approvals.js';
 import { benchAuditVerify } from './audit-verify.js';
 import { benchChart } from './chart.js';
-import { benchDbQuery } from './db-query.js';
+import { benchDbQuery, benchDbQueryValues } from './db-query.js';
 import { benchExport } from './export.js';
 import { benchLogs } from './logs.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
@@ -43,6 +43,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'db-query',
     what: 'db query peak RSS for a 100,000-row result vs SELECT 1',
     load: async () => () => benchDbQuery(),
+  },
+  {
+    name: 'db-query-value',
+    what: 'db query peak RSS for one 300 MB blob (past the cap) and one 91 MB blob and text (under it)',
+    load: async () => () => benchDbQueryValues(),
   },
   { name: 'approvals', what: '2 replicas, 200 clicks on 50 requests', load: async () => benchApprovals },
   {
