@@ -163,15 +163,15 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   blocks.push({ type: 'code', text: table });
   const described = `${counted(total, 'row')}, ${counted(columns.length, 'column')}`;
   const stopped = stoppedWords(summary);
+  const hex = blobs ? ', blobs in hexadecimal' : '';
   const where = summary.stopped
     ? total === 0
       ? 'The file has the column names.'
-      : `Showing the first ${number(shown)}; the file has the rows read.`
-    : `${total > shown ? `Showing the first ${number(shown)}` : leftOut(cut, blobShown)}; the file has the complete result.`;
-  const hex = blobs ? ' Blobs are written to the file in hexadecimal.' : '';
+      : `Showing the first ${number(shown)}; the file has the rows read${hex}.`
+    : `${total > shown ? `Showing the first ${number(shown)}` : leftOut(cut, blobShown)}; the file has the complete result${hex}.`;
   blocks.push({
     type: 'context',
-    text: withFile ? md`${described}. ${stopped}${where}${hex}` : md`${described}.`,
+    text: withFile ? md`${described}. ${stopped}${where}` : md`${described}.`,
   });
   const reply = inChannel(
     summary.stopped

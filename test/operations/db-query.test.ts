@@ -88,7 +88,7 @@ describe('/edge db query', () => {
     const { reply, table, all } = await answerTo("SELECT x'DEADBEEF' AS fixed, randomblob(4) AS random");
     expect(table.split('\n')[2]).toMatch(/^<blob 4 bytes> +<blob 4 bytes>$/);
     expect(all).toContain(
-      '1 row, 2 columns. Blobs are shown by their size here; the file has the complete result. Blobs are written to the file in hexadecimal.',
+      '1 row, 2 columns. Blobs are shown by their size here; the file has the complete result, blobs in hexadecimal.',
     );
     const file = onlyFile(reply);
     expect(file.about).toBe('the complete result, 1 row');
