@@ -53,9 +53,20 @@ export class SecretRegistry {
     for (const form of this.ordered) {
       const secret = this.forms.get(form) ?? form;
       if (keep.includes(secret)) continue;
-      if (out.includes(form)) out = out.split(form).join(`[redacted …${redactedTail(secret)}]`);
+      if (out.includes(form)) out = out.split(form).join(maskedForm(secret));
     }
     return out;
+  }
+
+  /**
+   * Each form of each secret but those in `keep`, longest first, with what `redact` writes in its
+   * place: for what is scrubbed as bytes rather than as a string (files).
+   */
+  maskedForms(keep: readonly string[] = []): { form: string; secret: string; masked: string }[] {
+    return this.ordered.flatMap((form) => {
+      const secret = this.forms.get(form) ?? form;
+      return keep.includes(secret) ? [] : [{ form, secret, masked: maskedForm(secret) }];
+    });
   }
 
   /** Every form of every secret, for tests that look for them anywhere. */
@@ -63,6 +74,9 @@ export class SecretRegistry {
     return [...this.forms.keys()];
   }
 }
+
+/** What takes a secret's place in text that passed the registry. */
+const maskedForm = (secret: string): string => `[redacted …${redactedTail(secret)}]`;
 
 /** A secret's last 4 characters, or, where those would need escaping in JSON, its last 4 letters and digits. */
 function redactedTail(secret: string): string {

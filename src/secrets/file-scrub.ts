@@ -1,0 +1,264 @@
+/**
+ * Every file the bot sends passes the secret registry, as every text does (PRODUCT §6): each
+ * form of each secret in its bytes is replaced with the registry's masked form (`[redacted …wxyz]`).
+ *
+ * It works on bytes, chunk by chunk, so a 200 MB export is scrubbed with flat memory: the last
+ * bytes of a chunk that could begin a secret are carried over to the next one, so a secret split
+ * across two chunks is still caught. Secrets are found with one multi-pattern search (Wu–Manber:
+ * a shift table over blocks of three bytes) rather than one scan per secret, so the cost does not grow
+ * with the number of secrets the bot holds. Matches are taken leftmost first, the longest form
+ * where several start at the same byte.
+ */
+import { open, stat } from 'node:fs/promises';
+import { Transform, type TransformCallback } from 'node:stream';
+import type { SecretRegistry } from '../log.js';
+
+/** One read of a file being counted: large enough that reading costs less than searching. */
+const READ_BYTES = 1024 * 1024;
+
+const EMPTY = Buffer.alloc(0);
+
+/** Bytes the shift table looks at together: with three, text rarely looks like a secret's start. */
+const BLOCK = 3;
+
+/** Three bytes hashed into the shift table's 16 bits; a collision only shortens a shift. */
+const blockKey = (a: number, b: number, c: number): number => ((a << 10) ^ (b << 5) ^ c) & 0xffff;
+
+/** The bot's secrets as bytes, found together in one pass. */
+class SecretMatcher {
+  /** Every form to mask, longest first. */
+  readonly patterns: Buffer[];
+  /** What takes the place of each pattern. */
+  readonly masks: Buffer[];
+  /** The longest pattern: a match decided at a byte needs this many bytes from it. */
+  readonly longest: number;
+  /** The pattern of the last match `find` returned. */
+  found = -1;
+  /** The shortest pattern: the window the shift table looks at. */
+  private readonly window: number;
+  /** How far the window may move when it ends on a block of bytes (Wu–Manber's SHIFT). */
+  private readonly shift = new Uint16Array(65536);
+  /** The patterns whose window ends on a block of bytes, longest first (Wu–Manber's HASH). */
+  private readonly candidates = new Map<number, number[]>();
+
+  constructor(forms: readonly { form: string; masked: string }[]) {
+    const byForm = new Map<string, string>();
+    for (const { form, masked } of forms) if (!byForm.has(form)) byForm.set(form, masked);
+    const sorted = [...byForm]
+      .map(([form, masked]) => ({ pattern: Buffer.from(form), mask: Buffer.from(masked) }))
+      // The registry holds nothing under 8 characters; a block needs 3 bytes.
+      .filter(({ pattern }) => pattern.length >= BLOCK)
+      .sort((a, b) => b.pattern.length - a.pattern.length);
+    this.patterns = sorted.map(({ pattern }) => pattern);
+    this.masks = sorted.map(({ mask }) => mask);
+    this.longest = this.patterns[0]?.length ?? 0;
+    this.window = this.patterns.at(-1)?.length ?? 0;
+    const m = this.window;
+    // A shorter move than the table allows is always safe: the cap only keeps it within 16 bits.
+    this.shift.fill(Math.min(Math.max(1, m - BLOCK + 1), 0xffff));
+    this.patterns.forEach((pattern, index) => {
+      for (let j = BLOCK - 1; j < m; j++) {
+        const key = blockKey(pattern[j - 2]!, pattern[j - 1]!, pattern[j]!);
+        this.shift[key] = Math.min(this.shift[key]!, m - 1 - j);
+      }
+      const last = blockKey(pattern[m - 3]!, pattern[m - 2]!, pattern[m - 1]!);
+      const list = this.candidates.get(last) ?? [];
+      list.push(index);
+      this.candidates.set(last, list);
+    });
+  }
+
+  get isEmpty(): boolean {
+    return this.patterns.length === 0;
+  }
+
+  /**
+   * The first byte at or after `from` and before `before` where a pattern lies whole inside
+   * `buffer`, with the longest such pattern in `found`; -1 when there is none.
+   */
+  find(buffer: Buffer, from: number, before: number): number {
+    const m = this.window;
+    const shift = this.shift;
+    const stop = Math.min(buffer.length, before + m - 1);
+    let end = from + m - 1;
+    while (end < stop) {
+      const key = blockKey(buffer[end - 2]!, buffer[end - 1]!, buffer[end]!);
+      const step = shift[key]!;
+      if (step !== 0) {
+        end += step;
+        continue;
+      }
+      const start = end - m + 1;
+      for (const index of this.candidates.get(key)!) {
+        const pattern = this.patterns[index]!;
+        if (
+          start + pattern.length <= buffer.length &&
+          buffer.compare(pattern, 0, pattern.length, start, start + pattern.length) === 0
+        ) {
+          this.found = index;
+          return start;
+        }
+      }
+      end += 1;
+    }
+    return -1;
+  }
+}
+
+/** One stream of bytes being scrubbed: what goes out is handed to `emit` as it is decided. */
+class Scrubbing {
+  /** Secrets masked so far. */
+  masked = 0;
+  /** The end of the bytes seen that could still begin a secret, to be decided with the next chunk. */
+  private carry = EMPTY;
+
+  constructor(
+    private readonly matcher: SecretMatcher,
+    private readonly emit: (bytes: Buffer) => void,
+  ) {}
+
+  /** Takes the next chunk; the caller may reuse it afterwards. */
+  push(chunk: Buffer): void {
+    if (this.matcher.isEmpty) {
+      this.emit(chunk);
+      return;
+    }
+    const longest = this.matcher.longest;
+    let bytes = chunk;
+    let from = 0;
+    if (this.carry.length > 0) {
+      const carried = this.carry;
+      this.carry = EMPTY;
+      if (chunk.length >= longest - 1) {
+        // Only the bytes that a secret starting in the carry can reach are joined, not the whole chunk.
+        const head = Buffer.concat([carried, chunk.subarray(0, longest - 1)]);
+        from = this.run(head, 0, carried.length) - carried.length;
+      } else bytes = Buffer.concat([carried, chunk]);
+    }
+    const stop = this.run(bytes, from, Math.max(from, bytes.length - longest + 1));
+    this.carry = Buffer.from(bytes.subarray(stop));
+  }
+
+  /** The stream has ended: what was carried is decided with nothing after it. */
+  end(): void {
+    const carried = this.carry;
+    this.carry = EMPTY;
+    this.run(carried, 0, carried.length);
+  }
+
+  /**
+   * Emits `bytes` from `from`, masking every secret that starts before `before`, up to `before`
+   * or the end of the last secret masked, whichever is later; returns that position.
+   */
+  private run(bytes: Buffer, from: number, before: number): number {
+    const matcher = this.matcher;
+    let at = from;
+    for (;;) {
+      const start = matcher.find(bytes, at, before);
+      if (start === -1) break;
+      if (start > at) this.emit(bytes.subarray(at, start));
+      this.emit(matcher.masks[matcher.found]!);
+      this.masked++;
+      at = start + matcher.patterns[matcher.found]!.length;
+    }
+    if (before <= at) return at;
+    this.emit(bytes.subarray(at, before));
+    return before;
+  }
+}
+
+/** A stream that masks the bot's secrets in the bytes passing through; `masked` is final once it has ended. */
+export class SecretScrubStream extends Transform {
+  private readonly scrubbing: Scrubbing;
+
+  constructor(matcher: SecretMatcher) {
+    super();
+    this.scrubbing = new Scrubbing(matcher, (bytes) => this.push(bytes));
+  }
+
+  get masked(): number {
+    return this.scrubbing.masked;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.scrubbing.push(chunk);
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.scrubbing.end();
+    callback();
+  }
+}
+
+/** The registry's secrets at one moment, ready to mask in files. */
+export interface FileScrub {
+  /** `content` with every secret masked (the same buffer when there was none), and how many were. */
+  bytes(content: string | Buffer): { content: Buffer; masked: number };
+  /** A stream that masks what passes through it. */
+  stream(): SecretScrubStream;
+  /**
+   * Reads a file without changing it: how many secrets it holds, and its size once they are
+   * masked. What a sender needs before it streams the masked file (Slack asks for the length first).
+   */
+  count(path: string): Promise<{ masked: number; bytes: number }>;
+}
+
+/**
+ * The secrets of `secrets` now, in every form the registry redacts, and as a CSV cell quotes
+ * them (each `"` doubled), except those in `keep` (a secret the file exists to deliver).
+ */
+export function createFileScrub(secrets: SecretRegistry, keep: readonly string[] = []): FileScrub {
+  const forms = secrets.maskedForms(keep);
+  const quoted = forms.map(({ secret, masked }) => ({ form: secret.replaceAll('"', '""'), masked }));
+  const matcher = new SecretMatcher([...forms, ...quoted]);
+  return {
+    bytes(content) {
+      const input = typeof content === 'string' ? Buffer.from(content) : content;
+      const parts: Buffer[] = [];
+      const scrubbing = new Scrubbing(matcher, (bytes) => parts.push(bytes));
+      scrubbing.push(input);
+      scrubbing.end();
+      return {
+        content: scrubbing.masked === 0 ? input : Buffer.concat(parts),
+        masked: scrubbing.masked,
+      };
+    },
+    stream: () => new SecretScrubStream(matcher),
+    async count(path) {
+      if (matcher.isEmpty) return { masked: 0, bytes: (await stat(path)).size };
+      let bytes = 0;
+      const scrubbing = new Scrubbing(matcher, (out) => {
+        bytes += out.length;
+      });
+      const file = await open(path, 'r');
+      try {
+        const buffer = Buffer.allocUnsafe(READ_BYTES);
+        for (;;) {
+          const { bytesRead } = await file.read(buffer, 0, READ_BYTES, null);
+          if (bytesRead === 0) break;
+          scrubbing.push(buffer.subarray(0, bytesRead));
+        }
+        scrubbing.end();
+      } finally {
+        await file.close();
+      }
+      return { masked: scrubbing.masked, bytes };
+    },
+  };
+}
+
+/** What a file's comment says when secrets were masked in it; nothing when none was. */
+export function maskedNote(masked: number): string | undefined {
+  if (masked === 0) return undefined;
+  return masked === 1
+    ? '1 value that is a secret of this bot was masked.'
+    : `${masked.toLocaleString('en-US')} values that are secrets of this bot were masked.`;
+}
+
+/** A file's comment with the note on masked secrets after it. */
+export function commentWithMaskedNote(comment: string | undefined, masked: number): string | undefined {
+  const note = maskedNote(masked);
+  if (!note) return comment;
+  return comment?.trim() ? `${comment}\n${note}` : note;
+}

@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SecretRegistry } from '../../src/log.js';
+import { commentWithMaskedNote, createFileScrub, type FileScrub } from '../../src/secrets/file-scrub.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'edgeops-file-scrub-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Every way a file may hold a secret: as it is, JSON-escaped, mrkdwn-escaped, quoted in a CSV cell. */
+const formsOf = (secret: string): string[] => [
+  secret,
+  JSON.stringify(secret).slice(1, -1),
+  secret.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;'),
+  secret.replaceAll('"', '""'),
+];
+
+/** Cuts `bytes` into chunks of the given sizes, taken in turn until the bytes run out. */
+function cut(bytes: Buffer, sizes: readonly number[]): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const size = sizes[i % sizes.length]!;
+    chunks.push(Buffer.from(bytes.subarray(at, at + size)));
+    at += size;
+  }
+  return chunks;
+}
+
+/** The bytes of `chunks` as they come out of the scrub stream, and how many secrets it masked. */
+async function streamed(scrub: FileScrub, chunks: Buffer[]): Promise<{ out: string; masked: number }> {
+  const stream = scrub.stream();
+  const out = text(stream);
+  await pipeline(Readable.from(chunks), stream);
+  return { out: await out, masked: stream.masked };
+}
+
+/** The plain rule, one character at a time: at each place, the longest form there is masked. */
+function reference(content: string, secrets: SecretRegistry, values: readonly string[]) {
+  const forms = values.flatMap((secret) =>
+    formsOf(secret).map((form) => ({ form, masked: secrets.redact(secret) })),
+  );
+  let out = '';
+  let masked = 0;
+  for (let i = 0; i < content.length; ) {
+    const here = forms
+      .filter(({ form }) => content.startsWith(form, i))
+      .sort((a, b) => b.form.length - a.form.length)[0];
+    if (here) {
+      out += here.masked;
+      i += here.form.length;
+      masked++;
+    } else out += content[i++];
+  }
+  return { out, masked };
+}
+
+const chunkSizes = fc.array(fc.integer({ min: 1, max: 96 }), { minLength: 1, maxLength: 12 });
+
+describe('the file scrub', () => {
+  it('masks every secret at any offset across any chunk boundaries, and leaves every other byte as it was', async () => {
+    // Secrets of capitals and digits, the text around them of other characters (some of several
+    // bytes): what the file should be is then known exactly, secret by secret.
+    const secret = fc.stringMatching(/^[A-Z0-9]{8,40}$/);
+    const filler = fc
+      .array(fc.constantFrom(...'abcxyz ,;"\r\n-', 'é', 'ß', '€', '🚀'), { minLength: 1, maxLength: 200 })
+      .map((chars) => chars.join(''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(secret, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.tuple(filler, fc.nat()), { minLength: 1, maxLength: 30 }),
+        filler,
+        chunkSizes,
+        async (values, pieces, last, sizes) => {
+          const secrets = new SecretRegistry();
+          secrets.add(...values);
+          let content = '';
+          let expected = '';
+          for (const [before, pick] of pieces) {
+            const placed = values[pick % values.length]!;
+            content += before + placed;
+            expected += before + secrets.redact(placed);
+          }
+          content += last;
+          expected += last;
+          const scrub = createFileScrub(secrets);
+          const { out, masked } = await streamed(scrub, cut(Buffer.from(content), sizes));
+          for (const value of values) expect(out).not.toContain(value);
+          expect(out).toBe(expected);
+          expect(masked).toBe(pieces.length);
+          const whole = scrub.bytes(content);
+          expect(whole.content.toString()).toBe(expected);
+          expect(whole.masked).toBe(pieces.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('masks escaped and overlapping secrets as the plain rule does, however the bytes are cut', async () => {
+    // A small alphabet of characters that JSON, mrkdwn and CSV escape: secrets overlap, nest and
+    // touch, and their escaped forms appear as often as they do.
+    const alphabet = ['a', 'b', '"', '\\', '&', '<', '>', 'é', '\n'];
+    const secret = fc
+      .array(fc.constantFrom(...alphabet), { minLength: 8, maxLength: 12 })
+      .map((c) => c.join(''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(secret, { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.oneof(
+            fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((c) => c.join('')),
+            fc.tuple(fc.nat(), fc.nat({ max: 3 })),
+          ),
+          { maxLength: 40 },
+        ),
+        chunkSizes,
+        async (values, pieces, sizes) => {
+          // Two secrets sharing a form would leave which of them it masks to the order they came in.
+          const owners = new Map<string, string>();
+          for (const value of values)
+            for (const form of formsOf(value)) {
+              fc.pre((owners.get(form) ?? value) === value);
+              owners.set(form, value);
+            }
+          const secrets = new SecretRegistry();
+          secrets.add(...values);
+          const content = pieces
+            .map((piece) =>
+              typeof piece === 'string' ? piece : formsOf(values[piece[0] % values.length]!)[piece[1]]!,
+            )
+            .join('');
+          const truth = reference(content, secrets, values);
+          const { out, masked } = await streamed(createFileScrub(secrets), cut(Buffer.from(content), sizes));
+          expect(out).toBe(truth.out);
+          expect(masked).toBe(truth.masked);
+          for (const form of values.flatMap(formsOf)) expect(out).not.toContain(form);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('counts a file as the upload will send it, a secret across its 1 MiB reads included', async () => {
+    const secrets = new SecretRegistry();
+    const key = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
+    secrets.add(key);
+    const content = `${'x'.repeat(1024 * 1024 - 10)}${key},${'y'.repeat(5000)}${key}`;
+    const path = join(scratch, 'across.csv');
+    writeFileSync(path, content);
+    const scrub = createFileScrub(secrets);
+    const whole = scrub.bytes(content);
+    expect(await scrub.count(path)).toEqual({ masked: 2, bytes: whole.content.length });
+    expect(whole.content.toString()).not.toContain(key);
+    expect(whole.content.toString()).toContain('x[redacted …7d90],y');
+  });
+
+  it('leaves alone a secret the file exists to deliver, and returns a file without secrets as it was', () => {
+    const secrets = new SecretRegistry();
+    secrets.add('pk_live_0123456789', 'pk_live_abcdefghij');
+    const scrub = createFileScrub(secrets, ['pk_live_0123456789']);
+    const masked = scrub.bytes('new: pk_live_0123456789, old: pk_live_abcdefghij');
+    expect(masked.content.toString()).toBe('new: pk_live_0123456789, old: [redacted …ghij]');
+    const clean = Buffer.from('nothing secret here');
+    expect(scrub.bytes(clean).content).toBe(clean);
+  });
+
+  it('says in the comment how many values were masked', () => {
+    expect(commentWithMaskedNote('25 rows', 0)).toBe('25 rows');
+    expect(commentWithMaskedNote('25 rows', 1)).toBe(
+      '25 rows\n1 value that is a secret of this bot was masked.',
+    );
+    expect(commentWithMaskedNote(undefined, 1_200)).toBe(
+      '1,200 values that are secrets of this bot were masked.',
+    );
+  });
+});
