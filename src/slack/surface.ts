@@ -20,7 +20,8 @@
  *   response_url), its follow-ups go the same way it went.
  * - A reply that takes the place of a progress message updates that message; when Slack will not
  *   update it, the reply is posted anew.
- * - Everything sent passes the secret registry, except the secrets a reply exists to deliver.
+ * - Everything sent passes the secret registry, except the secrets a reply exists to deliver:
+ *   messages, views, file titles and comments, and the bytes of every file (upload.ts).
  * - Temporary files of a reply are removed whatever happens.
  */
 import { rm } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import type { ModalSpec } from '../operations/modal.js';
 import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import { channelRef, md, nest } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
+import { createFileScrub } from '../secrets/file-scrub.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal, renderPanel } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';
@@ -226,6 +228,9 @@ function slackDelivery(options: SlackMessengerOptions) {
     }
   };
 
+  /** The one place the bytes of Slack-bound files pass the secret registry, the reply's own secrets aside. */
+  const fileScrub = (reply: Reply) => createFileScrub(secrets, reply.reveals ?? []);
+
   /** Uploads each file to `target`; returns the ones that failed, with Slack's reason. */
   async function upload(target: FileTarget, files: ReplyFile[], reply: Reply): Promise<Map<string, string>> {
     const failed = new Map<string, string>();
@@ -238,6 +243,7 @@ function slackDelivery(options: SlackMessengerOptions) {
           comment: file.comment === undefined ? undefined : scrub(file.comment, reply),
           path: file.path,
           content: file.content,
+          scrub: fileScrub(reply),
         });
       } catch (error) {
         const code = slackErrorCode(error) ?? 'upload failed';
@@ -263,6 +269,7 @@ function slackDelivery(options: SlackMessengerOptions) {
           title: scrub(image.title, reply),
           altText: scrub(image.altText, reply),
           content: image.png,
+          scrub: fileScrub(reply),
         });
       } catch (error) {
         const code = slackErrorCode(error) ?? 'upload failed';

@@ -2,12 +2,19 @@
  * files.uploadV2's three steps (get an upload URL, send the bytes, complete the upload), with
  * the bytes streamed from disk. The SDK's filesUploadV2 reads the whole file into memory with
  * readFileSync, which for a 200 MB export would stall the event loop and double the memory.
+ *
+ * Every file's bytes pass the secret registry on their way out (secrets/file-scrub.ts). Slack
+ * wants the length before the bytes, and masking changes it: a file on disk is read once to
+ * count its secrets and its masked length, then streamed through the scrub as it is sent. The
+ * count is therefore known before the upload is completed, and its comment says it.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { FilesGetUploadURLExternalArguments, WebClient } from '@slack/web-api';
 import { Agent, request } from 'undici';
 import { escapeMrkdwn, truncate } from '../reply/escape.js';
+import { commentWithMaskedNote, type FileScrub } from '../secrets/file-scrub.js';
 import { FILE_ALT_TEXT_MAX } from './limits.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }, bodyTimeout: 120_000 });
@@ -24,6 +31,8 @@ export interface UploadInput {
   /** A file on disk (streamed) or bytes in memory. */
   path?: string;
   content?: string | Buffer;
+  /** The bot's secrets, masked in the bytes sent; the comment says how many were. */
+  scrub: FileScrub;
 }
 
 export class UploadError extends Error {
@@ -36,9 +45,32 @@ export class UploadError extends Error {
   }
 }
 
+/** What is sent: its length, a way to read it, and how many secrets were masked in it. */
+interface Outgoing {
+  length: number;
+  body: () => Buffer | Readable;
+  masked: number;
+}
+
+async function outgoing(input: UploadInput): Promise<Outgoing> {
+  const { path, scrub } = input;
+  if (!path) {
+    const { content, masked } = scrub.bytes(input.content ?? '');
+    return { length: content.length, body: () => content, masked };
+  }
+  const { masked, bytes } = await scrub.count(path);
+  // Without a secret in it the file goes as it is; with one, the same bytes pass the scrub again as they go.
+  if (masked === 0) return { length: bytes, body: () => createReadStream(path), masked };
+  return {
+    length: bytes,
+    body: () => pipeline(createReadStream(path), scrub.stream(), () => undefined),
+    masked,
+  };
+}
+
 export async function uploadFile(client: WebClient, input: UploadInput): Promise<void> {
-  const bytes = input.path ? undefined : Buffer.from(input.content ?? '');
-  const length = input.path ? (await stat(input.path)).size : bytes!.length;
+  const sent = await outgoing(input);
+  const { length } = sent;
   // Slack's argument is `alt_txt`; the SDK's type calls it `alt_text`, a name Slack ignores.
   const args: FilesGetUploadURLExternalArguments & { alt_txt?: string } = {
     filename: input.filename,
@@ -51,7 +83,7 @@ export async function uploadFile(client: WebClient, input: UploadInput): Promise
   const response = await request(target.upload_url, {
     method: 'POST',
     headers: { 'content-type': 'application/octet-stream', 'content-length': String(length) },
-    body: input.path ? createReadStream(input.path) : bytes,
+    body: sent.body(),
     dispatcher: agent,
   });
   await response.body.dump();
@@ -61,10 +93,11 @@ export async function uploadFile(client: WebClient, input: UploadInput): Promise
       `upload_http_${response.statusCode}`,
     );
   // Slack renders a file's title and comment as mrkdwn: they are escaped like every message.
+  const comment = commentWithMaskedNote(input.comment, sent.masked);
   await client.files.completeUploadExternal({
     files: [{ id: target.file_id, title: escapeMrkdwn(input.title) }],
     channel_id: input.channelId,
     ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
-    ...(input.comment?.trim() ? { initial_comment: escapeMrkdwn(input.comment) } : {}),
+    ...(comment?.trim() ? { initial_comment: escapeMrkdwn(comment) } : {}),
   });
 }
