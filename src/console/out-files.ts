@@ -1,11 +1,15 @@
 /**
  * Where the console puts the files a reply carries (reports, exports, overflow): a folder,
  * `./out` by default. Names are made safe and never overwrite an earlier file; a reply's
- * temporary file is moved in, so the adapter, not the operation, removes it.
+ * temporary file is moved in, so the adapter, not the operation, removes it. Every file passes
+ * the secret registry on its way in, as every file sent to Slack does.
  */
+import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { ReplyFile } from '../reply/model.js';
+import type { FileScrub } from '../secrets/file-scrub.js';
 
 export interface SavedFile {
   /** Absolute path of the file written. */
@@ -13,11 +17,14 @@ export interface SavedFile {
   /** The path as printed: relative to the working directory when inside it. */
   shown: string;
   bytes: number;
+  /** Secrets of the bot masked in it. */
+  masked: number;
 }
 
 export interface OutFiles {
   readonly dir: string;
-  save(file: ReplyFile): Promise<SavedFile>;
+  /** Writes the file with every secret `scrub` holds masked. */
+  save(file: ReplyFile, scrub: FileScrub): Promise<SavedFile>;
 }
 
 /** File names come from platform data (zone names, ids): keep them to one safe path segment. */
@@ -63,6 +70,17 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
     }
   }
 
+  /** A temporary file moved in as it is when it holds no secret, or else copied in masked. */
+  async function moveScrubbed(source: string, target: string, scrub: FileScrub): Promise<number> {
+    const { masked } = await scrub.count(source);
+    if (masked === 0) {
+      await moveInto(source, target);
+      return 0;
+    }
+    await pipeline(createReadStream(source), scrub.stream(), createWriteStream(target));
+    return masked;
+  }
+
   const shown = (path: string) => {
     const rel = relative(cwd, path);
     return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
@@ -70,18 +88,23 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
 
   return {
     dir,
-    async save(file) {
+    async save(file, scrub) {
       const target = await claim(file.filename);
+      let masked: number;
       try {
-        if (file.path) await moveInto(file.path, target);
-        else await writeFile(target, file.content ?? '', { flag: 'w' });
+        if (file.path) masked = await moveScrubbed(file.path, target, scrub);
+        else {
+          const scrubbed = scrub.bytes(file.content ?? '');
+          masked = scrubbed.masked;
+          await writeFile(target, scrubbed.content, { flag: 'w' });
+        }
       } catch (error) {
         await rm(target, { force: true });
         throw error;
       } finally {
         if (file.path) await rm(file.path, { force: true });
       }
-      return { path: target, shown: shown(target), bytes: (await stat(target)).size };
+      return { path: target, shown: shown(target), bytes: (await stat(target)).size, masked };
     },
   };
 }

@@ -9,6 +9,7 @@ import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
 import { byteSize } from '../reply/words.js';
+import { commentWithMaskedNote, createFileScrub } from '../secrets/file-scrub.js';
 import type { MessageBook, ShownMessage } from './book.js';
 import type { OutFiles } from './out-files.js';
 import { renderReplyForTerminal } from './render.js';
@@ -77,13 +78,15 @@ const pictureFiles = (reply: Reply): ReplyFile[] =>
 function consoleDelivery(screen: ConsoleScreen) {
   const { terminal, style, book, files, logger } = screen;
 
-  async function saveFiles(list: ReplyFile[]): Promise<string[]> {
+  async function saveFiles(list: ReplyFile[], reply: Reply): Promise<string[]> {
     const lines: string[] = [];
     for (const file of list) {
       try {
-        const saved = await files.save(file);
+        // The one place the bytes of the console's files pass the secret registry.
+        const saved = await files.save(file, createFileScrub(screen.secrets, reply.reveals ?? []));
         const about = file.about ? `: ${safeForTerminal(file.about)}` : '';
-        const comment = file.comment ? ` — ${safeForTerminal(file.comment)}` : '';
+        const said = commentWithMaskedNote(file.comment, saved.masked);
+        const comment = said ? ` — ${safeForTerminal(said)}` : '';
         lines.push(
           style.yellow(`📎 ${saved.shown}`) +
             ` (${safeForTerminal(file.title)}, ${fileSize(saved.bytes)})${about}${comment}`,
@@ -118,7 +121,7 @@ function consoleDelivery(screen: ConsoleScreen) {
     });
     const attached: ReplyFile[] = [...(reply.files ?? []), ...pictureFiles(reply)];
     if (rendered.overflow !== undefined) attached.unshift(overflowFile(rendered.overflow));
-    const fileLines = await saveFiles(attached);
+    const fileLines = await saveFiles(attached, reply);
     const title = placement.again ? `updated message #${message.id}` : `#${message.id}`;
     const heading = `── ${title} · ${placement.note ? `${placement.note} · ` : ''}${placement.where} ──`;
     // The one place console output passes the secret registry (a DM may reveal its own secret).
