@@ -37,7 +37,13 @@ async function side(sql: string): Promise<void> {
     timeoutMs: BENCH_TIMEOUT_MS,
   });
   const started = performance.now();
-  const reply = await answerQuery({ database, sql, userId: 'U0BENCH', now: 0 });
+  const reply = await answerQuery({
+    database,
+    sql,
+    userId: 'U0BENCH',
+    now: 0,
+    secrets: new SecretRegistry(),
+  });
   const ms = performance.now() - started;
   const file = reply.files?.[0]?.path;
   const csvBytes = file ? (await stat(file)).size : 0;

@@ -69,6 +69,11 @@ export class SecretRegistry {
     });
   }
 
+  /** The length of the longest form: text cut for display keeps this much more, to be redacted whole. */
+  longest(): number {
+    return this.ordered[0]?.length ?? 0;
+  }
+
   /** Every form of every secret, for tests that look for them anywhere. */
   values(): string[] {
     return [...this.forms.keys()];

@@ -9,6 +9,7 @@ import {
   type QuerySummary,
 } from '../database/customer-database.js';
 import { format } from '../date-fns.js';
+import type { SecretRegistry } from '../log.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { codeBlock } from '../reply/escape.js';
 import { hiddenCharacterError } from '../reply/hidden-characters.js';
@@ -83,12 +84,21 @@ async function writeRow(csv: CsvFileWriter, cells: Cell[]): Promise<void> {
   for (const piece of csvRowPieces(cells)) await csv.write(piece);
 }
 
-async function readResult(database: CustomerDatabase, sql: string): Promise<ReadResult> {
+async function readResult(
+  database: CustomerDatabase,
+  sql: string,
+  secrets: SecretRegistry,
+): Promise<ReadResult> {
   const path = temporaryCsvPath();
   const csv = new CsvFileWriter(path);
   const first: string[][] = [];
   let blobShown = false;
   let blobs = false;
+  // The table shows the start of a value: a secret there is redacted whole before the cut, so
+  // no part of it shows (the message's own scrub sees only whole secrets).
+  const head = MAX_COLUMN_WIDTH + 1 + secrets.longest();
+  const redactedHead = (cell: Cell): Cell =>
+    typeof cell === 'string' ? secrets.redact(cell.length > head ? cell.slice(0, head) : cell) : cell;
   try {
     const summary = await database.streamReadOnlyQuery(sql, {
       columns: (names) => csv.write(csvRecord(names)),
@@ -97,7 +107,7 @@ async function readResult(database: CustomerDatabase, sql: string): Promise<Read
         blobs ||= blob;
         if (first.length < MAX_TABLE_ROWS) {
           // Only what the table can show is kept: the value itself goes to the file and is let go.
-          first.push(cells.map((cell) => tableCell(cell, MAX_COLUMN_WIDTH)));
+          first.push(cells.map((cell) => tableCell(redactedHead(cell), MAX_COLUMN_WIDTH)));
           blobShown ||= blob;
         }
         return writeRow(csv, cells);
@@ -134,6 +144,8 @@ export interface QueryAnswerInput {
   userId: string;
   /** When the query ran, on the bot's clock: it names the CSV file. */
   now: number;
+  /** Whose values the table never shows, not even in part. */
+  secrets: SecretRegistry;
 }
 
 /**
@@ -142,7 +154,7 @@ export interface QueryAnswerInput {
  */
 export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   const { sql } = input;
-  const { summary, first, blobShown, blobs, path } = await readResult(input.database, sql);
+  const { summary, first, blobShown, blobs, path } = await readResult(input.database, sql, input.secrets);
   const statement =
     sql.length > MAX_COMMENT_SQL ? `${sql.slice(0, MAX_COMMENT_SQL)}… (whole in the message)` : sql;
   const blocks: ReplyBlock[] = [
@@ -227,6 +239,12 @@ export const dbQuery = defineOperation({
     const database = customerDatabaseOf(ctx.services);
     if (!database) throw new UserFacingError(NOT_CONFIGURED);
     // A DatabaseError reaches the user through the engine's one failure mapper (operations/failure.ts).
-    return answerQuery({ database, sql: args.sql, userId: ctx.userId, now: ctx.services.now() });
+    return answerQuery({
+      database,
+      sql: args.sql,
+      userId: ctx.userId,
+      now: ctx.services.now(),
+      secrets: ctx.services.secrets,
+    });
   },
 });

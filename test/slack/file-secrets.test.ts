@@ -44,16 +44,22 @@ const masked = (secret: string) => `[redacted …${secret.slice(-4)}]`;
 describe('files uploaded to Slack', () => {
   it('mask the platform key in a db query row, and the comment says so', async () => {
     const key = h.config.platform!.apiKey;
-    await database.runWrite(`UPDATE orders SET note = '${key}' WHERE id = 2`);
+    // Longer than the table's column: the table shows its start, the file has it whole.
+    await database.runWrite(`UPDATE orders SET note = '${key} was pasted here by mistake' WHERE id = 2`);
     const next = upload(/^query-\d{8}-\d{6}\.csv$/);
     await h.command('db query SELECT id, note FROM orders WHERE id IN (1, 2, 3) ORDER BY id');
     const file = await next;
     const csv = file.bytes.toString('utf8');
     expect(csv).not.toContain(key);
-    expect(csv.split('\r\n')[2]).toBe(`2,${masked(key)}`);
+    expect(csv.split('\r\n')[2]).toBe(`2,${masked(key)} was pasted here by mistake`);
     expect(file.length).toBe(file.bytes.length);
     expect(file.initialComment).toContain('1 value that is a secret of this bot was masked.');
     expect(file.channelId).toBe(DEFAULT_CHANNEL_ID);
+    // The table in the message shows the start of each value: no part of the key is in it.
+    const message = await h.fake.waitFor('chat.postMessage', (call) =>
+      JSON.stringify(call.args.blocks ?? []).includes('SELECT id, note FROM orders'),
+    );
+    expect(JSON.stringify(message.args)).not.toContain(key.slice(0, 12));
   });
 
   it('mask a secret in the fields of a streamed Shield export, however many rows hold it', async () => {
