@@ -36,7 +36,7 @@ async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
         type: 'context',
         text: md`${where}. Keys are masked; the full value is never shown here.`,
       },
-      { type: 'actions', buttons: pagingButtons('apikeys:page', paging, hasMore) },
+      { type: 'actions', closing: true, buttons: pagingButtons('apikeys:page', paging, hasMore) },
     ]),
   };
 }

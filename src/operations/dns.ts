@@ -88,7 +88,7 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
       text: md`${where}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
     },
     ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
-    { type: 'actions', buttons: pagingButtons('dns:page', args, hasMore) },
+    { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
   ]);
 }
 

@@ -97,7 +97,7 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
       type: 'context',
       text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}${nest(searched)}. The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
     },
-    { type: 'actions', buttons: pagingButtons('pullzones:page', args, hasMore) },
+    { type: 'actions', closing: true, buttons: pagingButtons('pullzones:page', args, hasMore) },
   ];
   return ephemeral(total === undefined ? 'Pull zones' : `${counted(total, 'pull zone')}`, blocks);
 }
@@ -184,7 +184,7 @@ async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply>
       type: 'context',
       text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}. The buttons run the command for you, as if you had typed it.`,
     },
-    { type: 'actions', buttons: pagingButtons('shield.zones:page', args, hasMore) },
+    { type: 'actions', closing: true, buttons: pagingButtons('shield.zones:page', args, hasMore) },
   ]);
 }
 

@@ -22,7 +22,7 @@ export type FittedBlock =
   | { type: 'context'; texts: Markup[] }
   | { type: 'divider' }
   /** At most a row of buttons, each action id unique within the row. */
-  | { type: 'actions'; buttons: ReplyButton[] };
+  | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean };
 
 export interface FittedReply {
   /** The notification text, plain (adapters escape it), within `notificationChars`. */
@@ -186,7 +186,8 @@ function fitBlock(
       const shown = block.buttons.slice(0, BUDGET.buttonsPerRow);
       // More buttons than a row takes: the rest are not reachable from this message.
       if (block.buttons.length > shown.length) cut.value = true;
-      return done([{ type: 'actions', buttons: uniqueActionIds(shown.map((b) => fitButton(b, cut))) }]);
+      const buttons = uniqueActionIds(shown.map((b) => fitButton(b, cut)));
+      return done([{ type: 'actions', buttons, ...(block.closing ? { closing: true } : {}) }]);
     }
     case 'image': {
       if (uploadImage(block.image)) return { blocks: [], cut: false, image: block.image };
@@ -221,9 +222,10 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const images = fitted.flatMap((f) => (f.image ? [f.image] : []));
   const all = fitted.flatMap((f) => f.blocks);
   let cut = fitted.some((f) => f.cut);
-  // The closing buttons (paging, Approve) stay whatever is cut before them.
+  // Closing buttons (paging) stay whatever is cut before them. Buttons about the blocks above them
+  // (a request's Approve) go with those: never left beside another request's words.
   const last = all.at(-1);
-  const trailing = last?.type === 'actions' ? last : undefined;
+  const trailing = last?.type === 'actions' && last.closing ? last : undefined;
   const body = trailing ? all.slice(0, -1) : all;
   const ownFiles = reply.files ?? [];
   const notesFor = (files: readonly ReplyFile[]) => noteBlocks(options.notes?.(files, images) ?? []);

@@ -37,7 +37,11 @@ export type ReplyBlock =
   | { type: 'code'; text: string }
   | { type: 'context'; text: Markup }
   | { type: 'divider' }
-  | { type: 'actions'; buttons: ReplyButton[] }
+  /**
+   * Buttons. `closing` ones act on the whole message (paging) and stay when what is above them is
+   * cut to fit; any others belong to the blocks just above them and are cut with those.
+   */
+  | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean }
   /** A picture in its place among the blocks; see ReplyImage for how each adapter shows it. */
   | { type: 'image'; image: ReplyImage };
 

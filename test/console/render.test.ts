@@ -90,7 +90,7 @@ describe('replies as terminal text', () => {
       text: 'long',
       blocks: [
         { type: 'code', text: rows },
-        { type: 'actions', buttons: [{ text: 'Next ▶', actionId: 'x:page', value: '2' }] },
+        { type: 'actions', closing: true, buttons: [{ text: 'Next ▶', actionId: 'x:page', value: '2' }] },
       ],
     });
     expect(lines.join('\n').length).toBeLessThan(12_500);
@@ -146,5 +146,21 @@ describe('when to colour', () => {
     expect(wantsColour({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(wantsColour({ isTTY: false }, {})).toBe(false);
     expect(wantsColour({}, {})).toBe(false);
+  });
+});
+
+describe('buttons about the blocks above them', () => {
+  it('are cut with those blocks, never left under other words', () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `row ${i} ${'x'.repeat(40)}`).join('\n');
+    const { lines } = render({
+      visibility: 'ephemeral',
+      text: 'long',
+      blocks: [
+        { type: 'code', text: rows },
+        { type: 'text', text: md`the last request` },
+        { type: 'actions', buttons: [{ text: 'Approve', actionId: 'x:approve', value: 'last' }] },
+      ],
+    });
+    expect(lines.join('\n')).not.toContain('Approve');
   });
 });
