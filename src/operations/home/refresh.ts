@@ -65,7 +65,10 @@ export function createHomeRefresher(options: {
   /** Each person's last draw, which their next one waits for. */
   const drawing = new Map<string, Promise<void>>();
 
-  /** Draws a Home until one is drawn under a single policy throughout, and publishes that one. */
+  /**
+   * Draws a Home until one is drawn and published under a single policy throughout: one drawn
+   * under a policy that changed before it was published, or while it was, is drawn again.
+   */
   async function publishCurrent(userId: string): Promise<void> {
     for (let attempt = 0; attempt < HOME_DRAW_ATTEMPTS; attempt++) {
       if (!publish) return;
@@ -75,7 +78,8 @@ export function createHomeRefresher(options: {
         stale = options.policyGeneration() !== generation;
         return !stale;
       });
-      if (!stale) return;
+      // A policy that came into force while the view was on its way leaves the old one up: draw again.
+      if (!stale && options.policyGeneration() === generation) return;
     }
     options.logger.warn('a Home was not published: the policy changed each time it was drawn', {
       user: userId,
