@@ -142,3 +142,15 @@ export function hiddenCharacterError(text: string, what: string): string | undef
   const kind = found.codePoint < 0xa0 ? 'a control character' : 'an invisible formatting character';
   return `${what} contains ${found.label} at character ${found.position}, ${kind} that can make text look different from what it does: delete it (retype that part rather than pasting it) and send again.`;
 }
+
+/**
+ * `text` with each hidden character written as its code (`<U+202E>`), for keeping what someone
+ * sent where it is shown later (an audit row of a refusal) without it acting there.
+ */
+export function revealHiddenCharacters(text: string): string {
+  return text.replace(HIDDEN, (character, offset: number) =>
+    character === '\r' && text[offset + 1] === '\n'
+      ? character
+      : `<U+${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`,
+  );
+}

@@ -6,6 +6,7 @@
  * Whose team a request is from, field by field as Slack documents it:
  * - slash commands: `team_id` (the user's workspace) or `enterprise_id` (their Grid org);
  * - interactions (buttons, forms, pickers, shortcuts): `user.team_id`, which on Grid is the org's E… id;
+ *   a message shortcut's user has none, and `team` (where it was used, and its Grid org) stands in;
  * - events: `event.user_team`, else `event.user_profile.team`; a workspace of the home org other
  *   than the home counts only in a conversation shared with no other organisation
  *   (`is_ext_shared_channel: false`), and an event naming no team is placed by that flag alone.
@@ -16,6 +17,7 @@ import { z } from 'zod';
 import type { Logger, SecretRegistry } from '../log.js';
 import { newCorrelationId } from '../operations/engine.js';
 import { truncate } from '../reply/escape.js';
+import { revealHiddenCharacters } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
 import type { AuditLog } from '../state/audit.js';
@@ -37,7 +39,7 @@ export interface Requester {
   userId: string;
   /** The requester's own workspace (or Grid org), as the payload names it. */
   team?: string;
-  /** A slash command's Grid org. */
+  /** A slash command's Grid org, or a message shortcut's. */
   enterpriseId?: string;
   /** An event's conversation is shared with another organisation. */
   extShared?: boolean;
@@ -87,6 +89,8 @@ const EventBodySchema = z.object({
 const InteractionBodySchema = z.object({
   type: z.string(),
   user: z.object({ id: z.string(), team_id: optionalString }),
+  // Where the interaction came from: a message shortcut names its user's workspace only here.
+  team: z.object({ id: optionalString, enterprise_id: optionalString }).nullish().catch(undefined),
   channel: z.object({ id: z.string() }).nullish().catch(undefined),
   container: z.object({ channel_id: optionalString, thread_ts: optionalString }).nullish().catch(undefined),
   response_url: optionalString,
@@ -99,8 +103,13 @@ const InteractionBodySchema = z.object({
   view: z.object({ callback_id: optionalString }).nullish().catch(undefined),
 });
 
+/** What was asked, for the audit row: hidden characters written as their codes, so they cannot act there. */
 const asked = (entries: Record<string, string | undefined>): Record<string, string> =>
-  Object.fromEntries(Object.entries(entries).filter((entry): entry is [string, string] => !!entry[1]));
+  Object.fromEntries(
+    Object.entries(entries)
+      .filter((entry): entry is [string, string] => !!entry[1])
+      .map(([key, value]) => [key, revealHiddenCharacters(value)]),
+  );
 
 function commandRequester(body: z.infer<typeof CommandBodySchema>): Requester {
   return {
@@ -139,7 +148,9 @@ function interactionRequester(body: z.infer<typeof InteractionBodySchema>): Requ
     source: 'interaction',
     kind: body.type,
     userId: body.user.id,
-    team: body.user.team_id,
+    // Slack's message_action gives the user without team_id; its team is where it was used.
+    team: body.user.team_id ?? body.team?.id,
+    enterpriseId: body.user.team_id ? undefined : (body.team?.enterprise_id ?? undefined),
     // A picker is answered in its acknowledgement; a click in a form or the Home has nowhere to show one.
     place:
       body.view || body.type === 'block_suggestion'
@@ -187,8 +198,8 @@ export function placeRequester(requester: Requester, home: HomeWorkspace | undef
       if (!requester.team && !requester.enterpriseId) return notNamed;
       return ours(requester.team) || ours(requester.enterpriseId) ? { member: true } : outsider;
     case 'interaction':
-      if (!requester.team) return notNamed;
-      return ours(requester.team) ? { member: true } : outsider;
+      if (!requester.team && !requester.enterpriseId) return notNamed;
+      return ours(requester.team) || ours(requester.enterpriseId) ? { member: true } : outsider;
     case 'event':
       if (requester.team !== undefined && ours(requester.team)) return { member: true };
       // Another workspace of the home org, or no team named: only a conversation no other organisation shares.

@@ -268,9 +268,12 @@ describe('placing a request', () => {
     expect(place(messageShortcut({ callbackId: 'x', text: '', teamId: ELSEWHERE }).payload, home)).toEqual(
       outsider,
     );
-    // A user whose team the payload leaves out cannot be placed.
+    // Without user.team_id (Slack's message_action), the team it was used in stands in;
+    // a payload that names neither cannot be placed.
     const unnamed = blockActions({ actionId: 'a:b' }).payload;
-    expect(place({ ...unnamed, user: { id: 'U0X' } }, home)).toEqual(notNamed);
+    expect(place({ ...unnamed, user: { id: 'U0X' } }, home)).toEqual(member);
+    expect(place({ ...unnamed, user: { id: 'U0X' }, team: { id: ELSEWHERE } }, home)).toEqual(outsider);
+    expect(place({ ...unnamed, user: { id: 'U0X' }, team: null }, home)).toEqual(notNamed);
   });
 
   it('reads an event’s user_team, and the channel being shared outside when it names none', () => {
