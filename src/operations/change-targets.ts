@@ -7,6 +7,7 @@
 import { PlatformError } from '../platform/errors.js';
 import type { JsonValue } from '../state/canonical-json.js';
 import { UserFacingError } from './errors.js';
+import type { ZoneKind } from './modal.js';
 import type { RunContext } from './types.js';
 
 /** The refusal of an id the platform does not know, in the words of its own 404. */
@@ -15,6 +16,26 @@ export const targetNotFound = (subject: string, lookup?: string) =>
     `No ${subject} was found on the platform, so nobody was asked to approve anything. Check the id${lookup ? `, or find it with ${lookup}` : ''}.`,
   );
 
+/** The listing each kind of zone is found in. */
+const LISTING: Record<ZoneKind, 'pullzone.list' | 'shieldzone.list'> = {
+  pullzone: 'pullzone.list',
+  shieldzone: 'shieldzone.list',
+};
+
+/**
+ * A zone as the account's list has it, read for the caller: not while an approval rule holds that
+ * listing for them, since reading it would answer what the rule holds back (whether an id exists,
+ * what it is called). The id then goes on unchecked, as for an account too large to list whole.
+ */
+export async function findZone(
+  ctx: RunContext,
+  kind: ZoneKind,
+  id: number,
+): ReturnType<RunContext['services']['zones']['find']> {
+  if ((await ctx.access.held()).has(LISTING[kind])) return { unchecked: true };
+  return ctx.services.zones.find(kind, id);
+}
+
 /** How the platform names a pull zone; either may be missing. Stored with the request, for its card. */
 export interface PullZoneNames extends Record<string, JsonValue> {
   name: string | null;
@@ -22,7 +43,7 @@ export interface PullZoneNames extends Record<string, JsonValue> {
 }
 
 export async function pullZoneToChange(ctx: RunContext, pullZoneId: number): Promise<PullZoneNames> {
-  const found = await ctx.services.zones.find('pullzone', pullZoneId);
+  const found = await findZone(ctx, 'pullzone', pullZoneId);
   if ('absent' in found) throw targetNotFound(`pull zone ${pullZoneId}`, '/edge pullzones');
   // An account with more zones than the bot reads: not found there is not proof of absence.
   if ('unchecked' in found) return { name: null, hostname: null };
@@ -36,7 +57,7 @@ export interface ShieldZoneNames extends Record<string, JsonValue> {
 }
 
 export async function shieldZoneToChange(ctx: RunContext, shieldZoneId: number): Promise<ShieldZoneNames> {
-  const found = await ctx.services.zones.find('shieldzone', shieldZoneId);
+  const found = await findZone(ctx, 'shieldzone', shieldZoneId);
   if ('absent' in found) throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
   if ('unchecked' in found) return { pullZoneId: null, pullZoneName: null };
   return { pullZoneId: found.zone.pullZoneId ?? null, pullZoneName: found.zone.name ?? null };

@@ -17,6 +17,7 @@ import {
   readChannelDefaults,
 } from '../state/channel-defaults.js';
 import { StateUnavailableError } from '../state/errors.js';
+import { findZone } from './change-targets.js';
 import { UserFacingError } from './errors.js';
 import type { ZoneKind } from './modal.js';
 import { defineOperation, type ParseResult, type RunContext, type Services, type Surface } from './types.js';
@@ -182,7 +183,7 @@ async function checkZonesExist(ctx: RunContext, change: ChannelDefaultsChange): 
   for (const name of CHANNEL_DEFAULT_NAMES) {
     const id = change[name];
     if (id === undefined || id === null) continue;
-    const found = await ctx.services.zones.find(name, id);
+    const found = await findZone(ctx, name, id);
     // Past the zones the bot reads (a very large account), an id cannot be refused as unknown.
     if ('absent' in found) {
       const { name: words, list } = ZONE_WORDS[name];

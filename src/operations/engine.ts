@@ -482,7 +482,7 @@ export function createEngine(options: {
       },
       work: () => op.run(ctx, args),
       subjectOf: commandSubject && subjectReader(ctx, () => commandSubject(ctx, args), 'typed'),
-      outside: op.outsideApproval?.command?.(args) === true,
+      outside: op.neverHeld === true || op.outsideApproval?.command?.(args) === true,
       hold: () => {
         const json = argsAsJson(args);
         if (json === undefined)
@@ -676,7 +676,7 @@ export function createEngine(options: {
         checkAccess: !op.ownAccessForInteractions,
         subjectOf:
           interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
-        outside: op.outsideApproval?.interactions?.includes(name) === true,
+        outside: op.neverHeld === true || op.outsideApproval?.interactions?.includes(name) === true,
         hold: () => ({
           entry: 'button',
           key: operationKey(op),

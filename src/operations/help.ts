@@ -70,13 +70,13 @@ export const help = defineOperation({
         ...matching.flatMap((op) => [
           {
             type: 'text' as const,
-            text: md`*${op.usage}*\n${op.summary}${held.has(op.id) ? HELD_NOTE : ''}`,
+            text: md`*${op.usage}*\n${op.summary}${held.has(op.id) && !op.neverHeld ? HELD_NOTE : ''}`,
           },
           { type: 'context' as const, text: md`Example: \`${op.example}\`` },
         ]),
       ]);
     }
-    const heldHere = visible.filter((op) => held.has(op.id));
+    const heldHere = visible.filter((op) => held.has(op.id) && !op.neverHeld);
     return ephemeral('edgeops commands you can run', [
       { type: 'header', text: 'edgeops: what you can run here' },
       { type: 'text', text: listOf(visible) },

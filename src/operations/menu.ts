@@ -94,7 +94,7 @@ function menuReply(
       text: joinMarkup(
         group.operations.map(
           (op) =>
-            md`*${op.words.join(' ')}* — ${op.summary}${nest(held.has(op.id) ? trusted(' _(runs once approved)_') : trusted(''))}`,
+            md`*${op.words.join(' ')}* — ${op.summary}${nest(held.has(op.id) && !op.neverHeld ? trusted(' _(runs once approved)_') : trusted(''))}`,
         ),
       ),
     });

@@ -275,6 +275,11 @@ export interface Operation<S extends FlagSpecs, A> {
    */
   outsideApproval?: { command?(args: A): boolean; interactions?: readonly string[] };
   /**
+   * Only winds down what waits or runs (withdrawing one's own request): no entry of it is ever
+   * held, and help and the menu never say it runs once approved.
+   */
+  neverHeld?: boolean;
+  /**
    * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
    * quotes, and `--` inside it is not a flag.
    */

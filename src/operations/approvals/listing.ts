@@ -119,7 +119,7 @@ export const approvalsCancel = defineOperation({
   flags: {},
   changes: { command: true },
   // Withdrawing one's own request winds down what waits; a rule on the listing never holds it.
-  outsideApproval: { command: () => true },
+  neverHeld: true,
   parse: (positionals) =>
     positionals.length !== 1
       ? { ok: false, error: 'give the id of one request, e.g. ap_3f2c9a1b7d4e6f80 (see /edge approvals)' }

@@ -192,7 +192,11 @@ export function createHomeContent(options: HomeContentOptions) {
     // The Home tab is in no channel: what it lists is what the policy allows in every channel.
     const where: Markup = ctx.channelId ? md`In ${nest(channelRef(ctx.channelId))}` : md`In every channel`;
     const names = [
-      ...new Set(listed.map((op) => `\`${op.words.join(' ')}\`${held.has(op.id) ? ' (once approved)' : ''}`)),
+      ...new Set(
+        listed.map(
+          (op) => `\`${op.words.join(' ')}\`${held.has(op.id) && !op.neverHeld ? ' (once approved)' : ''}`,
+        ),
+      ),
     ];
     return [
       { type: 'header', text: 'What you may run' },
