@@ -3,12 +3,13 @@
  * each behind a button that opens its form (command-forms.ts). Nothing to learn by heart. The
  * same forms open, their target filled in, from the next-step buttons that lead to a change.
  */
+import { isAlwaysAllowed } from '../operation-ids.js';
 import { channelRef, joinMarkup, md, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../reply/model.js';
 import { commandFormSpec } from './command-forms.js';
 import { UserFacingError } from './errors.js';
-import { tokenize } from './tokenize.js';
-import { type AnyOperation, defineOperation, operationKey } from './types.js';
+import { parseArgs, tokenize } from './tokenize.js';
+import { type AnyOperation, defineOperation, operationKey, type RunContext } from './types.js';
 
 /**
  * The tasks, each with the commands it gathers, by their leading words: `db.tokens` takes every
@@ -115,6 +116,20 @@ function menuReply(
   return ephemeral('edgeops: what you can run here', blocks);
 }
 
+/** The refusal a request for `op` with these arguments would meet for an open one on its target. */
+async function openRequestRefusal(
+  ctx: RunContext,
+  op: AnyOperation,
+  given: string[],
+): Promise<Reply | undefined> {
+  const flags = parseArgs(given, op.flags);
+  if (!flags.ok) return undefined;
+  const parsed = op.parse(flags.positionals, flags.flags, { now: ctx.services.now() });
+  const target = parsed.ok ? op.target?.(parsed.args) : undefined;
+  if (target === undefined || isAlwaysAllowed(op.id)) return undefined;
+  return ctx.services.approvals.openRequestRefusal(ctx, op.id, target);
+}
+
 /** `/edge` alone or `/edge menu`: the commands this person may run here, each with its form. */
 export const menu = defineOperation({
   id: 'help',
@@ -156,7 +171,12 @@ export const menu = defineOperation({
         throw new UserFacingError(
           `/edge ${command.slice(0, 60)} is not something you may run here; /edge whoami says why, and /edge shows what you may.`,
         );
-      await ctx.surface.openModal(commandFormSpec(op, words.slice(op.words.length)));
+      const given = words.slice(op.words.length);
+      // A request that would be refused for an open one on the same target is refused now, not
+      // after a reason has been typed into its form.
+      const refusal = await openRequestRefusal(ctx, op, given);
+      if (refusal) return refusal;
+      await ctx.surface.openModal(commandFormSpec(op, given));
       return undefined;
     },
   },

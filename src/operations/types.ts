@@ -101,6 +101,12 @@ export interface ApprovalGate {
   cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
   /** The request as stored, for forms that need its target. */
   peek(id: string): Promise<ApprovalRequest | null>;
+  /**
+   * The refusal a new request for `operation` on `target` would get now, because an open request
+   * holds its lock; undefined when none does (as far as the waiting requests read show). A form
+   * that would ask for such a request is refused before it opens.
+   */
+  openRequestRefusal(ctx: RunContext, operation: PolicyOperation, target: string): Promise<Reply | undefined>;
 }
 
 /** What `/edge watch logs` asks for, parsed. */

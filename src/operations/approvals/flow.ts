@@ -450,6 +450,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     ],
   });
 
+  /** The refusal of a request whose lock an open one holds, pointing to that one. */
+  const openRequestReply = (ctx: RunContext, existing: ApprovalRequest): Reply =>
+    refusalReply(openRequestText(existing, new Date(options.now()), ctx.userId), [
+      {
+        type: 'context',
+        text: md`Open request ${existing.id}, asked by ${nest(mention(existing.requester))} (${existing.state}).`,
+      },
+    ]);
+
   const flow: ApprovalFlow = {
     register(operation) {
       gated.set(operation.id, operation);
@@ -503,15 +512,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         await updateCard(ctx.surface, old);
         await tellRequester(ctx.surface, old);
       }
-      if (!created.ok) {
-        const existing = created.existing;
-        return refusalReply(openRequestText(existing, new Date(options.now()), ctx.userId), [
-          {
-            type: 'context',
-            text: md`Open request ${existing.id}, asked by ${nest(mention(existing.requester))} (${existing.state}).`,
-          },
-        ]);
-      }
+      if (!created.ok) return openRequestReply(ctx, created.existing);
       const request = created.request;
       const cardChannel = requirement.channel ?? ctx.channelId;
       const posted = await postCard(ctx, request, cardChannel);
@@ -614,6 +615,18 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
 
     peek: (id) => service.get(id),
+
+    async openRequestRefusal(ctx, operation, target) {
+      const perRequester = gated.get(operation)?.lockPerRequester === true;
+      const waiting = await service.list({ limit: WAITING_READ_YOURS });
+      const existing = waiting.find(
+        (request) =>
+          request.operation === operation &&
+          request.target === target &&
+          (!perRequester || request.requester === ctx.userId),
+      );
+      return existing ? openRequestReply(ctx, existing) : undefined;
+    },
 
     async list(ctx, all, scope = 'everyone') {
       const yours = scope === 'yours' && !all;
