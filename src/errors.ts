@@ -1,6 +1,6 @@
 /**
  * The one error base every domain error extends: what kind of failure it is, the words the person
- * who asked reads, and whether its cause is unknown to them. operations/failure.ts is the one
+ * who asked reads, and whether its cause is unknown to them. operations/engine/failure.ts is the one
  * place that turns any of them into a reply, an audit outcome and a log line.
  */
 

@@ -5,7 +5,7 @@ import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { INVESTIGATE_SHORTCUT } from '../src/operations/investigate.js';
+import { INVESTIGATE_SHORTCUT } from '../src/operations/logs/investigate.js';
 import { operations } from '../src/operations/registry.js';
 import { readSlackSchema, repoRoot, schemasAvailable } from './support/block-kit.js';
 

@@ -4,7 +4,7 @@
  * is replaced or updated retires its old buttons, as Slack removes them from the screen.
  */
 
-import type { MessageRef } from '../operations/types.js';
+import type { MessageRef } from '../operations/engine/types.js';
 import type { ReplyButton } from '../reply/model.js';
 
 export interface ShownMessage {

@@ -3,7 +3,7 @@
  * button actions, forms opened on the way are asked field by field and submitted. Everything
  * runs through the same engine (policy, audit, approvals, state) as Slack.
  */
-import type { Engine } from '../operations/engine.js';
+import type { Engine } from '../operations/engine/engine.js';
 import { closestName } from '../policy/suggest.js';
 import { markupToPlain } from '../reply/markup.js';
 import { askForm } from './form.js';

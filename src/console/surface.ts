@@ -4,8 +4,8 @@
  * folder, and forms wait for the session to ask them field by field after the command.
  */
 import type { Logger, SecretRegistry } from '../log.js';
+import type { MessageRef, Messenger, Surface } from '../operations/engine/types.js';
 import type { ModalSpec } from '../operations/modal.js';
-import type { MessageRef, Messenger, Surface } from '../operations/types.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
 import { byteSize } from '../reply/words.js';

@@ -3,7 +3,8 @@ import { maskSecret } from '../log.js';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
 import { counted } from '../reply/words.js';
-import { UserFacingError } from './errors.js';
+import { UserFacingError } from './engine/errors.js';
+import { defineOperation, parseWith, type RunContext } from './engine/types.js';
 import {
   lastPageInstead,
   PagingArgsSchema,
@@ -11,8 +12,7 @@ import {
   pagingButtons,
   pagingFlags,
   readPagingState,
-} from './paging.js';
-import { defineOperation, parseWith, type RunContext } from './types.js';
+} from './shared/paging.js';
 
 type Paging = z.infer<typeof PagingArgsSchema>;
 

@@ -8,9 +8,9 @@ import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import type { AuditLog, AuditRow } from '../state/audit.js';
-import { parseInstant } from './time-args.js';
-import type { FlagValues } from './tokenize.js';
-import { defineOperation, type ParseResult, parseWith } from './types.js';
+import type { FlagValues } from './engine/tokenize.js';
+import { defineOperation, type ParseResult, parseWith } from './engine/types.js';
+import { parseInstant } from './shared/time-args.js';
 
 const AuditArgsSchema = z.object({
   limit: z

@@ -14,10 +14,10 @@ import { MESSAGE_BUDGET } from '../reply/budget.js';
 import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import { OperationFailedError, UserFacingError } from './errors.js';
+import { OperationFailedError, UserFacingError } from './engine/errors.js';
+import { defineOperation, parseWith, type RunContext } from './engine/types.js';
 import type { ModalField, ModalSpec, ModalValues } from './modal.js';
-import { deliverSecret, type SecretDelivery, secretContext } from './secrets.js';
-import { defineOperation, parseWith, type RunContext } from './types.js';
+import { deliverSecret, type SecretDelivery, secretContext } from './shared/secret-delivery.js';
 
 // ---------------------------------------------------------------- choices offered in the form
 

@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { fingerprint } from '../log.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
-import { namedId, pullZoneToChange } from './change-targets.js';
-import { defineOperation, parseWith } from './types.js';
+import { defineOperation, parseWith } from './engine/types.js';
+import { namedId, pullZoneToChange } from './shared/change-targets.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Within the 8–36 characters the API accepts (reference 05). */

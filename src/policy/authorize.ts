@@ -37,13 +37,13 @@ export interface ApprovalRequirement {
   escalation?: { role: string; ids: string[] };
 }
 
-/** Why an operation was allowed, as data; operations/access-text.ts writes it for people. */
+/** Why an operation was allowed, as data; operations/engine/access-text.ts writes it for people. */
 export type Grounds =
   | { code: 'always' }
   | { code: 'built-in' }
   | { code: 'granted'; roles: string[]; grant: string };
 
-/** Why an operation was refused, as data; operations/access-text.ts writes it for people. */
+/** Why an operation was refused, as data; operations/engine/access-text.ts writes it for people. */
 export type Denial =
   /** The policy's `channels` leave this channel out. */
   | { code: 'outside-policy-channels'; channels: string[] }

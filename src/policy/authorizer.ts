@@ -1,6 +1,6 @@
 /**
  * The policy as the engine asks it: resolves the requester's user groups (cached, from Slack),
- * then asks the pure authorize(). Answers are data; operations/access-text.ts writes them for people.
+ * then asks the pure authorize(). Answers are data; operations/engine/access-text.ts writes them for people.
  */
 
 import { isOperationId, type OperationId } from '../operation-ids.js';

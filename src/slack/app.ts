@@ -12,7 +12,7 @@ import { App, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@
 import { WebClient } from '@slack/web-api';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { Services } from '../operations/types.js';
+import type { Services } from '../operations/engine/types.js';
 import { AckOnArrivalApp } from './ack-on-arrival.js';
 import type { PreparedAckThread } from './ack-thread-start.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';

@@ -15,7 +15,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { z } from 'zod';
 import type { Logger, SecretRegistry } from '../log.js';
-import { newCorrelationId } from '../operations/engine.js';
+import { newCorrelationId } from '../operations/engine/engine.js';
 import { truncate } from '../reply/escape.js';
 import { revealHiddenCharacters } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';

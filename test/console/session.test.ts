@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineOperation, type MessageRef } from '../../src/operations/types.js';
+import { defineOperation, type MessageRef } from '../../src/operations/engine/types.js';
 import { md } from '../../src/reply/markup.js';
 import { ephemeral, inChannel, type Reply } from '../../src/reply/model.js';
 import type { Runtime } from '../../src/runtime.js';

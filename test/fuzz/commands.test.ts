@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyOperation } from '../../src/operations/engine/types.js';
 import { operations } from '../../src/operations/registry.js';
-import type { AnyOperation } from '../../src/operations/types.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock } from '../support/clock.js';

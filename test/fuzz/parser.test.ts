@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type FlagSpecs, parseArgs, tokenize } from '../../src/operations/engine/tokenize.js';
 import { operations } from '../../src/operations/registry.js';
-import { type FlagSpecs, parseArgs, tokenize } from '../../src/operations/tokenize.js';
 
 /** Generated lines per run; 100,000 fits in about 10 s on the 2-core CI machine. */
 const RUNS = 100_000;

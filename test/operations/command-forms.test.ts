@@ -3,9 +3,9 @@
  * the typed command would: same operation, same parsed arguments.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandFormSpec, typedCommandForm } from '../../src/operations/command-forms.js';
+import { defineOperation, operationKey } from '../../src/operations/engine/types.js';
+import { commandFormSpec, typedCommandForm } from '../../src/operations/menu/command-forms.js';
 import type { ModalValues } from '../../src/operations/modal.js';
-import { defineOperation, operationKey } from '../../src/operations/types.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
 import {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findAlertHints, MAX_IDS, MAX_SCANNED, suggestedWindow } from '../../src/operations/alert-hints.js';
-import { investigateCommandForm, investigateForm } from '../../src/operations/investigate.js';
+import {
+  findAlertHints,
+  MAX_IDS,
+  MAX_SCANNED,
+  suggestedWindow,
+} from '../../src/operations/logs/alert-hints.js';
+import { investigateCommandForm, investigateForm } from '../../src/operations/logs/investigate.js';
 import { messageText } from '../../src/slack/message-text.js';
 import { DEFAULT_INSTANT } from '../support/clock.js';
 

@@ -4,8 +4,8 @@ import {
   renderNothingFound,
   renderOriginHeadline,
   renderOriginSummary,
-} from '../../src/operations/logs-render.js';
-import { parseLogsWindow } from '../../src/operations/logs-window.js';
+} from '../../src/operations/logs/render.js';
+import { parseLogsWindow } from '../../src/operations/logs/window.js';
 import { replyToPlainText } from '../../src/reply/plain.js';
 import type { ComparisonCounts, OriginSummary } from '../../src/reports/origin-summary.js';
 import { bucketGrid, planOriginFetch } from '../../src/reports/origin-window.js';

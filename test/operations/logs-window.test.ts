@@ -5,7 +5,7 @@ import {
   formatSpan,
   type LogsWindow,
   parseLogsWindow,
-} from '../../src/operations/logs-window.js';
+} from '../../src/operations/logs/window.js';
 import { PINNED_INSTANTS } from '../support/clock.js';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSharedAnswers, type SharedOutcome } from '../../src/operations/shared-answers.js';
+import { createSharedAnswers, type SharedOutcome } from '../../src/operations/engine/shared-answers.js';
 import { pinnedClock } from '../support/clock.js';
 
 const posted = async (): Promise<SharedOutcome> => ({ kind: 'posted' });

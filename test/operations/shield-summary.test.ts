@@ -3,7 +3,7 @@
  * an action): shown as code on one line, they cannot format the message, forge a line or link.
  */
 import { describe, expect, it } from 'vitest';
-import { renderShieldSummary } from '../../src/operations/shield-summary.js';
+import { renderShieldSummary } from '../../src/operations/shield/summary-render.js';
 import type { ShieldSummary } from '../../src/reports/shield-summary.js';
 import { renderReply } from '../../src/slack/blocks/reply.js';
 

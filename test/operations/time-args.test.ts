@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUtc, parseDay, parseInstant } from '../../src/operations/time-args.js';
+import { formatUtc, parseDay, parseInstant } from '../../src/operations/shared/time-args.js';
 import { PINNED_INSTANTS, utcDay } from '../support/clock.js';
 
 const DAY_MS = 86_400_000;

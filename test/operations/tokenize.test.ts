@@ -6,7 +6,7 @@ import {
   splitCommandHead,
   tokenize,
   unescapeSlackText,
-} from '../../src/operations/tokenize.js';
+} from '../../src/operations/engine/tokenize.js';
 
 const tokensOf = (line: string) => {
   const result = tokenize(line);

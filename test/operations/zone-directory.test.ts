@@ -1,6 +1,6 @@
 /** The zone directory behind the pickers, against the sandbox: matching, ranking and the bound. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandFormSpec } from '../../src/operations/command-forms.js';
+import { commandFormSpec } from '../../src/operations/menu/command-forms.js';
 import { answers, type EngineTestbed, startEngineTestbed, wordsOf } from '../support/engine.js';
 import { everyoneMayRun } from '../support/policies.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_IDS } from '../../src/operation-ids.js';
-import { decisionText } from '../../src/operations/access-text.js';
+import { decisionText } from '../../src/operations/engine/access-text.js';
 import {
   type AccessRequest,
   approvalRuleFor,

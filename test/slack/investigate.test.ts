@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVESTIGATE_FORM, INVESTIGATE_SHORTCUT } from '../../src/operations/investigate.js';
+import { INVESTIGATE_FORM, INVESTIGATE_SHORTCUT } from '../../src/operations/logs/investigate.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { datetimePicker, externalSelect, newTs, staticSelect } from '../support/payloads.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { ViewStateValue } from '@slack/bolt';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger, SecretRegistry } from '../../src/log.js';
-import type { Messenger } from '../../src/operations/types.js';
+import type { Messenger } from '../../src/operations/engine/types.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';

@@ -35,7 +35,7 @@ import {
   type ReplyFile,
 } from '../../reply/model.js';
 import { canonicalJson } from '../../state/canonical-json.js';
-import { formatAgo, formatClock, formatSpan } from '../time-args.js';
+import { formatAgo, formatClock, formatSpan } from '../shared/time-args.js';
 import type { GatedOperation, ParameterView } from './gate.js';
 
 /** Escaped characters one card field may hold: Slack allows 2,000 per field, its label included. */

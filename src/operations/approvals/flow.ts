@@ -29,17 +29,17 @@ import {
 } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { SecretMessages } from '../../state/secret-messages.js';
-import { denialReply } from '../access-text.js';
-import { deliveryErrorCode } from '../delivery-errors.js';
-import { OperationFailedError, UserFacingError } from '../errors.js';
+import { denialReply } from '../engine/access-text.js';
+import { OperationFailedError, UserFacingError } from '../engine/errors.js';
+import type { ApprovalGate, Messenger, RunContext } from '../engine/types.js';
+import { deliveryErrorCode } from '../shared/delivery-errors.js';
 import {
   deliverSecret,
   deliveryWords,
   type SecretDelivery,
   secretContext,
   secretReminderReply,
-} from '../secrets.js';
-import type { ApprovalGate, Messenger, RunContext } from '../types.js';
+} from '../shared/secret-delivery.js';
 import {
   APPROVAL_ACTIONS,
   approvalCard,

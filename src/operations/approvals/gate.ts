@@ -8,8 +8,8 @@ import type { ApprovalRequest } from '../../approvals/machine.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Operation } from '../../policy/authorize.js';
 import type { JsonValue } from '../../state/canonical-json.js';
-import { describeFailure } from '../failure.js';
-import type { RunContext } from '../types.js';
+import { describeFailure } from '../engine/failure.js';
+import type { RunContext } from '../engine/types.js';
 
 /** What an executed change produced: a result for the channel, and secrets for the requester only. */
 export interface ExecutionOutcome {

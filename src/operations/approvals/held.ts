@@ -10,8 +10,8 @@ import type { OperationId } from '../../operation-ids.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
 import type { JsonValue } from '../../state/canonical-json.js';
-import { deliveryErrorCode, goneFromChannel } from '../delivery-errors.js';
-import type { Messenger, Surface } from '../types.js';
+import type { Messenger, Surface } from '../engine/types.js';
+import { deliveryErrorCode, goneFromChannel } from '../shared/delivery-errors.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';
 
 const Where = { threadTs: z.string().optional() };

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
 import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
-import { UserFacingError } from '../errors.js';
-import { deleteSecretMessage } from '../secrets.js';
-import { defineOperation, type InteractionSubject, parseWith, type RunContext } from '../types.js';
+import { UserFacingError } from '../engine/errors.js';
+import { defineOperation, type InteractionSubject, parseWith, type RunContext } from '../engine/types.js';
+import { deleteSecretMessage } from '../shared/secret-delivery.js';
 
 const RequestIdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 

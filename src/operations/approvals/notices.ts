@@ -6,7 +6,7 @@
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import { md, mention, nest } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
-import { formatClock, formatSpan } from '../time-args.js';
+import { formatClock, formatSpan } from '../shared/time-args.js';
 import { approversWhoMayAct, cardPointer, describeRequest, doneText, escalationMembers } from './card.js';
 import type { GatedOperation } from './gate.js';
 

@@ -23,8 +23,8 @@ import {
 } from '../approvals/card.js';
 import type { GatedOperation } from '../approvals/gate.js';
 import { collapseStarted } from '../audit.js';
-import { formatClock } from '../time-args.js';
-import type { RunContext } from '../types.js';
+import type { RunContext } from '../engine/types.js';
+import { formatClock } from '../shared/time-args.js';
 import { describeWatchFilters } from '../watches/render.js';
 
 /*

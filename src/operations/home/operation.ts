@@ -1,4 +1,4 @@
-import { defineOperation } from '../types.js';
+import { defineOperation } from '../engine/types.js';
 
 /**
  * `/edge home`: the Home tab as a private answer, for the console (which has no Home tab) and

@@ -20,8 +20,8 @@ import { ephemeral } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
 import type { EndReason, Watch, WatchHead, WatchStore } from '../../watches/store.js';
-import { goneFromChannel } from '../delivery-errors.js';
-import type { Messenger } from '../types.js';
+import type { Messenger } from '../engine/types.js';
+import { goneFromChannel } from '../shared/delivery-errors.js';
 import { announceEnd, threadOf } from './endings.js';
 import { alertMessage, watchMessage } from './render.js';
 

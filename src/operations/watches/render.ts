@@ -9,7 +9,7 @@ import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from
 import type { Episode } from '../../watches/progress.js';
 import { sparkline } from '../../watches/progress.js';
 import type { EndReason, Watch } from '../../watches/store.js';
-import { formatUtc } from '../time-args.js';
+import { formatUtc } from '../shared/time-args.js';
 
 export const SNOOZE_MS = 30 * 60_000;
 

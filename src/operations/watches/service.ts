@@ -11,10 +11,10 @@ import { ephemeral, type MessageRef } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import { initialProgress } from '../../watches/progress.js';
 import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/store.js';
-import { goneFromChannel } from '../delivery-errors.js';
-import { UserFacingError } from '../errors.js';
-import { formatUtc } from '../time-args.js';
-import type { RunContext, WatchClick, WatchDesk } from '../types.js';
+import { UserFacingError } from '../engine/errors.js';
+import type { RunContext, WatchClick, WatchDesk } from '../engine/types.js';
+import { goneFromChannel } from '../shared/delivery-errors.js';
+import { formatUtc } from '../shared/time-args.js';
 import { announceEnd } from './endings.js';
 import { SNOOZE_MS, watchList, watchMessage } from './render.js';
 

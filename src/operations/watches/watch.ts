@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { formatDuration, parseDuration } from '../../duration.js';
-import { noDefaultError } from '../context.js';
-import { UserFacingError } from '../errors.js';
-import { CodeFlag, checkCode, PullZoneIdArg, StatusFlag } from '../logs.js';
-import { defineOperation, parseWith, type WatchRequest } from '../types.js';
+import { UserFacingError } from '../engine/errors.js';
+import { defineOperation, parseWith, type WatchRequest } from '../engine/types.js';
+import { CodeFlag, checkCode, PullZoneIdArg, StatusFlag } from '../logs/logs.js';
+import { noDefaultError } from '../zones/context.js';
 
 const DEFAULT_EVERY = '1m';
 /** How long a watch runs when `--for` is not given. */

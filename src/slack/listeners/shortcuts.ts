@@ -1,8 +1,8 @@
 import type { App, MessageShortcut } from '@slack/bolt';
-import { findAlertHints, MAX_SCANNED } from '../../operations/alert-hints.js';
-import { newCorrelationId } from '../../operations/engine.js';
-import { describeFailure } from '../../operations/failure.js';
-import { INVESTIGATE_SHORTCUT, investigateForm } from '../../operations/investigate.js';
+import { newCorrelationId } from '../../operations/engine/engine.js';
+import { describeFailure } from '../../operations/engine/failure.js';
+import { findAlertHints, MAX_SCANNED } from '../../operations/logs/alert-hints.js';
+import { INVESTIGATE_SHORTCUT, investigateForm } from '../../operations/logs/investigate.js';
 import { messageText } from '../message-text.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';

@@ -1,0 +1,342 @@
+/**
+ * The shape every subcommand has: an operation id for the policy, a usage line, a flag spec
+ * and argument schema, and a run that answers with a Reply. No operation knows whether it
+ * was asked from Slack, the console or a test.
+ */
+import type { z } from 'zod';
+import type { ApprovalRequest } from '../../approvals/machine.js';
+import type { CustomerDatabase } from '../../database/customer-database.js';
+import type { Logger, SecretRegistry } from '../../log.js';
+import type { AlwaysAllowed, OperationId } from '../../operation-ids.js';
+import type { PlatformClient } from '../../platform/client.js';
+import type { Operation as PolicyOperation } from '../../policy/authorize.js';
+import type { MessageRef, Reply } from '../../reply/model.js';
+import type { ChartRenderer } from '../../reports/chart-render.js';
+import type { ReportPool } from '../../reports/pool.js';
+import type { AuditLog } from '../../state/audit.js';
+import type { JsonValue } from '../../state/canonical-json.js';
+import type { StateStore } from '../../state/store.js';
+import type { HomeRefresher } from '../home/refresh.js';
+import type { ModalSpec, ModalValues, ZoneKind } from '../modal.js';
+import type { ZoneDirectory } from '../zones/directory.js';
+import type { JobRegistry } from './jobs.js';
+import type { SharedAnswers } from './shared-answers.js';
+import type { FlagSpecs, FlagValues } from './tokenize.js';
+
+export type { MessageRef };
+
+/**
+ * What an adapter offers operations: answer the requester, post elsewhere, update, DM, open
+ * a form. Slack implements it with the Web API; the console prints.
+ */
+/** Posts anywhere, outside any one request: the approval sweep and shown cards use it alone. */
+export interface Messenger {
+  /** Posts in a channel, or in one of its threads when `threadTs` (the thread's first message) is given. */
+  postToChannel(channelId: string, reply: Reply, threadTs?: string): Promise<MessageRef | undefined>;
+  update(ref: MessageRef, reply: Reply): Promise<void>;
+  /** A private message to one user, for secrets that are shown once; the message it became, when known. */
+  sendDirect(userId: string, reply: Reply): Promise<MessageRef | undefined>;
+  /**
+   * Deletes a message the bot posted (a DM that delivered a secret). Throws the transport's
+   * refusal, e.g. Slack's `message_not_found` when it is already gone.
+   */
+  deleteMessage(ref: MessageRef): Promise<void>;
+  /** A link to a message people can open, when the transport has one (Slack's permalink). */
+  permalink(ref: MessageRef): Promise<string | undefined>;
+}
+
+/** Answers the one request being handled. */
+export interface Responder {
+  /**
+   * Answers the requester where they asked (visibility decides ephemeral, channel or DM). Returns
+   * the message it became, when there is one: in another conversation (the requester's DM) when
+   * it could not be posted where asked.
+   */
+  respond(reply: Reply): Promise<MessageRef | undefined>;
+  openModal(modal: ModalSpec): Promise<void>;
+  /**
+   * Shows a reply in a window of its own (a Slack modal, for the menu) when the request brought
+   * a way to open one; otherwise answers with it. Its buttons work as on a message, and a form
+   * one of them opens takes the window's place.
+   */
+  openPanel(panel: { title: string; reply: Reply }): Promise<void>;
+  /** The message whose button was clicked, when a click brought one (not a modal, not the Home). */
+  readonly clicked?: MessageRef;
+}
+
+/** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */
+export interface Surface extends Responder, Messenger {}
+
+/** A small cache with expiry, for answers that change rarely (the WAF enums). */
+export interface TtlCache {
+  get<T>(key: string): T | undefined;
+  set<T>(key: string, value: T, ttlMs: number): void;
+}
+
+/** The two-person gate as operations call it; operations/approvals/flow.ts implements it. */
+export interface ApprovalGate {
+  /** Asks for approval, or runs at once when the policy does not gate the operation. */
+  submit(
+    ctx: RunContext,
+    input: { operation: PolicyOperation; target: string; params: Record<string, JsonValue>; reason: string },
+  ): Promise<Reply | undefined>;
+  click(
+    ctx: RunContext,
+    input: {
+      action: 'approve' | 'reject' | 'cancel';
+      requestId: string;
+      confirmation?: string;
+      /** A Reject's reason from its form; without it, Reject opens that form. */
+      reason?: string;
+    },
+  ): Promise<Reply | undefined>;
+  /**
+   * Waiting requests (with `all`, the last 50 of any state). With scope `yours`, only those the
+   * caller asked for or may decide now (the Home's "Show all", which takes no grant).
+   */
+  list(ctx: RunContext, all: boolean, scope?: 'everyone' | 'yours'): Promise<Reply>;
+  /** One request whole: every parameter, the digest and the timeline of its audit rows. */
+  show(ctx: RunContext, requestId: string): Promise<Reply>;
+  /** The requester withdraws their own pending request (the Cancel button, `/edge approvals cancel ID`). */
+  cancel(ctx: RunContext, requestId: string): Promise<Reply | undefined>;
+  /** The request as stored, for forms that need its target. */
+  peek(id: string): Promise<ApprovalRequest | null>;
+  /**
+   * The refusal a new request for `operation` on `target` would get now, because an open request
+   * holds its lock; undefined when none does (as far as the waiting requests read show). A form
+   * that would ask for such a request is refused before it opens.
+   */
+  openRequestRefusal(ctx: RunContext, operation: PolicyOperation, target: string): Promise<Reply | undefined>;
+}
+
+/** What `/edge watch logs` asks for, parsed. */
+export interface WatchRequest {
+  pullZoneId: number;
+  status?: string;
+  code?: string;
+  everyMs: number;
+  forMs: number;
+  alert?: { count: number; windowMs: number };
+}
+
+/** Watches as operations call them; operations/watches/service.ts implements it. */
+export interface WatchDesk {
+  start(ctx: RunContext, request: WatchRequest): Promise<Reply | undefined>;
+  /** The running watches, with their owners and Stop buttons, for `/edge watches`. */
+  list(ctx: RunContext, stopActionId: string): Promise<Reply>;
+  /**
+   * Stops a watch for whoever holds watch.logs in its channel. `fromHome`: the click came from
+   * the Home, in no channel of its own, so the watch's channel is checked whatever ctx says.
+   */
+  stop(ctx: RunContext, watchId: string, options?: WatchClick): Promise<Reply | undefined>;
+  snooze(ctx: RunContext, watchId: string, options?: WatchClick): Promise<Reply | undefined>;
+}
+
+/** Where a click on a watch's Stop or Snooze came from. */
+export interface WatchClick {
+  /** The Home, in no channel of its own: the watch's channel is checked whatever ctx says. */
+  fromHome?: boolean;
+  /** The watch's own message (not a listing of watches). */
+  fromItsMessage?: boolean;
+}
+
+/** A person's Home as operations use it; operations/home/ implements it. */
+export interface HomeDesk {
+  /** What the caller's Home shows now. */
+  show(ctx: RunContext): Promise<Reply>;
+  /** Draws Homes again after changes that concern their people. */
+  refresher: HomeRefresher;
+}
+
+/** Long-lived services operations may use; built once by the composition root. */
+export interface Services {
+  platform: PlatformClient;
+  audit: AuditLog;
+  state: StateStore;
+  logger: Logger;
+  secrets: SecretRegistry;
+  cache: TtlCache;
+  approvals: ApprovalGate;
+  /** Long jobs running in this process, with their caps. */
+  jobs: JobRegistry;
+  /** Identical requests in one channel within a minute: one download, one thread, for everyone. */
+  shared: SharedAnswers;
+  /** Worker threads for summaries and exports, so heavy parsing never blocks the event loop. */
+  reports: ReportPool;
+  /** The customer database of SERVICE_DATABASE_URL; undefined when it is not configured. */
+  database?: CustomerDatabase;
+  /** Draws charts as pictures off the event loop; no picture means the text chart is the answer. */
+  charts: ChartRenderer;
+  /** Pull zones and Shield zones by id and name, for pickers and for checking ids. */
+  zones: ZoneDirectory;
+  /** Watches of origin errors, polled in the background by one replica each. */
+  watches: WatchDesk;
+  home: HomeDesk;
+  now: () => number;
+}
+
+export interface Caller {
+  userId: string;
+  channelId: string;
+  /** The thread the request was asked in; every answer goes there. */
+  threadTs?: string;
+}
+
+export interface RunContext extends Caller {
+  services: Services;
+  surface: Surface;
+  correlationId: string;
+  logger: Logger;
+  /** The registry and access checks, for help and whoami. */
+  access: AccessView;
+  /** The approved request this run carries out, when an approval rule held it. */
+  approvedAs?: string;
+}
+
+/** What help and whoami need to know about the caller's permissions. */
+export interface AccessView {
+  /** Operations the caller may run in this channel (help lists only these). */
+  allowed(): Promise<ReadonlySet<string>>;
+  /** Of those, the ones an approval rule holds until someone approves (help and the menu say so). */
+  held(): Promise<ReadonlySet<string>>;
+  /** The whoami explanation, already written for people. */
+  explain(): Promise<Reply>;
+  operations(): readonly AnyOperation[];
+}
+
+/**
+ * A form that stands for a command line (the "Investigate" form of the message shortcut): its
+ * submission is parsed and run as that command, by the operation the command names.
+ */
+export interface CommandForm {
+  callbackId: string;
+  /** The command line the values stand for, or what to correct on which field. */
+  read(values: ModalValues): { errors: Record<string, string> } | { command: string };
+  /** The field a complaint of the command's own parsing is shown on, given what was entered. */
+  fieldOf(error: string, values: ModalValues): string;
+  /** Whether a command it can stand for changes something (see Operation.changes). */
+  changes: boolean;
+}
+
+/** The operation, target and approval request an interaction is audited under. */
+export interface InteractionSubject {
+  operation: string;
+  target?: string;
+  approvalId?: string;
+}
+
+export type SubmissionOutcome =
+  | { errors: Record<string, string> }
+  | { run: () => Promise<Reply | undefined>; target?: string; params?: Record<string, unknown> };
+
+/** What parsing may read besides the words: the instant the command was received. */
+export interface ParseInput {
+  now: number;
+}
+
+export type ParseResult<A> = { ok: true; args: A } | { ok: false; error: string };
+
+/**
+ * A zone id a command may take from the channel's defaults (`/edge context`) when none is typed.
+ * The engine looks the default up after parsing, before access checks and audit (so the audit
+ * row names the zone), and every answer of that request says in its footer that it was used.
+ */
+export interface ChannelDefaultSlot<A> {
+  kind: ZoneKind;
+  /** True when the command was typed without the id. */
+  missing(args: A): boolean;
+  /** The arguments with the channel's default in place. */
+  fill(args: A, id: number): A;
+  /** What to say when the channel has no default either: how to type the id. */
+  absent: string;
+}
+
+export interface Operation<S extends FlagSpecs, A> {
+  /** Policy id; help, whoami and context.show use their own names and are always allowed. */
+  id: OperationId | AlwaysAllowed;
+  /** The words after /edge that select it, e.g. ['shield', 'enums']. */
+  words: readonly string[];
+  usage: string;
+  summary: string;
+  /** One example, shown by help. */
+  example: string;
+  flags: S;
+  /**
+   * True when the operation's buttons and forms check access themselves (approval cards:
+   * the request's approvers may click, whatever the grants say).
+   */
+  ownAccessForInteractions?: boolean;
+  /**
+   * What changes something (on the platform, in the customer database or in the bot's own
+   * approvals) rather than only reading: the command itself, and the names of its buttons and
+   * forms that do. Adapters record the delivery of these before they run, so a redelivery never
+   * runs a change twice.
+   */
+  changes?: { command?: boolean; interactions?: readonly string[] };
+  /**
+   * Entries that an approval rule naming this operation does not hold back: a command line that
+   * only opens a form (the form's submission is what runs, and that is held), and buttons that
+   * only open a form or wind down what already runs (Cancel, Stop, Snooze). Grants and channels
+   * still apply to them. Every other entry of a gated operation waits for its approval.
+   */
+  outsideApproval?: { command?(args: A): boolean; interactions?: readonly string[] };
+  /**
+   * Only winds down what waits or runs (withdrawing one's own request): no entry of it is ever
+   * held, and help and the menu never say it runs once approved.
+   */
+  neverHeld?: boolean;
+  /**
+   * Takes everything after its words verbatim as one positional, with no flags: SQL keeps its
+   * quotes, and `--` inside it is not a flag.
+   */
+  rawArgument?: boolean;
+  /** Checks positionals and flags into typed arguments (zod inside); `now` anchors relative times. */
+  parse(positionals: string[], flags: FlagValues<S>, input: ParseInput): ParseResult<A>;
+  /** A zone id the command takes from the channel's defaults when none is typed. */
+  channelDefault?: ChannelDefaultSlot<A>;
+  /** The object the command is about, for audit rows and approval locks. */
+  target?(args: A): string | undefined;
+  /** Audit-safe parameters (no secrets); defaults to the parsed arguments. */
+  auditParams?(args: A): Record<string, unknown>;
+  run(ctx: RunContext, args: A): Promise<Reply | undefined>;
+  /**
+   * What a button or form acts on when that is another operation's business, for its audit rows:
+   * `reference` is the button's value or the form's private metadata. An approval card's click is
+   * audited under the request's operation and target, not under `approvals.list`.
+   */
+  interactionSubject?(ctx: RunContext, reference: string): Promise<InteractionSubject | undefined>;
+  /** The same for a typed command that acts on another operation's business (`/edge approvals cancel ID`). */
+  commandSubject?(ctx: RunContext, args: A): Promise<InteractionSubject | undefined>;
+  /** Button handlers, keyed by the name after `${key}:` in the action id. */
+  actions?: Record<string, (ctx: RunContext, value: string) => Promise<Reply | undefined>>;
+  /**
+   * Form submissions, keyed by the name after `${key}:` in the callback id. The handler
+   * validates quickly (its errors are shown on the fields, before Slack's 3 seconds run out)
+   * and returns the slow work as `run`, which starts after the form is acknowledged.
+   */
+  submissions?: Record<
+    string,
+    (ctx: RunContext, values: ModalValues, privateMetadata: string) => Promise<SubmissionOutcome>
+  >;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds operations of every argument type.
+export type AnyOperation = Operation<FlagSpecs, any>;
+
+/** Operations are written with `defineOperation` so that their flag and argument types line up. */
+export const defineOperation = <const S extends FlagSpecs, A>(operation: Operation<S, A>): Operation<S, A> =>
+  operation;
+
+/** The key that prefixes an operation's action and callback ids: its words joined by dots. */
+export const operationKey = (operation: { words: readonly string[] }): string => operation.words.join('.');
+
+/** Parses with a zod schema into a ParseResult whose error names the argument at fault. */
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown): ParseResult<z.infer<T>> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  const issue = parsed.error.issues[0];
+  // Messages that already name their flag (`--page starts at 1`) need no path in front.
+  const named = issue?.message.includes('--') ?? false;
+  const where = issue && issue.path.length > 0 && !named ? `${issue.path.join('.')}: ` : '';
+  return { ok: false, error: `${where}${issue?.message ?? 'invalid arguments'}` };
+}

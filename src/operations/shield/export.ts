@@ -1,0 +1,342 @@
+import { z } from 'zod';
+import { parseDuration } from '../../duration.js';
+import {
+  EXPORT_FILTER_FIELDS,
+  EXPORT_FILTER_OPS,
+  EXPORT_WINDOW_HOURS,
+  type ExportFilter,
+  type ExportRequest,
+  exportRequestSchema,
+} from '../../platform/schemas.js';
+import { hiddenCharacterError } from '../../reply/hidden-characters.js';
+import { md } from '../../reply/markup.js';
+import { inChannel, type Reply } from '../../reply/model.js';
+import { byteSize, counted } from '../../reply/words.js';
+import { writeShieldExportCsv } from '../../reports/export-csv.js';
+import { shieldExportFilename } from '../../reports/filenames.js';
+import { temporaryCsvPath } from '../../reports/temp-file.js';
+import { UserFacingError } from '../engine/errors.js';
+import {
+  defineOperation,
+  type ParseResult,
+  type RunContext,
+  type SubmissionOutcome,
+} from '../engine/types.js';
+import { fieldText, type ModalField } from '../modal.js';
+import { cancelJob, runLongJob } from '../shared/long-job.js';
+import { formatUtc, parseInstant } from '../shared/time-args.js';
+import { noDefaultError, withDefaultNote } from '../zones/context.js';
+import { renderShieldSummary, shieldHeadlineFields } from './summary-render.js';
+
+const MAX_FILTERS_IN_FORM = 3;
+
+const ZoneSchema = z.coerce
+  .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
+  .int({ error: 'the Shield zone id must be a whole number' })
+  .positive({ error: 'the Shield zone id must be positive' });
+
+interface ExportArgs {
+  zoneId: number;
+  body: ExportRequest;
+}
+
+/** `zoneId` is absent when none was typed (the channel's default fills it); `fromDefault` says it was. */
+type ShieldExportArgs = { zoneId?: number; fromDefault?: boolean } & (
+  | { form: true; query?: string; filters: ExportFilter[] }
+  | { form: false; body: ExportRequest }
+);
+
+const NO_ZONE = noDefaultError('shieldzone', '/edge shield export 5101 --last 1h');
+
+/** The form's private metadata: the zone, and whether it is the channel's default (`5101 default`). */
+function readFormZone(metadata: string): { zoneId: number; fromDefault: boolean } | undefined {
+  const match = /^(\S+)( default)?$/.exec(metadata.trim());
+  const zone = ZoneSchema.safeParse(match?.[1]);
+  return zone.success ? { zoneId: zone.data, fromDefault: match?.[2] !== undefined } : undefined;
+}
+
+type FilterResult = { ok: true; filter: ExportFilter } | { ok: false; error: string };
+
+/** What an error repeats of the user's words: enough to recognise them. */
+const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
+/** `FIELD:OP:V1,V2` → a filter clause, checked against the allowed fields and operators. */
+export function parseFilter(text: string): FilterResult {
+  const [field, op, ...rest] = text.split(':');
+  const values = rest
+    .join(':')
+    .split(',')
+    .map((value) => value.trim())
+    .filter(Boolean);
+  if (!field || !op || values.length === 0)
+    return {
+      ok: false,
+      error: `--filter "${text.slice(0, 60)}" must be FIELD:OP:VALUE[,VALUE…], e.g. country:in:DE,FR`,
+    };
+  if (!(EXPORT_FILTER_FIELDS as readonly string[]).includes(field))
+    return {
+      ok: false,
+      error: `--filter field "${echo(field)}" is not one of ${EXPORT_FILTER_FIELDS.join(', ')}`,
+    };
+  if (!(EXPORT_FILTER_OPS as readonly string[]).includes(op))
+    return {
+      ok: false,
+      error: `--filter operator "${echo(op)}" is not one of ${EXPORT_FILTER_OPS.join(', ')}`,
+    };
+  if (op === 'cidr' && field !== 'ip')
+    return { ok: false, error: '--filter: the cidr operator applies to the ip field only' };
+  return { ok: true, filter: { field, op, value: values } as ExportFilter };
+}
+
+/** Checks the window and filters exactly as the platform will, before anything is sent. */
+function checkBody(body: ExportRequest, now: number): string | undefined {
+  const parsed = exportRequestSchema(now).safeParse(body);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return issue?.message === 'to must be after from'
+    ? '--to must be after --from'
+    : `${issue?.message ?? 'the export request is not valid'} (windows are limited to the last ${EXPORT_WINDOW_HOURS} hours)`;
+}
+
+async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | undefined> {
+  const { zoneId, body } = args;
+  const filename = shieldExportFilename(zoneId, body.from, body.to);
+  const window = `${formatUtc(body.from)} – ${formatUtc(body.to)}`;
+  return runLongJob(ctx, {
+    title: `Shield event export of zone ${zoneId}`,
+    cancelActionId: 'shield.export:cancel',
+    async work(job) {
+      job.status('asking the platform');
+      const response = await ctx.services.platform.exportShieldEventLogs(zoneId, body, {
+        signal: job.signal,
+      });
+      const path = temporaryCsvPath();
+      const written = await writeShieldExportCsv({
+        source: response.body,
+        path,
+        pool: ctx.services.reports,
+        signal: job.signal,
+        onProgress: (progress) =>
+          job.status(`fetched ${byteSize(progress.bytes)}, ${counted(progress.rows, 'row')}`),
+      });
+      job.status('uploading');
+      const filters = body.filters?.map((f) => `${f.field} ${f.op} ${f.value.join('|')}`).join('; ');
+      const comment = `${counted(written.rows, 'Shield event')} of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+      const rows = counted(written.rows, 'row');
+      const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+      // The headline in the channel; the summary and the CSV in its thread.
+      return {
+        ...inChannel(`Shield events of zone ${zoneId}: ${rows}`, [
+          {
+            type: 'text',
+            text: md`:shield: *${counted(written.rows, 'Shield event')}* · zone ${zoneId} · ${asked}`,
+          },
+          {
+            type: 'fields',
+            fields: shieldHeadlineFields(written.summary, {
+              nowMs: ctx.services.now(),
+              requester: ctx.userId,
+            }),
+          },
+        ]),
+        thread: [
+          {
+            ...inChannel(`Shield events of zone ${zoneId}: ${rows}, the summary and the CSV`, [
+              {
+                type: 'text',
+                text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} for ${asked}.`,
+              },
+              // Counted while the CSV streamed to the file, in the same pass.
+              ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
+            ]),
+            files: [
+              {
+                filename,
+                title: `Shield events, zone ${zoneId}`,
+                path,
+                comment,
+                about: `all ${counted(written.rows, 'event')} as CSV (${byteSize(written.bytes)})`,
+              },
+            ],
+          },
+        ],
+      };
+    },
+  });
+}
+
+const filterFields = (): ModalField[] =>
+  Array.from({ length: MAX_FILTERS_IN_FORM }, (_, i): ModalField[] => [
+    {
+      id: `field${i}`,
+      label: `Filter ${i + 1}: field`,
+      kind: 'select',
+      optional: true,
+      options: EXPORT_FILTER_FIELDS.map((field) => ({ value: field, label: field })),
+    },
+    {
+      id: `op${i}`,
+      label: `Filter ${i + 1}: operator`,
+      kind: 'select',
+      optional: true,
+      options: EXPORT_FILTER_OPS.map((op) => ({ value: op, label: op })),
+    },
+    { id: `values${i}`, label: `Filter ${i + 1}: values (comma-separated)`, kind: 'text', optional: true },
+  ]).flat();
+
+/**
+ * `/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
+ * the full filtered event log as CSV in the channel. Without window flags a form asks.
+ */
+export const shieldExport = defineOperation({
+  id: 'shield.export',
+  words: ['shield', 'export'],
+  usage:
+    '/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
+  summary: 'export a Shield zone’s event log as CSV to the channel (a form asks for the window)',
+  example: '/edge shield export 5101 --last 1h --filter country:in:DE,FR',
+  flags: {
+    last: { kind: 'string', aliases: ['since'], value: 'duration' },
+    from: { kind: 'string', value: 'instant' },
+    to: { kind: 'string', value: 'instant' },
+    query: { kind: 'string' },
+    filter: { kind: 'repeatable' },
+  },
+  parse(positionals, flags, { now }): ParseResult<ShieldExportArgs> {
+    if (positionals.length > 1) return { ok: false, error: 'give exactly one Shield zone id' };
+    // Without one, the channel's default is taken (see channelDefault below).
+    const zone =
+      positionals.length === 0
+        ? ({ success: true, data: undefined } as const)
+        : ZoneSchema.safeParse(positionals[0]);
+    if (!zone.success) return { ok: false, error: zone.error.issues[0]!.message };
+    const filters: ExportFilter[] = [];
+    for (const raw of flags.filter) {
+      const filter = parseFilter(raw);
+      if (!filter.ok) return { ok: false, error: filter.error };
+      filters.push(filter.filter);
+    }
+    if (flags.last === undefined && flags.from === undefined && flags.to === undefined)
+      return { ok: true, args: { zoneId: zone.data, form: true, query: flags.query, filters } };
+    if (flags.last !== undefined && (flags.from !== undefined || flags.to !== undefined))
+      return { ok: false, error: 'use either --last or --from/--to, not both' };
+    let from: number;
+    let to: number;
+    if (flags.last !== undefined) {
+      const last = parseDuration(flags.last);
+      if (!last.ok) return { ok: false, error: `--last: ${last.error}` };
+      to = now;
+      from = now - last.ms;
+    } else {
+      if (flags.from === undefined) return { ok: false, error: '--from is needed with --to' };
+      const start = parseInstant(flags.from, now);
+      if (!start.ok) return { ok: false, error: `--from: ${start.error}` };
+      const end = flags.to === undefined ? ({ ok: true, ms: now } as const) : parseInstant(flags.to, now);
+      if (!end.ok) return { ok: false, error: `--to: ${end.error}` };
+      from = start.ms;
+      to = end.ms;
+    }
+    const body: ExportRequest = {
+      from,
+      to,
+      ...(flags.query ? { query: flags.query } : {}),
+      ...(filters.length > 0 ? { filters } : {}),
+    };
+    const problem = checkBody(body, now);
+    if (problem) return { ok: false, error: problem };
+    return { ok: true, args: { zoneId: zone.data, form: false, body } };
+  },
+  // Without a window the command only opens the form, whose submission a rule holds; Cancel stops.
+  outsideApproval: { command: (args) => args.form, interactions: ['cancel'] },
+  channelDefault: {
+    kind: 'shieldzone',
+    missing: (args) => args.zoneId === undefined,
+    fill: (args, id) => ({ ...args, zoneId: id, fromDefault: true }),
+    absent: NO_ZONE,
+  },
+  target: (args) => (args.zoneId === undefined ? undefined : String(args.zoneId)),
+  async run(ctx, args) {
+    const { zoneId } = args;
+    if (zoneId === undefined) throw new UserFacingError(NO_ZONE);
+    if (!args.form) return exportCsv(ctx, { zoneId, body: args.body });
+    const now = ctx.services.now();
+    const whose = args.fromDefault ? ' (this channel’s default, /edge context)' : '';
+    await ctx.surface.openModal({
+      callbackId: 'shield.export:window',
+      title: 'Shield event export',
+      submit: 'Export',
+      privateMetadata: args.fromDefault ? `${zoneId} default` : String(zoneId),
+      intro: `Zone *${zoneId}*${whose}: the window must lie within the last ${EXPORT_WINDOW_HOURS} hours (times in UTC).`,
+      fields: [
+        { id: 'from', label: 'From', kind: 'datetime', initial: now - 3_600_000 },
+        { id: 'to', label: 'To', kind: 'datetime', initial: now },
+        {
+          id: 'query',
+          label: 'Search (IP, rule id, URL, user agent, rule name)',
+          kind: 'text',
+          optional: true,
+          initial: args.query,
+        },
+        ...filterFields(),
+      ],
+    });
+    return undefined;
+  },
+  actions: {
+    cancel: async (ctx, value) => cancelJob(ctx, value),
+  },
+  submissions: {
+    async window(ctx, values, privateMetadata): Promise<SubmissionOutcome> {
+      const zone = readFormZone(privateMetadata);
+      if (!zone) return { errors: { from: 'The form lost its zone; run the command again.' } };
+      const now = ctx.services.now();
+      const from = Number(fieldText(values, 'from'));
+      const to = Number(fieldText(values, 'to'));
+      if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
+      if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
+      if (to <= from) return { errors: { to: 'The end must be after the start.' } };
+      if (from < now - EXPORT_WINDOW_HOURS * 3_600_000)
+        return { errors: { from: `The start must be within the last ${EXPORT_WINDOW_HOURS} hours.` } };
+      if (to > now + 60_000) return { errors: { to: 'The end cannot be in the future.' } };
+      const filters: ExportFilter[] = [];
+      for (let i = 0; i < MAX_FILTERS_IN_FORM; i++) {
+        const field = fieldText(values, `field${i}`);
+        const op = fieldText(values, `op${i}`);
+        const list = fieldText(values, `values${i}`);
+        if (!field && !op && !list) continue;
+        const hidden = hiddenCharacterError(list, 'These values');
+        if (hidden) return { errors: { [`values${i}`]: hidden } };
+        const filter = parseFilter(`${field}:${op}:${list}`);
+        if (!filter.ok)
+          return {
+            errors: {
+              [list ? (field ? `op${i}` : `field${i}`) : `values${i}`]: filter.error.replace(
+                '--filter',
+                'This filter',
+              ),
+            },
+          };
+        filters.push(filter.filter);
+      }
+      const query = fieldText(values, 'query');
+      const hiddenInQuery = hiddenCharacterError(query, 'The query');
+      if (hiddenInQuery) return { errors: { query: hiddenInQuery } };
+      const body: ExportRequest = {
+        from,
+        to,
+        ...(query ? { query } : {}),
+        ...(filters.length ? { filters } : {}),
+      };
+      const problem = checkBody(body, now);
+      if (problem) return { errors: { from: problem } };
+      return {
+        target: String(zone.zoneId),
+        params: { from, to, query: query || undefined, filters: filters.length },
+        run: async () => {
+          const reply = await exportCsv(ctx, { zoneId: zone.zoneId, body });
+          return reply && zone.fromDefault ? withDefaultNote(reply, 'shieldzone', zone.zoneId) : reply;
+        },
+      };
+    },
+  },
+});

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { DnsView, type DnsZone, dnsRecordTypeName } from '../../platform/schemas.js';
+import { md, nest, trusted } from '../../reply/markup.js';
+import { ephemeral, type Reply, type ReplyButton } from '../../reply/model.js';
+import { tableWithCuts } from '../../reply/table.js';
+import { counted } from '../../reply/words.js';
+import { csvRecord } from '../../reports/csv-safety.js';
+import { UserFacingError } from '../engine/errors.js';
+import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
+import {
+  lastPageInstead,
+  PagingArgsSchema,
+  pageFacts,
+  pagingButtons,
+  pagingFlags,
+  readPagingState,
+} from '../shared/paging.js';
+
+const DnsArgsSchema = PagingArgsSchema.extend({
+  search: z
+    .string()
+    .min(1)
+    .max(255, { error: 'the search text is too long (255 characters at most)' })
+    .optional(),
+  lite: z.boolean().default(false),
+});
+type DnsArgs = z.infer<typeof DnsArgsSchema>;
+
+/** A zone without a domain (the vendor marks Domain nullable) is found by its id alone. */
+const RecordsStateSchema = z.object({
+  id: z.number().int().positive(),
+  domain: z.string().min(1).max(255).optional(),
+});
+
+/** Pages of 1,000 zones read to find a zone that has no domain to search for. */
+const MAX_PAGES_WITHOUT_SEARCH = 20;
+
+/** Records shown in the message; the file has them all. */
+const MAX_RECORDS_SHOWN = 40;
+/** Widest a value may be in the message table (DKIM keys and SPF policies are longer). */
+const RECORD_VALUE_WIDTH = 48;
+const RECORD_COLUMNS = ['TYPE', 'NAME', 'VALUE', 'TTL', ''];
+
+const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
+
+/** How a zone is named to people: its domain, else its id. */
+const zoneName = (zone: DnsZone) =>
+  zone.Domain ? zone.Domain : zone.Id !== undefined ? `zone ${zone.Id}` : 'a zone without domain or id';
+
+function zoneLine(zone: DnsZone, lite: boolean) {
+  const records = lite ? trusted('') : md` · ${counted(zone.Records.length, 'record')}`;
+  const id = zone.Domain
+    ? md` (id ${zone.Id ?? 'not given'})`
+    : trusted(zone.Id !== undefined ? ' (no domain name)' : '');
+  return md`• *${zoneName(zone)}*${nest(id)}${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
+}
+
+async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
+  const list = await ctx.services.platform.listDnsZones({
+    page: args.page,
+    perPage: args.perPage,
+    search: args.search,
+    view: args.lite ? DnsView.Lite : DnsView.Full,
+  });
+  const last = lastPageInstead(args.page, list.TotalItems, args.perPage);
+  if (last !== undefined) return listPage(ctx, { ...args, page: last });
+  const { total, where, hasMore } = pageFacts(list, args);
+  // A zone without an id cannot be looked up again, so it gets no Records button.
+  const recordButtons: ReplyButton[] = list.Items.filter((zone) => zone.Id !== undefined)
+    .slice(0, 20)
+    .map((zone) => ({
+      text: `Records · ${zoneName(zone)}`,
+      actionId: `dns:records#${zone.Id}`,
+      value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
+    }));
+  const searched = args.search ? md` matching "${args.search}"` : trusted('');
+  return ephemeral(total === undefined ? `DNS zones, ${where.toLowerCase()}` : counted(total, 'DNS zone'), [
+    { type: 'header', text: total === undefined ? 'DNS zones' : `DNS zones (${total})` },
+    {
+      type: 'text',
+      text:
+        list.Items.length > 0
+          ? trusted(list.Items.map((zone) => zoneLine(zone, args.lite)).join('\n'))
+          : md`_No DNS zones${nest(searched)}._`,
+    },
+    {
+      type: 'context',
+      text: md`${where}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+    },
+    ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
+    { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
+  ]);
+}
+
+/** The spec has no "get zone" operation: search by domain (or read the pages) and pick the zone by id. */
+async function findZone(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>) {
+  for (let page = 1; page <= (state.domain ? 1 : MAX_PAGES_WITHOUT_SEARCH); page++) {
+    const list = await ctx.services.platform.listDnsZones({
+      search: state.domain,
+      page,
+      perPage: 1000,
+      view: DnsView.Full,
+    });
+    const zone = list.Items.find((item) => item.Id === state.id);
+    if (zone || !pageFacts(list, { page, perPage: 1000 }).hasMore) return zone;
+  }
+  return undefined;
+}
+
+async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>): Promise<Reply> {
+  const zone = await findZone(ctx, state);
+  const named = state.domain ? `${state.domain} (id ${state.id})` : `with id ${state.id}`;
+  if (!zone) throw new UserFacingError(`DNS zone ${named} was not found any more.`);
+  const rows = zone.Records.map((record) => [
+    dnsRecordTypeName(record.Type),
+    record.Name || '@',
+    record.Value ?? '',
+    String(record.Ttl ?? ''),
+    record.Disabled ? 'disabled' : '',
+  ]);
+  const shown = rows.slice(0, MAX_RECORDS_SHOWN);
+  const table = tableWithCuts(RECORD_COLUMNS, shown, { maxColumnWidth: RECORD_VALUE_WIDTH });
+  const complete = shown.length === rows.length && !table.cut;
+  const count = counted(zone.Records.length, 'record');
+  const notes = [
+    shown.length < rows.length ? `Showing ${shown.length} of ${count}` : count,
+    table.cut ? `values longer than ${RECORD_VALUE_WIDTH} characters are cut here` : '',
+    complete ? '' : 'the file has every record in full',
+  ].filter(Boolean);
+  const reply = ephemeral(`${count} in ${zoneName(zone)}`, [
+    { type: 'header', text: `Records of ${zoneName(zone)}` },
+    rows.length > 0
+      ? { type: 'code', text: table.text }
+      : { type: 'text', text: trusted('_This zone has no records._') },
+    { type: 'context', text: md`${notes.join('; ')} · zone id ${state.id}` },
+  ]);
+  if (complete) return reply;
+  return {
+    ...reply,
+    files: [
+      {
+        filename: `dns-records-${(zone.Domain || `zone-${state.id}`).replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
+        title: `DNS records of ${zoneName(zone)}`,
+        content: [['type', ...RECORD_COLUMNS.slice(1, 4).map((c) => c.toLowerCase()), 'disabled'], ...rows]
+          .map(csvRecord)
+          .join(''),
+        about: `all ${count} with full values`,
+      },
+    ],
+  };
+}
+
+/** `/edge dns [SEARCH] [--page N] [--per-page N] [--lite]`: DNS zones, one line each. */
+export const dns = defineOperation({
+  id: 'dns.list',
+  words: ['dns'],
+  usage: '/edge dns [SEARCH] [--page N] [--per-page N] [--lite]',
+  summary: 'list DNS zones, with a Records button for each',
+  example: '/edge dns example.com',
+  flags: { ...pagingFlags, lite: { kind: 'boolean' } },
+  parse: (positionals, flags) =>
+    positionals.length > 1
+      ? { ok: false, error: 'give at most one search text (quote it if it has spaces)' }
+      : parseWith(DnsArgsSchema, {
+          search: positionals[0],
+          page: flags.page,
+          perPage: flags['per-page'],
+          lite: flags.lite,
+        }),
+  target: (args) => args.search,
+  run: (ctx, args) => listPage(ctx, args),
+  actions: {
+    async page(ctx, value) {
+      const args = readPagingState(DnsArgsSchema, value);
+      if (!args) throw new UserFacingError('That page button is out of date; run /edge dns again.');
+      return { ...(await listPage(ctx, args)), replaceOriginal: true };
+    },
+    async records(ctx, value) {
+      const state = readPagingState(RecordsStateSchema, value);
+      if (!state) throw new UserFacingError('That button is out of date; run /edge dns again.');
+      return records(ctx, state);
+    },
+  },
+});

@@ -1,0 +1,224 @@
+/**
+ * `/edge pullzones [SEARCH]` and `/edge shield zones`: the ids every incident command needs,
+ * found instead of typed from memory, each with buttons for its next steps.
+ */
+import { z } from 'zod';
+import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../../platform/schemas.js';
+import { md, nest, trusted } from '../../reply/markup.js';
+import {
+  commandButton,
+  ephemeral,
+  type Reply,
+  type ReplyBlock,
+  type ReplyButton,
+} from '../../reply/model.js';
+import { counted } from '../../reply/words.js';
+import { UserFacingError } from '../engine/errors.js';
+import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
+import { formButton } from '../menu/menu.js';
+import {
+  lastPageInstead,
+  PagingArgsSchema,
+  pagingButtons,
+  pagingFlags,
+  readPagingState,
+} from '../shared/paging.js';
+
+/** Each zone is two blocks (its line and its buttons): 20 of them stay well inside a message. */
+const MAX_PER_PAGE = 20;
+
+const ListArgsSchema = PagingArgsSchema.extend({
+  perPage: z
+    .number()
+    .int({ error: '--per-page must be a whole number' })
+    .min(5, { error: `--per-page must be between 5 and ${MAX_PER_PAGE}` })
+    .max(MAX_PER_PAGE, { error: `--per-page must be between 5 and ${MAX_PER_PAGE}` })
+    .default(10),
+  search: z
+    .string()
+    .min(1)
+    .max(255, { error: 'the search text is too long (255 characters at most)' })
+    .optional(),
+});
+type ListArgs = z.infer<typeof ListArgsSchema>;
+
+/** Which Shield zone guards each pull zone: one call, read for the next-step buttons. */
+async function shieldZonesByPullZone(ctx: RunContext): Promise<Map<number, number>> {
+  const list = await ctx.services.platform.listShieldZones({ perPage: 1000 }).catch((error: unknown) => {
+    ctx.logger.warn('Shield zones could not be listed; the list shows no Shield buttons', { error });
+    return undefined;
+  });
+  const map = new Map<number, number>();
+  for (const zone of list?.data ?? [])
+    if (zone.pullZoneId != null && zone.shieldZoneId !== undefined)
+      map.set(zone.pullZoneId, zone.shieldZoneId);
+  return map;
+}
+
+function shieldButtons(shieldZoneId: number): ReplyButton[] {
+  return [
+    commandButton('Export events', `shield export ${shieldZoneId}`),
+    commandButton('Bot detection', `shield bot-detection ${shieldZoneId}`),
+  ];
+}
+
+function pullZoneBlocks(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyBlock[] {
+  const name =
+    zone.Name || (zone.Id !== undefined ? `pull zone ${zone.Id}` : 'a pull zone without name or id');
+  const state = zone.Suspended ? 'suspended' : zone.Enabled === false ? 'disabled' : 'enabled';
+  const hostnames = zone.Hostnames.length > 0 ? zone.Hostnames.join(', ') : 'no hostnames';
+  const shield = shieldZoneId === undefined ? '' : ` · Shield zone ${shieldZoneId}`;
+  const line: ReplyBlock = {
+    type: 'text',
+    text: md`• *${name}* (id ${zone.Id ?? 'not given'}) · ${state} · ${hostnames}${zone.OriginUrl ? ` · origin ${zone.OriginUrl}` : ''}${shield}`,
+  };
+  if (zone.Id === undefined) return [line];
+  return [
+    line,
+    {
+      type: 'actions',
+      buttons: [
+        commandButton('Logs today', `logs ${zone.Id} today`),
+        ...(shieldZoneId === undefined ? [] : shieldButtons(shieldZoneId)),
+        // A change: its form opens, for the reason, rather than a request filed at once.
+        formButton('Reset key', `pullzone reset-key ${zone.Id}`),
+      ],
+    },
+  ];
+}
+
+async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
+  const [list, shields] = await Promise.all([
+    ctx.services.platform.listPullZones({ page: args.page, perPage: args.perPage, search: args.search }),
+    shieldZonesByPullZone(ctx),
+  ]);
+  const total = list.TotalItems;
+  const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / args.perPage));
+  const last = lastPageInstead(args.page, total, args.perPage);
+  if (last !== undefined) return pullZonePage(ctx, { ...args, page: last });
+  const hasMore = list.HasMoreItems ?? list.Items.length === args.perPage;
+  const searched = args.search ? md` matching "${args.search}"` : trusted('');
+  const blocks: ReplyBlock[] = [
+    { type: 'header', text: total === undefined ? 'Pull zones' : `Pull zones (${total})` },
+    ...(list.Items.length > 0
+      ? list.Items.flatMap((zone) =>
+          pullZoneBlocks(zone, zone.Id === undefined ? undefined : shields.get(zone.Id)),
+        )
+      : [{ type: 'text' as const, text: md`_No pull zones${nest(searched)}._` }]),
+    {
+      type: 'context',
+      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}${nest(searched)}. The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
+    },
+    { type: 'actions', closing: true, buttons: pagingButtons('pullzones:page', args, hasMore) },
+  ];
+  return ephemeral(total === undefined ? 'Pull zones' : `${counted(total, 'pull zone')}`, blocks);
+}
+
+/** `/edge pullzones [SEARCH] [--page N] [--per-page N]`: pull zones, with next-step buttons. */
+export const pullZones = defineOperation({
+  id: 'pullzone.list',
+  words: ['pullzones'],
+  usage: '/edge pullzones [SEARCH] [--page N] [--per-page N]',
+  summary:
+    'find a pull zone id: every pull zone with its hostnames, and buttons for logs, export and key reset',
+  example: '/edge pullzones www',
+  flags: pagingFlags,
+  parse: (positionals, flags) =>
+    positionals.length > 1
+      ? { ok: false, error: 'give at most one search text (quote it if it has spaces)' }
+      : parseWith(ListArgsSchema, { search: positionals[0], page: flags.page, perPage: flags['per-page'] }),
+  target: (args) => args.search,
+  run: (ctx, args) => pullZonePage(ctx, args),
+  actions: {
+    async page(ctx, value) {
+      const args = readPagingState(ListArgsSchema, value);
+      if (!args) throw new UserFacingError('That page button is out of date; run /edge pullzones again.');
+      return { ...(await pullZonePage(ctx, args)), replaceOriginal: true };
+    },
+  },
+});
+
+function shieldZoneBlocks(zone: ShieldZoneSummary, pullZoneNames: Map<number, string>): ReplyBlock[] {
+  const plan =
+    zone.planType == null
+      ? 'plan not given'
+      : `${SHIELD_PLAN_NAMES[zone.planType] ?? `plan ${zone.planType}`} plan`;
+  const pullZone =
+    zone.pullZoneId == null
+      ? 'no pull zone'
+      : `pull zone ${zone.pullZoneId}${pullZoneNames.has(zone.pullZoneId) ? ` (${pullZoneNames.get(zone.pullZoneId)})` : ''}`;
+  const waf = zone.wafEnabled == null ? '' : ` · WAF ${zone.wafEnabled ? 'on' : 'off'}`;
+  const line: ReplyBlock = {
+    type: 'text',
+    text: md`• *Shield zone ${zone.shieldZoneId ?? 'without id'}* · ${pullZone} · ${plan}${waf}${zone.learningMode ? ' · learning mode' : ''}`,
+  };
+  if (zone.shieldZoneId === undefined) return [line];
+  return [
+    line,
+    {
+      type: 'actions',
+      buttons: [
+        ...shieldButtons(zone.shieldZoneId),
+        ...(zone.pullZoneId == null ? [] : [commandButton('Logs today', `logs ${zone.pullZoneId} today`)]),
+      ],
+    },
+  ];
+}
+
+const ShieldArgsSchema = z.object({
+  page: z
+    .number()
+    .int({ error: '--page must be a whole number' })
+    .min(1, { error: '--page starts at 1' })
+    .default(1),
+});
+type ShieldArgs = z.infer<typeof ShieldArgsSchema>;
+
+async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply> {
+  const [list, pulls] = await Promise.all([
+    ctx.services.platform.listShieldZones({ page: args.page, perPage: MAX_PER_PAGE }),
+    ctx.services.platform.listPullZones({ perPage: 1000 }).catch(() => undefined),
+  ]);
+  const names = new Map<number, string>();
+  for (const zone of pulls?.Items ?? [])
+    if (zone.Id !== undefined && zone.Name) names.set(zone.Id, zone.Name);
+  const total = list.page?.totalCount ?? undefined;
+  const pages = total == null ? undefined : Math.max(1, Math.ceil(total / MAX_PER_PAGE));
+  const last = lastPageInstead(args.page, total, MAX_PER_PAGE);
+  if (last !== undefined) return shieldZonePage(ctx, { page: last });
+  const hasMore = pages === undefined ? list.data.length === MAX_PER_PAGE : args.page < pages;
+  return ephemeral(total == null ? 'Shield zones' : counted(total, 'Shield zone'), [
+    { type: 'header', text: total == null ? 'Shield zones' : `Shield zones (${total})` },
+    ...(list.data.length > 0
+      ? list.data.flatMap((zone) => shieldZoneBlocks(zone, names))
+      : [{ type: 'text' as const, text: trusted('_No Shield zones._') }]),
+    {
+      type: 'context',
+      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}. The buttons run the command for you, as if you had typed it.`,
+    },
+    { type: 'actions', closing: true, buttons: pagingButtons('shield.zones:page', args, hasMore) },
+  ]);
+}
+
+/** `/edge shield zones [--page N]`: Shield zones with the pull zone each guards. */
+export const shieldZones = defineOperation({
+  id: 'shieldzone.list',
+  words: ['shield', 'zones'],
+  usage: '/edge shield zones [--page N]',
+  summary:
+    'find a Shield zone id: every Shield zone with its pull zone and plan, and buttons for export and bot detection',
+  example: '/edge shield zones',
+  flags: { page: { kind: 'number' } },
+  parse: (positionals, flags) =>
+    positionals.length > 0
+      ? { ok: false, error: `unexpected argument "${positionals[0]!.slice(0, 40)}"` }
+      : parseWith(ShieldArgsSchema, { page: flags.page }),
+  run: (ctx, args) => shieldZonePage(ctx, args),
+  actions: {
+    async page(ctx, value) {
+      const args = readPagingState(ShieldArgsSchema, value);
+      if (!args) throw new UserFacingError('That page button is out of date; run /edge shield zones again.');
+      return { ...(await shieldZonePage(ctx, args)), replaceOriginal: true };
+    },
+  },
+});
