@@ -13,8 +13,8 @@
 import { rm, stat } from 'node:fs/promises';
 import { createClient } from '@libsql/client';
 import { createCustomerDatabase } from '../src/database/customer-database.js';
-import { SecretRegistry } from '../src/log.js';
 import { answerQuery } from '../src/operations/db/query.js';
+import { SecretRegistry } from '../src/telemetry/log.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 
@@ -60,7 +60,7 @@ export async function benchDbQuery(rows = 100_000): Promise<BenchRow[]> {
   // Imported here, not at the top: the measured sides load this module and must not start a sandbox.
   const { startSandbox } = await import('../src/sandbox/server.js');
   const { compileForBench } = await import('./compiled.js');
-  const { systemClock } = await import('../src/clock.js');
+  const { systemClock } = await import('../src/time/clock.js');
   const sandbox = await startSandbox({ now: systemClock });
   const compiled = await compileForBench();
   const script = compiled.script('bench/db-query.ts');
@@ -141,7 +141,7 @@ const ONE_VALUES: OneValue[] = [
 export async function benchDbQueryValues(): Promise<BenchRow[]> {
   const { startSandbox } = await import('../src/sandbox/server.js');
   const { compileForBench } = await import('./compiled.js');
-  const { systemClock } = await import('../src/clock.js');
+  const { systemClock } = await import('../src/time/clock.js');
   const { DEFAULT_QUERY_LIMITS } = await import('../src/database/customer-database.js');
   const sandbox = await startSandbox({ now: systemClock });
   const compiled = await compileForBench();

@@ -20,13 +20,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { SecretRegistry } from '../src/log.js';
 import { type CsvColumnTap, CsvFormulaGuard } from '../src/reports/csv-guard.js';
 import { writeShieldExportCsv } from '../src/reports/export-csv.js';
 import { createReportPool } from '../src/reports/pool.js';
 import { ShieldTally } from '../src/reports/shield-summary.js';
 import { BoundedTally, SpaceSavingCounter } from '../src/reports/top-counts.js';
 import { createFileScrub } from '../src/secrets/file-scrub.js';
+import { SecretRegistry } from '../src/telemetry/log.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 

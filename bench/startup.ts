@@ -278,14 +278,14 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The modules HTTP mode loads before it listens (main.ts imports them once the mode is known). */
 const HTTP_MODE_MODULES = [
-  'src/runtime.ts',
+  'src/runtime/runtime.ts',
   'src/slack/app.ts',
   'src/slack/bot-token.ts',
   'src/slack/groups.ts',
   'src/slack/surface.ts',
   // What main.ts itself imports before it knows the mode.
   'src/config.ts',
-  'src/log.ts',
+  'src/telemetry/log.ts',
   'src/policy/store.ts',
 ];
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { jsonArrayEntries } from '../src/platform/json-entries.js';
+import { jsonArrayEntries } from '../src/reports/json-entries.js';
 import { initialProgress, PollCounter, type WatchProgress } from '../src/watches/progress.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import { originDayStream } from './origin-day.js';
@@ -55,12 +55,12 @@ async function takeoverIntervals(): Promise<number> {
     { createAuditLog },
   ] = await Promise.all([
     import('../src/state/store.js'),
-    import('../src/schema.js'),
+    import('../src/runtime/migrations.js'),
     import('../src/watches/store.js'),
     import('../src/operations/watches/poller.js'),
     import('../src/state/audit.js'),
   ]);
-  const { createLogger, SecretRegistry } = await import('../src/log.js');
+  const { createLogger, SecretRegistry } = await import('../src/telemetry/log.js');
   const dir = await mkdtemp(join(tmpdir(), 'edgeops-bench-watch-'));
   let nowMs = DAY_START + 12 * 60 * MINUTE;
   const now = () => nowMs;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { parseDuration } from './time/duration.js';
 
 /** Which adapter serves users, chosen from the credentials present (PRODUCT §1). */
 export type RunMode = 'http' | 'socket' | 'console';

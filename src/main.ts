@@ -2,10 +2,10 @@
  * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { systemClock } from './clock.js';
 import { type Config, ConfigError, configSecrets, loadConfig } from './config.js';
-import { createLogger, type Logger, SecretRegistry } from './log.js';
-import { createShutdown, type Shutdown, startFailureLine, stopLine } from './shutdown.js';
+import { createShutdown, type Shutdown, startFailureLine, stopLine } from './runtime/shutdown.js';
+import { createLogger, type Logger, SecretRegistry } from './telemetry/log.js';
+import { systemClock } from './time/clock.js';
 
 // One registry for every line this process writes, the last guards' and a failed start's included.
 const secrets = new SecretRegistry();
@@ -59,7 +59,7 @@ async function runSlack(
 ): Promise<void> {
   // HTTP mode's receiving thread loads Bolt's receiver while this thread loads the app below.
   const httpThread =
-    mode === 'http' ? (await import('./slack/ack-thread-start.js')).prepareAckThread() : undefined;
+    mode === 'http' ? (await import('./slack/receivers/ack-thread-start.js')).prepareAckThread() : undefined;
   const [
     { createRuntime },
     { startSlackApp },
@@ -67,7 +67,7 @@ async function runSlack(
     { createSlackGroupFetcher },
     { createSlackMessenger },
   ] = await Promise.all([
-    import('./runtime.js'),
+    import('./runtime/runtime.js'),
     import('./slack/app.js'),
     import('./slack/bot-token.js'),
     import('./slack/groups.js'),

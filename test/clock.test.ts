@@ -1,5 +1,5 @@
 /**
- * No test reads the real clock, and the product reads it in one place (src/clock.ts): a suite
+ * No test reads the real clock, and the product reads it in one place (src/time/clock.ts): a suite
  * that passes at 06:00 and fails at 18:00 is broken. This scans the sources for the ways
  * JavaScript reads the wall clock.
  */
@@ -10,7 +10,7 @@ import { repoRoot } from './support/block-kit.js';
 
 /** Files allowed to read the wall clock, each with its reason. */
 const ALLOWED: Record<string, string> = {
-  'src/clock.ts': 'the system clock that the composition roots pass in',
+  'src/time/clock.ts': 'the system clock that the composition roots pass in',
   'test/support/signer.ts': "Slack's request timestamp, checked by Bolt against the real clock",
   'test/clock.test.ts': 'this check names the patterns it looks for',
 };

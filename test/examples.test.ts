@@ -4,14 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
-import { createLogger, SecretRegistry } from '../src/log.js';
-import { OPERATION_IDS } from '../src/operation-ids.js';
 import { createPolicyAuthorizer } from '../src/policy/authorizer.js';
 import { createDefaultPolicy } from '../src/policy/defaults.js';
 import { createGroupMembership } from '../src/policy/groups.js';
 import { parsePolicy } from '../src/policy/load.js';
+import { OPERATION_IDS } from '../src/policy/operation-ids.js';
 import type { Policy } from '../src/policy/schema.js';
 import { createPolicyStore } from '../src/policy/store.js';
+import { createLogger, SecretRegistry } from '../src/telemetry/log.js';
 import { pinnedClock } from './support/clock.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, SecretRegistry } from '../src/log.js';
+import { createLogger, SecretRegistry } from '../src/telemetry/log.js';
 import { pinnedClock } from './support/clock.js';
 
 /** A logger redacting `secrets`, and the lines it wrote. */

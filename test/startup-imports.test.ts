@@ -61,7 +61,7 @@ function startupClosure(entries: string[]): { files: Set<string>; packages: Set<
 
 const slackModeEntries = [
   'main.ts',
-  'runtime.ts',
+  'runtime/runtime.ts',
   'slack/app.ts',
   'slack/bot-token.ts',
   'slack/groups.ts',
@@ -73,12 +73,12 @@ describe('what a start loads', () => {
     const { files, packages } = startupClosure(['main.ts']);
     expect([...files].filter((file) => /^(slack|console|sandbox)\//.test(file))).toEqual([]);
     expect([...packages].filter((name) => name.startsWith('@slack/'))).toEqual([]);
-    expect(files.has('runtime.ts')).toBe(false);
+    expect(files.has('runtime/runtime.ts')).toBe(false);
   });
 
   it('HTTP and Socket Mode load no console, no sandbox and no report worker pool', () => {
     const { files, packages } = startupClosure(slackModeEntries);
-    expect(files.has('runtime.ts') && files.has('slack/app.ts')).toBe(true);
+    expect(files.has('runtime/runtime.ts') && files.has('slack/app.ts')).toBe(true);
     expect([...files].filter((file) => /^(console|sandbox)\//.test(file))).toEqual([]);
     expect([...files].filter((file) => /-worker\.ts$/.test(file))).toEqual([]);
     expect(packages.has('piscina')).toBe(false);
@@ -88,12 +88,12 @@ describe('what a start loads', () => {
   });
 
   it("HTTP mode's receiving thread is started before the app loads, and loads nothing of Bolt to start", () => {
-    const { files, packages } = startupClosure(['slack/ack-thread-start.ts']);
-    expect([...files]).toEqual(['slack/ack-thread-start.ts']);
+    const { files, packages } = startupClosure(['slack/receivers/ack-thread-start.ts']);
+    expect([...files]).toEqual(['slack/receivers/ack-thread-start.ts']);
     expect([...packages]).toEqual([]);
     // main.ts starts it before it imports the app's modules, which load side by side with it.
     const main = readFileSync(path.join(SRC, 'main.ts'), 'utf8');
-    const prepared = main.indexOf("import('./slack/ack-thread-start.js')");
+    const prepared = main.indexOf("import('./slack/receivers/ack-thread-start.js')");
     expect(prepared).toBeGreaterThan(-1);
     expect(prepared).toBeLessThan(main.indexOf("import('./slack/app.js')"));
   });
@@ -102,8 +102,10 @@ describe('what a start loads', () => {
     const { files, packages } = startupClosure([...slackModeEntries, 'console/run.ts']);
     expect([...packages].filter((name) => name === 'date-fns' || name.startsWith('date-fns/'))).toEqual([]);
     // Its functions come through the one module that loads its CommonJS build.
-    expect(files.has('date-fns.ts')).toBe(true);
-    expect(readFileSync(path.join(SRC, 'date-fns.ts'), 'utf8')).toMatch(/createRequire\(import\.meta\.url\)/);
+    expect(files.has('time/date-fns.ts')).toBe(true);
+    expect(readFileSync(path.join(SRC, 'time/date-fns.ts'), 'utf8')).toMatch(
+      /createRequire\(import\.meta\.url\)/,
+    );
   });
 
   it('the import reader tells loading imports from type-only ones', () => {

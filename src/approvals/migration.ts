@@ -90,7 +90,7 @@ export const remindersAndReasonsMigration: Migration = {
 
 /**
  * Escalation: a rule's `escalate_to` role and its members are stored with the request, fixed
- * once asked like its approvers. Part of state migration 8 (src/schema.ts).
+ * once asked like its approvers. Part of state migration 8 (src/runtime/migrations.ts).
  */
 export const escalationStatements: readonly string[] = [
   'ALTER TABLE approvals ADD COLUMN escalate_role TEXT',

@@ -3,10 +3,11 @@
  * environment, or, when they are unset, the built-in sandbox started in this process
  * (PRODUCT §1), so a newcomer can try every command with no account.
  */
-import type { Clock } from '../clock.js';
+
 import type { Config } from '../config.js';
-import type { Logger, SecretRegistry } from '../log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 
 export type PlatformTarget = NonNullable<Config['platform']>;
 

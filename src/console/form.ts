@@ -3,7 +3,7 @@
  * an optional field, `:cancel` leaves the form. Values come back exactly as the Slack adapter
  * reads them from a view: strings, string lists, numbers and times as strings (times in ms).
  */
-import { parseDuration } from '../duration.js';
+
 import {
   type ModalField,
   type ModalOption,
@@ -13,8 +13,9 @@ import {
   ZONE_KIND_WORDS,
   type ZonePick,
   zoneOptionValue,
-} from '../operations/modal.js';
+} from '../reply/form.js';
 import { markupToPlain } from '../reply/markup.js';
+import { parseDuration } from '../time/duration.js';
 import { type Style, safeForTerminal } from './style.js';
 
 export interface FormIO {

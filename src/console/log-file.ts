@@ -4,8 +4,8 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Clock } from '../clock.js';
-import { createLogger, type Logger, type LogLevel, type SecretRegistry } from '../log.js';
+import { createLogger, type Logger, type LogLevel, type SecretRegistry } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 
 export const DEFAULT_CONSOLE_LOG_FILE = 'data/edgeops-console.log';
 

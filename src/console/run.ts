@@ -20,16 +20,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Logger, SecretRegistry } from '../log.js';
 import {
   createDemoPolicy,
   DEMO_APPROVALS_CHANNEL,
   DEMO_APPROVER_IDS,
   DEMO_USER_ID,
 } from '../policy/defaults.js';
-import { createRuntime, type Runtime } from '../runtime.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 import { type ConsoleBackends, prepareConsoleBackends } from './backends.js';
 import { createMessageBook } from './book.js';
 import { DEFAULT_CONSOLE_LOG_FILE, openConsoleLog } from './log-file.js';

@@ -3,13 +3,14 @@
  * who sees it and where it went, buttons get numbers for `:click`, files land in the out
  * folder, and forms wait for the session to ask them field by field after the command.
  */
-import type { Logger, SecretRegistry } from '../log.js';
+
 import type { MessageRef, Messenger, Surface } from '../operations/engine/types.js';
-import type { ModalSpec } from '../operations/modal.js';
+import type { ModalSpec } from '../reply/form.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
 import { byteSize } from '../reply/words.js';
 import { commentWithMaskedNote, createFileScrub } from '../secrets/file-scrub.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
 import type { MessageBook, ShownMessage } from './book.js';
 import type { OutFiles } from './out-files.js';
 import { renderReplyForTerminal } from './render.js';

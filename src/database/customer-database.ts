@@ -16,7 +16,7 @@
  * stop the reading.
  */
 import { createClient } from '@libsql/client';
-import type { Logger, SecretRegistry } from '../log.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
 import { type Described, describeStatement } from './describe.js';
 import {
   changeSentToQueryError,

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../approvals/machine.js';
-import { parseDuration } from '../duration.js';
-import { OPERATION_IDS } from '../operation-ids.js';
+import { OPERATION_IDS } from '../policy/operation-ids.js';
 import { closestName } from '../policy/suggest.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv-safety.js';
 import type { AuditLog, AuditRow } from '../state/audit.js';
+import { parseDuration } from '../time/duration.js';
 import type { FlagValues } from './engine/tokenize.js';
 import { defineOperation, type ParseResult, parseWith } from './engine/types.js';
 import { parseInstant } from './shared/time-args.js';

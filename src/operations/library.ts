@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { fingerprint } from '../log.js';
 import { PlatformError } from '../platform/errors.js';
 import {
   EncodingTier,
@@ -11,12 +10,13 @@ import {
   type VideoLibraryCreate,
 } from '../platform/schemas.js';
 import { MESSAGE_BUDGET } from '../reply/budget.js';
+import type { ModalField, ModalSpec, ModalValues } from '../reply/form.js';
 import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
+import { fingerprint } from '../telemetry/log.js';
 import { OperationFailedError, UserFacingError } from './engine/errors.js';
 import { defineOperation, parseWith, type RunContext } from './engine/types.js';
-import type { ModalField, ModalSpec, ModalValues } from './modal.js';
 import { deliverSecret, type SecretDelivery, secretContext } from './shared/secret-delivery.js';
 
 // ---------------------------------------------------------------- choices offered in the form

@@ -2,7 +2,7 @@
  * The platform client: one typed function per operation of the spec, bound to one HTTP
  * core. Everything else in the product calls the platform through this object.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import { listApiKeys } from './api-keys.js';
 import type { PlatformContext } from './context.js';
 import { generateDatabaseToken, getDatabase, revokeDatabaseTokens } from './database-tokens.js';

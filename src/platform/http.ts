@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 import {
   type CallTarget,
   errorFromResponse,

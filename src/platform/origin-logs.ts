@@ -1,6 +1,6 @@
 import { UTCDate } from '@date-fns/utc';
 import { z } from 'zod';
-import { format, isValid } from '../date-fns.js';
+import { format, isValid } from '../time/date-fns.js';
 import { endpoint, type PlatformContext } from './context.js';
 import { invalidRequest } from './errors.js';
 import type { PlatformStream } from './http.js';

@@ -3,7 +3,7 @@
  * channel, and if so, does it need approval? Pure: group membership is resolved by the caller
  * (groups.ts), so the same inputs always give the same answer and the reason can be trusted.
  */
-import { type AlwaysAllowed, isAlwaysAllowed as alwaysAllowed, type OperationId } from '../operation-ids.js';
+import { type AlwaysAllowed, isAlwaysAllowed as alwaysAllowed, type OperationId } from './operation-ids.js';
 import {
   type ApprovalRule,
   EVERYONE,

@@ -3,7 +3,6 @@
  * then asks the pure authorize(). Answers are data; operations/engine/access-text.ts writes them for people.
  */
 
-import { isOperationId, type OperationId } from '../operation-ids.js';
 import {
   approvalRuleFor,
   authorize,
@@ -15,6 +14,7 @@ import {
 } from './authorize.js';
 import { type AccessExplanation, explainAccess } from './explain.js';
 import { type GroupLookup, type GroupMembership, groupIdsIn } from './groups.js';
+import { isOperationId, type OperationId } from './operation-ids.js';
 import type { Policy } from './schema.js';
 import type { PolicyStore } from './store.js';
 

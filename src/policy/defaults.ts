@@ -3,7 +3,7 @@
  * demo policy that lets a newcomer try approvals against the sandbox by switching users.
  */
 
-import { OPERATION_IDS, type OperationId } from '../operation-ids.js';
+import { OPERATION_IDS, type OperationId } from './operation-ids.js';
 import { DEFAULT_APPROVAL_TTL, EVERYONE, type Policy, policyFileSchema } from './schema.js';
 
 /** Operations that change secrets or data: approval is required even without a policy file. */

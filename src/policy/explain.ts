@@ -2,8 +2,9 @@
  * What `/edge whoami` shows: the caller's roles and, for every operation, whether they may run
  * it here and why (or why not). Built from authorize() so the two can never disagree.
  */
-import { OPERATION_IDS, type OperationId } from '../operation-ids.js';
+
 import { type AuthorizeOptions, authorize, type Decision, rolesOf } from './authorize.js';
+import { OPERATION_IDS, type OperationId } from './operation-ids.js';
 import { type Policy, type PolicyLabel, type PolicyOrigin, policyLabel } from './schema.js';
 
 export interface OperationAccess {

@@ -3,8 +3,9 @@
  * read per group (the Slack adapter passes a fetcher backed by `usergroups.users.list`) and cached
  * for at most five minutes (PRODUCT §3), so a removal from a group takes effect within that time.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+
+import type { Logger } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 import type { Policy } from './schema.js';
 
 /** PRODUCT §3: membership is cached for at most 5 minutes, whatever the caller asks for. */

@@ -4,8 +4,8 @@
  * Messages are written for the operator who edits the YAML; load.ts adds the file name and path.
  */
 import { z } from 'zod';
-import { parseDuration } from '../duration.js';
-import { OPERATION_IDS, type OperationId } from '../operation-ids.js';
+import { parseDuration } from '../time/duration.js';
+import { OPERATION_IDS, type OperationId } from './operation-ids.js';
 import { closestName } from './suggest.js';
 
 const CHANNEL_ID = /^[CG][A-Z0-9]+$/;

@@ -4,7 +4,7 @@
  * last good policy stays in force, so a typo never opens or closes access by accident.
  */
 import { readFileSync, statSync } from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import { parsePolicy } from './load.js';
 import type { Policy } from './schema.js';
 

@@ -4,7 +4,7 @@
  * else (a failure, the bound, a cancelled job) gives no picture: the operation's text chart is
  * then the answer, so a failure is logged for operators and shown to nobody.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import { type BucketChart, BucketChartSchema } from './bucket-chart.js';
 import { chartFontFile } from './chart-font.js';
 import type { ReportPool } from './pool.js';

@@ -1,6 +1,6 @@
 /** File names of the reports posted in chat, all in UTC so every reader sees the same name. */
 import { UTCDate } from '@date-fns/utc';
-import { format } from '../date-fns.js';
+import { format } from '../time/date-fns.js';
 
 /** `origin-errors-ID-yyyy-MM-dd.csv` for the UTC calendar day of `day`. */
 export function originErrorsFilename(pullZoneId: number, day: Date | number): string {

@@ -5,7 +5,7 @@
  * no longer keeps looks exactly like a day without errors.
  */
 import { z } from 'zod';
-import { JsonArraySplitter, JsonStreamError } from '../platform/json-entries.js';
+import { JsonArraySplitter, JsonStreamError } from './json-entries.js';
 import type { OriginTally } from './origin-tally.js';
 
 export const OriginDayReadSchema = z.strictObject({

@@ -2,9 +2,10 @@
  * Runs in a report worker thread: the origin-log body arrives in batches, is split into
  * entries, counted, and written to the CSV, so none of it blocks the event loop.
  */
-import { JsonArraySplitter, JsonStreamError } from '../platform/json-entries.js';
+
 import { CsvFileWriter } from './csv-file.js';
 import { csvRecord } from './csv-safety.js';
+import { JsonArraySplitter, JsonStreamError } from './json-entries.js';
 import { OriginDayLedger } from './origin-days.js';
 import { CSV_HEADER, OriginTally } from './origin-tally.js';
 import { failureOf, OriginTaskSchema, type OriginWorkerResult } from './tasks.js';

@@ -4,7 +4,7 @@
  * (default the next port; with SANDBOX_PORT=0 both are free ports). SANDBOX_SEED changes the data.
  */
 import { z } from 'zod';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../time/clock.js';
 import { DEFAULT_SEED, startSandbox } from './server.js';
 
 const port = z.coerce.number().int().min(0).max(65535);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../time/clock.js';
 import { openSandboxDatabase } from './database.js';
 import { applyFault, createFaults, type Faults } from './faults.js';
 import { createHranaService } from './hrana.js';

@@ -10,11 +10,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
 import type { Services } from '../operations/engine/types.js';
-import { AckOnArrivalApp } from './ack-on-arrival.js';
-import type { PreparedAckThread } from './ack-thread-start.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
@@ -26,7 +24,9 @@ import { registerOptions } from './listeners/options.js';
 import { registerShortcuts } from './listeners/shortcuts.js';
 import { registerViews } from './listeners/views.js';
 import { membersOnly } from './members-only.js';
-import { type AnsweredRoute, ThreadedHttpReceiver } from './threaded-receiver.js';
+import { AckOnArrivalApp } from './receivers/ack-on-arrival.js';
+import type { PreparedAckThread } from './receivers/ack-thread-start.js';
+import { type AnsweredRoute, ThreadedHttpReceiver } from './receivers/threaded-receiver.js';
 
 export interface SlackAppOptions extends ListenerDeps {
   mode: 'http' | 'socket';

@@ -10,7 +10,7 @@ import {
   WebClient,
   type WebClientOptions,
 } from '@slack/web-api';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 
 /** auth.test answers that mean this token will never work: retrying cannot help. */
 export const REJECTED_TOKEN_ERRORS: readonly string[] = [

@@ -10,9 +10,10 @@
  *   Slack sends only after its 3-second deadline, is checked against the database. A read run
  *   twice costs an extra answer, never a second change, so no synchronous write slows it down.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+
 import type { StateStore } from '../state/store.js';
+import type { Logger } from '../telemetry/log.js';
+import type { Clock } from '../time/clock.js';
 
 /** The state database could not record a change's delivery: it is not run. */
 export class DeliveryUnrecordedError extends Error {

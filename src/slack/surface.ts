@@ -26,13 +26,13 @@
  */
 import { rm } from 'node:fs/promises';
 import type { WebClient } from '@slack/web-api';
-import type { Logger, SecretRegistry } from '../log.js';
 import { OperationFailedError } from '../operations/engine/errors.js';
 import type { MessageRef, Messenger, Surface } from '../operations/engine/types.js';
-import type { ModalSpec } from '../operations/modal.js';
+import type { ModalSpec } from '../reply/form.js';
 import { channelRef, md, nest } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
 import { createFileScrub } from '../secrets/file-scrub.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal, renderPanel } from './blocks/modal.js';
 import { type FileDelivery, type RenderedMessage, renderPlainReply, renderReply } from './blocks/reply.js';

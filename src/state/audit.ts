@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type InStatement, LibsqlError } from '@libsql/client';
 import { z } from 'zod';
-import type { SecretRegistry } from '../log.js';
+import type { SecretRegistry } from '../telemetry/log.js';
 import { redactText, removeSecrets } from './audit-redaction.js';
 import { retryBusy } from './busy.js';
 import { canonicalJson, type JsonValue } from './canonical-json.js';

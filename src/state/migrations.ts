@@ -1,6 +1,6 @@
 import type { Client } from '@libsql/client';
 import { z } from 'zod';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import { retryBusy } from './busy.js';
 
 /** One schema change: its statements run in one write batch together with its schema_migrations row. */
@@ -12,7 +12,7 @@ export interface Migration {
 
 /**
  * The state store's own tables (audit log, claims). The whole schema, with the tables other
- * parts keep here, is listed in src/schema.ts and passed in.
+ * parts keep here, is listed in src/runtime/migrations.ts and passed in.
  */
 export const auditAndClaimsMigration: Migration = {
   version: 1,
@@ -53,7 +53,7 @@ export const auditAndClaimsMigration: Migration = {
 export interface ApplyMigrationsOptions {
   logger: Logger;
   now: () => Date;
-  /** Every schema change, oldest first (src/schema.ts). */
+  /** Every schema change, oldest first (src/runtime/migrations.ts). */
   migrations: readonly Migration[];
 }
 

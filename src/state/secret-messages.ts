@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { retryBusy } from './busy.js';
 import type { StateStore } from './store.js';
 
-/** The table, part of state migration 8 (src/schema.ts). */
+/** The table, part of state migration 8 (src/runtime/migrations.ts). */
 export const secretMessagesStatements: readonly string[] = [
   `CREATE TABLE secret_messages (
     id TEXT PRIMARY KEY,

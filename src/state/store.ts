@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Client, createClient } from '@libsql/client';
 import { z } from 'zod';
-import type { Logger } from '../log.js';
+import type { Logger } from '../telemetry/log.js';
 import { retryBusy } from './busy.js';
 import { busySafeClient } from './busy-safe-client.js';
 import { applyMigrations, type Migration } from './migrations.js';
@@ -25,7 +25,7 @@ export interface StateStoreOptions {
   pingTimeoutMs?: number;
   /** False opens without touching the schema (tools that only read, tests of an unreachable server). */
   migrate?: boolean;
-  /** Every schema change, oldest first (src/schema.ts). */
+  /** Every schema change, oldest first (src/runtime/migrations.ts). */
   migrations: readonly Migration[];
 }
 

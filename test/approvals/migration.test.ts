@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APPROVAL_STATES, canTransition } from '../../src/approvals/machine.js';
 import { approvalsMigration, lockPerRequesterMigration } from '../../src/approvals/migration.js';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import { openStateStore } from '../../src/state/store.js';
 import { memoryLogger, tempDatabase } from '../state/temp-db.js';
 import { type ApprovalFixture, approvalFixture, testClock } from './support.js';

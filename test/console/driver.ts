@@ -15,12 +15,12 @@ import { CONSOLE_CHANNEL_ID, runConsole } from '../../src/console/run.js';
 import { createConsoleSession } from '../../src/console/session.js';
 import { createStyle } from '../../src/console/style.js';
 import { createTerminal } from '../../src/console/terminal.js';
-import { createLogger, SecretRegistry } from '../../src/log.js';
 import { createEngine } from '../../src/operations/engine/engine.js';
 import type { AnyOperation } from '../../src/operations/engine/types.js';
 import { operations as shipped } from '../../src/operations/registry.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from '../support/clock.js';
 
 /** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`, `edge(#C0INCIDENT)> ` after `:in`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { askForm, type FormIO, parseFormTime } from '../../src/console/form.js';
 import { createStyle } from '../../src/console/style.js';
-import { type ModalSpec, zoneField } from '../../src/operations/modal.js';
+import { type ModalSpec, zoneField } from '../../src/reply/form.js';
 
 const NOW = Date.UTC(2026, 10, 21, 14, 0, 0);
 const now = () => NOW;

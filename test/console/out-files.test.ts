@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutFiles, safeFileName } from '../../src/console/out-files.js';
-import { SecretRegistry } from '../../src/log.js';
 import { createFileScrub } from '../../src/secrets/file-scrub.js';
+import { SecretRegistry } from '../../src/telemetry/log.js';
 
 const KEY = 'pk_live_7f3a9c2e5b1d';
 const secrets = new SecretRegistry();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineOperation, type MessageRef } from '../../src/operations/engine/types.js';
 import { md } from '../../src/reply/markup.js';
 import { ephemeral, inChannel, type Reply } from '../../src/reply/model.js';
-import type { Runtime } from '../../src/runtime.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
 import { type ConsoleDriver, startSession } from './driver.js';
 
 /** A form like the library one: validation in the submission handler, work in `run`. */

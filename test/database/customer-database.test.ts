@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
 import { DatabaseError } from '../../src/database/errors.js';
-import { SecretRegistry } from '../../src/log.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 
 const clock = pinnedClock();

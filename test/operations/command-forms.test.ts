@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineOperation, operationKey } from '../../src/operations/engine/types.js';
 import { commandFormSpec, typedCommandForm } from '../../src/operations/menu/command-forms.js';
-import type { ModalValues } from '../../src/operations/modal.js';
+import type { ModalValues } from '../../src/reply/form.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
 import {

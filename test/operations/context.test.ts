@@ -3,7 +3,7 @@
  * typed, anyone sees them with `/edge context`, and every answer that took one says so.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ModalSpec } from '../../src/operations/modal.js';
+import type { ModalSpec } from '../../src/reply/form.js';
 import type { Reply } from '../../src/reply/model.js';
 import { answers, type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
 

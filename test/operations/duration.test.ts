@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, MAX_DURATION_MS, parseDuration } from '../../src/duration.js';
+import { formatDuration, MAX_DURATION_MS, parseDuration } from '../../src/time/duration.js';
 
 describe('parseDuration', () => {
   it.each([

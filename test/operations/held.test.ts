@@ -6,8 +6,8 @@
  * parameters recorded, answered where it was asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_IDS, type OperationId } from '../../src/operation-ids.js';
-import type { ModalValues } from '../../src/operations/modal.js';
+import { OPERATION_IDS, type OperationId } from '../../src/policy/operation-ids.js';
+import type { ModalValues } from '../../src/reply/form.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import {
   answers,

@@ -8,8 +8,8 @@ import {
   readLibraryForm,
   reopenValue,
 } from '../../src/operations/library.js';
-import type { ModalValues } from '../../src/operations/modal.js';
 import { VideoLibraryCreateSchema } from '../../src/platform/schemas.js';
+import type { ModalValues } from '../../src/reply/form.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { BUTTON_VALUE_MAX } from '../../src/slack/limits.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';

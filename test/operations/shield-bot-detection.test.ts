@@ -3,7 +3,7 @@
  * submission says when the platform leaves out what its schema does not require.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModalValues } from '../../src/operations/modal.js';
+import type { ModalValues } from '../../src/reply/form.js';
 import type { Recorded } from '../support/engine.js';
 import { type EngineTestbed, startEngineTestbed } from '../support/engine.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient, type PlatformClient } from '../../src/platform/client.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import { JsonArraySplitter } from '../../src/platform/json-entries.js';
+import { JsonArraySplitter } from '../../src/reports/json-entries.js';
 import type { RouteId } from '../../src/sandbox/router.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock } from '../support/clock.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonArraySplitter, JsonStreamError } from '../../src/platform/json-entries.js';
+import { JsonArraySplitter, JsonStreamError } from '../../src/reports/json-entries.js';
 
 function splitAll(text: string, chunkSize: number, key = 'logs'): unknown[] {
   const splitter = new JsonArraySplitter(key);

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { errorFromResponse, PlatformError, shieldEnvelopeFailure } from '../../src/platform/errors.js';
-import { JsonArraySplitter } from '../../src/platform/json-entries.js';
 import {
   ApiKeyListSchema,
   BotDetectionConfigSchema,
@@ -21,6 +20,7 @@ import {
   VideoLibrarySchema,
   WafEnumsResponseSchema,
 } from '../../src/platform/schemas.js';
+import { JsonArraySplitter } from '../../src/reports/json-entries.js';
 import { isOriginEntry } from '../../src/reports/origin-entry.js';
 import { DNS_RECORD_NULLABLE, DNS_ZONE_NULLABLE } from '../../src/sandbox/vendor-rules.js';
 import { repoRoot } from '../support/block-kit.js';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_IDS } from '../../src/operation-ids.js';
 import { decisionText } from '../../src/operations/engine/access-text.js';
 import {
   type AccessRequest,
@@ -12,6 +11,7 @@ import {
 import { createDefaultPolicy, createDemoPolicy, GATED_BY_DEFAULT } from '../../src/policy/defaults.js';
 import { explainAccess } from '../../src/policy/explain.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { OPERATION_IDS } from '../../src/policy/operation-ids.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';
 

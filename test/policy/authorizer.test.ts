@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_IDS } from '../../src/operation-ids.js';
 import { createPolicyAuthorizer } from '../../src/policy/authorizer.js';
 import { createGroupMembership } from '../../src/policy/groups.js';
 import { parsePolicy } from '../../src/policy/load.js';
+import { OPERATION_IDS } from '../../src/policy/operation-ids.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { pinnedClock } from '../support/clock.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_IDS } from '../../src/operation-ids.js';
 import { formatYamlPath, parsePolicy } from '../../src/policy/load.js';
+import { OPERATION_IDS } from '../../src/policy/operation-ids.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';
 
 const SOURCE = 'edgeops.policy.yml';

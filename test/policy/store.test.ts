@@ -2,9 +2,9 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, SecretRegistry } from '../../src/log.js';
 import { createDefaultPolicy } from '../../src/policy/defaults.js';
 import { createPolicyStore, PolicyLoadError, type PolicyStore } from '../../src/policy/store.js';
+import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 
 const ONE_GRANT = 'roles: { everyone: ["*"] }\ngrants:\n  - ops: [dns.list]\n    roles: [everyone]\n';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, SecretRegistry } from '../../src/log.js';
 import { type BucketChart, CHART_LAYOUT, CHART_SCALE } from '../../src/reports/bucket-chart.js';
 import { chartFontFile } from '../../src/reports/chart-font.js';
 import { drawChartPng } from '../../src/reports/chart-png.js';
 import { createChartRenderer } from '../../src/reports/chart-render.js';
 import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
+import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 import { decodePng, differingPixels, inkIn, pngSize } from '../support/png.js';
 

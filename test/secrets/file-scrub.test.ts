@@ -6,8 +6,8 @@ import { text } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SecretRegistry } from '../../src/log.js';
 import { commentWithMaskedNote, createFileScrub, type FileScrub } from '../../src/secrets/file-scrub.js';
+import { SecretRegistry } from '../../src/telemetry/log.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'edgeops-file-scrub-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

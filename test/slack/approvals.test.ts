@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../src/policy/load.js';
 import { trusted } from '../../src/reply/markup.js';
 import { ephemeral } from '../../src/reply/model.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { memoryLogger } from '../state/temp-db.js';
 import type { RecordedCall } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import * as Bolt from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { loadBoltReceiver } from '../../src/slack/bolt-receiver.js';
+import { loadBoltReceiver } from '../../src/slack/receivers/bolt-receiver.js';
 
 const load = createRequire(import.meta.url);
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import { createDeliveries, DeliveryUnrecordedError } from '../../src/slack/deliveries.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { memoryLogger, tempDatabase } from '../state/temp-db.js';

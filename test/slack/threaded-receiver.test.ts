@@ -4,8 +4,8 @@ import { connect, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { App, Logger, ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PreparedAckThread, prepareAckThread } from '../../src/slack/ack-thread-start.js';
-import { ThreadedHttpReceiver } from '../../src/slack/threaded-receiver.js';
+import { type PreparedAckThread, prepareAckThread } from '../../src/slack/receivers/ack-thread-start.js';
+import { ThreadedHttpReceiver } from '../../src/slack/receivers/threaded-receiver.js';
 import { slashCommand } from '../support/payloads.js';
 import { postSigned, signSlackRequest } from '../support/signer.js';
 
@@ -579,7 +579,7 @@ describe('a receiving thread started ahead', () => {
   });
 
   it('does not keep a process alive that ends before it starts the receiver', () => {
-    const source = fileURLToPath(new URL('../../src/slack/ack-thread-start.ts', import.meta.url));
+    const source = fileURLToPath(new URL('../../src/slack/receivers/ack-thread-start.ts', import.meta.url));
     // The thread is still loaded and waiting 1.5 s later; then nothing else holds the process.
     const script = `import(${JSON.stringify(source)}).then(({ prepareAckThread }) => {
       const thread = prepareAckThread();

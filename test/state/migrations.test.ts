@@ -1,6 +1,6 @@
 import { type Client, createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import { applyMigrations, type Migration, MigrationError } from '../../src/state/migrations.js';
 import { openStateStore } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import { isBusyError } from '../../src/state/busy.js';
 import { filePathOf, openStateStore, type StateStore, stateDatabaseKind } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';

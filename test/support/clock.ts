@@ -3,7 +3,7 @@
  * pinned clock, which a test moves by hand. Time-sensitive behaviour is checked at each of the
  * pinned instants, so a suite that passes at one hour of the day passes at every hour.
  */
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/time/clock.js';
 
 /** A clock that stands still until moved. */
 export interface TestClock extends Clock {

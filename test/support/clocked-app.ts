@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
-import { createLogger, SecretRegistry } from '../../src/log.js';
-import { createRuntime } from '../../src/runtime.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { startSlackApp } from '../../src/slack/app.js';
 import { createSlackMessenger } from '../../src/slack/surface.js';
+import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 
 const clockFile = process.env.TEST_CLOCK_FILE ?? '';
 const now = (): number => Number(readFileSync(clockFile, 'utf8'));

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { createLogger, SecretRegistry } from '../../src/log.js';
 import type { MessageRef, Surface } from '../../src/operations/engine/types.js';
-import type { ModalSpec, ModalValues } from '../../src/operations/modal.js';
+import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import type { Reply, ReplyButton } from '../../src/reply/model.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from './clock.js';
 import { sandboxEnv } from './sandbox-env.js';
 

@@ -1,4 +1,4 @@
-import type { OperationId } from '../../src/operation-ids.js';
+import type { OperationId } from '../../src/policy/operation-ids.js';
 
 /**
  * Policies the tests share, written once. Each names the people and groups the tests click as:

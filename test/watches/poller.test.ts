@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Messenger } from '../../src/operations/engine/types.js';
 import { createWatchPoller, type WatchPoller } from '../../src/operations/watches/poller.js';
 import type { Authorizer } from '../../src/policy/authorizer.js';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import type { AuditLog } from '../../src/state/audit.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { initialProgress } from '../../src/watches/progress.js';

@@ -3,7 +3,7 @@
  * free, expired or already ours, and a poll is saved only by the replica that still holds it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations } from '../../src/schema.js';
+import { migrations } from '../../src/runtime/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { initialProgress } from '../../src/watches/progress.js';
 import { createWatchStore, type NewWatch, type WatchStore } from '../../src/watches/store.js';

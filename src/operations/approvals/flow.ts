@@ -12,12 +12,10 @@ import {
   isEscalated,
 } from '../../approvals/machine.js';
 import { type ApprovalService, type ExecutionReport, REJECT_REASON_MAX } from '../../approvals/service.js';
-import { formatDistanceStrict } from '../../date-fns.js';
-import type { Logger } from '../../log.js';
-import { isOperationId } from '../../operation-ids.js';
 import type { ApprovalRequirement } from '../../policy/authorize.js';
 import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
+import { isOperationId } from '../../policy/operation-ids.js';
 import { channelRef, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
   ephemeral,
@@ -29,6 +27,8 @@ import {
 } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { SecretMessages } from '../../state/secret-messages.js';
+import type { Logger } from '../../telemetry/log.js';
+import { formatDistanceStrict } from '../../time/date-fns.js';
 import { denialReply } from '../engine/access-text.js';
 import { OperationFailedError, UserFacingError } from '../engine/errors.js';
 import type { ApprovalGate, Messenger, RunContext } from '../engine/types.js';

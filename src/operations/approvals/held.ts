@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { ApprovalRequest } from '../../approvals/machine.js';
-import type { OperationId } from '../../operation-ids.js';
+import type { OperationId } from '../../policy/operation-ids.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
 import type { JsonValue } from '../../state/canonical-json.js';

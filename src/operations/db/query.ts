@@ -8,8 +8,6 @@ import {
   customerDatabaseOf,
   type QuerySummary,
 } from '../../database/customer-database.js';
-import { format } from '../../date-fns.js';
-import type { SecretRegistry } from '../../log.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { codeBlock } from '../../reply/escape.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
@@ -20,6 +18,8 @@ import { byteSize, counted, number } from '../../reply/words.js';
 import { CsvFileWriter } from '../../reports/csv-file.js';
 import { csvRecord } from '../../reports/csv-safety.js';
 import { temporaryCsvPath } from '../../reports/temp-file.js';
+import type { SecretRegistry } from '../../telemetry/log.js';
+import { format } from '../../time/date-fns.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith } from '../engine/types.js';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { addMilliseconds } from '../../date-fns.js';
-import { parseDuration } from '../../duration.js';
-import { fingerprint } from '../../log.js';
 import { DatabaseIdSchema } from '../../platform/schemas.js';
+import { fieldText } from '../../reply/form.js';
+import { fingerprint } from '../../telemetry/log.js';
+import { addMilliseconds } from '../../time/date-fns.js';
+import { parseDuration } from '../../time/duration.js';
 import { failedExecution, type GatedOperation } from '../approvals/gate.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type RunContext, type SubmissionOutcome } from '../engine/types.js';
-import { fieldText } from '../modal.js';
 import { databaseToChange, namedId } from '../shared/change-targets.js';
 import { formatUtc } from '../shared/time-args.js';
 

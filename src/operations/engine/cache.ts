@@ -1,4 +1,4 @@
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../time/clock.js';
 import type { TtlCache } from './types.js';
 
 /** An in-process cache with expiry; each replica keeps its own, which is fine for read-only data. */

@@ -4,14 +4,14 @@
  * turn any failure into a reply that says what to do (with a correlation id when unknown).
  */
 import { randomUUID } from 'node:crypto';
-import { isAlwaysAllowed, type OperationId } from '../../operation-ids.js';
 import type { Authorizer } from '../../policy/authorizer.js';
+import { isAlwaysAllowed, type OperationId } from '../../policy/operation-ids.js';
 import { closestName } from '../../policy/suggest.js';
+import type { ModalValues, ZoneKind, ZonePick } from '../../reply/form.js';
 import { markupToPlain, md, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../../reply/model.js';
 import { StateUnavailableError } from '../../state/errors.js';
 import { argsAsJson, type HeldEntry, type HeldReplay, heldParams } from '../approvals/held.js';
-import type { ModalValues, ZoneKind, ZonePick } from '../modal.js';
 import { channelDefaultZone, notingDefault } from '../zones/context.js';
 import { withTypedId, type ZoneChoice } from '../zones/directory.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';

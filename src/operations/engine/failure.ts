@@ -5,10 +5,10 @@
  */
 import { DatabaseError } from '../../database/errors.js';
 import { EdgeopsError } from '../../errors.js';
-import type { Logger } from '../../log.js';
 import { PlatformError } from '../../platform/errors.js';
 import { md } from '../../reply/markup.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
+import type { Logger } from '../../telemetry/log.js';
 import { UserFacingError } from './errors.js';
 
 export interface Failure {

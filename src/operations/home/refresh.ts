@@ -8,8 +8,8 @@
  */
 import { type ApprovalRequest, isEscalated } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
-import type { Logger } from '../../log.js';
 import type { GroupMembership } from '../../policy/groups.js';
+import type { Logger } from '../../telemetry/log.js';
 import type { WatchStore } from '../../watches/store.js';
 
 /** Homes drawn again in one batch; the others are current the next time they are opened. */

@@ -4,7 +4,6 @@
  * a command line, run as if typed: the same parsing, policy, audit and answer as `/edge`.
  */
 
-import type { CommandForm } from '../engine/types.js';
 import {
   fieldText,
   type ModalSpec,
@@ -13,7 +12,8 @@ import {
   ZONE_KIND_WORDS,
   type ZoneKind,
   zoneField,
-} from '../modal.js';
+} from '../../reply/form.js';
+import type { CommandForm } from '../engine/types.js';
 import { type AlertHints, suggestedWindow } from './alert-hints.js';
 
 /** The message shortcut's callback id (manifest.yml) and the form's. */

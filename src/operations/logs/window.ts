@@ -6,8 +6,8 @@
  * out in reports/origin-window.ts.
  */
 
-import { parseDuration } from '../../duration.js';
 import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin-window.js';
+import { parseDuration } from '../../time/duration.js';
 import { isTimeOfDay, parseDay, parseInstant } from '../shared/time-args.js';
 
 export interface LogsWindow {

@@ -8,8 +8,6 @@
  * a flag whose example value is X. Flags come from the spec; the usage only lends examples.
  */
 
-import type { FlagSpec } from '../engine/tokenize.js';
-import { type AnyOperation, type CommandForm, operationKey } from '../engine/types.js';
 import {
   fieldText,
   type ModalField,
@@ -18,7 +16,9 @@ import {
   readZoneChoice,
   ZONE_KIND_WORDS,
   zoneField,
-} from '../modal.js';
+} from '../../reply/form.js';
+import type { FlagSpec } from '../engine/tokenize.js';
+import { type AnyOperation, type CommandForm, operationKey } from '../engine/types.js';
 
 type ZoneKind = 'pull' | 'shield';
 

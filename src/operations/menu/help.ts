@@ -1,4 +1,4 @@
-import { isAlwaysAllowed } from '../../operation-ids.js';
+import { isAlwaysAllowed } from '../../policy/operation-ids.js';
 import { closestName } from '../../policy/suggest.js';
 import { type Markup, md, nest, trusted } from '../../reply/markup.js';
 import { ephemeral } from '../../reply/model.js';

@@ -3,7 +3,7 @@
  * each behind a button that opens its form (command-forms.ts). Nothing to learn by heart. The
  * same forms open, their target filled in, from the next-step buttons that lead to a change.
  */
-import { isAlwaysAllowed } from '../../operation-ids.js';
+import { isAlwaysAllowed } from '../../policy/operation-ids.js';
 import { channelRef, joinMarkup, md, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
 import { UserFacingError } from '../engine/errors.js';

@@ -5,10 +5,10 @@
  * asked for that could not be checked.
  */
 import { PlatformError } from '../../platform/errors.js';
+import type { ZoneKind } from '../../reply/form.js';
 import type { JsonValue } from '../../state/canonical-json.js';
 import { UserFacingError } from '../engine/errors.js';
 import type { RunContext } from '../engine/types.js';
-import type { ZoneKind } from '../modal.js';
 
 /** The refusal of an id the platform does not know, in the words of its own 404. */
 export const targetNotFound = (subject: string, lookup?: string) =>

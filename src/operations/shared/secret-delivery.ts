@@ -4,7 +4,6 @@
  * by DM, and, when the DM fails, a notice that says so and what to do, never the secret itself.
  */
 import { z } from 'zod';
-import type { Logger, SecretRegistry } from '../../log.js';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
 import {
@@ -13,6 +12,7 @@ import {
   type SecretMessage,
   type SecretMessages,
 } from '../../state/secret-messages.js';
+import type { Logger, SecretRegistry } from '../../telemetry/log.js';
 import type { Messenger, RunContext } from '../engine/types.js';
 
 /**

@@ -4,8 +4,8 @@
  * means UTC), Unix milliseconds, or relative to now (`-3h`, `-90m`).
  */
 import { utc } from '@date-fns/utc';
-import { isValid, parse, parseISO, startOfDay, subDays } from '../../date-fns.js';
-import { parseDuration } from '../../duration.js';
+import { isValid, parse, parseISO, startOfDay, subDays } from '../../time/date-fns.js';
+import { parseDuration } from '../../time/duration.js';
 
 export type TimeResult = { ok: true; ms: number } | { ok: false; error: string };
 

@@ -7,10 +7,10 @@ import {
   EXECUTION_MODE_NAMES,
   SENSITIVITY_NAMES,
 } from '../../platform/schemas.js';
+import type { ModalOption } from '../../reply/form.js';
 import { md } from '../../reply/markup.js';
 import { failedExecution, type GatedOperation } from '../approvals/gate.js';
 import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
-import type { ModalOption } from '../modal.js';
 import { namedId, shieldZoneToChange, targetNotFound } from '../shared/change-targets.js';
 
 const ZoneSchema = z.object({

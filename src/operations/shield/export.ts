@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseDuration } from '../../duration.js';
 import {
   EXPORT_FILTER_FIELDS,
   EXPORT_FILTER_OPS,
@@ -8,6 +7,7 @@ import {
   type ExportRequest,
   exportRequestSchema,
 } from '../../platform/schemas.js';
+import { fieldText, type ModalField } from '../../reply/form.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { md } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
@@ -15,6 +15,7 @@ import { byteSize, counted } from '../../reply/words.js';
 import { writeShieldExportCsv } from '../../reports/export-csv.js';
 import { shieldExportFilename } from '../../reports/filenames.js';
 import { temporaryCsvPath } from '../../reports/temp-file.js';
+import { parseDuration } from '../../time/duration.js';
 import { UserFacingError } from '../engine/errors.js';
 import {
   defineOperation,
@@ -22,7 +23,6 @@ import {
   type RunContext,
   type SubmissionOutcome,
 } from '../engine/types.js';
-import { fieldText, type ModalField } from '../modal.js';
 import { cancelJob, runLongJob } from '../shared/long-job.js';
 import { formatUtc, parseInstant } from '../shared/time-args.js';
 import { noDefaultError, withDefaultNote } from '../zones/context.js';

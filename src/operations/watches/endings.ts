@@ -2,8 +2,9 @@
  * Every ending of a watch goes the same way, whoever ended it: the watch message shows it ended,
  * a note under it says why, and an audit row records it.
  */
-import type { Logger } from '../../log.js';
+
 import type { AuditLog } from '../../state/audit.js';
+import type { Logger } from '../../telemetry/log.js';
 import type { Watch } from '../../watches/store.js';
 import type { Messenger } from '../engine/types.js';
 import { endedNote, watchMessage } from './render.js';

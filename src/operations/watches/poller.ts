@@ -6,18 +6,18 @@
  */
 import { performance } from 'node:perf_hooks';
 import { utc } from '@date-fns/utc';
-import type { Clock } from '../../clock.js';
-import { startOfDay } from '../../date-fns.js';
-import { formatDuration } from '../../duration.js';
-import type { Logger } from '../../log.js';
-import type { Metrics } from '../../metrics.js';
 import type { PlatformClient } from '../../platform/client.js';
 import { PlatformError } from '../../platform/errors.js';
-import { JsonStreamError, jsonArrayEntries } from '../../platform/json-entries.js';
 import type { Authorizer } from '../../policy/authorizer.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
 import { ephemeral } from '../../reply/model.js';
+import { JsonStreamError, jsonArrayEntries } from '../../reports/json-entries.js';
 import type { AuditLog } from '../../state/audit.js';
+import type { Logger } from '../../telemetry/log.js';
+import type { Metrics } from '../../telemetry/metrics.js';
+import type { Clock } from '../../time/clock.js';
+import { startOfDay } from '../../time/date-fns.js';
+import { formatDuration } from '../../time/duration.js';
 import { LOOKBACK_MS, PollCounter, type PollOutcome, type WatchProgress } from '../../watches/progress.js';
 import type { EndReason, Watch, WatchHead, WatchStore } from '../../watches/store.js';
 import type { Messenger } from '../engine/types.js';

@@ -3,9 +3,10 @@
  * ends, the alert of an episode (one message, updated with its peak and its end), and the list.
  * Pure: every instant is passed in.
  */
-import { formatDuration } from '../../duration.js';
+
 import { channelRef, joinMarkup, type Markup, md, mention, nest } from '../../reply/markup.js';
 import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { formatDuration } from '../../time/duration.js';
 import type { Episode } from '../../watches/progress.js';
 import { sparkline } from '../../watches/progress.js';
 import type { EndReason, Watch } from '../../watches/store.js';

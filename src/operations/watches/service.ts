@@ -3,12 +3,12 @@
  * itself is poller.ts's; both meet in the watches table.
  */
 import { randomBytes } from 'node:crypto';
-import { formatDuration } from '../../duration.js';
-import type { Logger } from '../../log.js';
 import type { Authorizer } from '../../policy/authorizer.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
 import { ephemeral, type MessageRef } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
+import type { Logger } from '../../telemetry/log.js';
+import { formatDuration } from '../../time/duration.js';
 import { initialProgress } from '../../watches/progress.js';
 import { WATCH_ID_PATTERN, type Watch, type WatchStore } from '../../watches/store.js';
 import { UserFacingError } from '../engine/errors.js';

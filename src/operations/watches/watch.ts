@@ -3,7 +3,7 @@
  * policy's `watch.logs`: whoever is granted it in a watch's channel may stop or snooze that watch.
  */
 import { z } from 'zod';
-import { formatDuration, parseDuration } from '../../duration.js';
+import { formatDuration, parseDuration } from '../../time/duration.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type WatchRequest } from '../engine/types.js';
 import { CodeFlag, checkCode, PullZoneIdArg, StatusFlag } from '../logs/logs.js';

@@ -5,6 +5,7 @@
  * typed, and say so in the footer of every answer.
  */
 import { closestName } from '../../policy/suggest.js';
+import type { ZoneKind } from '../../reply/form.js';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import type { JsonValue } from '../../state/canonical-json.js';
@@ -25,7 +26,6 @@ import {
   type Services,
   type Surface,
 } from '../engine/types.js';
-import type { ZoneKind } from '../modal.js';
 import { findZone } from '../shared/change-targets.js';
 
 const ZONE_WORDS: Record<ZoneKind, { name: string; Name: string; list: string; example: number }> = {

@@ -4,9 +4,10 @@
  * a time however many people type at once. A picker never waits past its budget: it answers with
  * what is known, and the load goes on so that the next keystroke finds it.
  */
-import type { Logger } from '../../log.js';
+
 import type { PlatformClient } from '../../platform/client.js';
-import { readZoneId, type ZoneKind, type ZonePick } from '../modal.js';
+import { readZoneId, type ZoneKind, type ZonePick } from '../../reply/form.js';
+import type { Logger } from '../../telemetry/log.js';
 
 export interface ZoneChoice {
   kind: ZoneKind;

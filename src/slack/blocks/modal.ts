@@ -3,6 +3,7 @@
  * Each field is one input block whose block_id and action_id are the field id.
  */
 import type { types } from '@slack/bolt';
+import { truncate } from '../../reply/escape.js';
 import {
   type ModalField,
   type ModalOption,
@@ -10,8 +11,7 @@ import {
   type ModalValues,
   type ZonePick,
   zoneOptionValue,
-} from '../../operations/modal.js';
-import { truncate } from '../../reply/escape.js';
+} from '../../reply/form.js';
 import type { Reply } from '../../reply/model.js';
 import {
   CHECKBOX_MAX_OPTIONS,

@@ -1,7 +1,7 @@
-import type { Logger } from '../../log.js';
-import type { Metrics } from '../../metrics.js';
 import type { Engine } from '../../operations/engine/engine.js';
 import type { Caller, Services, Surface } from '../../operations/engine/types.js';
+import type { Logger } from '../../telemetry/log.js';
+import type { Metrics } from '../../telemetry/metrics.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
 
 /** What every listener needs of the app: the engine to delegate to, and what it logs and counts. */

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, BlockSuggestion } from '@slack/bolt';
-import { type ZonePick, zoneOptionValue } from '../../operations/modal.js';
 import { withTypedId, type ZoneChoice } from '../../operations/zones/directory.js';
 import { truncate } from '../../reply/escape.js';
+import { type ZonePick, zoneOptionValue } from '../../reply/form.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { ZONE_PICKER_ACTION, zonesOfPicker } from '../blocks/modal.js';
 import {

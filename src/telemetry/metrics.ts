@@ -4,7 +4,7 @@
  * and benchmarks can run several in one process.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { PlatformCallEvent } from './platform/http.js';
+import type { PlatformCallEvent } from '../platform/http.js';
 
 export interface Metrics {
   registry: Registry;

@@ -3,7 +3,7 @@
  * line is written. Secrets are registered as they become known (configuration at start-up,
  * tokens and keys as they are generated), so even a careless field cannot leak one.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../time/clock.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

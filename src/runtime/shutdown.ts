@@ -2,8 +2,9 @@
  * How the process ends: on a signal at any moment of its start or run, and when a start cannot
  * succeed. main.ts wires these to `process`; they take the exit and the output as arguments.
  */
-import type { Logger, SecretRegistry } from './log.js';
-import { PolicyLoadError } from './policy/store.js';
+
+import { PolicyLoadError } from '../policy/store.js';
+import type { Logger, SecretRegistry } from '../telemetry/log.js';
 
 /**
  * How long a stop may take in all: the receiver's grace and drain (5 s + 20 s) and the stores'

@@ -9,11 +9,11 @@ import {
   escalationStatements,
   lockPerRequesterMigration,
   remindersAndReasonsMigration,
-} from './approvals/migration.js';
-import { channelDefaultsMigration } from './state/channel-defaults.js';
-import { auditAndClaimsMigration, type Migration } from './state/migrations.js';
-import { secretMessagesStatements } from './state/secret-messages.js';
-import { watchApprovalMigration, watchesMigration } from './watches/migration.js';
+} from '../approvals/migration.js';
+import { channelDefaultsMigration } from '../state/channel-defaults.js';
+import { auditAndClaimsMigration, type Migration } from '../state/migrations.js';
+import { secretMessagesStatements } from '../state/secret-messages.js';
+import { watchApprovalMigration, watchesMigration } from '../watches/migration.js';
 
 /** Escalation on approvals, and the trail of the messages that delivered a key or token. */
 const escalationAndSecretMessagesMigration: Migration = {
