@@ -8,7 +8,7 @@ import { everyoneMayRun } from '../support/policies.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ policyYaml: everyoneMayRun() });
+  h = await startHarness({ policyYaml: everyoneMayRun(), progress: { delayMs: 600_000, minGapMs: 3_000 } });
 });
 afterAll(async () => {
   await h?.close();

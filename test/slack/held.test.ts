@@ -11,7 +11,11 @@ import { everyoneMayRun } from '../support/policies.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ policyYaml: everyoneMayRun({ gated: ['logs.origin', 'apikey.list'] }) });
+  h = await startHarness({
+    policyYaml: everyoneMayRun({ gated: ['logs.origin', 'apikey.list'] }),
+    // No progress message, however slow the machine: the answer is the first message posted.
+    progress: { delayMs: 600_000, minGapMs: 3_000 },
+  });
 });
 afterAll(async () => {
   await h?.close();
