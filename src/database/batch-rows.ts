@@ -12,6 +12,7 @@
  * long blob's bytes are handed on beside it, the row holding an empty string in their place. So a
  * value is held about once while it is read, and twice at most when its pieces are joined.
  */
+import { InternalError } from '../errors.js';
 
 /** The bytes of the `cell`-th value's long base64, decoded apart from its row. */
 export interface BlobBytes {
@@ -34,8 +35,9 @@ export interface BatchRowOptions {
 }
 
 /** The body is not the JSON document a Hrana server sends. */
-export class BatchRowsError extends Error {
+export class BatchRowsError extends InternalError {
   override name = 'BatchRowsError';
+  readonly kind = 'unreadable-rows';
 }
 
 /** Everything but the rows is small; a skeleton past this is not a Hrana answer. */

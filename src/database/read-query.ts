@@ -7,6 +7,7 @@
  * the download there, before it is held whole (a 300 MB blob took the bot to 2.1 GB).
  */
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import { BatchRowScanner, BatchRowsError } from './batch-rows.js';
 import { DatabaseError, errorForCode, errorForStatus, type Scrub } from './errors.js';
 
@@ -33,8 +34,9 @@ export interface RowSink {
 }
 
 /** The sink failed (a full disk, say), not the database: the caller gets `cause` as it was. */
-export class RowSinkError extends Error {
+export class RowSinkError extends InternalError {
   override name = 'RowSinkError';
+  readonly kind = 'row-sink';
 
   constructor(override readonly cause: unknown) {
     super('the rows could not be handed on');

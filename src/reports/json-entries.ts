@@ -10,6 +10,7 @@
  * JSON.parse refuses; the scanner then reads that chunk itself. So the elements are exactly
  * JSON.parse's either way (test/platform/json-entries.test.ts compares them on generated input).
  */
+import { EdgeopsError } from '../errors.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,8 +20,16 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COLON = 0x3a;
 
-export class JsonStreamError extends Error {
+/** The response is not the JSON document asked for; the message says how, in words for people. */
+export class JsonStreamError extends EdgeopsError {
   override name = 'JsonStreamError';
+  readonly kind = 'invalid-response';
+  readonly outcome = 'failed';
+  readonly unexpected = true;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 const N = 0x6e;

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { EdgeopsError } from '../errors.js';
 import { type HranaValue, HranaValueSchema } from '../platform/schemas.js';
 import type { SandboxDatabase, SqlResult, SqlSession } from './database.js';
 import type { SqlValue } from './database-engine.js';
@@ -130,7 +131,16 @@ export interface HranaOptions {
 }
 
 /** A malformed request: the whole pipeline fails with 400, as sqld does. */
-class ProtocolError extends Error {}
+class ProtocolError extends EdgeopsError {
+  override name = 'ProtocolError';
+  readonly kind = 'hrana-protocol';
+  readonly outcome = 'refused';
+  readonly unexpected = false;
+
+  get userMessage(): string {
+    return this.message;
+  }
+}
 
 const STREAM_EXPIRED: HranaError = {
   message: 'The stream has expired due to inactivity',

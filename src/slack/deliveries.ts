@@ -11,13 +11,15 @@
  *   twice costs an extra answer, never a second change, so no synchronous write slows it down.
  */
 
+import { InternalError } from '../errors.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../telemetry/log.js';
 import type { Clock } from '../time/clock.js';
 
 /** The state database could not record a change's delivery: it is not run. */
-export class DeliveryUnrecordedError extends Error {
+export class DeliveryUnrecordedError extends InternalError {
   override name = 'DeliveryUnrecordedError';
+  readonly kind = 'delivery-unrecorded';
 }
 
 export interface Deliveries {

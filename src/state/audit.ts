@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type InStatement, LibsqlError } from '@libsql/client';
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import type { SecretRegistry } from '../telemetry/log.js';
 import { redactText, removeSecrets } from './audit-redaction.js';
 import { retryBusy } from './busy.js';
@@ -81,7 +82,9 @@ export interface AuditLogOptions {
 }
 
 /** The audit log could not be written or read; the message never carries row contents. */
-export class AuditLogError extends Error {
+export class AuditLogError extends InternalError {
+  readonly kind = 'audit-log';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuditLogError';

@@ -6,6 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { utc } from '@date-fns/utc';
+import { EdgeopsError } from '../../errors.js';
 import type { PlatformClient } from '../../platform/client.js';
 import { PlatformError } from '../../platform/errors.js';
 import type { Authorizer } from '../../policy/authorizer.js';
@@ -79,18 +80,32 @@ function daysToRead(nowMs: number, everyMs: number, watches: readonly Watch[]): 
 }
 
 /** A download still going at its deadline: stopped, so that its lease never runs out under it. */
-class DownloadDeadlineError extends Error {
+class DownloadDeadlineError extends EdgeopsError {
+  override name = 'DownloadDeadlineError';
+  readonly kind = 'deadline';
+  readonly outcome = 'failed';
+  readonly unexpected = false;
+
   constructor(readonly limitMs: number) {
     super(`the download took longer than ${formatDuration(limitMs)}`);
-    this.name = 'DownloadDeadlineError';
+  }
+
+  /** What the watch message says of it. */
+  get userMessage(): string {
+    return `${this.message} and was stopped`;
   }
 }
 
 /** Every lease of a download was taken by another replica meanwhile: it stops, saving nothing. */
-class LeaseLostError extends Error {
+class LeaseLostError extends EdgeopsError {
+  override name = 'LeaseLostError';
+  readonly kind = 'lease-lost';
+  readonly outcome = 'failed';
+  readonly unexpected = false;
+  readonly userMessage = 'another replica polls these watches now';
+
   constructor() {
     super('the leases of this download were taken by another replica');
-    this.name = 'LeaseLostError';
   }
 }
 
@@ -99,9 +114,7 @@ const DEADLINE_INTERVALS = 2;
 
 /** What the watch message says of a failed poll. */
 function failureOf(error: unknown): string {
-  if (error instanceof DownloadDeadlineError)
-    return `the download took longer than ${formatDuration(error.limitMs)} and was stopped`;
-  if (error instanceof PlatformError) return error.userMessage;
+  if (error instanceof DownloadDeadlineError || error instanceof PlatformError) return error.userMessage;
   if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
   return 'the download broke off';
 }
