@@ -208,6 +208,7 @@ export interface WatchStore {
   releaseLeases(owner: string): Promise<void>;
 }
 
+// One piece: one SQL statement per method on the watches table, through the same read and write.
 export function createWatchStore(client: Client): WatchStore {
   const write = (statements: InStatement[]): Promise<ResultSet[]> =>
     retryBusy(() => client.batch(statements, 'write')).catch((error: unknown) => {
