@@ -7,7 +7,8 @@ import { type Config, ConfigError, configSecrets, loadConfig } from './config.js
 import type { ConsoleBackends } from './console/backends.js';
 import type { Runtime } from './runtime/runtime.js';
 import { createShutdown, type Shutdown, startFailureLine, stopLine } from './runtime/shutdown.js';
-import { createLogger, type Logger, SecretRegistry } from './telemetry/log.js';
+import { SecretRegistry } from './secrets/registry.js';
+import { createLogger, type Logger } from './telemetry/log.js';
 import { systemClock } from './time/clock.js';
 
 // One registry for every line this process writes, the last guards' and a failed start's included.

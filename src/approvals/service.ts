@@ -12,10 +12,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalRequirement } from '../policy/authorize.js';
+import type { SecretRegistry } from '../secrets/registry.js';
 import type { AuditLog } from '../state/audit.js';
 import { canonicalJson, type JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { Logger } from '../telemetry/log.js';
 import {
   APPROVAL_ID_PATTERN,
   type ApprovalClick,

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import type { Logger } from '../telemetry/log.js';
 import type { Clock } from '../time/clock.js';
 
 export type PlatformTarget = NonNullable<Config['platform']>;

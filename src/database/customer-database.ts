@@ -16,7 +16,8 @@
  * stop the reading.
  */
 import { createClient } from '@libsql/client';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import type { Logger } from '../telemetry/log.js';
 import { type Described, describeStatement } from './describe.js';
 import {
   changeSentToQueryError,

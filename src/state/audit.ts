@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type InStatement, LibsqlError } from '@libsql/client';
 import { z } from 'zod';
 import { InternalError } from '../errors.js';
-import type { SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
 import { redactText, removeSecrets } from './audit-redaction.js';
 import { retryBusy } from './busy.js';
 import { canonicalJson, type JsonValue } from './canonical-json.js';

@@ -23,7 +23,8 @@ import type { AnyOperation } from '../../src/operations/engine/types.js';
 import { operations as shipped } from '../../src/operations/registry.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from '../support/clock.js';
 
 /** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`, `edge(#C0INCIDENT)> ` after `:in`. */

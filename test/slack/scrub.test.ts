@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { scrubbed } from '../../src/slack/surface.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
 
 const SECRET = 'sk-live-0123456789abcdef';
 

@@ -12,7 +12,8 @@ import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import type { Reply, ReplyButton } from '../../src/reply/model.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from './clock.js';
 import { sandboxEnv } from './sandbox-env.js';
 

@@ -6,13 +6,14 @@
 import { z } from 'zod';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import {
   createSecretMessages,
   newSecretMessageId,
   type SecretMessage,
   type SecretMessages,
 } from '../../state/secret-messages.js';
-import type { Logger, SecretRegistry } from '../../telemetry/log.js';
+import type { Logger } from '../../telemetry/log.js';
 import type { Messenger, RunContext } from '../engine/types.js';
 
 /**
