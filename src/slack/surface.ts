@@ -33,6 +33,7 @@ import { channelRef, md, nest } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
 import { createFileScrub } from '../secrets/file-scrub.js';
 import type { SecretRegistry } from '../secrets/registry.js';
+import { mapStrings } from '../secrets/scrub.js';
 import type { Logger } from '../telemetry/log.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal, renderPanel } from './blocks/modal.js';
@@ -110,45 +111,6 @@ const payload = (rendered: Omit<RenderedMessage, 'blocks'> & Partial<RenderedMes
   rendered.blocks && rendered.blocks.length > 0
     ? { text: rendered.text, blocks: rendered.blocks }
     : { text: rendered.text };
-
-/** An object literal's prototype: only such objects are passed on as they are. */
-const isPlainObject = (value: object): boolean => {
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-};
-
-/**
- * Applies `change` to every string in a JSON-like value. A plain object or array it leaves
- * alone is returned as it was, not copied: every answer passes here, and most have nothing to
- * change. Anything else (a class instance, whose toJSON could say more than its fields) becomes
- * a plain object of its own fields, each field read once.
- */
-function mapStrings<T>(value: T, change: (text: string) => string): T {
-  if (typeof value === 'string') return change(value) as T;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      const changed = mapStrings(item, change);
-      if (changed !== item) {
-        out ??= value.slice();
-        out[i] = changed;
-      }
-    }
-    return (out ?? value) as T;
-  }
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value);
-    const mapped = entries.map(([key, child]) => [key, mapStrings(child, change)] as const);
-    if (isPlainObject(value) && mapped.every(([, child], i) => child === entries[i]![1])) return value;
-    return Object.fromEntries(mapped) as T;
-  }
-  return value;
-}
-
-/** A payload with every registered secret scrubbed from its strings (a Home view). */
-export const scrubbed = <T>(secrets: SecretRegistry, value: T): T =>
-  mapStrings(value, (text) => secrets.redact(text, []));
 
 /** Rewrites a sent message after the fact, so the files that failed are named as failed. */
 type Correct = (sent: Sent, message: Message) => Promise<void>;

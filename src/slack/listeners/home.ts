@@ -1,7 +1,8 @@
 import type { App, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { scrubbed } from '../../secrets/scrub.js';
 import { renderHome, renderPlainHome } from '../blocks/home.js';
-import { createSlackSurface, isContentRefusal, scrubbed, slackErrorCode } from '../surface.js';
+import { createSlackSurface, isContentRefusal, slackErrorCode } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../../src/secrets/registry.js';
-import { scrubbed } from '../../src/slack/surface.js';
+import { scrubbed } from '../../src/secrets/scrub.js';
 
 const SECRET = 'sk-live-0123456789abcdef';
 
