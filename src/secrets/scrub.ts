@@ -16,7 +16,7 @@ const isPlainObject = (value: object): boolean => {
  * change. Anything else (a class instance, whose toJSON could say more than its fields) becomes
  * a plain object of its own fields, each field read once.
  */
-export function mapStrings<T>(value: T, change: (text: string) => string): T {
+function mapStrings<T>(value: T, change: (text: string) => string): T {
   if (typeof value === 'string') return change(value) as T;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
@@ -39,6 +39,9 @@ export function mapStrings<T>(value: T, change: (text: string) => string): T {
   return value;
 }
 
-/** A payload with every registered secret scrubbed from its strings (a Home view). */
-export const scrubbed = <T>(secrets: SecretRegistry, value: T): T =>
-  mapStrings(value, (text) => secrets.redact(text, []));
+/**
+ * A payload (a message, a view, printed text) with every registered secret scrubbed from its
+ * strings, except those in `keep`: the secrets a reply exists to deliver to the one who asked.
+ */
+export const scrubbed = <T>(secrets: SecretRegistry, value: T, keep: readonly string[] = []): T =>
+  mapStrings(value, (text) => secrets.redact(text, keep));

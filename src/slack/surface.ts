@@ -33,7 +33,7 @@ import { channelRef, md, nest } from '../reply/markup.js';
 import { commandButton, ephemeral, type Reply, type ReplyFile, type ReplyImage } from '../reply/model.js';
 import { createFileScrub } from '../secrets/file-scrub.js';
 import type { SecretRegistry } from '../secrets/registry.js';
-import { mapStrings } from '../secrets/scrub.js';
+import { scrubbed } from '../secrets/scrub.js';
 import type { Logger } from '../telemetry/log.js';
 import { wrapMetadata } from './blocks/metadata.js';
 import { renderModal, renderPanel } from './blocks/modal.js';
@@ -144,8 +144,7 @@ function slackDelivery(options: SlackMessengerOptions) {
   }
 
   /** The one place Slack-bound text passes the secret registry. */
-  const scrub = <T>(value: T, reply?: Reply): T =>
-    mapStrings(value, (text) => secrets.redact(text, reply?.reveals ?? []));
+  const scrub = <T>(value: T, reply?: Reply): T => scrubbed(secrets, value, reply?.reveals ?? []);
 
   /**
    * Sends the rendered reply; when Slack refuses its content, sends it again as plain text.

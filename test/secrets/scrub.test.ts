@@ -50,4 +50,13 @@ describe('scrubbed', () => {
     expect(out).not.toBe(mixed);
     expect(out.blocks).toBe(clean.blocks);
   });
+
+  it('keeps the secrets a reply exists to deliver, and scrubs every other', () => {
+    const other = 'tok-other-9876543210zyxw';
+    const registry = new SecretRegistry();
+    registry.add(SECRET, other);
+    const out = scrubbed(registry, { text: `${SECRET} and ${other}` }, [SECRET]);
+    expect(out.text).toBe(`${SECRET} and [redacted …zyxw]`);
+    expect(scrubbed(registry, `${SECRET} and ${other}`)).toBe('[redacted …cdef] and [redacted …zyxw]');
+  });
 });

@@ -1,4 +1,5 @@
 import type { App } from '@slack/bolt';
+import { scrubbed } from '../../secrets/scrub.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
 import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
@@ -32,10 +33,7 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
     });
     if ('errors' in result) {
       // Field errors can quote platform text: they pass the secret registry like every reply.
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, text]) => [field, options.services.secrets.redact(text)]),
-      );
-      await ack({ response_action: 'errors', errors });
+      await ack({ response_action: 'errors', errors: scrubbed(options.services.secrets, result.errors) });
       return;
     }
     await ack();
