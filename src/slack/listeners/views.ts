@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import { scrubbed } from '../../secrets/scrub.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
-import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
@@ -37,21 +37,19 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
       return;
     }
     await ack();
-    let fresh: boolean;
-    try {
-      // A view is submitted once: it closes when the submission is accepted.
-      fresh = await deliveries.firstTime(`view:${view.id}:${view.hash}`, context.retryNum, {
+    await deliveries.once(
+      {
+        // A view is submitted once: it closes when the submission is accepted.
+        key: `view:${view.id}:${view.hash}`,
+        retryNum: context.retryNum,
         changes: options.engine.changes({ callbackId: view.callback_id }),
-      });
-    } catch (error) {
-      if (!(error instanceof DeliveryUnrecordedError)) throw error;
-      await options.engine.refuseUnrecorded(caller);
-      return;
-    }
-    if (!fresh) {
-      options.logger.info('duplicate form submission ignored', { user: body.user.id });
-      return;
-    }
-    await result.proceed();
+      },
+      () => result.proceed(),
+      {
+        what: 'form submission',
+        userId: body.user.id,
+        unrecorded: () => options.engine.refuseUnrecorded(caller),
+      },
+    );
   });
 }
