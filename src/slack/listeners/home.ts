@@ -2,7 +2,8 @@ import type { App, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { scrubbed } from '../../secrets/scrub.js';
 import { renderHome, renderPlainHome } from '../blocks/home.js';
-import { createSlackSurface, isContentRefusal, slackErrorCode } from '../surface.js';
+import { isContentRefusal, slackErrorCode } from '../fallback.js';
+import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
 /**
