@@ -6,13 +6,13 @@
  */
 import { OperationFailedError } from '../operations/engine/errors.js';
 import type { Reply } from '../reply/model.js';
-import { type Correct, inConversation, type Sent, type SlackDelivery, type Way } from './delivery.js';
 import { sendRendered, slackErrorCode } from './fallback.js';
 import { deliverFiles } from './files.js';
+import { type Correct, inConversation, type Outgoing, type Sent, type Way } from './outgoing.js';
 
 /** A message sent by chat.postMessage or chat.update is corrected with chat.update. */
 const correctChat =
-  (slack: SlackDelivery): Correct =>
+  (slack: Outgoing): Correct =>
   async (sent, message) => {
     if (sent.via !== 'chat') return;
     try {
@@ -26,7 +26,7 @@ const correctChat =
 
 /** Sends a reply, then its pictures and files (files.ts); `correct` names the failed ones in it. */
 export async function deliver(
-  slack: SlackDelivery,
+  slack: Outgoing,
   reply: Reply,
   way: Way,
   correct: Correct = correctChat(slack),
@@ -51,7 +51,7 @@ export interface ThreadOptions {
  * under, the same way the reply went.
  */
 export async function deliverThread(
-  slack: SlackDelivery,
+  slack: Outgoing,
   reply: Reply,
   sent: Sent,
   sameWay: Way,
@@ -77,7 +77,7 @@ export async function deliverThread(
 
 /** Sends a reply and its thread one way: the thread under the reply's message, or the same way. */
 export async function deliverWithThread(
-  slack: SlackDelivery,
+  slack: Outgoing,
   reply: Reply,
   way: Way,
   thread: ThreadOptions = {},

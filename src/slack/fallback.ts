@@ -6,7 +6,7 @@
  */
 import type { Reply } from '../reply/model.js';
 import { type FileDelivery, renderPlainReply, renderReply } from './blocks/reply.js';
-import { type Message, payload, type Sent, type SentReply, type SlackDelivery, scrub } from './delivery.js';
+import { type Message, type Outgoing, payload, type Sent, type SentReply, scrub } from './outgoing.js';
 import { ResponseUrlError } from './response-url.js';
 import { UploadError } from './upload.js';
 
@@ -42,7 +42,7 @@ export const CHANNEL_REASONS: Readonly<Record<string, string>> = {
  * Returns where it went and what was sent (whose files are to follow it).
  */
 export async function sendRendered(
-  slack: SlackDelivery,
+  slack: Outgoing,
   reply: Reply,
   delivery: FileDelivery,
   send: (message: Message) => Promise<Sent>,

@@ -13,24 +13,24 @@ import { rm } from 'node:fs/promises';
 import { OperationFailedError } from '../operations/engine/errors.js';
 import type { Reply, ReplyFile, ReplyImage } from '../reply/model.js';
 import { createFileScrub } from '../secrets/file-scrub.js';
+import { slackErrorCode } from './fallback.js';
 import {
   type Correct,
   type FileTarget,
+  type Outgoing,
   payload,
   type SentReply,
-  type SlackDelivery,
   scrub,
   type Way,
-} from './delivery.js';
-import { slackErrorCode } from './fallback.js';
+} from './outgoing.js';
 import { uploadFile } from './upload.js';
 
 /** The one place the bytes of Slack-bound files pass the secret registry, the reply's own secrets aside. */
-const fileScrub = (slack: SlackDelivery, reply: Reply) => createFileScrub(slack.secrets, reply.reveals ?? []);
+const fileScrub = (slack: Outgoing, reply: Reply) => createFileScrub(slack.secrets, reply.reveals ?? []);
 
 /** Uploads each file to `target`; returns the ones that failed, with Slack's reason. */
 async function uploadFiles(
-  slack: SlackDelivery,
+  slack: Outgoing,
   target: FileTarget,
   files: ReplyFile[],
   reply: Reply,
@@ -58,7 +58,7 @@ async function uploadFiles(
 
 /** Uploads each picture with its alt text; returns the ones that failed, with Slack's reason. */
 async function uploadImages(
-  slack: SlackDelivery,
+  slack: Outgoing,
   target: FileTarget,
   images: ReplyImage[],
   reply: Reply,
@@ -92,7 +92,7 @@ async function uploadImages(
  * correlation id); a failed picture is shown in the message as its text form.
  */
 export async function deliverFiles(
-  slack: SlackDelivery,
+  slack: Outgoing,
   reply: Reply,
   { sent, rendered, render }: SentReply,
   way: Pick<Way, 'delivery' | 'filesTo'>,

@@ -1,11 +1,11 @@
 /** Posts, updates and DMs anywhere, outside any request: what the engine's Messenger asks of Slack. */
 import type { Messenger } from '../operations/engine/types.js';
 import { deliverWithThread } from './deliver.js';
-import { dmChannel, inConversation, refOf, type SlackDelivery } from './delivery.js';
 import { slackErrorCode } from './fallback.js';
 import { removeTemporaryFiles } from './files.js';
+import { dmChannel, inConversation, type Outgoing, refOf } from './outgoing.js';
 
-export function slackMessenger(slack: SlackDelivery): Messenger {
+export function slackMessenger(slack: Outgoing): Messenger {
   const { client, logger } = slack;
   return {
     async postToChannel(channelId, reply, threadTs) {

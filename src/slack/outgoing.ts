@@ -1,7 +1,7 @@
 /**
- * What answering a request and posting anywhere share: the client, the secret scrub, the DM
- * channels opened so far; what a message is, where it went and how a reply goes. Each verb that
- * sends (fallback.ts, files.ts, deliver.ts, messenger.ts, respond.ts) is handed this state.
+ * What everything the bot sends to Slack shares: the client, the secret scrub, the DM channels
+ * opened so far; what a message is, where it went and how a reply goes. Each verb that sends
+ * (fallback.ts, files.ts, deliver.ts, messenger.ts, respond.ts, forms.ts) is handed this state.
  */
 import type { WebClient } from '@slack/web-api';
 import type { MessageRef, Reply } from '../reply/model.js';
@@ -17,11 +17,11 @@ export interface SlackMessengerOptions {
 }
 
 /** The state every send is handed: the client, the logger, the secrets, each user's DM channel once opened. */
-export interface SlackDelivery extends SlackMessengerOptions {
+export interface Outgoing extends SlackMessengerOptions {
   readonly dmChannels: Map<string, string>;
 }
 
-export const createSlackDelivery = ({ client, logger, secrets }: SlackMessengerOptions): SlackDelivery => ({
+export const createOutgoing = ({ client, logger, secrets }: SlackMessengerOptions): Outgoing => ({
   client,
   logger,
   secrets,
@@ -76,11 +76,11 @@ export interface Way {
 }
 
 /** The one place Slack-bound text passes the secret registry, the secrets the reply delivers aside. */
-export const scrub = <T>(slack: SlackDelivery, value: T, reply?: Reply): T =>
+export const scrub = <T>(slack: Outgoing, value: T, reply?: Reply): T =>
   scrubbed(slack.secrets, value, reply?.reveals ?? []);
 
 /** The app's DM with a user, opened once. */
-export async function dmChannel(slack: SlackDelivery, userId: string): Promise<string> {
+export async function dmChannel(slack: Outgoing, userId: string): Promise<string> {
   const known = slack.dmChannels.get(userId);
   if (known) return known;
   const opened = await slack.client.conversations.open({ users: userId });
@@ -91,7 +91,7 @@ export async function dmChannel(slack: SlackDelivery, userId: string): Promise<s
 }
 
 export const viaChat =
-  (slack: SlackDelivery, channelId: string, threadTs?: string) =>
+  (slack: Outgoing, channelId: string, threadTs?: string) =>
   async (message: Message): Promise<Sent> => {
     const posted = await slack.client.chat.postMessage({
       channel: channelId,
@@ -102,7 +102,7 @@ export const viaChat =
   };
 
 /** A reply posted in a conversation (or one of its threads), its files there too. */
-export const inConversation = (slack: SlackDelivery, channelId: string, threadTs?: string): Way => ({
+export const inConversation = (slack: Outgoing, channelId: string, threadTs?: string): Way => ({
   delivery: { place: 'below' },
   send: viaChat(slack, channelId, threadTs),
   filesTo: async () => ({ channelId, ...(threadTs ? { threadTs } : {}) }),
