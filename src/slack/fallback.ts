@@ -1,12 +1,21 @@
 /**
- * What goes instead when Slack refuses (PRODUCT §6). A message whose content Slack refuses
- * (invalid_blocks, invalid_arguments, msg_too_long) is sent again as plain text, each fallback
- * logged once with Slack's error; a channel the bot cannot post in sends the answer another way
- * (respond.ts).
+ * What goes instead when Slack refuses (PRODUCT §6). A message or a Home whose content Slack
+ * refuses (invalid_blocks, invalid_arguments, msg_too_long) is sent again as plain text, each
+ * fallback logged once with Slack's error; a channel the bot cannot post in sends the answer
+ * another way (respond.ts).
  */
 import type { Reply } from '../reply/model.js';
+import type { LogFields, Logger } from '../telemetry/log.js';
 import { type FileDelivery, renderPlainReply, renderReply } from './blocks/reply.js';
-import { type Message, type Outgoing, payload, type Sent, type SentReply, scrub } from './outgoing.js';
+import {
+  type Message,
+  type Outgoing,
+  payload,
+  type Rendering,
+  type Sent,
+  type SentReply,
+  scrub,
+} from './outgoing.js';
 import { ResponseUrlError } from './response-url.js';
 import { UploadError } from './upload.js';
 
@@ -38,27 +47,38 @@ export const CHANNEL_REASONS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The one plain-text fallback: sends the rich form; when Slack refuses its content, logs that
+ * once with Slack's error and sends the plain form instead. Any other failure is thrown.
+ */
+export async function withPlainFallback<T>(
+  send: { rich: () => Promise<T>; plain: () => Promise<T> },
+  refused: { logger: Logger; message: string; fields?: LogFields },
+): Promise<T> {
+  try {
+    return await send.rich();
+  } catch (error) {
+    if (!isContentRefusal(error)) throw error;
+    refused.logger.warn(refused.message, { ...refused.fields, slackError: slackErrorCode(error) });
+    return send.plain();
+  }
+}
+
+/**
  * Sends the rendered reply; when Slack refuses its content, sends it again as plain text.
  * Returns where it went and what was sent (whose files are to follow it).
  */
-export async function sendRendered(
+export function sendRendered(
   slack: Outgoing,
   reply: Reply,
   delivery: FileDelivery,
   send: (message: Message) => Promise<Sent>,
 ): Promise<SentReply> {
-  const rich = renderReply(reply, delivery);
-  try {
-    return { sent: await send(scrub(slack, payload(rich), reply)), rendered: rich, render: renderReply };
-  } catch (error) {
-    const code = slackErrorCode(error);
-    if (!code || !CONTENT_REFUSED.has(code)) throw error;
-    slack.logger.warn('Slack refused a message; sending it again as plain text', { slackError: code });
-    const plain = renderPlainReply(reply, delivery);
-    return {
-      sent: await send(scrub(slack, payload(plain), reply)),
-      rendered: plain,
-      render: renderPlainReply,
-    };
-  }
+  const sendAs = (render: Rendering) => async (): Promise<SentReply> => {
+    const rendered = render(reply, delivery);
+    return { sent: await send(scrub(slack, payload(rendered), reply)), rendered, render };
+  };
+  return withPlainFallback(
+    { rich: sendAs(renderReply), plain: sendAs(renderPlainReply) },
+    { logger: slack.logger, message: 'Slack refused a message; sending it again as plain text' },
+  );
 }
