@@ -16,7 +16,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../operations/engine/engine.js';
-import type { Messenger } from '../operations/engine/types.js';
+import type { Messenger } from '../operations/engine/ports.js';
 import { DEMO_APPROVALS_CHANNEL, DEMO_APPROVER_IDS, DEMO_USER_ID } from '../policy/defaults.js';
 import type { SecretRegistry } from '../secrets/registry.js';
 import type { Clock } from '../time/clock.js';

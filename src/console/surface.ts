@@ -4,7 +4,8 @@
  * folder, and forms wait for the session to ask them field by field after the command.
  */
 
-import type { MessageRef, Messenger, Surface } from '../operations/engine/types.js';
+import type { Messenger, Surface } from '../operations/engine/ports.js';
+import type { MessageRef } from '../operations/engine/types.js';
 import type { ModalSpec } from '../reply/form.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';

@@ -1,5 +1,5 @@
 /** Posts, updates and DMs anywhere, outside any request: what the engine's Messenger asks of Slack. */
-import type { Messenger } from '../operations/engine/types.js';
+import type { Messenger } from '../operations/engine/ports.js';
 import { deliverWithThread } from './deliver.js';
 import { slackErrorCode } from './fallback.js';
 import { removeTemporaryFiles } from './files.js';

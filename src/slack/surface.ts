@@ -14,7 +14,7 @@
  * Everything sent passes the secret registry, except the secrets a reply exists to deliver:
  * messages, views, file titles and comments, and the bytes of every file (upload.ts).
  */
-import type { Messenger, Surface } from '../operations/engine/types.js';
+import type { Messenger, Surface } from '../operations/engine/ports.js';
 import { openModal, openPanel } from './forms.js';
 import { slackMessenger } from './messenger.js';
 import { createOutgoing, type SlackMessengerOptions } from './outgoing.js';

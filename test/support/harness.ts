@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ViewStateValue } from '@slack/bolt';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { Messenger } from '../../src/operations/engine/types.js';
+import type { Messenger } from '../../src/operations/engine/ports.js';
 import type { Policy } from '../../src/policy/schema.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';

@@ -31,7 +31,8 @@ import type { Logger } from '../../telemetry/log.js';
 import { formatDistanceStrict } from '../../time/date-fns.js';
 import { denialReply } from '../engine/access-text.js';
 import { OperationFailedError, UserFacingError } from '../engine/errors.js';
-import type { ApprovalGate, Messenger, RunContext } from '../engine/types.js';
+import type { Messenger } from '../engine/ports.js';
+import type { ApprovalGate, RunContext } from '../engine/types.js';
 import { deliveryErrorCode } from '../shared/delivery-errors.js';
 import {
   deliverSecret,

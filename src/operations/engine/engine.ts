@@ -13,10 +13,11 @@ import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../../reply/model.js'
 import { StateUnavailableError } from '../../state/errors.js';
 import { argsAsJson, type HeldEntry, type HeldReplay, heldParams } from '../approvals/held.js';
 import { channelDefaultZone, notingDefault } from '../zones/context.js';
-import { withTypedId, type ZoneChoice } from '../zones/directory.js';
+import { withTypedId } from '../zones/directory.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
 import { OperationFailedError } from './errors.js';
 import { describeFailure } from './failure.js';
+import type { Surface, ZoneChoice } from './ports.js';
 import { parseArgs, splitCommandHead, tokenize } from './tokenize.js';
 import {
   type AccessView,
@@ -29,7 +30,6 @@ import {
   type RunContext,
   type Services,
   type SubmissionOutcome,
-  type Surface,
 } from './types.js';
 
 export interface CommandInput extends Caller {

@@ -14,7 +14,8 @@ import {
   type SecretMessages,
 } from '../../state/secret-messages.js';
 import type { Logger } from '../../telemetry/log.js';
-import type { Messenger, RunContext } from '../engine/types.js';
+import type { Messenger } from '../engine/ports.js';
+import type { RunContext } from '../engine/types.js';
 
 /**
  * The "Saved it, delete this" button of a secret's DM. It is handled by the approvals command,

@@ -5,7 +5,7 @@
  * updates the watch messages and alerts. Time is the injected clock's; the timer only wakes it.
  * Each part is a file of poller/, working on the state passed in (poller/state.ts).
  */
-import type { Messenger } from '../engine/types.js';
+import type { Messenger } from '../engine/ports.js';
 import { createCallBudget } from './poller/budget.js';
 import { pass } from './poller/pass.js';
 import type { PollerDeps, PollerState } from './poller/state.js';

@@ -1,5 +1,6 @@
 import type { Engine } from '../../operations/engine/engine.js';
-import type { Caller, Services, Surface } from '../../operations/engine/types.js';
+import type { Surface } from '../../operations/engine/ports.js';
+import type { Caller, Services } from '../../operations/engine/types.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { Metrics } from '../../telemetry/metrics.js';
 import type { Deliveries } from '../deliveries.js';

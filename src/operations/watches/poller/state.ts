@@ -10,7 +10,7 @@ import type { Logger } from '../../../telemetry/log.js';
 import type { Metrics } from '../../../telemetry/metrics.js';
 import type { Clock } from '../../../time/clock.js';
 import type { WatchStore } from '../../../watches/store.js';
-import type { Messenger } from '../../engine/types.js';
+import type { Messenger } from '../../engine/ports.js';
 import type { CallBudget } from './budget.js';
 
 export interface PollerDeps {
