@@ -21,7 +21,9 @@ import { createHomeRefresher, refreshingApprovals, refreshingWatches } from '../
 import { commandForms, gatedOperations, operations, wordAliases } from '../operations/registry.js';
 import { createWatchPoller, type WatchPoller } from '../operations/watches/poller.js';
 import { createWatchDesk } from '../operations/watches/service.js';
+import { channelDefaults } from '../operations/zones/defaults.js';
 import { createZoneDirectory } from '../operations/zones/directory.js';
+import { suggestZones } from '../operations/zones/suggest.js';
 import { createPlatformClient } from '../platform/client.js';
 import type { PlatformHttpOptions } from '../platform/http.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from '../policy/authorizer.js';
@@ -240,6 +242,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     commandForms,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
     selfGated,
+    channelDefaults,
+    suggestZones: (input) => suggestZones({ authorizer, services }, input),
   });
 
   let sweeper: NodeJS.Timeout | undefined;

@@ -21,6 +21,8 @@ import { createTerminal } from '../../src/console/terminal.js';
 import { createEngine } from '../../src/operations/engine/engine.js';
 import type { AnyOperation } from '../../src/operations/engine/types.js';
 import { operations as shipped } from '../../src/operations/registry.js';
+import { channelDefaults } from '../../src/operations/zones/defaults.js';
+import { suggestZones } from '../../src/operations/zones/suggest.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
@@ -187,6 +189,9 @@ export async function startSession(
     operations: [...shipped, ...extra],
     services: runtime.services,
     authorizer: runtime.authorizer,
+    channelDefaults,
+    suggestZones: (input) =>
+      suggestZones({ authorizer: runtime.authorizer, services: runtime.services }, input),
   });
   const terminal = createTerminal({ input, output, interactive: options.interactive });
   const session = createConsoleSession({

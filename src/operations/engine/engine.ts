@@ -7,13 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { Authorizer } from '../../policy/authorizer.js';
 import { isAlwaysAllowed, type OperationId } from '../../policy/operation-ids.js';
 import { closestName } from '../../policy/suggest.js';
-import type { ModalValues, ZoneKind, ZonePick } from '../../reply/form.js';
+import type { ModalValues } from '../../reply/form.js';
 import { markupToPlain, md, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, RUN_COMMAND_ACTION } from '../../reply/model.js';
 import { StateUnavailableError } from '../../state/errors.js';
 import { argsAsJson, type HeldEntry, type HeldReplay, heldParams } from '../approvals/held.js';
-import { channelDefaultZone, notingDefault } from '../zones/context.js';
-import { withTypedId } from '../zones/directory.js';
 import { denialReply, denialSentence, whoamiReply } from './access-text.js';
 import { OperationFailedError } from './errors.js';
 import { describeFailure } from './failure.js';
@@ -23,13 +21,17 @@ import {
   type AccessView,
   type AnyOperation,
   type Caller,
+  type ChannelDefaults,
+  type ChannelDefaultUsed,
   type CommandForm,
+  callerOf,
   type InteractionSubject,
   operationKey,
   type ParseResult,
   type RunContext,
   type Services,
   type SubmissionOutcome,
+  type SuggestionInput,
 } from './types.js';
 
 export interface CommandInput extends Caller {
@@ -78,40 +80,17 @@ export interface Engine {
   replay: HeldReplay;
 }
 
-/** A zone the channel's defaults filled in. */
-type ChannelDefaultUsed = { kind: ZoneKind; id: number };
-
 /** A form's values without the fields left empty, as they are recorded. */
 const definedValues = (values: ModalValues): Record<string, string | string[]> =>
   Object.fromEntries(
     Object.entries(values).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined),
   );
 
-export interface SuggestionInput extends Caller {
-  zones: ZonePick;
-  typed: string;
-  waitMs: number;
-  limit: number;
-}
-
-/** The grant that lets a caller see a kind of zone listed. */
-const LIST_OPERATION: Record<ZoneKind, 'pullzone.list' | 'shieldzone.list'> = {
-  pullzone: 'pullzone.list',
-  shieldzone: 'shieldzone.list',
-};
-
 /** `c-` and 10 random hex digits; randomUUID draws from a buffered pool, one syscall per many ids. */
 export const newCorrelationId = (): string => {
   const uuid = randomUUID();
   return `c-${uuid.slice(0, 8)}${uuid.slice(9, 11)}`;
 };
-
-/** Who asked and where, thread included, without the adapter's other fields. */
-const callerOf = (input: Caller): Caller => ({
-  userId: input.userId,
-  channelId: input.channelId,
-  ...(input.threadTs ? { threadTs: input.threadTs } : {}),
-});
 
 export function createEngine(options: {
   operations: readonly AnyOperation[];
@@ -128,8 +107,12 @@ export function createEngine(options: {
    * of their own); an approval rule on any other operation holds its entries here.
    */
   selfGated?: ReadonlySet<string>;
+  /** Fills a zone id a command left out from the channel's defaults (operations/zones/defaults.ts). */
+  channelDefaults: ChannelDefaults;
+  /** Zones for a picker, as suggestZones offers them (operations/zones/suggest.ts). */
+  suggestZones: (input: SuggestionInput) => Promise<ZoneChoice[]>;
 }): Engine {
-  const { operations, services, authorizer } = options;
+  const { operations, services, authorizer, channelDefaults } = options;
   const selfGated = options.selfGated ?? new Set<string>();
   const outcome = (operation: string, result: string) => options.onOutcome?.(operation, result);
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
@@ -224,30 +207,6 @@ export function createEngine(options: {
     if (!found) return { ok: false, error: 'that is not a command' };
     const parsed = parseFor(found.op, found.rest);
     return parsed.ok ? { ok: true, op: found.op, args: parsed.args } : parsed;
-  }
-
-  /**
-   * Fills a zone id left out of the command from the channel's defaults. The context it returns
-   * notes the default in the footer of every answer; an error says how to type the id.
-   */
-  async function withChannelDefault(
-    ctx: RunContext,
-    op: AnyOperation,
-    args: unknown,
-  ): Promise<
-    { ok: true; ctx: RunContext; args: unknown; used?: ChannelDefaultUsed } | { ok: false; error: string }
-  > {
-    const slot = op.channelDefault;
-    if (!slot?.missing(args)) return { ok: true, ctx, args };
-    const id = await channelDefaultZone(services, ctx.channelId, slot.kind);
-    if (id === undefined) return { ok: false, error: slot.absent };
-    ctx.logger.info('the channel’s default zone is used', { kind: slot.kind, zone: id });
-    return {
-      ok: true,
-      ctx: { ...ctx, surface: notingDefault(ctx.surface, slot.kind, id) },
-      args: slot.fill(args, id),
-      used: { kind: slot.kind, id },
-    };
   }
 
   function accessView(caller: Caller): AccessView {
@@ -551,28 +510,7 @@ export function createEngine(options: {
       return op?.changes?.interactions?.includes(name) ?? false;
     },
 
-    async suggestZones(input) {
-      const logger = services.logger.child({ user: input.userId, channel: input.channelId });
-      try {
-        const kinds: ZoneKind[] = input.zones === 'any' ? ['pullzone', 'shieldzone'] : [input.zones];
-        const allowed: ZoneKind[] = [];
-        for (const kind of kinds) {
-          // A listing an approval rule holds is not run for a picker either.
-          const decision = await authorizer.decide(LIST_OPERATION[kind], callerOf(input));
-          if (decision.allowed && !decision.approval) allowed.push(kind);
-        }
-        if (allowed.length === 0) return withTypedId(input.zones, input.typed, [], input.limit);
-        const zones: ZonePick = allowed.length === 2 ? 'any' : allowed[0]!;
-        const listed = await services.zones.suggest(zones, input.typed, {
-          waitMs: input.waitMs,
-          limit: input.limit,
-        });
-        return withTypedId(input.zones, input.typed, listed, input.limit);
-      } catch (error) {
-        logger.warn('zone suggestions failed; the picker shows only what was typed', { error });
-        return withTypedId(input.zones, input.typed, [], input.limit);
-      }
-    },
+    suggestZones: options.suggestZones,
 
     async refuseUnrecorded(input) {
       const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
@@ -636,9 +574,9 @@ export function createEngine(options: {
         await safeRespond(asked, usageReply(op, parsed.error));
         return;
       }
-      let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+      let filled: Awaited<ReturnType<ChannelDefaults['fill']>>;
       try {
-        filled = await withChannelDefault(asked, op, parsed.args);
+        filled = await channelDefaults.fill(asked, op, parsed.args);
       } catch (error) {
         const failure = failureReply(asked, error);
         outcome(op.id, failure.outcome);
@@ -699,9 +637,9 @@ export function createEngine(options: {
         if (!resolved.ok)
           return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
         const asked = context(caller, input.surface, correlationId, resolved.op.id);
-        let filled: Awaited<ReturnType<typeof withChannelDefault>>;
+        let filled: Awaited<ReturnType<ChannelDefaults['fill']>>;
         try {
-          filled = await withChannelDefault(asked, resolved.op, resolved.args);
+          filled = await channelDefaults.fill(asked, resolved.op, resolved.args);
         } catch (error) {
           const failure = failureReply(asked, error);
           return { proceed: () => safeRespond(asked, failure.reply) };
@@ -775,7 +713,7 @@ export function createEngine(options: {
       switch (entry.entry) {
         case 'command': {
           const used = entry.channelDefault;
-          const asked = used ? { ...ctx, surface: notingDefault(ctx.surface, used.kind, used.id) } : ctx;
+          const asked = used ? { ...ctx, surface: channelDefaults.noting(ctx.surface, used) } : ctx;
           result = await performCommand(asked, op, entry.args, { text: entry.text, approvedAs });
           break;
         }

@@ -9,7 +9,7 @@ import type { CustomerDatabase } from '../../database/customer-database.js';
 import type { PlatformClient } from '../../platform/client.js';
 import type { Operation as PolicyOperation } from '../../policy/authorize.js';
 import type { AlwaysAllowed, OperationId } from '../../policy/operation-ids.js';
-import type { ModalValues, ZoneKind } from '../../reply/form.js';
+import type { ModalValues, ZoneKind, ZonePick } from '../../reply/form.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
 import type { ChartRenderer } from '../../reports/chart-render.js';
 import type { ReportPool } from '../../reports/pool.js';
@@ -140,6 +140,21 @@ export interface Caller {
   threadTs?: string;
 }
 
+/** Who asked and where, thread included, without the adapter's other fields. */
+export const callerOf = (input: Caller): Caller => ({
+  userId: input.userId,
+  channelId: input.channelId,
+  ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+});
+
+/** What was typed into a zone picker, by whom and where. */
+export interface SuggestionInput extends Caller {
+  zones: ZonePick;
+  typed: string;
+  waitMs: number;
+  limit: number;
+}
+
 export interface RunContext extends Caller {
   services: Services;
   surface: Surface;
@@ -207,6 +222,29 @@ export interface ChannelDefaultSlot<A> {
   fill(args: A, id: number): A;
   /** What to say when the channel has no default either: how to type the id. */
   absent: string;
+}
+
+/** A zone the channel's defaults filled in. */
+export interface ChannelDefaultUsed {
+  kind: ZoneKind;
+  id: number;
+}
+
+/** Channel defaults as the engine applies them; operations/zones/defaults.ts implements it. */
+export interface ChannelDefaults {
+  /**
+   * Fills a zone id left out of the command from the channel's defaults. The context it returns
+   * notes the default in the footer of every answer; an error says how to type the id.
+   */
+  fill(
+    ctx: RunContext,
+    op: AnyOperation,
+    args: unknown,
+  ): Promise<
+    { ok: true; ctx: RunContext; args: unknown; used?: ChannelDefaultUsed } | { ok: false; error: string }
+  >;
+  /** A surface whose every answer to the requester says that the channel's default was used. */
+  noting(surface: Surface, used: ChannelDefaultUsed): Surface;
 }
 
 export interface Operation<S extends FlagSpecs, A> {
