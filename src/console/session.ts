@@ -56,15 +56,13 @@ async function handle(state: SessionState, line: string): Promise<boolean> {
     return false;
   }
   const { userId, channelId } = state;
-  await track(
-    state,
-    state.engine.command({
-      text: command.text,
-      userId,
-      channelId,
-      surface: createConsoleSurface(state.screen, { userId, channelId }),
-    }),
-  );
+  const plan = state.engine.plan({
+    text: command.text,
+    userId,
+    channelId,
+    surface: createConsoleSurface(state.screen, { userId, channelId }),
+  });
+  await track(state, plan.run());
   await fillOpenForms(state);
   return state.leaving;
 }

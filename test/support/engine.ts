@@ -151,24 +151,26 @@ export async function startEngineTestbed(
     logs,
     async run(text, caller = {}) {
       const surface = recordingSurface();
-      await runtime.engine.command({
+      const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
         ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         text,
         surface,
       });
+      await plan.run();
       return surface.records;
     },
     async click(button, caller = {}) {
       const surface = recordingSurface();
-      await runtime.engine.action({
+      const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
         actionId: button.actionId,
         value: button.value,
         surface,
       });
+      await plan.run();
       return surface.records;
     },
     async submit(form, values, caller = {}) {
@@ -182,7 +184,7 @@ export async function startEngineTestbed(
         surface,
       });
       if ('errors' in checked) return { errors: checked.errors };
-      await checked.proceed();
+      await checked.run();
       return { records: surface.records };
     },
     setPolicy(yaml) {

@@ -35,14 +35,12 @@ export async function click(state: SessionState, argument: string | undefined): 
       return say(state, style.yellow('Not sent.'));
   }
   const { userId } = state;
-  await track(
-    state,
-    engine.action({
-      actionId: button.actionId,
-      value: button.value,
-      userId,
-      channelId: message.channelId,
-      surface: createConsoleSurface(screen, { userId, channelId: message.channelId, origin: message }),
-    }),
-  );
+  const plan = engine.plan({
+    actionId: button.actionId,
+    value: button.value,
+    userId,
+    channelId: message.channelId,
+    surface: createConsoleSurface(screen, { userId, channelId: message.channelId, origin: message }),
+  });
+  await track(state, plan.run());
 }

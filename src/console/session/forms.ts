@@ -53,8 +53,8 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
           surface,
         }),
       );
-      if ('proceed' in result) {
-        await track(state, result.proceed());
+      if ('run' in result) {
+        await track(state, result.run());
         return;
       }
       errors = result.errors;

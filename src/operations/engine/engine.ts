@@ -52,23 +52,27 @@ export interface SubmissionInput extends Caller {
   surface: Surface;
 }
 
-export interface Engine {
-  command(input: CommandInput): Promise<void>;
-  action(input: ActionInput): Promise<void>;
+/** A request routed once: whether it changes something, and running it. */
+export interface Plan {
   /**
-   * Validates a form. Errors come back for the fields at fault; otherwise `proceed` runs the
-   * operation and is to be called after the adapter has acknowledged the submission.
+   * Whether it changes something (see Operation.changes): the adapter records its delivery before
+   * it runs, so that a redelivery runs nothing twice.
    */
-  submit(
-    input: SubmissionInput,
-  ): Promise<{ errors: Record<string, string> } | { proceed: () => Promise<void> }>;
+  changes: boolean;
+  run(): Promise<void>;
+}
+
+export interface Engine {
+  /** A command line or a click, routed: its line is split and matched once, for both answers. */
+  plan(input: CommandInput | ActionInput): Plan;
+  /**
+   * Validates a form. Errors come back for the fields at fault; otherwise its plan, whose `run`
+   * is to be called after the adapter has acknowledged the submission.
+   */
+  submit(input: SubmissionInput): Promise<{ errors: Record<string, string> } | Plan>;
   operations: readonly AnyOperation[];
-  /** The operation a command line selects, for adapters that must act before running it. */
-  find(text: string): AnyOperation | undefined;
   /** The operation a command line runs and the arguments it parses to, or why it cannot run. */
   resolve(text: string): { ok: true; op: AnyOperation; args: unknown } | { ok: false; error: string };
-  /** Whether a command line, button or form changes something (see Operation.changes). */
-  changes(input: { text: string } | { actionId: string; value?: string } | { callbackId: string }): boolean;
   /** Tells the user that nothing was run because the state database could not record the request. */
   refuseUnrecorded(input: Caller & { surface: Surface }): Promise<void>;
   /**
@@ -85,6 +89,17 @@ const definedValues = (values: ModalValues): Record<string, string | string[]> =
   Object.fromEntries(
     Object.entries(values).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined),
   );
+
+/** Where a command line leads, read from its words once. */
+type LineRoute =
+  /** An operation that takes the rest of the line verbatim (SQL). */
+  | { to: 'raw'; op: AnyOperation; rest: string }
+  /** A line that cannot be split into words (an unclosed quote), and why. */
+  | { to: 'unsplit'; error: string }
+  /** The operation the words name (an alias read as its word), and the words after its own. */
+  | { to: 'operation'; op: AnyOperation; rest: string[] }
+  /** Words that name no operation: a group's leading words, or not a command at all. */
+  | { to: 'nowhere'; words: string[] };
 
 /** `c-` and 10 random hex digits; randomUUID draws from a buffered pool, one syscall per many ids. */
 export const newCorrelationId = (): string => {
@@ -136,16 +151,6 @@ export function createEngine(options: {
   }
 
   const rawOperations = operations.filter((op) => op.rawArgument);
-
-  /**
-   * tokenize(), remembering the last line: a command is split when its delivery is claimed
-   * (does it change anything?) and again when it runs, one right after the other.
-   */
-  let lastSplit: { text: string; result: ReturnType<typeof tokenize> } | undefined;
-  function splitLine(text: string): ReturnType<typeof tokenize> {
-    if (lastSplit?.text !== text) lastSplit = { text, result: tokenize(text) };
-    return lastSplit.result;
-  }
 
   /** True when `words` are the leading words of some commands, but no command themselves. */
   const isGroup = (words: string[]) =>
@@ -201,7 +206,7 @@ export function createEngine(options: {
       const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {}, { now: services.now() });
       return parsed.ok ? { ok: true, op: raw.op, args: parsed.args } : parsed;
     }
-    const tokens = splitLine(text);
+    const tokens = tokenize(text);
     if (!tokens.ok) return tokens;
     const found = match(tokens.tokens);
     if (!found) return { ok: false, error: 'that is not a command' };
@@ -487,66 +492,70 @@ export function createEngine(options: {
     return { op: byKey.get(bare.slice(0, separator)), name: bare.slice(separator + 1) };
   }
 
-  function find(text: string): AnyOperation | undefined {
+  /** Where a command line leads, its words split and matched once. */
+  function routeLine(text: string): LineRoute {
     const raw = rawOperation(text);
-    if (raw) return raw.op;
-    const tokens = splitLine(text);
-    return tokens.ok ? match(tokens.tokens.length === 0 ? bareWords : tokens.tokens)?.op : undefined;
+    if (raw) return { to: 'raw', ...raw };
+    const tokens = tokenize(text);
+    if (!tokens.ok) return { to: 'unsplit', error: tokens.error };
+    const typed = tokens.tokens.length === 0 ? bareWords : tokens.tokens;
+    const alias = options.aliases?.[typed[0]!.toLowerCase()];
+    const words = alias ? [alias, ...typed.slice(1)] : typed;
+    const found = match(words);
+    return found ? { to: 'operation', ...found } : { to: 'nowhere', words };
   }
 
-  const engine: Engine = {
-    operations,
-    find,
-    resolve: resolveCommand,
+  function planCommand(input: CommandInput): Plan {
+    const line = routeLine(input.text);
+    const op = line.to === 'raw' || line.to === 'operation' ? line.op : undefined;
+    return { changes: op?.changes?.command === true, run: () => runCommand(input, line) };
+  }
 
-    changes(input) {
-      if ('text' in input) return find(input.text)?.changes?.command === true;
-      if ('callbackId' in input && commandForms.has(input.callbackId))
-        return commandForms.get(input.callbackId)!.changes;
-      // A button that runs a command changes what that command changes.
-      if ('actionId' in input && input.actionId.split('#')[0] === RUN_COMMAND_ACTION)
-        return find(input.value ?? '')?.changes?.command === true;
-      const { op, name } = route('actionId' in input ? input.actionId : input.callbackId);
-      return op?.changes?.interactions?.includes(name) ?? false;
-    },
+  function planAction(input: ActionInput): Plan {
+    // A next-step button runs its command as if the clicker had typed it: same policy and audit.
+    if (input.actionId.split('#')[0] === RUN_COMMAND_ACTION)
+      return planCommand({ ...callerOf(input), text: input.value, surface: input.surface });
+    const routed = route(input.actionId);
+    return {
+      changes: routed.op?.changes?.interactions?.includes(routed.name) ?? false,
+      run: () => runAction(input, routed),
+    };
+  }
 
-    suggestZones: options.suggestZones,
+  /** Whether a form's submission changes something: a command form's command, or the operation's form. */
+  function submissionChanges(callbackId: string): boolean {
+    const commandForm = commandForms.get(callbackId);
+    if (commandForm) return commandForm.changes;
+    const { op, name } = route(callbackId);
+    return op?.changes?.interactions?.includes(name) ?? false;
+  }
 
-    async refuseUnrecorded(input) {
-      const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
-      ctx.logger.error('the state database could not record a delivery; nothing was run');
-      await safeRespond(ctx, failureReply(ctx, new StateUnavailableError('delivery not recorded')).reply);
-    },
-
-    async command(input) {
-      const correlationId = newCorrelationId();
-      const caller = callerOf(input);
-      const raw = rawOperation(input.text);
-      if (raw) {
-        const ctx = context(caller, input.surface, correlationId, raw.op.id);
-        const parsed = raw.op.parse(raw.rest ? [raw.rest] : [], {}, { now: services.now() });
-        if (!parsed.ok) {
-          outcome(raw.op.id, 'usage');
-          await safeRespond(ctx, usageReply(raw.op, parsed.error));
-          return;
-        }
-        await performCommand(ctx, raw.op, parsed.args, { text: input.text });
+  /** Runs a command line as routed: its usage, a group's help, or the operation it names. */
+  async function runCommand(input: CommandInput, line: LineRoute): Promise<void> {
+    const correlationId = newCorrelationId();
+    const caller = callerOf(input);
+    if (line.to === 'raw') {
+      const ctx = context(caller, input.surface, correlationId, line.op.id);
+      const parsed = line.op.parse(line.rest ? [line.rest] : [], {}, { now: services.now() });
+      if (!parsed.ok) {
+        outcome(line.op.id, 'usage');
+        await safeRespond(ctx, usageReply(line.op, parsed.error));
         return;
       }
-      const tokens = splitLine(input.text);
-      const base = context(caller, input.surface, correlationId, 'command');
-      if (!tokens.ok) {
-        outcome('unknown', 'usage');
-        await safeRespond(base, usageReply(undefined, tokens.error));
-        return;
-      }
-      const typed = tokens.tokens.length === 0 ? bareWords : tokens.tokens;
-      const alias = options.aliases?.[typed[0]!.toLowerCase()];
-      const words = alias ? [alias, ...typed.slice(1)] : typed;
-      const found = match(words);
+      await performCommand(ctx, line.op, parsed.args, { text: input.text });
+      return;
+    }
+    const base = context(caller, input.surface, correlationId, 'command');
+    if (line.to === 'unsplit') {
+      outcome('unknown', 'usage');
+      await safeRespond(base, usageReply(undefined, line.error));
+      return;
+    }
+    if (line.to === 'nowhere') {
+      const { words } = line;
       // A group word alone (`/edge shield`, `/edge db tokens`) shows that group's help.
       const help = operations.find((op) => op.id === 'help');
-      if (!found && help && isGroup(words)) {
+      if (help && isGroup(words)) {
         const ctx = context(caller, input.surface, correlationId, help.id);
         await perform(ctx, help, {
           fields: {},
@@ -554,190 +563,189 @@ export function createEngine(options: {
         });
         return;
       }
-      if (!found) {
-        // Enough of the words to recognise them; an error never repeats a whole paste.
-        const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
-        const first = echo(words[0] ?? '');
-        const suggestion = closestName(first.toLowerCase(), firstWords);
-        const error = firstWords.includes(first.toLowerCase())
-          ? notInGroup(words, echo)
-          : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
-        outcome('unknown', 'usage');
-        await safeRespond(base, usageReply(undefined, error));
-        return;
-      }
-      const { op, rest } = found;
-      const asked = context(caller, input.surface, correlationId, op.id);
-      const parsed = parseFor(op, rest);
-      if (!parsed.ok) {
-        outcome(op.id, 'usage');
-        await safeRespond(asked, usageReply(op, parsed.error));
-        return;
-      }
+      // Enough of the words to recognise them; an error never repeats a whole paste.
+      const echo = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+      const first = echo(words[0] ?? '');
+      const suggestion = closestName(first.toLowerCase(), firstWords);
+      const error = firstWords.includes(first.toLowerCase())
+        ? notInGroup(words, echo)
+        : `"${first}" is not a command${suggestion ? ` (did you mean "${suggestion}"?)` : ''}.`;
+      outcome('unknown', 'usage');
+      await safeRespond(base, usageReply(undefined, error));
+      return;
+    }
+    const { op, rest } = line;
+    const asked = context(caller, input.surface, correlationId, op.id);
+    const parsed = parseFor(op, rest);
+    if (!parsed.ok) {
+      outcome(op.id, 'usage');
+      await safeRespond(asked, usageReply(op, parsed.error));
+      return;
+    }
+    let filled: Awaited<ReturnType<ChannelDefaults['fill']>>;
+    try {
+      filled = await channelDefaults.fill(asked, op, parsed.args);
+    } catch (error) {
+      const failure = failureReply(asked, error);
+      outcome(op.id, failure.outcome);
+      await safeRespond(asked, failure.reply);
+      return;
+    }
+    if (!filled.ok) {
+      outcome(op.id, 'usage');
+      await safeRespond(asked, usageReply(op, filled.error));
+      return;
+    }
+    await performCommand(filled.ctx, op, filled.args, { text: input.text, channelDefault: filled.used });
+  }
+
+  /** Runs a button's handler as routed. */
+  async function runAction(
+    input: ActionInput,
+    { op, name }: { op: AnyOperation | undefined; name: string },
+  ): Promise<void> {
+    const correlationId = newCorrelationId();
+    const caller = callerOf(input);
+    const handler = op?.actions?.[name];
+    const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
+    if (!op || !handler) {
+      ctx.logger.warn('unknown action', { actionId: input.actionId });
+      await safeRespond(ctx, usageReply(undefined, 'That button is no longer supported.'));
+      return;
+    }
+    const { interactionSubject } = op;
+    await perform(ctx, op, {
+      fields: { params: { action: input.actionId, value: input.value } },
+      work: () => handler(ctx, input.value),
+      checkAccess: !op.ownAccessForInteractions,
+      subjectOf:
+        interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
+      outside: op.neverHeld === true || op.outsideApproval?.interactions?.includes(name) === true,
+      hold: () => ({
+        entry: 'button',
+        key: operationKey(op),
+        actionId: input.actionId,
+        value: input.value,
+        ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
+      }),
+    });
+  }
+
+  async function submit(input: SubmissionInput): Promise<{ errors: Record<string, string> } | Plan> {
+    const correlationId = newCorrelationId();
+    const caller = callerOf(input);
+    const changes = submissionChanges(input.callbackId);
+    const commandForm = commandForms.get(input.callbackId);
+    if (commandForm) {
+      // The form stands for a command line: checked as typed, its complaints on the fields.
+      const read = commandForm.read(input.values);
+      if ('errors' in read) return read;
+      const resolved = resolveCommand(read.command);
+      if (!resolved.ok)
+        return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
+      const asked = context(caller, input.surface, correlationId, resolved.op.id);
       let filled: Awaited<ReturnType<ChannelDefaults['fill']>>;
       try {
-        filled = await channelDefaults.fill(asked, op, parsed.args);
+        filled = await channelDefaults.fill(asked, resolved.op, resolved.args);
       } catch (error) {
         const failure = failureReply(asked, error);
-        outcome(op.id, failure.outcome);
-        await safeRespond(asked, failure.reply);
-        return;
+        return { changes, run: () => safeRespond(asked, failure.reply) };
       }
-      if (!filled.ok) {
-        outcome(op.id, 'usage');
-        await safeRespond(asked, usageReply(op, filled.error));
-        return;
-      }
-      await performCommand(filled.ctx, op, filled.args, { text: input.text, channelDefault: filled.used });
-    },
-
-    async action(input) {
-      // A next-step button runs its command as if the clicker had typed it: same policy and audit.
-      if (input.actionId.split('#')[0] === RUN_COMMAND_ACTION) {
-        await engine.command({ ...callerOf(input), text: input.value, surface: input.surface });
-        return;
-      }
-      const correlationId = newCorrelationId();
-      const caller = callerOf(input);
-      const { op, name } = route(input.actionId);
-      const handler = op?.actions?.[name];
-      const ctx = context(caller, input.surface, correlationId, op?.id ?? 'action');
-      if (!op || !handler) {
-        ctx.logger.warn('unknown action', { actionId: input.actionId });
-        await safeRespond(ctx, usageReply(undefined, 'That button is no longer supported.'));
-        return;
-      }
-      const { interactionSubject } = op;
-      await perform(ctx, op, {
-        fields: { params: { action: input.actionId, value: input.value } },
-        work: () => handler(ctx, input.value),
-        checkAccess: !op.ownAccessForInteractions,
-        subjectOf:
-          interactionSubject && subjectReader(ctx, () => interactionSubject(ctx, input.value), 'clicked'),
-        outside: op.neverHeld === true || op.outsideApproval?.interactions?.includes(name) === true,
-        hold: () => ({
-          entry: 'button',
-          key: operationKey(op),
-          actionId: input.actionId,
-          value: input.value,
-          ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
-        }),
-      });
-    },
-
-    async submit(input) {
-      const correlationId = newCorrelationId();
-      const caller = callerOf(input);
-      const commandForm = commandForms.get(input.callbackId);
-      if (commandForm) {
-        // The form stands for a command line: checked as typed, its complaints on the fields.
-        const read = commandForm.read(input.values);
-        if ('errors' in read) return read;
-        const resolved = resolveCommand(read.command);
-        if (!resolved.ok)
-          return { errors: { [commandForm.fieldOf(resolved.error, input.values)]: resolved.error } };
-        const asked = context(caller, input.surface, correlationId, resolved.op.id);
-        let filled: Awaited<ReturnType<ChannelDefaults['fill']>>;
-        try {
-          filled = await channelDefaults.fill(asked, resolved.op, resolved.args);
-        } catch (error) {
-          const failure = failureReply(asked, error);
-          return { proceed: () => safeRespond(asked, failure.reply) };
-        }
-        if (!filled.ok)
-          return { errors: { [commandForm.fieldOf(filled.error, input.values)]: filled.error } };
-        const used = filled.used;
-        return {
-          proceed: async () => {
-            await performCommand(filled.ctx, resolved.op, filled.args, {
-              text: read.command,
-              channelDefault: used,
-            });
-          },
-        };
-      }
-      const separator = input.callbackId.lastIndexOf(':');
-      const op = byKey.get(input.callbackId.slice(0, separator));
-      const handler = op?.submissions?.[input.callbackId.slice(separator + 1)];
-      const ctx = context(caller, input.surface, correlationId, op?.id ?? 'submission');
-      if (!op || !handler) {
-        ctx.logger.warn('unknown form', { callbackId: input.callbackId });
-        return {
-          proceed: () => safeRespond(ctx, usageReply(undefined, 'That form is no longer supported.')),
-        };
-      }
-      let checked: SubmissionOutcome;
-      try {
-        checked = await handler(ctx, input.values, input.privateMetadata);
-      } catch (error) {
-        const failure = failureReply(ctx, error);
-        return { proceed: () => safeRespond(ctx, failure.reply) };
-      }
-      if ('errors' in checked) return { errors: checked.errors };
-      const { interactionSubject } = op;
+      if (!filled.ok) return { errors: { [commandForm.fieldOf(filled.error, input.values)]: filled.error } };
+      const used = filled.used;
       return {
-        proceed: async () => {
-          await perform(ctx, op, {
-            fields: { target: checked.target, params: checked.params ?? { form: input.callbackId } },
-            work: checked.run,
-            // A form that stands in for a button (the typed confirmation of an approval) is
-            // checked like that button: by the operation itself, not by grants and channels.
-            checkAccess: !op.ownAccessForInteractions,
-            subjectOf:
-              interactionSubject &&
-              subjectReader(ctx, () => interactionSubject(ctx, input.privateMetadata), 'submitted'),
-            hold: () => ({
-              entry: 'form',
-              key: operationKey(op),
-              callbackId: input.callbackId,
-              privateMetadata: input.privateMetadata,
-              values: definedValues(input.values),
-              ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
-            }),
+        changes,
+        run: async () => {
+          await performCommand(filled.ctx, resolved.op, filled.args, {
+            text: read.command,
+            channelDefault: used,
           });
         },
       };
-    },
-
-    async replay(entry, { request, surface, correlationId }) {
-      const caller: Caller = {
-        userId: request.requester,
-        channelId: request.channelId,
-        ...(entry.threadTs ? { threadTs: entry.threadTs } : {}),
+    }
+    const separator = input.callbackId.lastIndexOf(':');
+    const op = byKey.get(input.callbackId.slice(0, separator));
+    const handler = op?.submissions?.[input.callbackId.slice(separator + 1)];
+    const ctx = context(caller, input.surface, correlationId, op?.id ?? 'submission');
+    if (!op || !handler) {
+      ctx.logger.warn('unknown form', { callbackId: input.callbackId });
+      return {
+        changes,
+        run: () => safeRespond(ctx, usageReply(undefined, 'That form is no longer supported.')),
       };
-      const op = byKey.get(entry.key);
-      if (!op) return { ok: false, detail: `/edge ${entry.key.replace(/\./g, ' ')} is no longer a command` };
-      const approvedAs = request.id;
-      const ctx = { ...context(caller, surface, correlationId, op.id), approvedAs };
-      let result: string;
-      switch (entry.entry) {
-        case 'command': {
-          const used = entry.channelDefault;
-          const asked = used ? { ...ctx, surface: channelDefaults.noting(ctx.surface, used) } : ctx;
-          result = await performCommand(asked, op, entry.args, { text: entry.text, approvedAs });
-          break;
-        }
-        case 'button': {
-          const handler = op.actions?.[route(entry.actionId).name];
-          if (!handler) return { ok: false, detail: 'that button is no longer supported' };
-          result = await perform(ctx, op, {
-            fields: { params: { action: entry.actionId, value: entry.value } },
-            work: () => handler(ctx, entry.value),
-            approvedAs,
-          });
-          break;
-        }
-        case 'form': {
-          const handler = op.submissions?.[route(entry.callbackId).name];
-          if (!handler) return { ok: false, detail: 'that form is no longer supported' };
-          result = await performForm(ctx, op, entry, handler, approvedAs);
-          break;
-        }
+    }
+    let checked: SubmissionOutcome;
+    try {
+      checked = await handler(ctx, input.values, input.privateMetadata);
+    } catch (error) {
+      const failure = failureReply(ctx, error);
+      return { changes, run: () => safeRespond(ctx, failure.reply) };
+    }
+    if ('errors' in checked) return { errors: checked.errors };
+    const { interactionSubject } = op;
+    return {
+      changes,
+      run: async () => {
+        await perform(ctx, op, {
+          fields: { target: checked.target, params: checked.params ?? { form: input.callbackId } },
+          work: checked.run,
+          // A form that stands in for a button (the typed confirmation of an approval) is
+          // checked like that button: by the operation itself, not by grants and channels.
+          checkAccess: !op.ownAccessForInteractions,
+          subjectOf:
+            interactionSubject &&
+            subjectReader(ctx, () => interactionSubject(ctx, input.privateMetadata), 'submitted'),
+          hold: () => ({
+            entry: 'form',
+            key: operationKey(op),
+            callbackId: input.callbackId,
+            privateMetadata: input.privateMetadata,
+            values: definedValues(input.values),
+            ...(ctx.threadTs ? { threadTs: ctx.threadTs } : {}),
+          }),
+        });
+      },
+    };
+  }
+
+  const replay: HeldReplay = async (entry, { request, surface, correlationId }) => {
+    const caller: Caller = {
+      userId: request.requester,
+      channelId: request.channelId,
+      ...(entry.threadTs ? { threadTs: entry.threadTs } : {}),
+    };
+    const op = byKey.get(entry.key);
+    if (!op) return { ok: false, detail: `/edge ${entry.key.replace(/\./g, ' ')} is no longer a command` };
+    const approvedAs = request.id;
+    const ctx = { ...context(caller, surface, correlationId, op.id), approvedAs };
+    let result: string;
+    switch (entry.entry) {
+      case 'command': {
+        const used = entry.channelDefault;
+        const asked = used ? { ...ctx, surface: channelDefaults.noting(ctx.surface, used) } : ctx;
+        result = await performCommand(asked, op, entry.args, { text: entry.text, approvedAs });
+        break;
       }
-      return result === 'succeeded'
-        ? { ok: true, detail: 'It ran as recorded; its answer went to the requester where they asked.' }
-        : { ok: false, detail: `It ended ${result}; the requester was told why.` };
-    },
+      case 'button': {
+        const handler = op.actions?.[route(entry.actionId).name];
+        if (!handler) return { ok: false, detail: 'that button is no longer supported' };
+        result = await perform(ctx, op, {
+          fields: { params: { action: entry.actionId, value: entry.value } },
+          work: () => handler(ctx, entry.value),
+          approvedAs,
+        });
+        break;
+      }
+      case 'form': {
+        const handler = op.submissions?.[route(entry.callbackId).name];
+        if (!handler) return { ok: false, detail: 'that form is no longer supported' };
+        result = await performForm(ctx, op, entry, handler, approvedAs);
+        break;
+      }
+    }
+    return result === 'succeeded'
+      ? { ok: true, detail: 'It ran as recorded; its answer went to the requester where they asked.' }
+      : { ok: false, detail: `It ended ${result}; the requester was told why.` };
   };
 
   /** A held form, checked again with the values recorded and run as approved. */
@@ -773,5 +781,17 @@ export function createEngine(options: {
       approvedAs,
     });
   }
-  return engine;
+  return {
+    operations,
+    resolve: resolveCommand,
+    plan: (input) => ('text' in input ? planCommand(input) : planAction(input)),
+    submit,
+    async refuseUnrecorded(input) {
+      const ctx = context(input, input.surface, newCorrelationId(), 'delivery');
+      ctx.logger.error('the state database could not record a delivery; nothing was run');
+      await safeRespond(ctx, failureReply(ctx, new StateUnavailableError('delivery not recorded')).reply);
+    },
+    suggestZones: options.suggestZones,
+    replay,
+  };
 }

@@ -63,13 +63,14 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         secrets: options.services.secrets,
       });
       const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
+      const plan = options.engine.plan({ ...caller, actionId: action.action_id, value: action.value ?? '' });
       await deliveries.once(
         {
           key: `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
           retryNum: context.retryNum,
-          changes: options.engine.changes({ actionId: action.action_id, value: action.value ?? '' }),
+          changes: plan.changes,
         },
-        () => options.engine.action({ ...caller, actionId: action.action_id, value: action.value ?? '' }),
+        () => plan.run(),
         {
           what: 'action delivery',
           userId: body.user.id,

@@ -25,9 +25,10 @@ export async function runCommandOnce(
   caller: Caller & { surface: Surface },
   text: string,
 ): Promise<void> {
+  const plan = options.engine.plan({ ...caller, text });
   await deliveries.once(
-    { key: delivery.key, retryNum: delivery.retryNum, changes: options.engine.changes({ text }) },
-    () => options.engine.command({ ...caller, text }),
+    { key: delivery.key, retryNum: delivery.retryNum, changes: plan.changes },
+    () => plan.run(),
     {
       what: `${delivery.what} delivery`,
       userId: caller.userId,

@@ -25,7 +25,7 @@ export async function publishHome(
     logger: options.logger,
     secrets: options.services.secrets,
   });
-  await options.engine.command({
+  const home = options.engine.plan({
     userId,
     channelId: '',
     text: 'home',
@@ -55,6 +55,7 @@ export async function publishHome(
       },
     },
   });
+  await home.run();
 }
 
 /** The Home tab, drawn whenever it is opened; changes redraw it through the refresher. */

@@ -42,9 +42,9 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
         // A view is submitted once: it closes when the submission is accepted.
         key: `view:${view.id}:${view.hash}`,
         retryNum: context.retryNum,
-        changes: options.engine.changes({ callbackId: view.callback_id }),
+        changes: result.changes,
       },
-      () => result.proceed(),
+      () => result.run(),
       {
         what: 'form submission',
         userId: body.user.id,
