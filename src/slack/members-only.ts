@@ -14,7 +14,7 @@
  */
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { z } from 'zod';
-import { newCorrelationId } from '../operations/engine/engine.js';
+import { newCorrelationId } from '../operations/engine/failure.js';
 import { truncate } from '../reply/escape.js';
 import { revealHiddenCharacters } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';

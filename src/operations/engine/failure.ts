@@ -3,10 +3,17 @@
  * log says. Every domain error extends EdgeopsError (src/errors.ts) and says each of these for
  * itself; anything else is a bug of ours, shown only as a correlation id and what to do with it.
  */
+import { randomUUID } from 'node:crypto';
 import { EdgeopsError, UnexpectedError } from '../../errors.js';
 import { md } from '../../reply/markup.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import type { Logger } from '../../telemetry/log.js';
+
+/** `c-` and 10 random hex digits; randomUUID draws from a buffered pool, one syscall per many ids. */
+export const newCorrelationId = (): string => {
+  const uuid = randomUUID();
+  return `c-${uuid.slice(0, 8)}${uuid.slice(9, 11)}`;
+};
 
 export interface Failure {
   reply: Reply;
