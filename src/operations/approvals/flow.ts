@@ -5,17 +5,11 @@
  * change runs once with the stored parameters. A request whose card cannot be posted is
  * cancelled. Secrets an execution produces go to the requester by DM only.
  */
-import {
-  type ApprovalRequest,
-  type ApprovalState,
-  decideClick,
-  isEscalated,
-} from '../../approvals/machine.js';
+import { type ApprovalRequest, type ApprovalState, decideClick } from '../../approvals/machine.js';
 import { type ApprovalService, type ExecutionReport, REJECT_REASON_MAX } from '../../approvals/service.js';
 import type { ApprovalRequirement } from '../../policy/authorize.js';
 import type { PolicyAuthorizer } from '../../policy/authorizer.js';
 import type { GroupMembership } from '../../policy/groups.js';
-import { isOperationId } from '../../policy/operation-ids.js';
 import { channelRef, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import {
   ephemeral,
@@ -43,7 +37,6 @@ import {
 } from '../shared/secret-delivery.js';
 import {
   APPROVAL_ACTIONS,
-  approvalCard,
   cardFileMessage,
   decisionButtons,
   listedRequest,
@@ -51,8 +44,19 @@ import {
   TIMELINE_SHOWN,
   waitsFor,
 } from './card.js';
+import {
+  approverStatus,
+  cardOf,
+  type FlowState,
+  gatedOperation,
+  mayApprove,
+  requesterButtons,
+  tellRequester,
+  updateCard,
+  WAITING_READ_YOURS,
+} from './flow-state.js';
 import type { GatedOperation } from './gate.js';
-import { outcomeNotice, reminderReply } from './notices.js';
+import { reminderReply, sentence } from './notices.js';
 import { clickRefusalText, formatUtc, notRunText, openRequestText, refusalReply } from './refusal-text.js';
 
 export interface ApprovalFlowOptions {
@@ -98,11 +102,6 @@ export const REJECT_CALLBACK = 'approvals:reject';
 const TIMELINE_READ = TIMELINE_SHOWN + 1;
 /** Waiting requests `/edge approvals` reads; more are counted and said. */
 const WAITING_READ = 50;
-/** Read for someone who sees only their own business, so that theirs are found among many. */
-const WAITING_READ_YOURS = 200;
-
-/** Text ending in a full stop, so another sentence can follow. */
-const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /** Slack's word for why a message could not be posted, when the error carries one. */
 /** Why a card (or the file before it) could not be posted, and what the requester can do, in plain words. */
@@ -162,99 +161,22 @@ export async function cancelUnposted(
 }
 
 export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
-  const { service, authorizer, groups, logger } = options;
-  const gated = new Map<string, GatedOperation>();
-  const staleExecutionMs = options.staleExecutionMs ?? 2 * 60_000;
-
-  const spec = (operation: string): GatedOperation => {
-    const found = gated.get(operation);
-    if (!found) throw new Error(`no gated operation ${operation}`);
-    return found;
-  };
-
-  const cardOf = (request: ApprovalRequest) =>
-    approvalCard(request, gated.get(request.operation), new Date(options.now()));
-
-  async function updateCard(surface: Messenger, request: ApprovalRequest): Promise<void> {
-    if (!request.card) return;
-    try {
-      await surface.update({ channelId: request.card.channel, ts: request.card.ts }, cardOf(request).card);
-    } catch (error) {
-      logger.warn('approval card could not be updated', { approvalId: request.id, error });
-    }
-  }
-
-  /**
-   * Tells the requester by DM how their request ended. Called by whoever made the transition
-   * (one conditional UPDATE has one winner), so each outcome is told once.
-   */
-  async function tellRequester(surface: Messenger, request: ApprovalRequest): Promise<void> {
-    const notice = outcomeNotice(request, gated.get(request.operation), new Date(options.now()));
-    if (!notice) return;
-    await surface
-      .sendDirect(request.requester, notice)
-      .catch((error: unknown) =>
-        logger.warn('the requester could not be told the outcome', { approvalId: request.id, error }),
-      );
-  }
-
-  /**
-   * Whether the rule stored with the request names the user (as an approver, and in its
-   * escalation role), and whether the policy in force now does.
-   */
-  async function approverStatus(
-    request: ApprovalRequest,
-    userId: string,
-  ): Promise<{
-    isApprover: boolean;
-    isApproverNow: boolean;
-    isEscalationApprover: boolean;
-    isEscalationApproverNow: boolean;
-  }> {
-    const escalationIds = request.escalation?.ids ?? [];
-    const groupIds = [...request.approverIds, ...escalationIds].filter((id) => id.startsWith('S'));
-    const membership = groupIds.length > 0 ? await groups.groupsOf(userId, groupIds) : new Set<string>();
-    const names = (ids: readonly string[]) =>
-      ids.some((id) => id === '*' || id === userId || membership.has(id));
-    const operation = request.operation;
-    const escalation = names(escalationIds);
-    if (!isOperationId(operation))
-      return {
-        isApprover: names(request.approverIds),
-        isApproverNow: false,
-        isEscalationApprover: escalation,
-        isEscalationApproverNow: false,
-      };
-    return {
-      isApprover: names(request.approverIds),
-      isApproverNow: await authorizer.isApproverNow(operation, userId),
-      isEscalationApprover: escalation,
-      isEscalationApproverNow: escalation
-        ? await authorizer.isEscalationApproverNow(operation, userId)
-        : false,
-    };
-  }
-
-  /** Whether the user may approve the pending request now: Approve and Reject are shown to them. */
-  const mayApprove = async (request: ApprovalRequest, userId: string): Promise<boolean> => {
-    const status = await approverStatus(request, userId);
-    if (status.isApprover && status.isApproverNow) return true;
-    return (
-      status.isEscalationApprover &&
-      status.isEscalationApproverNow &&
-      isEscalated(request, new Date(options.now()))
-    );
+  const state: FlowState = {
+    ...options,
+    gated: new Map<string, GatedOperation>(),
+    staleExecutionMs: options.staleExecutionMs ?? 2 * 60_000,
   };
 
   /** Whether a pending request is the user's business: theirs, or waiting for their decision. */
   const concerns = async (request: ApprovalRequest, userId: string): Promise<boolean> =>
-    request.requester === userId || (await waitsFor(request, userId, mayApprove));
+    request.requester === userId ||
+    (await waitsFor(request, userId, (waiting, user) => mayApprove(state, waiting, user)));
 
   /** Runs an approved request once and tells everyone concerned; returns what happened. */
   async function execute(ctx: RunContext, request: ApprovalRequest): Promise<ExecutionReport> {
-    const op = spec(request.operation);
+    const op = gatedOperation(state, request.operation);
     let delivery: SecretDelivery | undefined;
-    const report = await service.executeApproved(
+    const report = await state.service.executeApproved(
       request.id,
       async (params) => {
         const outcome = await op.execute(params, ctx, request);
@@ -277,13 +199,16 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       { correlationId: ctx.correlationId },
     );
     if (!report.ran) {
-      logger.info('approved request not executed here', { approvalId: request.id, reason: report.reason });
+      state.logger.info('approved request not executed here', {
+        approvalId: request.id,
+        reason: report.reason,
+      });
       return report;
     }
     const done = report.request;
-    await updateCard(ctx.surface, done);
+    await updateCard(state, ctx.surface, done);
     if (op.answersItself) {
-      if (ctx.userId !== done.requester) await tellRequester(ctx.surface, done);
+      if (ctx.userId !== done.requester) await tellRequester(state, ctx.surface, done);
       return report;
     }
     const headline = report.outcome.ok
@@ -298,8 +223,10 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           { type: 'context', text: md`Request ${done.id}, asked by ${nest(mention(done.requester))}` },
         ]),
       )
-      .catch((error: unknown) => logger.warn('result could not be posted', { approvalId: done.id, error }));
-    if (ctx.userId !== done.requester) await tellRequester(ctx.surface, done);
+      .catch((error: unknown) =>
+        state.logger.warn('result could not be posted', { approvalId: done.id, error }),
+      );
+    if (ctx.userId !== done.requester) await tellRequester(state, ctx.surface, done);
     return report;
   }
 
@@ -314,7 +241,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     request: ApprovalRequest,
     cardChannel: string,
   ): Promise<{ ok: true } | { ok: false; reply: Reply }> {
-    const { card, file } = cardOf(request);
+    const { card, file } = cardOf(state, request);
     let stage: 'file' | 'card' | 'record' = 'file';
     let ref: MessageRef | undefined;
     try {
@@ -322,7 +249,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       stage = 'card';
       ref = await ctx.surface.postToChannel(cardChannel, card);
       stage = 'record';
-      if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
+      if (ref) await state.service.setCard(request.id, ref.channelId, ref.ts);
       return { ok: true };
     } catch (error) {
       const reason =
@@ -333,15 +260,18 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
               todo: 'Ask again in a minute.',
             }
           : unpostedReason(error, stage);
-      logger.warn('approval card could not be posted or recorded; the request is cancelled if it can be', {
-        approvalId: request.id,
-        channel: cardChannel,
-        slackError: reason.code,
-        error,
-      });
+      state.logger.warn(
+        'approval card could not be posted or recorded; the request is cancelled if it can be',
+        {
+          approvalId: request.id,
+          channel: cardChannel,
+          slackError: reason.code,
+          error,
+        },
+      );
       const fate = await cancelUnposted(
-        service,
-        logger,
+        state.service,
+        state.logger,
         request,
         `the approval card could not be ${stage === 'record' ? 'recorded' : 'posted'} in ${cardChannel}: ${reason.why} (${reason.code})`,
         ctx.correlationId,
@@ -350,8 +280,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       if (fate === 'decided') {
         // Decided in the moment its card was up: the card shows where it stands, and the
         // requester is told that instead of "approval requested".
-        const current = await service.get(request.id).catch(() => null);
-        if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(current).card);
+        const current = await state.service.get(request.id).catch(() => null);
+        if (current && ref) await withdrawCard(ctx.surface, ref, request, cardOf(state, current).card);
         const now = current ? md`it is ${current.state}` : md`it is no longer waiting`;
         return {
           ok: false,
@@ -363,8 +293,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           ]),
         };
       }
-      const until = formatUtc(request.expiresAt, new Date(options.now()));
-      const state: Record<Exclude<UnpostedFate, 'decided'>, { card: Markup; requester: Markup }> = {
+      const until = formatUtc(request.expiresAt, new Date(state.now()));
+      const told: Record<Exclude<UnpostedFate, 'decided'>, { card: Markup; requester: Markup }> = {
         cancelled: {
           card: md`:heavy_multiplication_x: Request ${request.id} is cancelled: ${reason.why}. Nothing will run; ${nest(mention(request.requester))} may ask again.`,
           requester: md`Request ${request.id} is cancelled, so nothing is waiting for approval.`,
@@ -383,7 +313,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           ctx.surface,
           ref,
           request,
-          inChannel(`Request ${request.id} is not on this card`, [{ type: 'text', text: state[fate].card }]),
+          inChannel(`Request ${request.id} is not on this card`, [{ type: 'text', text: told[fate].card }]),
         );
       // A request that may be open is not asked for again: its own line below says what to do.
       const todo = fate === 'open' || fate === 'unsure' ? '' : ` ${reason.todo}`;
@@ -399,7 +329,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         ok: false,
         reply: ephemeral(plain, [
           { type: 'text', text: md`:x: ${nest(text)}` },
-          { type: 'context', text: state[fate].requester },
+          { type: 'context', text: told[fate].requester },
         ]),
       };
     }
@@ -410,18 +340,9 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     try {
       await surface.update(ref, reply);
     } catch (error) {
-      logger.warn('the card of a request could not be withdrawn', { approvalId: request.id, error });
+      state.logger.warn('the card of a request could not be withdrawn', { approvalId: request.id, error });
     }
   }
-
-  const requesterButtons = (request: ApprovalRequest): ReplyButton[] => [
-    {
-      text: 'Cancel request',
-      actionId: `${APPROVAL_ACTIONS.cancel}#${request.id}`,
-      value: request.id,
-      style: 'danger',
-    },
-  ];
 
   /** The form an approver fills when the rule says `confirm: true`: the target id, typed. */
   const confirmForm = (request: ApprovalRequest) => ({
@@ -429,7 +350,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     title: 'Confirm approval',
     submit: 'Approve',
     privateMetadata: request.id,
-    intro: md`To approve *${spec(request.operation).describe(request.params)}*, type the target id exactly: \`${request.target}\``,
+    intro: md`To approve *${gatedOperation(state, request.operation).describe(request.params)}*, type the target id exactly: \`${request.target}\``,
     fields: [{ id: 'confirmation', label: 'Target id', kind: 'text' as const }],
   });
 
@@ -439,7 +360,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     title: 'Reject request',
     submit: 'Reject',
     privateMetadata: request.id,
-    intro: md`Reject *${spec(request.operation).describe(request.params)}*, asked by ${nest(mention(request.requester))}? The reason goes on the card, to the requester and into the audit log.`,
+    intro: md`Reject *${gatedOperation(state, request.operation).describe(request.params)}*, asked by ${nest(mention(request.requester))}? The reason goes on the card, to the requester and into the audit log.`,
     fields: [
       {
         id: 'reason',
@@ -453,7 +374,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
 
   /** The refusal of a request whose lock an open one holds, pointing to that one. */
   const openRequestReply = (ctx: RunContext, existing: ApprovalRequest): Reply =>
-    refusalReply(openRequestText(existing, new Date(options.now()), ctx.userId), [
+    refusalReply(openRequestText(existing, new Date(state.now()), ctx.userId), [
       {
         type: 'context',
         text: md`Open request ${existing.id}, asked by ${nest(mention(existing.requester))} (${existing.state}).`,
@@ -462,12 +383,12 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
 
   const flow: ApprovalFlow = {
     register(operation) {
-      gated.set(operation.id, operation);
+      state.gated.set(operation.id, operation);
     },
 
     async submit(ctx, input) {
-      const op = spec(input.operation);
-      const decision = await authorizer.decision(input.operation, ctx);
+      const op = gatedOperation(state, input.operation);
+      const decision = await state.authorizer.decision(input.operation, ctx);
       if (!decision.allowed) return denialReply(decision);
       const approval = decision.approval;
       if (!approval && op.answersItself)
@@ -498,7 +419,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         ]);
       }
       const requirement: ApprovalRequirement = approval;
-      const created = await service.request({
+      const created = await state.service.request({
         operation: input.operation,
         target: input.target,
         lockPerRequester: op.lockPerRequester,
@@ -510,8 +431,8 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         correlationId: ctx.correlationId,
       });
       for (const old of created.expired) {
-        await updateCard(ctx.surface, old);
-        await tellRequester(ctx.surface, old);
+        await updateCard(state, ctx.surface, old);
+        await tellRequester(state, ctx.surface, old);
       }
       if (!created.ok) return openRequestReply(ctx, created.existing);
       const request = created.request;
@@ -521,7 +442,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       return ephemeral(`Approval requested: ${op.describe(input.params)}`, [
         {
           type: 'text',
-          text: md`:hourglass_flowing_sand: Approval requested: *${op.describe(input.params)}*. It needs ${counted(request.required, 'approval')} from ${requirement.approvers.join(', ')} and expires in ${formatDistanceStrict(request.expiresAt, new Date(options.now()))}.`,
+          text: md`:hourglass_flowing_sand: Approval requested: *${op.describe(input.params)}*. It needs ${counted(request.required, 'approval')} from ${requirement.approvers.join(', ')} and expires in ${formatDistanceStrict(request.expiresAt, new Date(state.now()))}.`,
         },
         {
           type: 'context',
@@ -537,12 +458,12 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
 
     async click(ctx, input) {
-      const request = await service.get(input.requestId);
+      const request = await state.service.get(input.requestId);
       if (!request)
         return ephemeral('That approval request does not exist.', [
           { type: 'text', text: trusted(':warning: That approval request does not exist any more.') },
         ]);
-      const status = await approverStatus(request, ctx.userId);
+      const status = await approverStatus(state, request, ctx.userId);
       const approveNeedsForm =
         input.action === 'approve' && request.confirm && input.confirmation === undefined;
       const rejectNeedsForm = input.action === 'reject' && input.reason === undefined;
@@ -557,14 +478,14 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
             ...status,
             ...(approveNeedsForm ? { confirmation: request.target } : {}),
           },
-          new Date(options.now()),
+          new Date(state.now()),
         );
         if (decision.accepted) {
           await ctx.surface.openModal(approveNeedsForm ? confirmForm(request) : rejectForm(request));
           return undefined;
         }
       }
-      const result = await service.click({
+      const result = await state.service.click({
         requestId: request.id,
         userId: ctx.userId,
         action: input.action,
@@ -575,20 +496,20 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       });
       if (!result.ok) {
         if (result.request && result.request.state !== request.state)
-          await updateCard(ctx.surface, result.request);
-        if (result.request && result.expiredNow) await tellRequester(ctx.surface, result.request);
-        return refusalReply(clickRefusalText(result, new Date(options.now())));
+          await updateCard(state, ctx.surface, result.request);
+        if (result.request && result.expiredNow) await tellRequester(state, ctx.surface, result.request);
+        return refusalReply(clickRefusalText(result, new Date(state.now())));
       }
-      await updateCard(ctx.surface, result.request);
-      if (result.state === 'rejected') await tellRequester(ctx.surface, result.request);
-      const what = spec(request.operation).describe(request.params);
+      await updateCard(state, ctx.surface, result.request);
+      if (result.state === 'rejected') await tellRequester(state, ctx.surface, result.request);
+      const what = gatedOperation(state, request.operation).describe(request.params);
       if (result.state === 'approved') {
         const report = await execute(ctx, result.request);
         if (!report.ran)
           return ephemeral('Approved', [
             {
               type: 'text',
-              text: md`:white_check_mark: You approved *${what}*. ${nest(notRunText(report, new Date(options.now())))}`,
+              text: md`:white_check_mark: You approved *${what}*. ${nest(notRunText(report, new Date(state.now())))}`,
             },
           ]);
         // The approver is told the result as it is: a failed change is never reported as run.
@@ -615,11 +536,11 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
       return ephemeral('Recorded', [{ type: 'text', text: said }]);
     },
 
-    peek: (id) => service.get(id),
+    peek: (id) => state.service.get(id),
 
     async openRequestRefusal(ctx, operation, target) {
-      const perRequester = gated.get(operation)?.lockPerRequester === true;
-      const waiting = await service.list({ limit: WAITING_READ_YOURS });
+      const perRequester = state.gated.get(operation)?.lockPerRequester === true;
+      const waiting = await state.service.list({ limit: WAITING_READ_YOURS });
       const existing = waiting.find(
         (request) =>
           request.operation === operation &&
@@ -632,12 +553,12 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     async list(ctx, all, scope = 'everyone') {
       const yours = scope === 'yours' && !all;
       const limit = all ? 50 : yours ? WAITING_READ_YOURS : WAITING_READ;
-      const read = await service.list(all ? { all: true, limit } : { limit });
+      const read = await state.service.list(all ? { all: true, limit } : { limit });
       // The Home's lists whole: what is the caller's, or waits for their decision.
       const requests: ApprovalRequest[] = [];
       for (const request of read) if (!yours || (await concerns(request, ctx.userId))) requests.push(request);
       // Never cut silently: beyond what is read, the listing says how many more wait.
-      const waiting = all || read.length < limit ? read.length : await service.countWaiting();
+      const waiting = all || read.length < limit ? read.length : await state.service.countWaiting();
       const more: ReplyBlock[] =
         waiting > read.length
           ? [
@@ -684,14 +605,14 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
         const buttons: ReplyButton[] = [];
         if (request.state === 'pending' && request.requester === ctx.userId)
           buttons.push(...requesterButtons(request));
-        else if (request.state === 'pending' && (await mayApprove(request, ctx.userId)))
+        else if (request.state === 'pending' && (await mayApprove(state, request, ctx.userId)))
           buttons.push(...decisionButtons(request.id, true));
         const listed = listedRequest(
           request,
-          gated.get(request.operation),
+          state.gated.get(request.operation),
           filename,
           buttons,
-          new Date(options.now()),
+          new Date(state.now()),
         );
         blocks.push(...listed.blocks);
         if (listed.fileSection) fileSections.push(listed.fileSection);
@@ -712,7 +633,7 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
 
     async show(ctx, requestId) {
-      const request = await service.get(requestId);
+      const request = await state.service.get(requestId);
       if (!request)
         throw new UserFacingError(
           `There is no approval request ${requestId}. Type /edge approvals --all to see the latest ones.`,
@@ -726,15 +647,15 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           ? []
           : request.requester === ctx.userId
             ? requesterButtons(request)
-            : (await mayApprove(request, ctx.userId))
+            : (await mayApprove(state, request, ctx.userId))
               ? decisionButtons(request.id, true)
               : [];
       return requestDetail(
         request,
-        gated.get(request.operation),
+        state.gated.get(request.operation),
         rows.reverse(),
         buttons,
-        new Date(options.now()),
+        new Date(state.now()),
       );
     },
 
@@ -743,52 +664,63 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
     },
 
     async showPending(surface) {
-      const pending = await service.list({ limit: 200 });
+      const pending = await state.service.list({ limit: 200 });
       for (const request of pending) {
-        const { card } = cardOf(request);
+        const { card } = cardOf(state, request);
         try {
           if (request.card)
             await surface.update({ channelId: request.card.channel, ts: request.card.ts }, card);
           else {
             const ref = await surface.postToChannel(request.channelId, card);
-            if (ref) await service.setCard(request.id, ref.channelId, ref.ts);
+            if (ref) await state.service.setCard(request.id, ref.channelId, ref.ts);
           }
         } catch (error) {
-          logger.warn('a pending approval card could not be shown again', { approvalId: request.id, error });
+          state.logger.warn('a pending approval card could not be shown again', {
+            approvalId: request.id,
+            error,
+          });
         }
       }
       return pending.length;
     },
 
-    countByState: () => service.countByState(),
+    countByState: () => state.service.countByState(),
 
-    mayApprove,
+    mayApprove: (request, userId) => mayApprove(state, request, userId),
 
     async sweep(surface) {
-      const expired = await service.expireStale();
+      const expired = await state.service.expireStale();
       for (const request of expired) {
-        await updateCard(surface, request);
-        await tellRequester(surface, request);
+        await updateCard(state, surface, request);
+        await tellRequester(state, surface, request);
       }
-      const due = await service.claimReminders();
+      const due = await state.service.claimReminders();
       for (const request of due) {
         if (!request.card) continue;
         const link = await surface
           .permalink({ channelId: request.card.channel, ts: request.card.ts })
           .catch(() => undefined);
-        const reminder = reminderReply(request, gated.get(request.operation), new Date(options.now()), link);
+        const reminder = reminderReply(
+          request,
+          state.gated.get(request.operation),
+          new Date(state.now()),
+          link,
+        );
         await surface
           .postToChannel(request.card.channel, reminder, request.card.ts)
           .catch((error: unknown) =>
-            logger.warn('approval reminder could not be posted', { approvalId: request.id, error }),
+            state.logger.warn('approval reminder could not be posted', { approvalId: request.id, error }),
           );
         // The card's age and time left, as of the reminder.
-        await updateCard(surface, request);
+        await updateCard(state, surface, request);
       }
-      const cutoff = new Date(options.now() - staleExecutionMs);
-      const crashed = await service.recoverAfterCrash({ startedBefore: cutoff, approvedBefore: cutoff });
+      const cutoff = new Date(state.now() - state.staleExecutionMs);
+      const crashed = await state.service.recoverAfterCrash({
+        startedBefore: cutoff,
+        approvedBefore: cutoff,
+      });
       for (const request of crashed) {
-        await updateCard(surface, request);
+        await updateCard(state, surface, request);
         const told =
           request.startedAt === null
             ? md`:warning: Request ${request.id} (${request.operation} on ${request.target}) was approved, but the bot stopped before the change started: it did not run, and it will not run now. Ask again if it is still needed.`
@@ -797,18 +729,18 @@ export function createApprovalFlow(options: ApprovalFlowOptions): ApprovalFlow {
           .sendDirect(request.requester, inChannel('Outcome unknown', [{ type: 'text', text: told }]))
           .catch(() => undefined);
       }
-      const standing = (await options.secretMessages?.claimReminders(new Date(options.now()))) ?? [];
+      const standing = (await state.secretMessages?.claimReminders(new Date(state.now()))) ?? [];
       for (const message of standing)
         await surface
           .postToChannel(message.channelId, secretReminderReply(message), message.ts)
           .catch((error: unknown) =>
-            logger.warn('the reminder to delete a secret message could not be posted', {
+            state.logger.warn('the reminder to delete a secret message could not be posted', {
               secretMessage: message.id,
               error,
             }),
           );
       if (expired.length + crashed.length + due.length > 0)
-        logger.info('approval sweep', {
+        state.logger.info('approval sweep', {
           expired: expired.length,
           unknown: crashed.length,
           reminded: due.length,
