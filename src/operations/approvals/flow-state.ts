@@ -11,7 +11,7 @@ import { isOperationId } from '../../policy/operation-ids.js';
 import type { ReplyButton } from '../../reply/model.js';
 import type { SecretMessages } from '../../state/secret-messages.js';
 import type { Logger } from '../../telemetry/log.js';
-import type { Messenger } from '../engine/types.js';
+import type { Messenger } from '../engine/ports.js';
 import { APPROVAL_ACTIONS, type ApprovalCard, approvalCard } from './card.js';
 import type { GatedOperation } from './gate.js';
 import { outcomeNotice } from './notices.js';
