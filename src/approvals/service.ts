@@ -18,7 +18,6 @@ import { canonicalJson, type JsonValue } from '../state/canonical-json.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../telemetry/log.js';
 import {
-  APPROVAL_ID_PATTERN,
   type ApprovalClick,
   type ApprovalRequest,
   type ApprovalState,
@@ -31,8 +30,18 @@ import {
   escalatesAt,
 } from './machine.js';
 import {
+  correlationOf,
+  getRequest,
+  IdSchema,
+  record,
+  redact,
+  type ServiceState,
+  type StepOptions,
+} from './service-state.js';
+import {
   ApprovalError,
   type ApprovalQuery,
+  type ApprovalStore,
   createApprovalStore,
   ExecutionResultSchema,
   ParamsSchema,
@@ -50,8 +59,6 @@ export interface ApprovalServiceOptions {
   /** Names this service in the rows it executes, so its own running executions are never recovered. */
   instanceId?: string;
 }
-
-const IdSchema = z.string().regex(APPROVAL_ID_PATTERN);
 
 /** The longest reason a Reject may carry: it goes on the card, in a DM and into the audit row. */
 export const REJECT_REASON_MAX = 500;
@@ -161,10 +168,6 @@ export interface ListOptions {
   limit?: number;
 }
 
-export interface StepOptions {
-  correlationId?: string;
-}
-
 export interface RecoverOptions extends StepOptions {
   /**
    * Only executions started before this time. With several replicas, pass now minus the longest
@@ -227,58 +230,32 @@ function newApprovalId(): string {
   return `ap_${randomBytes(8).toString('hex')}`;
 }
 
+/** Closes pending requests whose expiry has passed (only `id` when given) and audits each. */
+async function expire(
+  state: ServiceState,
+  correlationId: string,
+  detail: string,
+  id?: string,
+): Promise<ApprovalRequest[]> {
+  const expired = await state.approvals.expirePending(state.now(), id);
+  for (const request of expired)
+    await record(state, request, 'expired', {
+      userId: request.requester,
+      correlationId,
+      detail: `expired at ${request.expiresAt.toISOString()} ${detail}`,
+    });
+  return expired;
+}
+
 export function createApprovalService(options: ApprovalServiceOptions): ApprovalService {
-  const { store, audit, secrets } = options;
-  const approvals = createApprovalStore(store.client);
-  const now = options.now ?? store.now;
-  const logger = options.logger.child({ component: 'approvals' });
-  const instanceId = options.instanceId ?? randomUUID();
-
-  /** Appends the step to the audit log; a failure is logged, since the step itself already happened. */
-  const record = async (
-    request: ApprovalRequest,
-    outcome: string,
-    step: { userId: string; correlationId: string; detail: string; params?: Record<string, JsonValue> },
-  ): Promise<boolean> => {
-    try {
-      await audit.append({
-        userId: step.userId,
-        channelId: request.channelId,
-        operation: request.operation,
-        target: request.target,
-        params: step.params ?? {},
-        outcome,
-        approvalId: request.id,
-        correlationId: step.correlationId,
-        detail: step.detail,
-      });
-      return true;
-    } catch (error) {
-      logger.error('approval step could not be audited', {
-        approvalId: request.id,
-        outcome,
-        correlationId: step.correlationId,
-        error,
-      });
-      return false;
-    }
+  const state: ServiceState = {
+    approvals: createApprovalStore(options.store.client),
+    audit: options.audit,
+    logger: options.logger.child({ component: 'approvals' }),
+    now: options.now ?? options.store.now,
+    secrets: options.secrets,
+    instanceId: options.instanceId ?? randomUUID(),
   };
-
-  const correlationOf = (options?: StepOptions) => options?.correlationId ?? randomUUID();
-
-  /** Closes pending requests whose expiry has passed (only `id` when given) and audits each. */
-  const expire = async (correlationId: string, detail: string, id?: string): Promise<ApprovalRequest[]> => {
-    const expired = await approvals.expirePending(now(), id);
-    for (const request of expired)
-      await record(request, 'expired', {
-        userId: request.requester,
-        correlationId,
-        detail: `expired at ${request.expiresAt.toISOString()} ${detail}`,
-      });
-    return expired;
-  };
-
-  const redact = (text: string) => (secrets ? secrets.redact(text) : text);
 
   const service: ApprovalService = {
     async request(input) {
@@ -290,18 +267,18 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       const ask = parsed.data;
       const params: Record<string, JsonValue> = ask.params;
       const paramsJson = canonicalJson(params);
-      if (secrets && secrets.redact(paramsJson) !== paramsJson)
+      if (state.secrets && state.secrets.redact(paramsJson) !== paramsJson)
         throw new ApprovalError('approval parameters must not contain a secret');
       const digest = paramsDigest(paramsJson);
       const { requirement } = ask;
-      const createdAt = now();
+      const createdAt = state.now();
       const expiresAt = new Date(createdAt.getTime() + requirement.ttlMs);
       const correlationId = ask.correlationId;
 
       const expired: ApprovalRequest[] = [];
       for (let attempt = 1; attempt <= MAX_ID_ATTEMPTS; attempt++) {
         const id = newApprovalId();
-        const { closed, rowsInserted, open } = await approvals.insertPending({
+        const { closed, rowsInserted, open } = await state.approvals.insertPending({
           id,
           operation: ask.operation,
           target: ask.target,
@@ -321,14 +298,14 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         });
         for (const request of closed) {
           expired.push(request);
-          await record(request, 'expired', {
+          await record(state, request, 'expired', {
             userId: request.requester,
             correlationId,
             detail: `expired at ${request.expiresAt.toISOString()}, closed when a new request for the same target came`,
           });
         }
         if (rowsInserted === 1 && open?.id === id) {
-          await record(open, 'approval-requested', {
+          await record(state, open, 'approval-requested', {
             userId: open.requester,
             correlationId,
             params: open.params,
@@ -337,7 +314,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           return { ok: true, request: open, expired };
         }
         if (open !== null) {
-          await record(open, 'request-refused', {
+          await record(state, open, 'request-refused', {
             userId: ask.requester,
             correlationId,
             params,
@@ -367,7 +344,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         isEscalationApprover: parsed.data.isEscalationApprover,
         isEscalationApproverNow: parsed.data.isEscalationApproverNow,
         confirmation: parsed.data.confirmation,
-        reason: parsed.data.reason === undefined ? undefined : redact(parsed.data.reason),
+        reason: parsed.data.reason === undefined ? undefined : redact(state, parsed.data.reason),
       };
       const notFound: ClickResult = { ok: false, reason: 'not-found' };
       if (!IdSchema.safeParse(requestId).success) return notFound;
@@ -375,18 +352,18 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       let current = await service.get(requestId);
       for (let round = 1; round <= MAX_CLICK_ROUNDS; round++) {
         if (current === null) return notFound;
-        const at = now();
+        const at = state.now();
         const decision = decideClick(current, click, at);
         if (!decision.accepted) {
           let request = current;
           let expiredNow = false;
           if (decision.reason === 'expired') {
             // Close it now rather than wait for the sweep; the caller re-renders the card from `request`.
-            const [expired] = await expire(correlationId, 'on a late click', request.id);
+            const [expired] = await expire(state, correlationId, 'on a late click', request.id);
             expiredNow = expired !== undefined;
             request = expired ?? (await service.get(request.id)) ?? request;
           }
-          await record(request, 'approval-refused', {
+          await record(state, request, 'approval-refused', {
             userId: click.userId,
             correlationId,
             detail: `${click.action}: ${decision.reason}`,
@@ -395,7 +372,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           return { ok: false, ...refusal, request, ...(expiredNow ? { expiredNow } : {}) };
         }
 
-        const outcome = await approvals.decide(
+        const outcome = await state.approvals.decide(
           current.id,
           current.version,
           {
@@ -420,7 +397,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           rejected: `rejected by ${click.userId}${request.decisionReason ? `; reason: ${request.decisionReason}` : '; no reason given'}`,
           cancelled: 'cancelled by the requester',
         }[decision.outcome];
-        await record(request, decision.outcome, { userId: click.userId, correlationId, detail });
+        await record(state, request, decision.outcome, { userId: click.userId, correlationId, detail });
         return {
           ok: true,
           action: decision.action,
@@ -435,14 +412,14 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     async beginExecution(id, stepOptions) {
       const correlationId = correlationOf(stepOptions);
       if (!IdSchema.safeParse(id).success) return { ok: false, reason: 'not-found' };
-      const claim = await approvals.claimExecution(id, instanceId, now());
+      const claim = await state.approvals.claimExecution(id, state.instanceId, state.now());
       if (claim.stored === null) return { ok: false, reason: 'not-found' };
       if (claim.rowsAffected !== 1)
         return { ok: false, reason: 'not-approved', request: claim.stored.request() };
       // Checked on the raw text: what runs must be byte for byte what was asked and approved.
       const params = claim.stored.intactParams();
       if (params === null) {
-        logger.error('approval parameters do not match their digest; not executed', {
+        state.logger.error('approval parameters do not match their digest; not executed', {
           approvalId: id,
           correlationId,
         });
@@ -451,7 +428,7 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         return { ok: false, reason: 'digest-mismatch', request: finished.request };
       }
       const request = { ...claim.stored.request(), params };
-      const audited = await record(request, 'executing', {
+      const audited = await record(state, request, 'executing', {
         userId: request.requester,
         correlationId,
         params,
@@ -473,16 +450,21 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       const correlationId = correlationOf(stepOptions);
       const checked = ExecutionResultSchema.safeParse(result);
       const outcome: ExecutionResult = checked.success
-        ? { ok: checked.data.ok, detail: redact(checked.data.detail) }
+        ? { ok: checked.data.ok, detail: redact(state, checked.data.detail) }
         : { ok: false, detail: 'the operation reported a result the bot could not read' };
       if (!IdSchema.safeParse(id).success) return { ok: false, reason: 'not-found' };
-      const state = outcome.ok ? 'succeeded' : 'failed';
-      const { rowsAffected, request } = await approvals.finishExecution(id, state, outcome, now());
+      const ended = outcome.ok ? 'succeeded' : 'failed';
+      const { rowsAffected, request } = await state.approvals.finishExecution(
+        id,
+        ended,
+        outcome,
+        state.now(),
+      );
       if (request === null) return { ok: false, reason: 'not-found' };
       if (rowsAffected !== 1) {
         if (request.state === 'unknown') {
           // Recovery already gave up on it; the audit log still gets what really happened.
-          await record(request, state, {
+          await record(state, request, ended, {
             userId: request.requester,
             correlationId,
             detail: `${outcome.detail} (reported after the request was marked unknown)`,
@@ -490,7 +472,11 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         }
         return { ok: false, reason: 'not-executing', request };
       }
-      await record(request, state, { userId: request.requester, correlationId, detail: outcome.detail });
+      await record(state, request, ended, {
+        userId: request.requester,
+        correlationId,
+        detail: outcome.detail,
+      });
       return { ok: true, request };
     },
 
@@ -509,7 +495,11 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           : { ok: false, detail: 'the operation reported a result the bot could not read' };
       } catch (error) {
         // The error text may carry anything, so it goes to the (redacting) log and not to the card.
-        logger.error('approved operation failed unexpectedly', { approvalId: id, correlationId, error });
+        state.logger.error('approved operation failed unexpectedly', {
+          approvalId: id,
+          correlationId,
+          error,
+        });
         outcome = {
           ok: false,
           detail: `the operation failed unexpectedly (correlation id ${correlationId}); check the platform before asking again`,
@@ -517,26 +507,26 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       }
       const finished = await service.finishExecution(id, outcome, { correlationId });
       const request = finished.request ?? begun.request;
-      return { ran: true, outcome: { ok: outcome.ok, detail: redact(outcome.detail) }, request };
+      return { ran: true, outcome: { ok: outcome.ok, detail: redact(state, outcome.detail) }, request };
     },
 
     async expireStale(stepOptions) {
-      return expire(correlationOf(stepOptions), 'by the expiry sweep');
+      return expire(state, correlationOf(stepOptions), 'by the expiry sweep');
     },
 
     async recoverAfterCrash(recoverOptions) {
       const correlationId = correlationOf(recoverOptions);
-      const { interrupted, notStarted } = await approvals.markUnknown({
-        at: now(),
-        executor: instanceId,
+      const { interrupted, notStarted } = await state.approvals.markUnknown({
+        at: state.now(),
+        executor: state.instanceId,
         startedBefore: recoverOptions?.startedBefore ?? null,
         approvedBefore: recoverOptions?.approvedBefore ?? null,
         notStartedResult: { ok: false, detail: NOT_STARTED_DETAIL },
       });
       const unknown: ApprovalRequest[] = [];
       for (const request of interrupted) {
-        logger.warn('approved operation was interrupted; marked unknown', { approvalId: request.id });
-        await record(request, 'unknown', {
+        state.logger.warn('approved operation was interrupted; marked unknown', { approvalId: request.id });
+        await record(state, request, 'unknown', {
           userId: request.requester,
           correlationId,
           detail: 'the bot stopped while this was running; check the platform before asking again',
@@ -544,8 +534,8 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
         unknown.push(request);
       }
       for (const request of notStarted) {
-        logger.warn('approved operation never started; marked unknown', { approvalId: request.id });
-        await record(request, 'unknown', {
+        state.logger.warn('approved operation never started; marked unknown', { approvalId: request.id });
+        await record(state, request, 'unknown', {
           userId: request.requester,
           correlationId,
           detail: NOT_STARTED_DETAIL,
@@ -555,14 +545,11 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       return unknown;
     },
 
-    async get(id) {
-      if (!IdSchema.safeParse(id).success) return null;
-      return approvals.get(id);
-    },
+    get: (id) => getRequest(state, id),
 
-    countByState: () => approvals.countByState(),
+    countByState: () => state.approvals.countByState(),
 
-    countWaiting: () => approvals.countWaiting(now()),
+    countWaiting: () => state.approvals.countWaiting(state.now()),
 
     async list(listOptions = {}) {
       const requested = listOptions.limit ?? LIST_DEFAULT;
@@ -574,21 +561,21 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
           ? { kind: 'states', states: listOptions.states }
           : listOptions.all
             ? { kind: 'all' }
-            : { kind: 'waiting', at: now() };
-      return approvals.list(query, limit);
+            : { kind: 'waiting', at: state.now() };
+      return state.approvals.list(query, limit);
     },
 
     async cancelUnposted(id, reason, stepOptions) {
       if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
-      let cancelled: Awaited<ReturnType<typeof approvals.cancelPending>>;
-      const at = now();
+      let cancelled: Awaited<ReturnType<ApprovalStore['cancelPending']>>;
+      const at = state.now();
       try {
-        cancelled = await approvals.cancelPending(id, at);
+        cancelled = await state.approvals.cancelPending(id, at);
       } catch (error) {
         // The write may have committed before the error reached here. This step's cancel is
         // the one with nobody as its decider, at this step's time; the requester's own Cancel
         // (its card may be up already) names them, and stays theirs.
-        const after = await approvals.get(id).catch(() => null);
+        const after = await state.approvals.get(id).catch(() => null);
         const ours =
           after?.state === 'cancelled' &&
           after.decidedBy === null &&
@@ -598,10 +585,10 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
       }
       const { rowsAffected, request } = cancelled;
       if (rowsAffected !== 1 || request === null) return false;
-      await record(request, 'cancelled', {
+      await record(state, request, 'cancelled', {
         userId: request.requester,
         correlationId: correlationOf(stepOptions),
-        detail: redact(reason),
+        detail: redact(state, reason),
       });
       return true;
     },
@@ -609,10 +596,10 @@ export function createApprovalService(options: ApprovalServiceOptions): Approval
     async setCard(id, channel, ts) {
       if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
       // Not a state change, so the version stays: a click racing this update is unaffected.
-      await approvals.setCard(id, channel, ts);
+      await state.approvals.setCard(id, channel, ts);
     },
 
-    claimReminders: () => approvals.claimReminders(now()),
+    claimReminders: () => state.approvals.claimReminders(state.now()),
   };
 
   return service;
