@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { SecretRegistry } from '../secrets/registry.js';
 import type { AuditLog } from '../state/audit.js';
 import type { JsonValue } from '../state/canonical-json.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { Logger } from '../telemetry/log.js';
 import { APPROVAL_ID_PATTERN, type ApprovalRequest } from './machine.js';
 import type { ApprovalStore } from './store.js';
 

@@ -1,8 +1,5 @@
-import {
-  type ApprovalService,
-  createApprovalService,
-  type NewApprovalRequest,
-} from '../../src/approvals/service.js';
+import type { NewApprovalRequest } from '../../src/approvals/request.js';
+import { type ApprovalService, createApprovalService } from '../../src/approvals/service.js';
 import type { ApprovalRequirement } from '../../src/policy/authorize.js';
 import { migrations } from '../../src/runtime/migrations.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
