@@ -4,6 +4,7 @@
  * race, and audited, refused or not.
  */
 import { z } from 'zod';
+import { ApprovalError } from './errors.js';
 import {
   type ApprovalClick,
   type ApprovalRequest,
@@ -15,7 +16,6 @@ import {
   decideClick,
 } from './machine.js';
 import { getRequest, IdSchema, record, redact, type ServiceState } from './service-state.js';
-import { ApprovalError } from './store.js';
 import { expire } from './sweep.js';
 
 /** The longest reason a Reject may carry: it goes on the card, in a DM and into the audit row. */

@@ -5,6 +5,7 @@
  */
 import type { JsonValue } from '../state/canonical-json.js';
 import type { ApprovalRequest, ExecutionResult } from './machine.js';
+import { ExecutionResultSchema } from './row.js';
 import {
   correlationOf,
   IdSchema,
@@ -13,7 +14,6 @@ import {
   type ServiceState,
   type StepOptions,
 } from './service-state.js';
-import { ExecutionResultSchema } from './store.js';
 
 /** Why an approved request was not run, with the request as it is now when there is one. */
 export type BeginRefusal =

@@ -6,9 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ApprovalRequirement } from '../policy/authorize.js';
 import { canonicalJson, type JsonValue } from '../state/canonical-json.js';
+import { ApprovalError } from './errors.js';
 import { type ApprovalRequest, escalatesAt } from './machine.js';
+import { ParamsSchema, paramsDigest } from './row.js';
 import { record, type ServiceState } from './service-state.js';
-import { ApprovalError, ParamsSchema, paramsDigest } from './store.js';
 
 export const NewApprovalRequestSchema = z.object({
   operation: z.string().min(1),

@@ -18,6 +18,7 @@ import type { AuditLog } from '../state/audit.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../telemetry/log.js';
 import { applyClick, type ClickInput, type ClickResult } from './click.js';
+import { ApprovalError } from './errors.js';
 import {
   type ApprovalExecutor,
   type BeginResult,
@@ -28,9 +29,10 @@ import {
   finishExecution,
 } from './execution.js';
 import type { ApprovalRequest, ApprovalState, ExecutionResult } from './machine.js';
+import type { ApprovalQuery } from './reads.js';
 import { createRequest, type NewApprovalRequest, type RequestResult } from './request.js';
 import { getRequest, IdSchema, type ServiceState, type StepOptions } from './service-state.js';
-import { ApprovalError, type ApprovalQuery, createApprovalStore } from './store.js';
+import { createApprovalStore } from './store.js';
 import {
   cancelUnposted,
   claimReminders,

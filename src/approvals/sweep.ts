@@ -3,6 +3,8 @@
  * and approvals nobody started (marked unknown, never run again), and a request whose card could
  * not be posted; and the reminders due at half a request's time to live.
  */
+
+import { ApprovalError } from './errors.js';
 import type { ApprovalRequest } from './machine.js';
 import {
   correlationOf,
@@ -12,7 +14,7 @@ import {
   type ServiceState,
   type StepOptions,
 } from './service-state.js';
-import { ApprovalError, type Transition } from './store.js';
+import type { Transition } from './transitions.js';
 
 export interface RecoverOptions extends StepOptions {
   /**

@@ -4,13 +4,10 @@
  * requests by state. The service decides which change to make (test/approvals/service.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ApprovalError,
-  type ApprovalStore,
-  createApprovalStore,
-  type NewStoredRequest,
-  paramsDigest,
-} from '../../src/approvals/store.js';
+import { ApprovalError } from '../../src/approvals/errors.js';
+import { paramsDigest } from '../../src/approvals/row.js';
+import { type ApprovalStore, createApprovalStore } from '../../src/approvals/store.js';
+import type { NewStoredRequest } from '../../src/approvals/transitions.js';
 import { canonicalJson } from '../../src/state/canonical-json.js';
 import { type ApprovalFixture, approvalFixture } from './support.js';
 
