@@ -54,7 +54,9 @@ export async function applyClick(state: ServiceState, input: ClickInput): Promis
   const parsed = ClickInputSchema.safeParse(input);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? 'click';
-    throw new ApprovalError(`approval click is invalid at ${field}`, { cause: parsed.error });
+    throw new ApprovalError('approval-invalid', `approval click is invalid at ${field}`, {
+      cause: parsed.error,
+    });
   }
   const { requestId, correlationId } = parsed.data;
   const click: ApprovalClick = {
@@ -127,5 +129,8 @@ export async function applyClick(state: ServiceState, input: ClickInput): Promis
       request,
     };
   }
-  throw new ApprovalError(`approval ${requestId} kept changing under the click; try again`);
+  throw new ApprovalError(
+    'approval-contended',
+    `approval ${requestId} kept changing under the click; try again`,
+  );
 }

@@ -63,13 +63,15 @@ export async function createRequest(state: ServiceState, input: NewApprovalReque
   const parsed = NewApprovalRequestSchema.safeParse(input);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path.join('.') ?? 'request';
-    throw new ApprovalError(`approval request is invalid at ${field}`, { cause: parsed.error });
+    throw new ApprovalError('approval-invalid', `approval request is invalid at ${field}`, {
+      cause: parsed.error,
+    });
   }
   const ask = parsed.data;
   const params: Record<string, JsonValue> = ask.params;
   const paramsJson = canonicalJson(params);
   if (state.secrets && state.secrets.redact(paramsJson) !== paramsJson)
-    throw new ApprovalError('approval parameters must not contain a secret');
+    throw new ApprovalError('approval-invalid', 'approval parameters must not contain a secret');
   const digest = paramsDigest(paramsJson);
   const { requirement } = ask;
   const createdAt = state.now();
@@ -127,5 +129,5 @@ export async function createRequest(state: ServiceState, input: NewApprovalReque
     }
     // Neither inserted nor blocked by an open request: the random id collided; draw another.
   }
-  throw new ApprovalError('could not create an approval id');
+  throw new ApprovalError('approval-contended', 'could not create an approval id');
 }

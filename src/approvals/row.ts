@@ -62,13 +62,21 @@ function parseJson<T>(text: string, schema: z.ZodType<T>, what: string, id: stri
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ApprovalError(`approval ${id} is unreadable: ${what} is not valid JSON`, { cause: error });
+    throw new ApprovalError(
+      'approval-unreadable',
+      `approval ${id} is unreadable: ${what} is not valid JSON`,
+      { cause: error },
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
-    throw new ApprovalError(`approval ${id} is unreadable: ${what} has the wrong shape`, {
-      cause: parsed.error,
-    });
+    throw new ApprovalError(
+      'approval-unreadable',
+      `approval ${id} is unreadable: ${what} has the wrong shape`,
+      {
+        cause: parsed.error,
+      },
+    );
   return parsed.data;
 }
 
@@ -77,7 +85,9 @@ const dateOrNull = (ms: number | null) => (ms === null ? null : new Date(ms));
 export function toRequest(raw: Row): ApprovalRequest {
   const stored = StoredRowSchema.safeParse(raw);
   if (!stored.success)
-    throw new ApprovalError('an approval row has missing or mistyped columns', { cause: stored.error });
+    throw new ApprovalError('approval-unreadable', 'an approval row has missing or mistyped columns', {
+      cause: stored.error,
+    });
   const row = stored.data;
   return {
     id: row.id,

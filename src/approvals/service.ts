@@ -116,7 +116,7 @@ async function list(state: ServiceState, listOptions: ListOptions = {}): Promise
 }
 
 async function setCard(state: ServiceState, id: string, channel: string, ts: string): Promise<void> {
-  if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
+  if (!IdSchema.safeParse(id).success) throw new ApprovalError('approval-invalid', 'not an approval id');
   // Not a state change, so the version stays: a click racing this update is unaffected.
   await state.approvals.setCard(id, channel, ts);
 }

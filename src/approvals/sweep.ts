@@ -106,7 +106,7 @@ export async function cancelUnposted(
   reason: string,
   stepOptions?: StepOptions,
 ): Promise<boolean> {
-  if (!IdSchema.safeParse(id).success) throw new ApprovalError('not an approval id');
+  if (!IdSchema.safeParse(id).success) throw new ApprovalError('approval-invalid', 'not an approval id');
   let cancelled: Transition;
   const at = state.now();
   try {

@@ -18,11 +18,15 @@ export function approvalsTable(client: Client): ApprovalsTable {
   return {
     read: (statement) =>
       retryBusy(() => client.execute(statement)).catch((error: unknown) => {
-        throw new ApprovalError('could not read the approvals table', { cause: error });
+        throw new ApprovalError('approvals-unavailable', 'could not read the approvals table', {
+          cause: error,
+        });
       }),
     write: (statements) =>
       retryBusy(() => client.batch(statements, 'write')).catch((error: unknown) => {
-        throw new ApprovalError('could not write to the approvals table', { cause: error });
+        throw new ApprovalError('approvals-unavailable', 'could not write to the approvals table', {
+          cause: error,
+        });
       }),
   };
 }
