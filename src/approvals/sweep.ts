@@ -3,7 +3,6 @@
  * and approvals nobody started (marked unknown, never run again), and a request whose card could
  * not be posted; and the reminders due at half a request's time to live.
  */
-
 import { ApprovalError } from './errors.js';
 import type { ApprovalRequest } from './machine.js';
 import {

@@ -4,7 +4,6 @@
  * state machine and applied by the approval service; the card follows, and an approval that
  * completes the request runs it (execute.ts).
  */
-
 import { REJECT_REASON_MAX } from '../../approvals/click.js';
 import { type ApprovalRequest, decideClick } from '../../approvals/machine.js';
 import { md, mention, nest, trusted } from '../../reply/markup.js';

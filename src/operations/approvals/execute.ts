@@ -3,7 +3,6 @@
  * gated operation runs, secrets it makes go to the requester by DM only, and the card, the
  * channel and the requester are told what happened.
  */
-
 import type { ExecutionReport } from '../../approvals/execution.js';
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import { md, mention, nest } from '../../reply/markup.js';
