@@ -192,45 +192,6 @@ export const ResetSecurityKeySchema = z.strictObject({
 
 // ---------------------------------------------------------------- 6. origin error logs
 
-export const ORIGIN_ERROR_CODES = {
-  dns_lookup: 'origin DNS lookup failed',
-  http_timeout: 'origin timed out',
-  http_request_exception: 'request to origin failed',
-  http_request_failure: 'origin request failure',
-  http_invalid_range: 'invalid range request',
-  http_loop_detected: 'request loop detected',
-  http_invalid_compression: 'invalid compression from origin',
-  network_socket_exception: 'socket error to origin',
-  network_io_error: 'network I/O error to origin',
-  notfound_localdb: 'not found in local database',
-  error: 'other error',
-} as const;
-
-/** LogEntry (reference 06): the vendor requires none of its fields. */
-export const OriginLogEntrySchema = z.looseObject({
-  logId: z.string().optional(),
-  timestamp: z.number().optional(),
-  log: z.string().optional(),
-  labels: z
-    .looseObject({
-      ErrorCode: z.string().optional(),
-      StatusCode: z.string().optional(),
-      ServerZone: z.string().optional(),
-    })
-    .default({}),
-});
-export type OriginLogEntry = z.infer<typeof OriginLogEntrySchema>;
-
-/** The JSON document inside an entry's `log` string. */
-export const OriginLogDetailSchema = z.looseObject({
-  RequestUrl: z.string().optional(),
-  PullZoneId: z.number().optional(),
-  Message: z.string().optional(),
-  ErrorCode: z.string().optional(),
-  StatusCode: z.number().optional(),
-});
-export type OriginLogDetail = z.infer<typeof OriginLogDetailSchema>;
-
 /** The origin-log path carries the date as MM-dd-yyyy. */
 export const ORIGIN_LOG_DATE_FORMAT = 'MM-dd-yyyy';
 
