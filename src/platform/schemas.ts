@@ -7,6 +7,7 @@
  * between these schemas and the vendor's shows up in tests instead of being mirrored.
  */
 import { z } from 'zod';
+import { TokenAuthorization } from '../database/token-authorization.js';
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -407,8 +408,6 @@ export const exportRequestSchema = (now: number) =>
 export type ExportRequest = z.infer<ReturnType<typeof exportRequestSchema>>;
 
 // ---------------------------------------------------------------- database tokens
-
-export const TokenAuthorization = ['full-access', 'read-only'] as const;
 
 export const GenerateTokenRequestSchema = z.strictObject({
   authorization: z.enum(TokenAuthorization),

@@ -1,4 +1,4 @@
-import { TokenAuthorization } from '../platform/schemas.js';
+import { TokenAuthorization } from '../database/token-authorization.js';
 import { fingerprint, type SecretRegistry } from '../secrets/registry.js';
 import type { JsonValue } from './canonical-json.js';
 
