@@ -29,8 +29,8 @@ import {
   timeoutError,
   toDatabaseError,
 } from './errors.js';
+import type { Cell } from './hrana-value.js';
 import {
-  type Cell,
   type QueryLimits,
   type QueryStop,
   type QuerySummary,
@@ -41,7 +41,8 @@ import {
 import { readStatement, type StatementReading } from './statements.js';
 import { parseDatabaseUrl } from './url.js';
 
-export type { Cell, QueryLimits, QueryStop, QuerySummary, RowSink } from './read-query.js';
+export type { Cell } from './hrana-value.js';
+export type { QueryLimits, QueryStop, QuerySummary, RowSink } from './read-query.js';
 
 export interface QueryResult {
   columns: string[];

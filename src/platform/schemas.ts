@@ -5,6 +5,8 @@
  * be null, a field not marked required may be absent, and unknown fields pass.
  * The sandbox keeps its own copy of the vendor's rules (src/sandbox/vendor-rules.ts), so a drift
  * between these schemas and the vendor's shows up in tests instead of being mirrored.
+ * Two wire formats live with their readers: the origin-log entry in src/reports/origin-entry.ts,
+ * the Hrana value of the customer database in src/database/hrana-value.ts.
  */
 import { z } from 'zod';
 import { TokenAuthorization } from '../database/token-authorization.js';
@@ -114,17 +116,6 @@ export const ApiKeySchema = z.looseObject({
 export type ApiKey = z.infer<typeof ApiKeySchema>;
 export const ApiKeyListSchema = pagedList(ApiKeySchema);
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
-
-// ---------------------------------------------------------------- 3. database pipeline (Hrana over HTTP)
-
-export const HranaValueSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('null') }),
-  z.object({ type: z.literal('integer'), value: z.string().regex(/^-?\d+$/) }),
-  z.object({ type: z.literal('float'), value: z.number() }),
-  z.object({ type: z.literal('text'), value: z.string() }),
-  z.object({ type: z.literal('blob'), base64: z.string() }),
-]);
-export type HranaValue = z.infer<typeof HranaValueSchema>;
 
 // ---------------------------------------------------------------- 4. Shield bot detection
 

@@ -3,7 +3,7 @@
  * anything runs) and the response shapes.
  */
 import { z } from 'zod';
-import { type HranaValue, HranaValueSchema } from '../../platform/schemas.js';
+import { type HranaValue, HranaValueSchema } from '../../database/hrana-value.js';
 import type { HranaError } from '../statement-error.js';
 
 export type BatchCond =
