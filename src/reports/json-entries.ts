@@ -8,7 +8,7 @@
  * the elements up to the chunk's last `},{"` go to one JSON.parse as a list. That boundary is a
  * guess (the same bytes may end a string), but a wrong guess cuts an object short, which
  * JSON.parse refuses; the scanner then reads that chunk itself. So the elements are exactly
- * JSON.parse's either way (test/platform/json-entries.test.ts compares them on generated input).
+ * JSON.parse's either way (test/reports/json-entries.test.ts compares them on generated input).
  */
 import { EdgeopsError } from '../errors.js';
 
