@@ -1,25 +1,20 @@
-// Fails when a function or method in src/ is over 200 lines (STYLE: no function is), counted
-// from its first line to its closing brace. Functions are found by the TypeScript compiler's own
-// parser; a class is not measured whole but by its methods, constructor and accessors.
+// Fails when a function or method in src/ is over 200 lines (STYLE: no function is), or over
+// 150 without a comment before it saying why it is one piece (`// One piece: …`); the composition
+// root (src/main.ts) is exempt from the second rule. Lines are counted from a function's first
+// line to its closing brace. Functions are found by the TypeScript compiler's own parser; a class
+// is not measured whole but by its methods, constructor and accessors.
 //
-//   node tools/function-length.mjs [root] [--allow FILE]
-//
-// FILE lists, one a line (`path name`, `#` starts a comment), functions that are known to be
-// over the limit and are being carved: they are reported, and do not fail the check.
+//   node tools/function-length.mjs [root]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const MAX_LINES = 200;
+/** Over this many lines, a function says in a comment before it why it is one piece. */
+const MAX_UNEXPLAINED = 150;
+const ONE_PIECE = /one piece/i;
 
-const args = process.argv.slice(2);
-const allowAt = args.indexOf('--allow');
-const allowFile = allowAt >= 0 ? args.splice(allowAt, 2)[1] : undefined;
-if (allowAt >= 0 && !allowFile) {
-  console.error('function-length: --allow needs a file');
-  process.exit(2);
-}
-const root = resolve(args[0] ?? 'src');
+const root = resolve(process.argv[2] ?? 'src');
 const shown = (path) => relative(process.cwd(), path).split('\\').join('/');
 
 function sourceFiles(dir) {
@@ -28,17 +23,6 @@ function sourceFiles(dir) {
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
   });
-}
-
-/** `path name` pairs from the allow-list; an absent list allows nothing. */
-function allowList(file) {
-  if (!file) return new Set();
-  return new Set(
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .map((line) => line.replace(/#.*/, '').trim().split(/\s+/).join(' '))
-      .filter((line) => line !== ''),
-  );
 }
 
 const MEASURED = new Set([
@@ -71,15 +55,41 @@ function nameOf(node) {
   return '(anonymous)';
 }
 
+/** The statement or member a function is written in: where its comment stands. */
+function holderOf(node) {
+  let holder = node;
+  while (
+    holder.parent &&
+    !ts.isSourceFile(holder.parent) &&
+    !ts.isBlock(holder.parent) &&
+    !ts.isClassLike(holder.parent) &&
+    !ts.isObjectLiteralExpression(holder.parent)
+  )
+    holder = holder.parent;
+  return holder;
+}
+
 function longFunctions(file) {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const root = shown(file).endsWith('src/main.ts');
   const found = [];
   const visit = (node) => {
     if (MEASURED.has(node.kind)) {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const lines = last - first + 1;
-      if (lines > MAX_LINES) found.push({ file, line: first + 1, name: nameOf(node), lines });
+      const comments = (ts.getLeadingCommentRanges(text, holderOf(node).getFullStart()) ?? [])
+        .map((range) => text.slice(range.pos, range.end))
+        .join(' ');
+      const entry = { file, line: first + 1, name: nameOf(node), lines };
+      if (lines > MAX_LINES)
+        found.push({ ...entry, why: `over ${MAX_LINES}: carve it into files of one verb each` });
+      else if (lines > MAX_UNEXPLAINED && !root && !ONE_PIECE.test(comments))
+        found.push({
+          ...entry,
+          why: `over ${MAX_UNEXPLAINED} with no comment before it saying why it is one piece (// One piece: …)`,
+        });
     }
     ts.forEachChild(node, visit);
   };
@@ -87,27 +97,13 @@ function longFunctions(file) {
   return found;
 }
 
-const allowed = allowList(allowFile);
-const long = sourceFiles(root).flatMap(longFunctions);
-const failing = [];
-const carving = [];
-for (const found of long) (allowed.has(`${shown(found.file)} ${found.name}`) ? carving : failing).push(found);
-const stale = [...allowed].filter(
-  (entry) => !carving.some((found) => `${shown(found.file)} ${found.name}` === entry),
-);
-
+const failing = sourceFiles(root).flatMap(longFunctions);
 const line = ({ file, line, name, lines }) => `${shown(file)}:${line} ${name} is ${lines} lines`;
-for (const found of carving) console.log(`function-length: allowed while it is carved: ${line(found)}`);
-for (const entry of stale)
-  console.log(
-    `function-length: ${entry} is no longer over ${MAX_LINES} lines: take it off ${shown(allowFile)}`,
-  );
 if (failing.length === 0) {
   console.log(
-    `function-length: no function over ${MAX_LINES} lines in ${shown(root) || '.'}${carving.length ? ` but the ${carving.length} allowed` : ''}`,
+    `function-length: no function over ${MAX_LINES} lines, nor over ${MAX_UNEXPLAINED} unexplained, in ${shown(root) || '.'}`,
   );
 } else {
-  for (const found of failing)
-    console.error(`${line(found)}, over ${MAX_LINES}: carve it into files of one verb each`);
+  for (const found of failing) console.error(`${line(found)}, ${found.why}`);
   process.exitCode = 1;
 }

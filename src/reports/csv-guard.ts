@@ -191,6 +191,7 @@ export class CsvFormulaGuard {
     this.carried = length;
   }
 
+  // One piece: the byte loop every exported byte passes, its state in locals; a call per state costs throughput.
   private scan(chunk: Buffer, final: boolean): Buffer {
     const inScratch = this.carried > 0;
     const buf = this.input(chunk);

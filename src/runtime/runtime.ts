@@ -98,6 +98,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+// One piece: the composition root's assembly of every service, in the order each needs the others.
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const { now } = options;
