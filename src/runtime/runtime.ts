@@ -17,6 +17,7 @@ import type { Messenger } from '../operations/engine/ports.js';
 import { createSharedAnswers } from '../operations/engine/shared-answers.js';
 import type { Services } from '../operations/engine/types.js';
 import { createHomeContent } from '../operations/home/content.js';
+import { homeDrawer } from '../operations/home/draw.js';
 import { createHomeRefresher, refreshingApprovals, refreshingWatches } from '../operations/home/refresh.js';
 import { commandForms, gatedOperations, operations, wordAliases } from '../operations/registry.js';
 import { createWatchPoller, type WatchPoller } from '../operations/watches/poller.js';
@@ -144,6 +145,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     delayMs: options.homeRefreshDelayMs ?? 1_000,
     now,
     policyGeneration: () => policies.generation(),
+    draw: (userId, links) => drawHome(userId, links),
   });
   // Every transition, wherever it is made, redraws the Homes of the people it concerns.
   const approvalService = refreshingApprovals(
@@ -207,6 +209,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     callsPerMinute: config.watches.callsPerMinute,
     tickMs: options.watchTickMs,
   });
+  const { show: showHome } = createHomeContent({
+    approvals: approvalService,
+    mayApprove: approvals.mayApprove,
+    audit,
+    watches: watchStore,
+    gated: gates,
+    now,
+  });
+  // Through the services, as `/edge home` draws it, so a Home drawn for its tab is the same.
+  const drawHome = homeDrawer({
+    show: (viewer) => services.home.show(viewer),
+    operations,
+    authorizer,
+    logger,
+  });
   const services: Services = {
     platform,
     audit,
@@ -222,17 +239,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
     zones: createZoneDirectory({ platform, now, logger }),
     watches: createWatchDesk({ store: watchStore, authorizer, audit, logger, limits: config.watches, now }),
-    home: {
-      show: createHomeContent({
-        approvals: approvalService,
-        mayApprove: approvals.mayApprove,
-        audit,
-        watches: watchStore,
-        gated: gates,
-        now,
-      }).show,
-      refresher: homes,
-    },
+    home: { show: showHome, refresher: homes },
     now,
   };
   engine = createEngine({

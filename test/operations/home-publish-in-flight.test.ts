@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { createHomeRefresher } from '../../src/operations/home/refresh.js';
 import { createGroupMembership } from '../../src/policy/groups.js';
+import { ephemeral } from '../../src/reply/model.js';
 import { memoryLogger } from '../state/temp-db.js';
 import { pinnedClock } from '../support/clock.js';
+import { publishing } from './home-publishing.js';
 
 /** A promise and the function that settles it, for holding a publish open at a chosen point. */
 function gate() {
@@ -27,13 +29,14 @@ describe('a Home published while the policy changes', () => {
       delayMs: 60_000,
       now: pinnedClock(),
       policyGeneration: () => policy.generation,
+      draw: async (userId) => ephemeral(`the Home of ${userId}`, []),
     });
     // What Slack shows last: the policy generation each publish was drawn under, in order of arrival.
     const shown: number[] = [];
     const inFlight = gate();
     const sent = gate();
     let publishes = 0;
-    homes.publishWith(async (_userId, current) => {
+    publishing(homes, async (_userId, current) => {
       const drawnUnder = policy.generation;
       if (!current()) return;
       // views.publish is sent now; Slack has it once the request completes.

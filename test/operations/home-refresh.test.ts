@@ -6,8 +6,10 @@ import {
   HOME_REFRESH_MAX,
 } from '../../src/operations/home/refresh.js';
 import { createGroupMembership } from '../../src/policy/groups.js';
+import { ephemeral } from '../../src/reply/model.js';
 import { memoryLogger } from '../state/temp-db.js';
 import { pinnedClock } from '../support/clock.js';
+import { publishing } from './home-publishing.js';
 
 function refresher(members: Record<string, string[]> = {}, clock = pinnedClock()) {
   const logger = memoryLogger();
@@ -22,6 +24,7 @@ function refresher(members: Record<string, string[]> = {}, clock = pinnedClock()
     delayMs: 60_000,
     now: clock,
     policyGeneration: () => policy.generation,
+    draw: async (userId) => ephemeral(`the Home of ${userId}`, []),
   });
   const drawn: string[] = [];
   return { homes, drawn, logger, policy };
@@ -40,9 +43,34 @@ const request = (fields: Partial<ApprovalRequest>) =>
   ({ requester: 'U0YOU', approverIds: ['U0LEAD'], escalation: null, ...fields }) as ApprovalRequest;
 
 describe('the Home refresher', () => {
+  it('publishes the Home it drew, through the publisher it was given', async () => {
+    const { homes } = refresher();
+    const shown: string[] = [];
+    homes.publishTo({
+      permalink: async () => undefined,
+      async publish(userId, home) {
+        shown.push(`${userId}: ${home.text}`);
+        return true;
+      },
+    });
+    homes.changed(['U0YOU']);
+    await homes.flush();
+    await homes.publish('U0LEAD');
+    expect(shown).toEqual(['U0YOU: the Home of U0YOU', 'U0LEAD: the Home of U0LEAD']);
+  });
+
+  it('logs a Home it could not draw when opened, throwing nothing', async () => {
+    const { homes, logger } = refresher();
+    publishing(homes, async () => {
+      throw new Error('views.publish failed');
+    });
+    await expect(homes.publish('U0LEAD')).resolves.toBeUndefined();
+    expect(logger.lines.join('\n')).toContain('a Home could not be drawn');
+  });
+
   it('draws each Home once for changes gathered together', async () => {
     const { homes, drawn } = refresher();
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       drawn.push(userId);
     });
     homes.changed(['U0YOU', 'U0LEAD']);
@@ -54,10 +82,12 @@ describe('the Home refresher', () => {
 
   it('draws the members of approver groups, and for "*" the people whose Home it drew lately', async () => {
     const { homes, drawn } = refresher({ S0LEADS: ['U0GROUPLEAD'] });
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       drawn.push(userId);
     });
-    homes.drawn('U0SEEN');
+    // A Home published lately: requests anyone may approve redraw it.
+    await homes.publish('U0SEEN');
+    drawn.length = 0;
     homes.requestChanged(request({ approverIds: ['S0LEADS', '*'] }));
     // The group's members are read before their Homes are queued.
     await expect
@@ -71,7 +101,7 @@ describe('the Home refresher', () => {
   it('draws the escalation role’s Homes, its groups’ members included, only once half the time to live has passed', async () => {
     const clock = pinnedClock();
     const { homes, drawn } = refresher({ S0ONCALL: ['U0PAGED'] }, clock);
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       drawn.push(userId);
     });
     const escalating = request({
@@ -96,7 +126,7 @@ describe('the Home refresher', () => {
 
   it('logs a Home it could not draw and goes on with the others, throwing nothing', async () => {
     const { homes, drawn, logger } = refresher();
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       if (userId === 'U0BAD') throw new Error('views.publish failed');
       drawn.push(userId);
     });
@@ -108,7 +138,7 @@ describe('the Home refresher', () => {
 
   it(`draws at most ${HOME_REFRESH_MAX} Homes at once and says how many it left`, async () => {
     const { homes, drawn, logger } = refresher();
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       drawn.push(userId);
     });
     homes.changed(Array.from({ length: HOME_REFRESH_MAX + 5 }, (_, i) => `U0${i}`));
@@ -121,7 +151,7 @@ describe('the Home refresher', () => {
     const { homes, drawn } = refresher();
     homes.changed(['U0YOU']);
     await homes.flush();
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       drawn.push(userId);
     });
     homes.close();
@@ -136,7 +166,7 @@ describe('the Home refresher', () => {
     const held = gate();
     const drawnOnce = gate();
     let draws = 0;
-    homes.publishWith(async (_userId, current) => {
+    publishing(homes, async (_userId, current) => {
       const drawnUnder = policy.generation;
       if (++draws === 1) {
         drawnOnce.open();
@@ -160,7 +190,7 @@ describe('the Home refresher', () => {
     const events: string[] = [];
     const held = gate();
     const drawing = gate();
-    homes.publishWith(async (userId) => {
+    publishing(homes, async (userId) => {
       events.push(`start ${userId}`);
       if (events.length === 1) {
         drawing.open();
@@ -190,7 +220,7 @@ describe('the Home refresher', () => {
   it(`gives up after ${HOME_DRAW_ATTEMPTS} draws while the policy keeps changing, and says so`, async () => {
     const { homes, logger, policy } = refresher();
     let published = 0;
-    homes.publishWith(async (_userId, current) => {
+    publishing(homes, async (_userId, current) => {
       policy.generation++;
       if (current()) published++;
     });

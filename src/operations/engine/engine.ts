@@ -7,7 +7,7 @@
  */
 import type { Authorizer } from '../../policy/authorizer.js';
 import type { HeldReplay } from '../approvals/held.js';
-import { whoamiReply } from './access-text.js';
+import { accessView } from './access.js';
 import { type CommandInput, type Plan, planCommand } from './command.js';
 import { type ActionInput, planAction, replay, type SubmissionInput, submit } from './interaction.js';
 import { refuseUnrecorded } from './perform.js';
@@ -15,7 +15,6 @@ import type { Surface, ZoneChoice } from './ports.js';
 import { resolveCommand } from './route.js';
 import type { EngineState } from './state.js';
 import {
-  type AccessView,
   type AnyOperation,
   type Caller,
   type ChannelDefaults,
@@ -70,26 +69,6 @@ export function createEngine(options: {
 }): Engine {
   const { operations, services, authorizer } = options;
   const byKey = new Map(operations.map((op) => [operationKey(op), op]));
-  // An operation may have several commands (`help` has two): each id is asked about once.
-  const operationIds = [...new Set(operations.map((op) => op.id))];
-
-  function accessView(caller: Caller): AccessView {
-    return {
-      operations: () => operations,
-      allowed: () => authorizer.allowedAmong(operationIds, caller),
-      held: async () => {
-        const ruled = authorizer.ruledAmong(operationIds);
-        const allowed = await authorizer.allowedAmong(operationIds, caller);
-        return new Set([...ruled].filter((id) => allowed.has(id)));
-      },
-      explain: async () =>
-        whoamiReply(caller, await authorizer.explanation(caller), (id) => {
-          const op = operations.find((candidate) => candidate.id === id);
-          return op ? `/edge ${op.words.join(' ')}` : undefined;
-        }),
-    };
-  }
-
   function context(caller: Caller, surface: Surface, correlationId: string, operation: string): RunContext {
     return {
       ...caller,
@@ -102,7 +81,7 @@ export function createEngine(options: {
         user: caller.userId,
         channel: caller.channelId,
       }),
-      access: accessView(caller),
+      access: accessView(operations, authorizer, caller),
     };
   }
 

@@ -78,22 +78,28 @@ export interface ZoneDirectory {
 }
 
 /**
- * Draws one person's Home and publishes it. `current` is asked just before publishing: when it
- * says false, the Home was drawn under a policy no longer in force and is not published.
+ * Where a person's Home is shown, for a transport that has one (Slack's Home tab): operations draw
+ * the Home, the adapter publishes it.
  */
-export type PublishHome = (userId: string, current: () => boolean) => Promise<void>;
+export interface HomePublisher {
+  /**
+   * Publishes `home` as the person's Home, unless `current` (asked just before) says the policy it
+   * was drawn under is no longer in force. Whether it was published; failures are thrown.
+   */
+  publish(userId: string, home: Reply, current: () => boolean): Promise<boolean>;
+  /** A link to a message (an approval card), for the Home to point to. */
+  permalink(ref: MessageRef): Promise<string | undefined>;
+}
 
 /** The Home's redraws as the adapter drives them; operations/home/refresh.ts implements it. */
 export interface HomeRedraws {
-  /** Sets how Homes are drawn (the Slack adapter); without it nothing is drawn (the console). */
-  publishWith(publish: PublishHome): void;
+  /** Where Homes are published (the Slack adapter); without one nothing is drawn (the console). */
+  publishTo(publisher: HomePublisher): void;
   /**
    * Draws one Home now (it was opened), after any draw of it under way; one drawn while the policy
-   * changed is drawn again, never published.
+   * changed is drawn again, never published. Never throws: a failure is logged.
    */
   publish(userId: string): Promise<void>;
-  /** Notes a Home just drawn, so that requests anyone may approve refresh it too. */
-  drawn(userId: string): void;
   /** Draws what is waiting now (tests, shutdown). */
   flush(): Promise<void>;
 }

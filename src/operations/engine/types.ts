@@ -98,10 +98,19 @@ export interface WatchClick {
   fromItsMessage?: boolean;
 }
 
+/** Whose Home is drawn: what they may run, where, and a way to link to an approval card. */
+export interface HomeViewer {
+  userId: string;
+  /** Empty for the Home tab, which is in no channel. */
+  channelId: string;
+  access: AccessView;
+  permalink(ref: MessageRef): Promise<string | undefined>;
+}
+
 /** A person's Home as operations use it; operations/home/ implements it. */
 export interface HomeDesk {
-  /** What the caller's Home shows now. */
-  show(ctx: RunContext): Promise<Reply>;
+  /** What the viewer's Home shows now. */
+  show(viewer: HomeViewer): Promise<Reply>;
   /** Draws Homes again after changes that concern their people. */
   refresher: HomeRedraws;
 }

@@ -23,7 +23,7 @@ import {
 } from '../approvals/card.js';
 import type { GatedOperation } from '../approvals/gate.js';
 import { collapseStarted } from '../audit.js';
-import type { RunContext } from '../engine/types.js';
+import type { HomeViewer } from '../engine/types.js';
 import { formatClock } from '../shared/time-args.js';
 import { describeWatchFilters } from '../watches/render.js';
 
@@ -85,8 +85,8 @@ function requestLine(request: ApprovalRequest, op: GatedOperation | undefined, n
 export function createHomeContent(options: HomeContentOptions) {
   const byId = new Map<string, GatedOperation>(options.gated.map((op) => [op.id, op]));
 
-  async function requestSections(ctx: RunContext, now: Date): Promise<ReplyBlock[]> {
-    const { userId } = ctx;
+  async function requestSections(viewer: HomeViewer, now: Date): Promise<ReplyBlock[]> {
+    const { userId } = viewer;
     const pending = await options.approvals.list({ limit: PENDING_READ });
     // The service lists at most 200: beyond that, the counts are "at least".
     const atLeast =
@@ -105,7 +105,7 @@ export function createHomeContent(options: HomeContentOptions) {
       shown.map((request) => {
         const ref = cardRef(request);
         // Without a link the pointer names the card's channel and the command instead.
-        return ref ? ctx.surface.permalink(ref).catch(() => undefined) : undefined;
+        return ref ? viewer.permalink(ref).catch(() => undefined) : undefined;
       }),
     );
     for (const [index, request] of shown.entries()) {
@@ -184,13 +184,15 @@ export function createHomeContent(options: HomeContentOptions) {
     return blocks;
   }
 
-  async function mayRun(ctx: RunContext): Promise<ReplyBlock[]> {
-    const [allowed, held] = await Promise.all([ctx.access.allowed(), ctx.access.held()]);
-    const listed = ctx.access
+  async function mayRun(viewer: HomeViewer): Promise<ReplyBlock[]> {
+    const [allowed, held] = await Promise.all([viewer.access.allowed(), viewer.access.held()]);
+    const listed = viewer.access
       .operations()
       .filter((op) => allowed.has(op.id) && !['help', 'home'].includes(op.id));
     // The Home tab is in no channel: what it lists is what the policy allows in every channel.
-    const where: Markup = ctx.channelId ? md`In ${nest(channelRef(ctx.channelId))}` : md`In every channel`;
+    const where: Markup = viewer.channelId
+      ? md`In ${nest(channelRef(viewer.channelId))}`
+      : md`In every channel`;
     const names = [
       ...new Set(
         listed.map(
@@ -212,15 +214,15 @@ export function createHomeContent(options: HomeContentOptions) {
   }
 
   return {
-    /** The Home of the caller, as it stands now. */
-    async show(ctx: RunContext): Promise<Reply> {
+    /** The viewer's Home, as it stands now. */
+    async show(viewer: HomeViewer): Promise<Reply> {
       const nowMs = options.now();
       const now = new Date(nowMs);
       const blocks: ReplyBlock[] = [
-        ...(await requestSections(ctx, now)),
-        ...(await recentActions(ctx.userId)),
-        ...(await runningWatches(ctx.userId, nowMs)),
-        ...(await mayRun(ctx)),
+        ...(await requestSections(viewer, now)),
+        ...(await recentActions(viewer.userId)),
+        ...(await runningWatches(viewer.userId, nowMs)),
+        ...(await mayRun(viewer)),
         { type: 'context', text: md`As of ${formatClock(nowMs, nowMs)}.` },
       ];
       return ephemeral('Your edgeops Home', blocks);

@@ -14,7 +14,7 @@ export const home = defineOperation({
   flags: {},
   parse: (positionals) =>
     positionals.length > 0 ? { ok: false, error: 'home takes no arguments' } : { ok: true, args: {} },
-  run: (ctx) => ctx.services.home.show(ctx),
+  run: (ctx) => ctx.services.home.show({ ...ctx, permalink: (ref) => ctx.surface.permalink(ref) }),
   // The Home's buttons run as part of it, allowed wherever the Home is (a Home click answers in
   // the app's DM, where grants and channels would refuse what the Home itself offers).
   changes: { interactions: ['stop'] },

@@ -5,12 +5,16 @@
  * them; a failure to draw one is logged, never thrown into the change that caused it. One
  * person's Home is drawn once at a time, and a Home drawn while the policy changed is drawn
  * again instead of being published, so the Home last published always follows the policy in force.
+ * The Home is drawn here, by `draw`, and handed to the adapter's HomePublisher: the adapter never
+ * runs a command to draw it.
  */
 import { type ApprovalRequest, isEscalated } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
 import type { GroupMembership } from '../../policy/groups.js';
+import type { Reply } from '../../reply/model.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { WatchStore } from '../../watches/store.js';
+import type { HomePublisher, HomeRedraws } from '../engine/ports.js';
 
 /** Homes drawn again in one batch; the others are current the next time they are opened. */
 export const HOME_REFRESH_MAX = 100;
@@ -19,13 +23,7 @@ const RECENT_HOMES_MAX = 500;
 /** Draws of one Home in a row while the policy keeps changing; then it waits to be opened again. */
 export const HOME_DRAW_ATTEMPTS = 3;
 
-/**
- * Draws one person's Home and publishes it. `current` is asked just before publishing: when it
- * says false, the Home was drawn under a policy no longer in force and is not published.
- */
-export type PublishHome = (userId: string, current: () => boolean) => Promise<void>;
-
-export interface HomeRefresher {
+export interface HomeRefresher extends HomeRedraws {
   /** The Homes of these users are to be drawn again soon. */
   changed(userIds: Iterable<string>): void;
   /**
@@ -33,17 +31,6 @@ export interface HomeRefresher {
    * its escalation role once half its time to live has passed.
    */
   requestChanged(request: ApprovalRequest): void;
-  /** Sets how Homes are drawn (the Slack adapter); without it nothing is drawn (the console). */
-  publishWith(publish: PublishHome): void;
-  /**
-   * Draws one Home now (it was opened), after any draw of it under way; one drawn while the policy
-   * changed is drawn again, never published.
-   */
-  publish(userId: string): Promise<void>;
-  /** Notes a Home just drawn, so that requests anyone may approve refresh it too. */
-  drawn(userId: string): void;
-  /** Draws what is waiting now (tests, shutdown). */
-  flush(): Promise<void>;
   close(): void;
 }
 
@@ -56,10 +43,12 @@ export function createHomeRefresher(options: {
   now: () => number;
   /** Moves whenever another policy comes into force (PolicyStore.generation). */
   policyGeneration: () => number;
+  /** One person's Home as it stands now, its card links made by the publisher. */
+  draw: (userId: string, links: Pick<HomePublisher, 'permalink'>) => Promise<Reply>;
 }): HomeRefresher {
   const waiting = new Set<string>();
   const recent = new Set<string>();
-  let publish: PublishHome | undefined;
+  let publisher: HomePublisher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   /** Each person's last draw, which their next one waits for. */
@@ -71,19 +60,27 @@ export function createHomeRefresher(options: {
    */
   async function publishCurrent(userId: string): Promise<void> {
     for (let attempt = 0; attempt < HOME_DRAW_ATTEMPTS; attempt++) {
-      if (!publish) return;
+      const to = publisher;
+      if (!to) return;
       const generation = options.policyGeneration();
-      let stale = false;
-      await publish(userId, () => {
-        stale = options.policyGeneration() !== generation;
-        return !stale;
-      });
+      const current = () => options.policyGeneration() === generation;
+      const home = await options.draw(userId, to);
+      // Drawn under a policy no longer in force: nothing is published, it is drawn again.
+      const published = current() && (await to.publish(userId, home, current));
+      if (published) noteDrawn(userId);
       // A policy that came into force while the view was on its way leaves the old one up: draw again.
-      if (!stale && options.policyGeneration() === generation) return;
+      if (published && current()) return;
     }
     options.logger.warn('a Home was not published: the policy changed each time it was drawn', {
       user: userId,
     });
+  }
+
+  /** Notes a Home just drawn, so that requests anyone may approve refresh it too. */
+  function noteDrawn(userId: string): void {
+    recent.delete(userId);
+    recent.add(userId);
+    if (recent.size > RECENT_HOMES_MAX) recent.delete(recent.values().next().value!);
   }
 
   /** One draw of a person's Home at a time, so one drawn earlier never lands after a later one. */
@@ -102,7 +99,7 @@ export function createHomeRefresher(options: {
 
   async function drawWaiting(): Promise<void> {
     timer = undefined;
-    if (!publish) {
+    if (!publisher) {
       waiting.clear();
       return;
     }
@@ -120,7 +117,7 @@ export function createHomeRefresher(options: {
   }
 
   const schedule = () => {
-    if (timer || !publish) return;
+    if (timer || !publisher) return;
     timer = setTimeout(() => {
       running = running.then(drawWaiting);
     }, options.delayMs);
@@ -133,7 +130,7 @@ export function createHomeRefresher(options: {
       if (waiting.size > 0) schedule();
     },
     requestChanged(request) {
-      if (!publish) return;
+      if (!publisher) return;
       const approverIds = [
         ...request.approverIds,
         ...(isEscalated(request, new Date(options.now())) ? (request.escalation?.ids ?? []) : []),
@@ -153,14 +150,15 @@ export function createHomeRefresher(options: {
           refresher.changed(users);
         });
     },
-    publishWith(next) {
-      publish = next;
+    publishTo(next) {
+      publisher = next;
     },
-    publish: publishInTurn,
-    drawn(userId) {
-      recent.delete(userId);
-      recent.add(userId);
-      if (recent.size > RECENT_HOMES_MAX) recent.delete(recent.values().next().value!);
+    async publish(userId) {
+      try {
+        await publishInTurn(userId);
+      } catch (error) {
+        options.logger.warn('a Home could not be drawn', { user: userId, error });
+      }
     },
     async flush() {
       if (timer) {
@@ -170,7 +168,7 @@ export function createHomeRefresher(options: {
       await running;
     },
     close() {
-      publish = undefined;
+      publisher = undefined;
       if (timer) clearTimeout(timer);
       timer = undefined;
       waiting.clear();
