@@ -3,14 +3,14 @@
  * database, with no Slack at all. A recording surface keeps every Reply the engine produces, so
  * tests assert on replies as values; test/slack/ checks what only a transport shows.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import type { MessageRef, Surface } from '../../src/operations/engine/types.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
-import type { Reply, ReplyButton } from '../../src/reply/model.js';
-import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { Reply, ReplyButton, ReplyFile } from '../../src/reply/model.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from './clock.js';
@@ -30,39 +30,93 @@ export interface RecordingSurface extends Surface {
   readonly records: Recorded[];
 }
 
-export function recordingSurface(): RecordingSurface {
-  const records: Recorded[] = [];
+/**
+ * The messages of one conversation space as a transport keeps them: each has a ts of its own,
+ * and shows what it was last posted or updated with until it is deleted. Surfaces that share a
+ * board (a testbed's requests and its background work) see each other's messages.
+ */
+export interface MessageBoard {
+  nextTs(): string;
+  /** What the message at `ref` shows now; undefined when it was never posted or is deleted. */
+  shown(ref: MessageRef): Reply | undefined;
+  show(ref: MessageRef, reply: Reply): void;
+  remove(ref: MessageRef): void;
+}
+
+export function messageBoard(): MessageBoard {
   let ts = 0;
+  const messages = new Map<string, Reply>();
+  const key = (ref: MessageRef) => `${ref.channelId}/${ref.ts}`;
+  return {
+    nextTs: () => `1700000000.${String(++ts).padStart(6, '0')}`,
+    shown: (ref) => messages.get(key(ref)),
+    show: (ref, reply) => messages.set(key(ref), reply),
+    remove: (ref) => messages.delete(key(ref)),
+  };
+}
+
+/** A file as it was delivered: files on disk are read and removed, as an adapter does after uploading them. */
+function delivered(file: ReplyFile): ReplyFile {
+  if (!file.path) return file;
+  const content = readFileSync(file.path);
+  rmSync(file.path, { force: true });
+  const { path: _removed, ...rest } = file;
+  return { ...rest, content };
+}
+
+/** The reply as delivered: its files, and those of its thread, in memory. */
+function deliveredReply(reply: Reply): Reply {
+  if (!reply.files?.length && !reply.thread?.length) return reply;
+  return {
+    ...reply,
+    ...(reply.files ? { files: reply.files.map(delivered) } : {}),
+    ...(reply.thread ? { thread: reply.thread.map(deliveredReply) } : {}),
+  };
+}
+
+export function recordingSurface(
+  options: { board?: MessageBoard; clicked?: MessageRef } = {},
+): RecordingSurface {
+  const records: Recorded[] = [];
+  const board = options.board ?? messageBoard();
   return {
     records,
+    ...(options.clicked ? { clicked: options.clicked } : {}),
     async respond(reply) {
-      records.push({ kind: 'respond', reply });
+      records.push({ kind: 'respond', reply: deliveredReply(reply) });
       return undefined;
     },
-    async postToChannel(channelId, reply, threadTs) {
-      const ref = { channelId, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
+    async postToChannel(channelId, given, threadTs) {
+      const reply = deliveredReply(given);
+      const ref = { channelId, ts: board.nextTs() };
+      board.show(ref, reply);
       records.push({ kind: 'post', channelId, reply, ref, ...(threadTs ? { threadTs } : {}) });
       return ref;
     },
     async permalink(ref) {
       return `https://example.slack.com/archives/${ref.channelId}/p${ref.ts.replace('.', '')}`;
     },
-    async update(ref, reply) {
+    async update(ref, given) {
+      const reply = deliveredReply(given);
+      board.show(ref, reply);
       records.push({ kind: 'update', ref, reply });
     },
-    async sendDirect(userId, reply) {
-      const ref = { channelId: `D${userId}`, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
+    async sendDirect(userId, given) {
+      const reply = deliveredReply(given);
+      const ref = { channelId: `D${userId}`, ts: board.nextTs() };
+      board.show(ref, reply);
       records.push({ kind: 'dm', userId, reply, ref });
       return ref;
     },
     async deleteMessage(ref) {
+      board.remove(ref);
       records.push({ kind: 'delete', ref });
     },
     async openModal(modal) {
       records.push({ kind: 'form', modal });
     },
     async openPanel(panel) {
-      records.push({ kind: 'panel', ...panel });
+      records.push({ kind: 'panel', ...panel, reply: deliveredReply(panel.reply) });
     },
   };
 }
@@ -88,7 +142,13 @@ export function onlyAnswer(records: readonly Recorded[]): Reply {
 export const buttonsOf = (reply: Reply): ReplyButton[] =>
   reply.blocks.flatMap((block) => (block.type === 'actions' ? block.buttons : []));
 
-type Caller = { userId?: string; channelId?: string; threadTs?: string };
+type Caller = {
+  userId?: string;
+  channelId?: string;
+  threadTs?: string;
+  /** The message a clicked button was on, in the caller's channel. */
+  messageTs?: string;
+};
 
 export interface EngineTestbed {
   runtime: Runtime;
@@ -96,6 +156,14 @@ export interface EngineTestbed {
   clock: TestClock;
   /** Every log line the runtime wrote, for correlation ids. */
   logs: string[];
+  /** The messages every request and the background work posted, as they show now. */
+  board: MessageBoard;
+  /**
+   * What background work (the approval sweep, the watch poller) posts through. The poller is
+   * not started: `runtime.watchPoller.start(bed.messenger)` does, and it then polls only when a
+   * test calls `runtime.watchPoller.tick()`.
+   */
+  messenger: RecordingSurface;
   /** Runs `/edge TEXT` as the caller and returns what it recorded. */
   run(text: string, caller?: Caller): Promise<Recorded[]>;
   /** Clicks a button of a reply as the caller. */
@@ -119,6 +187,12 @@ export async function startEngineTestbed(
     policyYaml?: string;
     /** Points SERVICE_DATABASE_URL at the sandbox's database, with its full-access token and id. */
     serviceDatabase?: boolean;
+    /** The members of each user group the policy names, as the workspace lists them. */
+    groups?: Record<string, readonly string[]>;
+    /** More environment, e.g. the watch limits. */
+    env?: Record<string, string>;
+    /** The chart picture's bound and font, e.g. no font, so that charts are their text bars. */
+    charts?: RuntimeOptions['charts'];
   } = {},
 ): Promise<EngineTestbed> {
   const clock = pinnedClock();
@@ -131,24 +205,40 @@ export async function startEngineTestbed(
       policyPath: options.policyYaml === undefined ? undefined : policyPath,
       serviceDatabase: options.serviceDatabase,
     }),
+    ...options.env,
   });
   if (options.serviceDatabase && config.serviceDatabase) config.serviceDatabase.id = sandbox.databaseId;
   const logs: string[] = [];
   const secrets = new SecretRegistry();
+  const groups = options.groups ?? {};
   const runtime = await createRuntime({
     config,
     platform: config.platform!,
     secrets,
     logger: createLogger({ level: 'debug', secrets, clock, write: (line) => logs.push(line) }),
     now: clock,
+    fetchGroupMembers: async (groupId) => groups[groupId] ?? [],
+    charts: options.charts,
+    // Never by itself on the real clock: tests move the pinned one and tick the poller.
+    watchTickMs: 3_600_000,
   });
+  const board = messageBoard();
+  const surfaceFor = (caller: Caller) =>
+    recordingSurface({
+      board,
+      ...(caller.messageTs
+        ? { clicked: { channelId: caller.channelId ?? 'C0OPS', ts: caller.messageTs } }
+        : {}),
+    });
   return {
     runtime,
     sandbox,
     clock,
     logs,
+    board,
+    messenger: recordingSurface({ board }),
     async run(text, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       await runtime.engine.command({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
@@ -159,10 +249,11 @@ export async function startEngineTestbed(
       return surface.records;
     },
     async click(button, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       await runtime.engine.action({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
+        ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         actionId: button.actionId,
         value: button.value,
         surface,
@@ -170,10 +261,11 @@ export async function startEngineTestbed(
       return surface.records;
     },
     async submit(form, values, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       const checked = await runtime.engine.submit({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
+        ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         callbackId: form.callbackId,
         privateMetadata: form.privateMetadata,
         values,
