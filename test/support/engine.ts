@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import type { MessageRef, Surface } from '../../src/operations/engine/types.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import type { Reply, ReplyButton, ReplyFile } from '../../src/reply/model.js';
@@ -138,6 +138,49 @@ export function onlyAnswer(records: readonly Recorded[]): Reply {
   return replies[0]!;
 }
 
+/** The words of every answer to the requester, one answer a line, to search. */
+export const answered = (records: readonly Recorded[]): string => answers(records).map(wordsOf).join('\n');
+
+/** The fields of a reply's field blocks, by label, as a transport shows them beside each other. */
+export const fieldsOf = (reply: Reply): Map<string, string> =>
+  new Map(
+    reply.blocks.flatMap((block) =>
+      block.type === 'fields' ? block.fields.map((field) => [field.label, String(field.value)] as const) : [],
+    ),
+  );
+
+/** The header of a reply, when it has one. */
+export const headerOf = (reply: Reply | undefined): string | undefined =>
+  reply?.blocks.find((block) => block.type === 'header')?.text;
+
+/** The posts among the records, in one channel when `channelId` is given. */
+export const postsIn = (
+  records: readonly Recorded[],
+  channelId?: string,
+): Extract<Recorded, { kind: 'post' }>[] =>
+  records.filter(
+    (record): record is Extract<Recorded, { kind: 'post' }> =>
+      record.kind === 'post' && (channelId === undefined || record.channelId === channelId),
+  );
+
+/** The direct messages among the records, to one user when `userId` is given. */
+export const dmsIn = (records: readonly Recorded[], userId?: string): Extract<Recorded, { kind: 'dm' }>[] =>
+  records.filter(
+    (record): record is Extract<Recorded, { kind: 'dm' }> =>
+      record.kind === 'dm' && (userId === undefined || record.userId === userId),
+  );
+
+/** The form the records opened, or a failure naming what was recorded instead. */
+export function formIn(records: readonly Recorded[]): ModalSpec {
+  const form = records.find((record) => record.kind === 'form');
+  if (form?.kind !== 'form') throw new Error(`no form: ${JSON.stringify(records.map((r) => r.kind))}`);
+  return form.modal;
+}
+
+/** A delivered file's content as text. */
+export const fileText = (file: ReplyFile): string =>
+  typeof file.content === 'string' ? file.content : (file.content?.toString('utf8') ?? '');
+
 /** Every button of a reply, in order. */
 export const buttonsOf = (reply: Reply): ReplyButton[] =>
   reply.blocks.flatMap((block) => (block.type === 'actions' ? block.buttons : []));
@@ -152,6 +195,7 @@ type Caller = {
 
 export interface EngineTestbed {
   runtime: Runtime;
+  config: Config;
   sandbox: Sandbox;
   clock: TestClock;
   /** Every log line the runtime wrote, for correlation ids. */
@@ -232,6 +276,7 @@ export async function startEngineTestbed(
     });
   return {
     runtime,
+    config,
     sandbox,
     clock,
     logs,
