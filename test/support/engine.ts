@@ -170,6 +170,27 @@ export const dmsIn = (records: readonly Recorded[], userId?: string): Extract<Re
       record.kind === 'dm' && (userId === undefined || record.userId === userId),
   );
 
+/**
+ * A channel answer with a thread (a long job's): the one message it leaves at the top of the
+ * channel, where its progress message, when it had one, is the same message, updated in place.
+ * Fails naming what was recorded when there is no such answer, or more than one top-level message.
+ */
+export function headlineIn(records: readonly Recorded[]): Reply {
+  const inChannel = answers(records).filter((reply) => reply.visibility === 'channel');
+  if (inChannel.length !== 1)
+    throw new Error(
+      `expected one channel answer, got ${inChannel.length}: ${answered(records).slice(0, 300)}`,
+    );
+  const headline = inChannel[0]!;
+  const place = headline.inPlaceOf;
+  const others = postsIn(records).filter(
+    (post) =>
+      !post.threadTs && !(place && post.ref.channelId === place.channelId && post.ref.ts === place.ts),
+  );
+  if (others.length > 0) throw new Error(`${others.length} more message(s) at the top of the channel`);
+  return headline;
+}
+
 /** The form the records opened, or a failure naming what was recorded instead. */
 export function formIn(records: readonly Recorded[]): ModalSpec {
   const form = records.find((record) => record.kind === 'form');
