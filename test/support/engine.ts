@@ -124,6 +124,34 @@ export function recordingSurface(
 /** A reply's words, blocks included, as one string to search. */
 export const wordsOf = (reply: Reply): string => JSON.stringify([reply.text, reply.blocks]);
 
+/**
+ * Every text of a reply as people read it: fields as a transport sets them (`*label*` above the
+ * value), entities decoded and the invisible guards against mentions and fences removed.
+ */
+export function readableOf(reply: Reply): string {
+  const texts = reply.blocks.flatMap((block): string[] => {
+    switch (block.type) {
+      case 'header':
+      case 'text':
+      case 'context':
+      case 'code':
+        return [block.text];
+      case 'fields':
+        return block.fields.map((field) => `*${field.label}*\n${field.value}`);
+      case 'image':
+        return [block.image.title, block.image.text];
+      default:
+        return [];
+    }
+  });
+  return texts
+    .join('\n')
+    .replace(/[\u200b\u2060]/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 /** The answers to the requester, in order. */
 export const answers = (records: readonly Recorded[]): Reply[] =>
   records.flatMap((record) => (record.kind === 'respond' ? [record.reply] : []));
