@@ -286,6 +286,8 @@ export async function startEngineTestbed(
     env?: Record<string, string>;
     /** The chart picture's bound and font, e.g. no font, so that charts are their text bars. */
     charts?: RuntimeOptions['charts'];
+    /** Keeps the bot's own state on the sandbox's remote libSQL server (its Hrana endpoint). */
+    remoteState?: boolean;
   } = {},
 ): Promise<EngineTestbed> {
   const clock = pinnedClock();
@@ -298,6 +300,12 @@ export async function startEngineTestbed(
       policyPath: options.policyYaml === undefined ? undefined : policyPath,
       serviceDatabase: options.serviceDatabase,
     }),
+    ...(options.remoteState
+      ? {
+          STATE_DATABASE_URL: sandbox.databaseUrl,
+          STATE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
+        }
+      : {}),
     ...options.env,
   });
   if (options.serviceDatabase && config.serviceDatabase) config.serviceDatabase.id = sandbox.databaseId;
