@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Reply, ReplyFile } from '../../src/reply/model.js';
+import type { ReplyFile } from '../../src/reply/model.js';
 import { PINNED_INSTANTS, utcDay } from '../support/clock.js';
 import {
   answered,
   answers,
   type EngineTestbed,
+  filesIn,
   fileText,
   formIn,
   headlineIn,
@@ -47,12 +48,6 @@ const tempCsvFiles = () =>
   readdirSync(scratch).filter((name) => /^edgeops-\d+-[0-9a-f]{16}\.csv$/.test(name));
 const DAY_MS = 86_400_000;
 let dateChannels = 0;
-
-/** Every file the records delivered, in replies and their threads. */
-const filesIn = (records: readonly Recorded[]): ReplyFile[] => {
-  const of = (reply: Reply): ReplyFile[] => [...(reply.files ?? []), ...(reply.thread ?? []).flatMap(of)];
-  return records.flatMap((record) => ('reply' in record ? of(record.reply) : []));
-};
 
 /** The one file the records delivered whose name matches. */
 function fileNamed(records: readonly Recorded[], name: RegExp): ReplyFile {

@@ -226,6 +226,12 @@ export function formIn(records: readonly Recorded[]): ModalSpec {
   return form.modal;
 }
 
+/** Every file the records delivered, in replies and their threads. */
+export const filesIn = (records: readonly Recorded[]): ReplyFile[] => {
+  const of = (reply: Reply): ReplyFile[] => [...(reply.files ?? []), ...(reply.thread ?? []).flatMap(of)];
+  return records.flatMap((record) => ('reply' in record ? of(record.reply) : []));
+};
+
 /** A delivered file's content as text. */
 export const fileText = (file: ReplyFile): string =>
   typeof file.content === 'string' ? file.content : (file.content?.toString('utf8') ?? '');
