@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { InStatement } from '@libsql/client';
 import { migrations } from '../src/runtime/migrations.js';
+import { SecretRegistry } from '../src/secrets/registry.js';
 import { type AuditFields, createAuditLog, GENESIS_HASH, hashAuditRow } from '../src/state/audit.js';
 import { canonicalJson } from '../src/state/canonical-json.js';
 import { openStateStore } from '../src/state/store.js';
-import { createLogger, SecretRegistry } from '../src/telemetry/log.js';
+import { createLogger } from '../src/telemetry/log.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow } from './types.js';
 

@@ -14,7 +14,7 @@ import { rm, stat } from 'node:fs/promises';
 import { createClient } from '@libsql/client';
 import { createCustomerDatabase } from '../src/database/customer-database.js';
 import { answerQuery } from '../src/operations/db/query.js';
-import { SecretRegistry } from '../src/telemetry/log.js';
+import { SecretRegistry } from '../src/secrets/registry.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 

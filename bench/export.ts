@@ -26,7 +26,7 @@ import { createReportPool } from '../src/reports/pool.js';
 import { ShieldTally } from '../src/reports/shield-summary.js';
 import { BoundedTally, SpaceSavingCounter } from '../src/reports/top-counts.js';
 import { createFileScrub } from '../src/secrets/file-scrub.js';
-import { SecretRegistry } from '../src/telemetry/log.js';
+import { SecretRegistry } from '../src/secrets/registry.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 

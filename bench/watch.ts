@@ -60,7 +60,8 @@ async function takeoverIntervals(): Promise<number> {
     import('../src/operations/watches/poller.js'),
     import('../src/state/audit.js'),
   ]);
-  const { createLogger, SecretRegistry } = await import('../src/telemetry/log.js');
+  const { createLogger } = await import('../src/telemetry/log.js');
+  const { SecretRegistry } = await import('../src/secrets/registry.js');
   const dir = await mkdtemp(join(tmpdir(), 'edgeops-bench-watch-'));
   let nowMs = DAY_START + 12 * 60 * MINUTE;
   const now = () => nowMs;

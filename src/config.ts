@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { EdgeopsError } from './errors.js';
 import { parseDuration } from './time/duration.js';
 
 /** Which adapter serves users, chosen from the credentials present (PRODUCT §1). */
@@ -162,13 +163,21 @@ export interface Config {
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
-export class ConfigError extends Error {
+export class ConfigError extends EdgeopsError {
+  readonly kind = 'config';
+  readonly outcome = 'error';
+  readonly unexpected = false;
+
   constructor(
     readonly variable: string,
     problem: string,
   ) {
     super(`${variable}: ${problem}`);
     this.name = 'ConfigError';
+  }
+
+  get userMessage(): string {
+    return this.message;
   }
 }
 

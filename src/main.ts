@@ -1,10 +1,14 @@
 /**
- * Composition root: configuration → dependencies → the chosen adapter (PRODUCT §1).
+ * The one composition root: configuration → the runtime → the chosen adapter (PRODUCT §1),
+ * Slack (HTTP or Socket Mode) or the console, each handed the runtime built here.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, ConfigError, configSecrets, loadConfig } from './config.js';
+import type { ConsoleBackends } from './console/backends.js';
+import type { Runtime } from './runtime/runtime.js';
 import { createShutdown, type Shutdown, startFailureLine, stopLine } from './runtime/shutdown.js';
-import { createLogger, type Logger, SecretRegistry } from './telemetry/log.js';
+import { SecretRegistry } from './secrets/registry.js';
+import { createLogger, type Logger } from './telemetry/log.js';
 import { systemClock } from './time/clock.js';
 
 // One registry for every line this process writes, the last guards' and a failed start's included.
@@ -25,8 +29,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, secrets, clock: systemClock });
 
   if (config.mode === 'console') {
-    const { runConsole } = await import('./console/run.js');
-    await runConsole({ config, secrets, logger, now: systemClock });
+    await runConsoleMode(config, logger);
     return;
   }
 
@@ -44,6 +47,67 @@ async function main(): Promise<void> {
     port: config.port,
   });
   await runSlack(config, config.mode, logger, shutdown, reload);
+}
+
+/**
+ * Console mode: the runtime built against what the console works against (the configured
+ * platform, or the built-in sandbox with a state database of the session's own) with the demo
+ * policy when no policy file is set, logging to the session's file; the console runs the
+ * session on it. Its modules are loaded here, not at the top, so that Slack mode never pays
+ * for them.
+ */
+async function runConsoleMode(config: Config, logger: Logger): Promise<void> {
+  const [
+    { createRuntime },
+    { prepareConsoleBackends },
+    { DEFAULT_CONSOLE_LOG_FILE, openConsoleLog },
+    { runConsole },
+    { createDemoPolicy },
+  ] = await Promise.all([
+    import('./runtime/runtime.js'),
+    import('./console/backends.js'),
+    import('./console/log-file.js'),
+    import('./console/run.js'),
+    import('./policy/defaults.js'),
+  ]);
+  // stdout carries only the conversation: the session's log lines go to a file.
+  const log = openConsoleLog({
+    clock: systemClock,
+    path: DEFAULT_CONSOLE_LOG_FILE,
+    level: config.logLevel,
+    secrets,
+  });
+  log.logger.info('edgeops starting in console mode', { mode: 'console' });
+  let backends: ConsoleBackends | undefined;
+  let runtime: Runtime;
+  try {
+    backends = await prepareConsoleBackends({ config, secrets, logger: log.logger, now: systemClock });
+    runtime = await createRuntime({
+      config: backends.config,
+      platform: backends.platform,
+      secrets,
+      logger: log.logger,
+      fallbackPolicy: createDemoPolicy(),
+      now: systemClock,
+    });
+  } catch (error) {
+    logger.error('the console could not start', { error });
+    await backends?.close().catch(() => undefined);
+    log.close();
+    throw error;
+  }
+  try {
+    await runConsole({ runtime, backends, log, secrets, policyFile: config.policyPath !== undefined });
+  } finally {
+    await runtime
+      .close()
+      .catch((error: unknown) => log.logger.error('closing the runtime failed', { error }));
+    await backends
+      .close()
+      .catch((error: unknown) => log.logger.error('closing the sandbox failed', { error }));
+    log.logger.info('console session ended');
+    log.close();
+  }
 }
 
 /**

@@ -11,7 +11,8 @@ import { parsePolicy } from '../src/policy/load.js';
 import { OPERATION_IDS } from '../src/policy/operation-ids.js';
 import type { Policy } from '../src/policy/schema.js';
 import { createPolicyStore } from '../src/policy/store.js';
-import { createLogger, SecretRegistry } from '../src/telemetry/log.js';
+import { SecretRegistry } from '../src/secrets/registry.js';
+import { createLogger } from '../src/telemetry/log.js';
 import { pinnedClock } from './support/clock.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, SecretRegistry } from '../src/telemetry/log.js';
+import { SecretRegistry } from '../src/secrets/registry.js';
+import { createLogger } from '../src/telemetry/log.js';
 import { pinnedClock } from './support/clock.js';
 
 /** A logger redacting `secrets`, and the lines it wrote. */

@@ -68,6 +68,16 @@ const slackModeEntries = [
   'slack/surface.ts',
 ];
 
+/** What console mode loads: main.ts composes it from these. */
+const consoleModeEntries = [
+  'main.ts',
+  'runtime/runtime.ts',
+  'console/backends.ts',
+  'console/log-file.ts',
+  'console/run.ts',
+  'policy/defaults.ts',
+];
+
 describe('what a start loads', () => {
   it('the entry point loads neither Slack nor the console until the mode is known', () => {
     const { files, packages } = startupClosure(['main.ts']);
@@ -87,6 +97,24 @@ describe('what a start loads', () => {
     expect(files.has('reports/chart-png.ts')).toBe(false);
   });
 
+  it('console mode loads no Slack adapter and no Slack package', () => {
+    const { files, packages } = startupClosure(consoleModeEntries);
+    expect(files.has('console/run.ts') && files.has('sandbox/server.ts')).toBe(true);
+    expect([...files].filter((file) => /^slack\//.test(file))).toEqual([]);
+    expect([...packages].filter((name) => name.startsWith('@slack/'))).toEqual([]);
+  });
+
+  it('main.ts builds the runtime for the console too: the console is handed it and builds none', () => {
+    const main = readFileSync(path.join(SRC, 'main.ts'), 'utf8');
+    expect(main).toContain("import('./console/backends.js')");
+    expect(main).toContain("import('./runtime/runtime.js')");
+    const { files } = startupClosure(['console/run.ts']);
+    expect(files.has('runtime/runtime.ts')).toBe(false);
+    expect(readFileSync(path.join(SRC, 'console/run.ts'), 'utf8')).not.toMatch(
+      /runtime\/runtime\.js|createRuntime/,
+    );
+  });
+
   it("HTTP mode's receiving thread is started before the app loads, and loads nothing of Bolt to start", () => {
     const { files, packages } = startupClosure(['slack/receivers/ack-thread-start.ts']);
     expect([...files]).toEqual(['slack/receivers/ack-thread-start.ts']);
@@ -99,7 +127,7 @@ describe('what a start loads', () => {
   });
 
   it('no start loads date-fns as ES modules, which costs a second on Node 22 and 24', () => {
-    const { files, packages } = startupClosure([...slackModeEntries, 'console/run.ts']);
+    const { files, packages } = startupClosure([...slackModeEntries, ...consoleModeEntries]);
     expect([...packages].filter((name) => name === 'date-fns' || name.startsWith('date-fns/'))).toEqual([]);
     // Its functions come through the one module that loads its CommonJS build.
     expect(files.has('time/date-fns.ts')).toBe(true);

@@ -1,10 +1,49 @@
-// Fails when src/ has an import cycle, type-only imports and re-exports included (STYLE: arrows
-// point down). Imports are read by the TypeScript compiler's own pre-processor, not by a regex.
+// Fails when src/ has an import cycle, type-only imports and re-exports included, or an import
+// that breaks a layer rule (STYLE: arrows point down). Imports are read by the TypeScript
+// compiler's own pre-processor, not by a regex, and the rules are checked on resolved paths, so
+// they hold at any folder depth. Biome's noRestrictedImports repeats them for the editor.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 
 const root = resolve(process.argv[2] ?? 'src');
+
+const ADAPTERS = ['slack/', 'console/'];
+const DOMAIN = ['approvals/', 'watches/', 'policy/', 'reports/', 'platform/', 'database/', 'state/'];
+const FLOOR = ['reply/', 'secrets/', 'time/', 'telemetry/', 'errors.ts'];
+
+/**
+ * The layer rules: a file under one of `from` (every file but those under `except`, for `*`)
+ * imports nothing under `never`. Paths are relative to src/; a folder ends with a slash.
+ */
+const LAYER_RULES = [
+  ...ADAPTERS.map((adapter) => ({
+    from: '*',
+    except: ['main.ts', adapter],
+    never: [adapter],
+    why: 'an adapter is imported by main.ts alone: render a transport-neutral Reply (src/reply/) instead',
+  })),
+  {
+    from: [...DOMAIN, ...FLOOR],
+    never: ['operations/', 'runtime/'],
+    why: 'the domain sits below operations/: return data and let operations/ turn it into replies',
+  },
+  {
+    from: ['approvals/', 'policy/'],
+    never: ['reply/'],
+    why: 'approvals/ and policy/ return codes and data, never sentences: operations/ writes them with reply/',
+  },
+  {
+    from: ['reports/', 'state/', 'sandbox/'],
+    never: ['platform/'],
+    why: 'what it needs of the platform belongs to it, to database/ or to errors.ts, not to the API client',
+  },
+  {
+    from: FLOOR,
+    never: DOMAIN,
+    why: 'reply/, secrets/, time/, telemetry/ and errors.ts are the floor: they import nothing above them',
+  },
+];
 
 function sourceFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -27,6 +66,35 @@ function importsOf(file, known) {
 const files = sourceFiles(root);
 const known = new Set(files);
 const graph = new Map(files.map((file) => [file, importsOf(file, known)]));
+
+/** The file's path under src/, with forward slashes. */
+const inSrc = (file) => relative(root, file).split(sep).join('/');
+/** The place of `places` that holds `path`: a folder it is under, or the file it is. */
+const placeOf = (path, places) =>
+  places.find((place) => (place.endsWith('/') ? path.startsWith(place) : path === place));
+/** The place a rule applies to `path` as: its top folder (or itself) for `*`. */
+function fromPlace(rule, path) {
+  if (placeOf(path, rule.except ?? [])) return undefined;
+  if (rule.from !== '*') return placeOf(path, rule.from);
+  const slash = path.indexOf('/');
+  return slash < 0 ? path : path.slice(0, slash + 1);
+}
+
+const broken = [];
+for (const [file, imports] of graph) {
+  const path = inSrc(file);
+  for (const rule of LAYER_RULES) {
+    const from = fromPlace(rule, path);
+    if (!from) continue;
+    for (const target of imports) {
+      const never = placeOf(inSrc(target), rule.never);
+      if (never)
+        broken.push(
+          `layer rule: ${relative(process.cwd(), file)} imports ${relative(process.cwd(), target)}, and ${from} never imports ${never}: ${rule.why}`,
+        );
+    }
+  }
+}
 
 // Tarjan's strongly connected components: each component of more than one file is a cycle.
 let counter = 0;
@@ -60,12 +128,11 @@ function visit(file) {
 }
 for (const file of files) if (!index.has(file)) visit(file);
 
-if (cycles.length === 0) {
-  console.log(
-    `import-cycles: no cycle among ${files.length} files in ${relative(process.cwd(), root) || '.'}`,
-  );
-} else {
+const where = relative(process.cwd(), root) || '.';
+if (cycles.length === 0) console.log(`import-cycles: no cycle among ${files.length} files in ${where}`);
+else
   for (const cycle of cycles)
     console.error(`import cycle: ${cycle.map((file) => relative(process.cwd(), file)).join(' ↔ ')}`);
-  process.exitCode = 1;
-}
+if (broken.length === 0) console.log(`import-cycles: ${LAYER_RULES.length} layer rules hold in ${where}`);
+else for (const line of broken) console.error(line);
+if (cycles.length > 0 || broken.length > 0) process.exitCode = 1;

@@ -2,11 +2,19 @@
  * What the console works against: the platform and the customer database from the
  * environment, or, when they are unset, the built-in sandbox started in this process
  * (PRODUCT §1), so a newcomer can try every command with no account.
+ *
+ * Against the built-in sandbox each session gets a fresh state database (unless
+ * STATE_DATABASE_URL is set), since the sandbox itself starts afresh: a request left pending by
+ * an earlier session would only lock its target. Otherwise the state persists (its audit chain
+ * records real changes), and pending requests are shown again with their buttons.
  */
-
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../sandbox/server.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import type { Logger } from '../telemetry/log.js';
 import type { Clock } from '../time/clock.js';
 
 export type PlatformTarget = NonNullable<Config['platform']>;
@@ -21,15 +29,34 @@ export interface ServiceDatabaseTarget {
 }
 
 export interface ConsoleBackends {
-  /** The configuration with platform and service database filled in from the sandbox where unset. */
+  /**
+   * The configuration with platform and service database filled in from the sandbox where unset,
+   * and against the sandbox the session's own state database.
+   */
   config: Config;
+  /** The state database is this session's own, removed by close(). */
+  freshState: boolean;
   platform: PlatformTarget;
   /** Kept ready for the database operations; also in `config.serviceDatabase`. */
   serviceDatabase?: ServiceDatabaseTarget;
   sandbox?: Sandbox;
   /** Lines for the banner, saying what is used. */
   notes: string[];
+  /** Stops the sandbox and removes a fresh state database; after the runtime has closed. */
   close(): Promise<void>;
+}
+
+/** Against the sandbox: a fresh state database in a folder of its own, unless STATE_DATABASE_URL is set. */
+function sessionStateDatabase(config: Config): {
+  stateDatabase: Config['stateDatabase'];
+  remove?: () => void;
+} {
+  if (config.stateDatabase.fromEnvironment) return { stateDatabase: config.stateDatabase };
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-state-'));
+  return {
+    stateDatabase: { ...config.stateDatabase, url: `file:${join(dir, 'edgeops.db')}` },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export async function prepareConsoleBackends(options: {
@@ -47,6 +74,7 @@ export async function prepareConsoleBackends(options: {
   if (config.platform) {
     return {
       config,
+      freshState: false,
       platform: config.platform,
       serviceDatabase: fromEnvironment,
       notes: [
@@ -76,6 +104,7 @@ export async function prepareConsoleBackends(options: {
     databaseId: sandbox.databaseId,
     source: 'sandbox',
   };
+  const state = sessionStateDatabase(config);
   return {
     config: {
       ...config,
@@ -85,7 +114,9 @@ export async function prepareConsoleBackends(options: {
         authToken: serviceDatabase.authToken,
         id: serviceDatabase.databaseId,
       },
+      stateDatabase: state.stateDatabase,
     },
+    freshState: state.remove !== undefined,
     platform,
     serviceDatabase,
     sandbox,
@@ -95,6 +126,12 @@ export async function prepareConsoleBackends(options: {
         ? `No SERVICE_DATABASE_URL: the service database is the sandbox's, at ${sandbox.databaseUrl} (id ${sandbox.databaseId})`
         : 'Service database: SERVICE_DATABASE_URL',
     ],
-    close: () => sandbox.close(),
+    async close() {
+      try {
+        await sandbox.close();
+      } finally {
+        state.remove?.();
+      }
+    },
   };
 }

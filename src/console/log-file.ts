@@ -4,7 +4,8 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createLogger, type Logger, type LogLevel, type SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import { createLogger, type Logger, type LogLevel } from '../telemetry/log.js';
 import type { Clock } from '../time/clock.js';
 
 export const DEFAULT_CONSOLE_LOG_FILE = 'data/edgeops-console.log';

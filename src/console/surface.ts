@@ -4,13 +4,16 @@
  * folder, and forms wait for the session to ask them field by field after the command.
  */
 
-import type { MessageRef, Messenger, Surface } from '../operations/engine/types.js';
+import type { Messenger, Surface } from '../operations/engine/ports.js';
+import type { MessageRef } from '../operations/engine/types.js';
 import type { ModalSpec } from '../reply/form.js';
 import type { Reply, ReplyFile } from '../reply/model.js';
 import { overflowFile } from '../reply/plain.js';
 import { byteSize } from '../reply/words.js';
 import { commentWithMaskedNote, createFileScrub } from '../secrets/file-scrub.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import { scrubbed } from '../secrets/scrub.js';
+import type { Logger } from '../telemetry/log.js';
 import type { MessageBook, ShownMessage } from './book.js';
 import type { OutFiles } from './out-files.js';
 import { renderReplyForTerminal } from './render.js';
@@ -127,7 +130,7 @@ function consoleDelivery(screen: ConsoleScreen) {
     const heading = `── ${title} · ${placement.note ? `${placement.note} · ` : ''}${placement.where} ──`;
     // The one place console output passes the secret registry (a DM may reveal its own secret).
     const text = ['', style.cyan(heading), ...rendered.lines, ...fileLines].join('\n');
-    terminal.print(screen.secrets.redact(text, reply.reveals ?? []));
+    terminal.print(scrubbed(screen.secrets, text, reply.reveals ?? []));
     return message;
   }
 

@@ -11,7 +11,22 @@
  * decoded from base64, piece by piece as it arrives. A long text is put back in the parsed row; a
  * long blob's bytes are handed on beside it, the row holding an empty string in their place. So a
  * value is held about once while it is read, and twice at most when its pieces are joined.
+ * The scanner core (structural characters, whitespace, where a string ends) is the one the
+ * origin-log reader uses, reports/json-entries.ts.
  */
+import { InternalError } from '../errors.js';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isJsonSpace,
+  JsonStringEnd,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from '../reports/json-entries.js';
 
 /** The bytes of the `cell`-th value's long base64, decoded apart from its row. */
 export interface BlobBytes {
@@ -34,8 +49,9 @@ export interface BatchRowOptions {
 }
 
 /** The body is not the JSON document a Hrana server sends. */
-export class BatchRowsError extends Error {
+export class BatchRowsError extends InternalError {
   override name = 'BatchRowsError';
+  readonly kind = 'unreadable-rows';
 }
 
 /** Everything but the rows is small; a skeleton past this is not a Hrana answer. */
@@ -45,14 +61,6 @@ const MAX_VALUE_BYTES = 1024 ** 3;
 /** Values longer than this (a few chunks of the body) are read apart from their row. */
 const LARGE_VALUE_CHARS = 256 * 1024;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 const LETTER_U = 0x75;
 
 type PathPart = string | number;
@@ -66,8 +74,6 @@ interface Frame {
   /** The array that holds the wanted rows. */
   isRows: boolean;
 }
-
-const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 function parse(text: string): unknown {
   try {
@@ -319,7 +325,7 @@ export class BatchRowScanner {
   private remaining: number;
   private skeleton = '';
   private inString = false;
-  private escaped = false;
+  private readonly stringEnd = new JsonStringEnd();
   /** The raw text so far of an object key being read, which a chunk boundary may cut. */
   private key: string | undefined;
   private capture: Capture | undefined;
@@ -374,12 +380,12 @@ export class BatchRowScanner {
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       if (this.ended) {
-        if (isSpace(code)) continue;
+        if (isJsonSpace(code)) continue;
         throw new BatchRowsError('the response continues after its end');
       }
       if (this.inString) {
         // Long values are most of a body: jump to the quote that ends the string.
-        const end = this.stringEnd(text, i);
+        const end = this.stringEnd.inText(text, i);
         const stop = end < 0 ? text.length : end;
         const capture = this.capture;
         if (capture?.value) from = this.readValue(capture, capture.value, text, i, stop, end >= 0, from);
@@ -443,7 +449,7 @@ export class BatchRowScanner {
         } else if (code === CLOSE_BRACKET) {
           this.stack.pop();
           from = i;
-        } else if (!isSpace(code)) throw new BatchRowsError('a row is not an array');
+        } else if (!isJsonSpace(code)) throw new BatchRowsError('a row is not an array');
         continue;
       }
       switch (code) {
@@ -607,32 +613,6 @@ export class BatchRowScanner {
     this.capture = undefined;
     events.push({ kind: 'over-budget' });
     return events;
-  }
-
-  /**
-   * The index of the quote that ends the string being read, from `at` on; -1 when the string goes
-   * on into the next chunk (then whether that chunk starts escaped is remembered).
-   */
-  private stringEnd(text: string, at: number): number {
-    let from = at;
-    if (this.escaped) {
-      this.escaped = false;
-      from += 1;
-    }
-    for (;;) {
-      const quote = text.indexOf('"', from);
-      const stop = quote < 0 ? text.length : quote;
-      // An odd run of backslashes right before it escapes the quote (or, at the end, the next character).
-      let backslashes = 0;
-      while (stop - backslashes - 1 >= from && text.charCodeAt(stop - backslashes - 1) === BACKSLASH)
-        backslashes += 1;
-      if (quote < 0) {
-        this.escaped = backslashes % 2 === 1;
-        return -1;
-      }
-      if (backslashes % 2 === 0) return quote;
-      from = quote + 1;
-    }
   }
 
   /** The document without the rows (and with null for the cols), once the body has ended. */

@@ -4,7 +4,7 @@
  * neutralised against formulas, by the operation that writes it).
  */
 import { csvCellPieces } from '../reports/csv-safety.js';
-import type { Cell } from './read-query.js';
+import type { Cell } from './hrana-value.js';
 
 const blobText = (blob: ArrayBuffer) => `<blob ${blob.byteLength} byte${blob.byteLength === 1 ? '' : 's'}>`;
 

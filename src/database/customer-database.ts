@@ -16,7 +16,8 @@
  * stop the reading.
  */
 import { createClient } from '@libsql/client';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import type { Logger } from '../telemetry/log.js';
 import { type Described, describeStatement } from './describe.js';
 import {
   changeSentToQueryError,
@@ -28,8 +29,8 @@ import {
   timeoutError,
   toDatabaseError,
 } from './errors.js';
+import type { Cell } from './hrana-value.js';
 import {
-  type Cell,
   type QueryLimits,
   type QueryStop,
   type QuerySummary,
@@ -40,7 +41,8 @@ import {
 import { readStatement, type StatementReading } from './statements.js';
 import { parseDatabaseUrl } from './url.js';
 
-export type { Cell, QueryLimits, QueryStop, QuerySummary, RowSink } from './read-query.js';
+export type { Cell } from './hrana-value.js';
+export type { QueryLimits, QueryStop, QuerySummary, RowSink } from './read-query.js';
 
 export interface QueryResult {
   columns: string[];

@@ -5,7 +5,7 @@
  * token.
  */
 import { z } from 'zod';
-import { EdgeopsError, type FailureOutcome } from '../errors.js';
+import { EdgeopsError, type FailureLogLine, type FailureOutcome } from '../errors.js';
 
 export type DatabaseErrorKind =
   /** The statement is not allowed here (not read-only, several statements, none). */
@@ -48,6 +48,16 @@ export class DatabaseError extends EdgeopsError {
 
   override get detail(): string {
     return `${this.kind} ${this.code}${this.status ? ` ${this.status}` : ''}: ${this.userMessage}`;
+  }
+
+  /** A refused token is logged once by the customer database, not again on every query. */
+  override get logLine(): FailureLogLine | undefined {
+    if (this.kind === 'unauthorized') return super.logLine;
+    return {
+      level: 'warn',
+      message: 'customer database call failed',
+      fields: { kind: this.kind, code: this.code, status: this.status, message: this.userMessage },
+    };
   }
 }
 

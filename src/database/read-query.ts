@@ -7,11 +7,10 @@
  * the download there, before it is held whole (a 300 MB blob took the bot to 2.1 GB).
  */
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import { BatchRowScanner, BatchRowsError } from './batch-rows.js';
 import { DatabaseError, errorForCode, errorForStatus, type Scrub } from './errors.js';
-
-/** A value as the database sends it: integers exact, blobs as bytes. */
-export type Cell = null | string | number | bigint | ArrayBuffer;
+import { type Cell, decodeHranaValue, type HranaValue, HranaValueSchema } from './hrana-value.js';
 
 /** How much one query may keep: rows, and bytes of values (text as UTF-8, blobs as their size). */
 export interface QueryLimits {
@@ -33,8 +32,9 @@ export interface RowSink {
 }
 
 /** The sink failed (a full disk, say), not the database: the caller gets `cause` as it was. */
-export class RowSinkError extends Error {
+export class RowSinkError extends InternalError {
   override name = 'RowSinkError';
+  readonly kind = 'row-sink';
 
   constructor(override readonly cause: unknown) {
     super('the rows could not be handed on');
@@ -75,13 +75,6 @@ export interface ReadQueryRequest {
 /** The statement's step in the batch: BEGIN is step 0. */
 const STATEMENT_STEP = 1;
 
-const HranaValueSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('null') }),
-  z.object({ type: z.literal('integer'), value: z.string().regex(/^-?\d+$/) }),
-  z.object({ type: z.literal('float'), value: z.number() }),
-  z.object({ type: z.literal('text'), value: z.string() }),
-  z.object({ type: z.literal('blob'), base64: z.string() }),
-]);
 const RowSchema = z.array(HranaValueSchema);
 const ColsSchema = z.array(z.looseObject({ name: z.string().nullish() }));
 
@@ -118,31 +111,11 @@ const unreadable = () =>
     'The database answered the query in a way the bot could not read (code HRANA_PROTO_ERROR).',
   );
 
-/** The bytes as an ArrayBuffer of their own, without a copy when they already fill one. */
-function ownBuffer(bytes: Buffer): ArrayBuffer {
-  const { buffer } = bytes;
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
-  return whole && buffer instanceof ArrayBuffer ? buffer : new Uint8Array(bytes).buffer;
-}
-
 /** A cell's value; `bytes` are its blob's, when they were decoded apart from the row. */
-function cellOf(value: z.infer<typeof HranaValueSchema>, bytes: ArrayBuffer | undefined): Cell {
-  if (bytes) {
-    if (value.type !== 'blob') throw unreadable();
-    return bytes;
-  }
-  switch (value.type) {
-    case 'null':
-      return null;
-    case 'integer':
-      return BigInt(value.value);
-    case 'float':
-      return value.value;
-    case 'text':
-      return value.value;
-    case 'blob':
-      return ownBuffer(Buffer.from(value.base64, 'base64'));
-  }
+function cellOf(value: HranaValue, bytes: ArrayBuffer | undefined): Cell {
+  if (!bytes) return decodeHranaValue(value);
+  if (value.type !== 'blob') throw unreadable();
+  return bytes;
 }
 
 /** What a cell weighs against the byte cap. */

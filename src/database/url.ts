@@ -4,6 +4,7 @@
  * takes the token as an `authToken` query parameter, which must never travel further as part of
  * a URL that could be logged.
  */
+import { EdgeopsError } from '../errors.js';
 
 export interface DatabaseEndpoint {
   /** `http(s)://host[:port][/path]` without query or trailing slash; `/v2/pipeline` goes after it. */
@@ -15,8 +16,15 @@ export interface DatabaseEndpoint {
 }
 
 /** The URL is not one the customer database can be reached at; the message names no secret. */
-export class DatabaseUrlError extends Error {
+export class DatabaseUrlError extends EdgeopsError {
   override name = 'DatabaseUrlError';
+  readonly kind = 'database-url';
+  readonly outcome = 'error';
+  readonly unexpected = false;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 const SCHEMES: Record<string, { secure: string; plain: string }> = {

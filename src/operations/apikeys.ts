@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { md, trusted } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
 import { counted } from '../reply/words.js';
-import { maskSecret } from '../telemetry/log.js';
+import { maskSecret } from '../secrets/registry.js';
 import { UserFacingError } from './engine/errors.js';
 import { defineOperation, parseWith, type RunContext } from './engine/types.js';
 import {

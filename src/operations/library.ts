@@ -14,7 +14,7 @@ import type { ModalField, ModalSpec, ModalValues } from '../reply/form.js';
 import { hiddenCharacterError } from '../reply/hidden-characters.js';
 import { type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../reply/model.js';
-import { fingerprint } from '../telemetry/log.js';
+import { fingerprint } from '../secrets/registry.js';
 import { OperationFailedError, UserFacingError } from './engine/errors.js';
 import { defineOperation, parseWith, type RunContext } from './engine/types.js';
 import { deliverSecret, type SecretDelivery, secretContext } from './shared/secret-delivery.js';

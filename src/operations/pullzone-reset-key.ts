@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { fingerprint } from '../telemetry/log.js';
+import { fingerprint } from '../secrets/registry.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { defineOperation, parseWith } from './engine/types.js';
 import { namedId, pullZoneToChange } from './shared/change-targets.js';

@@ -3,11 +3,12 @@
  * core. Everything else in the product calls the platform through this object.
  */
 import type { Logger } from '../telemetry/log.js';
+import type { PlatformCallEvent } from '../telemetry/metrics.js';
 import { listApiKeys } from './api-keys.js';
 import type { PlatformContext } from './context.js';
 import { generateDatabaseToken, getDatabase, revokeDatabaseTokens } from './database-tokens.js';
 import { listDnsZones } from './dns-zones.js';
-import { type PlatformCallEvent, PlatformHttp, type PlatformHttpOptions } from './http.js';
+import { PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
 import { listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
 import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';

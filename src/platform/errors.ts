@@ -3,7 +3,7 @@
  * The Slack and console adapters show `userMessage`; logs get the rest (never a secret).
  */
 import type { z } from 'zod';
-import { EdgeopsError } from '../errors.js';
+import { EdgeopsError, type FailureLogLine } from '../errors.js';
 import {
   ApiErrorDataSchema,
   DatabaseApiErrorSchema,
@@ -81,6 +81,21 @@ export class PlatformError extends EdgeopsError {
 
   override get detail(): string {
     return `${this.kind}${this.status ? ` ${this.status}` : ''}: ${this.userMessage}`;
+  }
+
+  /** Every failed platform call is worth a warning, whoever's the cause. */
+  override get logLine(): FailureLogLine {
+    return {
+      level: 'warn',
+      message: 'platform call failed',
+      fields: {
+        kind: this.kind,
+        status: this.status,
+        platformOperation: this.operation,
+        attempts: this.attempts,
+        message: this.userMessage,
+      },
+    };
   }
 }
 

@@ -8,6 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
 import type { Logger } from '../telemetry/log.js';
+import type { PlatformCallEvent } from '../telemetry/metrics.js';
 import type { Clock } from '../time/clock.js';
 import {
   type CallTarget,
@@ -24,15 +25,6 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** A Retry-After longer than this is not waited for: the error is reported instead. */
   maxRetryAfterSeconds: number;
-}
-
-export interface PlatformCallEvent {
-  operation: string;
-  outcome: 'ok' | 'error';
-  kind?: string;
-  status?: number;
-  durationMs: number;
-  attempts: number;
 }
 
 export interface PlatformHttpOptions {

@@ -5,8 +5,11 @@
  * be null, a field not marked required may be absent, and unknown fields pass.
  * The sandbox keeps its own copy of the vendor's rules (src/sandbox/vendor-rules.ts), so a drift
  * between these schemas and the vendor's shows up in tests instead of being mirrored.
+ * Two wire formats live with their readers: the origin-log entry in src/reports/origin-entry.ts,
+ * the Hrana value of the customer database in src/database/hrana-value.ts.
  */
 import { z } from 'zod';
+import { TokenAuthorization } from '../database/token-authorization.js';
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -114,17 +117,6 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 export const ApiKeyListSchema = pagedList(ApiKeySchema);
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 
-// ---------------------------------------------------------------- 3. database pipeline (Hrana over HTTP)
-
-export const HranaValueSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('null') }),
-  z.object({ type: z.literal('integer'), value: z.string().regex(/^-?\d+$/) }),
-  z.object({ type: z.literal('float'), value: z.number() }),
-  z.object({ type: z.literal('text'), value: z.string() }),
-  z.object({ type: z.literal('blob'), base64: z.string() }),
-]);
-export type HranaValue = z.infer<typeof HranaValueSchema>;
-
 // ---------------------------------------------------------------- 4. Shield bot detection
 
 /** 0 = Off, 1 = Low, 2 = Medium, 3 = High. */
@@ -191,45 +183,6 @@ export const ResetSecurityKeySchema = z.strictObject({
 });
 
 // ---------------------------------------------------------------- 6. origin error logs
-
-export const ORIGIN_ERROR_CODES = {
-  dns_lookup: 'origin DNS lookup failed',
-  http_timeout: 'origin timed out',
-  http_request_exception: 'request to origin failed',
-  http_request_failure: 'origin request failure',
-  http_invalid_range: 'invalid range request',
-  http_loop_detected: 'request loop detected',
-  http_invalid_compression: 'invalid compression from origin',
-  network_socket_exception: 'socket error to origin',
-  network_io_error: 'network I/O error to origin',
-  notfound_localdb: 'not found in local database',
-  error: 'other error',
-} as const;
-
-/** LogEntry (reference 06): the vendor requires none of its fields. */
-export const OriginLogEntrySchema = z.looseObject({
-  logId: z.string().optional(),
-  timestamp: z.number().optional(),
-  log: z.string().optional(),
-  labels: z
-    .looseObject({
-      ErrorCode: z.string().optional(),
-      StatusCode: z.string().optional(),
-      ServerZone: z.string().optional(),
-    })
-    .default({}),
-});
-export type OriginLogEntry = z.infer<typeof OriginLogEntrySchema>;
-
-/** The JSON document inside an entry's `log` string. */
-export const OriginLogDetailSchema = z.looseObject({
-  RequestUrl: z.string().optional(),
-  PullZoneId: z.number().optional(),
-  Message: z.string().optional(),
-  ErrorCode: z.string().optional(),
-  StatusCode: z.number().optional(),
-});
-export type OriginLogDetail = z.infer<typeof OriginLogDetailSchema>;
 
 /** The origin-log path carries the date as MM-dd-yyyy. */
 export const ORIGIN_LOG_DATE_FORMAT = 'MM-dd-yyyy';
@@ -446,8 +399,6 @@ export const exportRequestSchema = (now: number) =>
 export type ExportRequest = z.infer<ReturnType<typeof exportRequestSchema>>;
 
 // ---------------------------------------------------------------- database tokens
-
-export const TokenAuthorization = ['full-access', 'read-only'] as const;
 
 export const GenerateTokenRequestSchema = z.strictObject({
   authorization: z.enum(TokenAuthorization),

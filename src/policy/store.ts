@@ -4,6 +4,7 @@
  * last good policy stays in force, so a typo never opens or closes access by accident.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { EdgeopsError } from '../errors.js';
 import type { Logger } from '../telemetry/log.js';
 import { parsePolicy } from './load.js';
 import type { Policy } from './schema.js';
@@ -35,8 +36,15 @@ export interface PolicyStore {
 }
 
 /** A policy file that cannot be used at start-up; the message names the file and the fault. */
-export class PolicyLoadError extends Error {
+export class PolicyLoadError extends EdgeopsError {
   override name = 'PolicyLoadError';
+  readonly kind = 'policy';
+  readonly outcome = 'error';
+  readonly unexpected = false;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 const DEFAULT_INTERVAL_MS = 1_000;

@@ -5,14 +5,7 @@
  */
 import { z } from 'zod';
 import { counted } from '../reply/words.js';
-import { bucketWidthWords } from './chart.js';
-
-export interface ChartBucket {
-  start: Date;
-  count: number;
-  /** The bucket is still filling (it contains now): drawn lighter and named in the legend. */
-  partial?: boolean;
-}
+import { bucketWidthWords, type ChartBucket } from './chart.js';
 
 export interface BucketChart {
   /** Plain text, drawn above the bars. */
@@ -131,7 +124,7 @@ function chartFigures(chart: BucketChart) {
   }
   const from = chart.buckets[0]!.start.getTime();
   const to = chart.buckets.at(-1)!.start.getTime() + chart.bucketMs;
-  return { peak, total, from, to, partial: chart.buckets.find((bucket) => bucket.partial) };
+  return { peak, total, from, to, partial: chart.buckets.filter((bucket) => bucket.partial) };
 }
 
 const spansDays = (from: number, to: number) => Math.floor(from / DAY) !== Math.floor((to - 1) / DAY);
@@ -145,7 +138,7 @@ function spanWords(from: number, to: number): string {
 
 /**
  * What the picture shows, in one paragraph for screen readers: the window, the bucket width,
- * the peak bucket and its count, the total, and which bucket is still filling.
+ * the peak bucket and its count, the total, and which buckets count only part of their width.
  */
 export function chartAltText(chart: BucketChart): string {
   const unit = chart.unit ?? 'events';
@@ -162,10 +155,11 @@ export function chartAltText(chart: BucketChart): string {
       ? `No ${unit} in that time.`
       : `Peak ${when(peak.start.getTime())}–${clock(peak.start.getTime() + chart.bucketMs)} UTC with ${counted(peak.count, singular, unit)}; total ${counted(total, singular, unit)}.`,
   ];
-  if (partial)
-    parts.push(
-      `The bar from ${when(partial.start.getTime())} UTC is partial: that ${width} is still under way.`,
-    );
+  const partialStarts = partial.map((bucket) => when(bucket.start.getTime())).join(' and ');
+  if (partial.length === 1)
+    parts.push(`The bar from ${partialStarts} UTC is partial: it counts only part of its ${width}.`);
+  else if (partial.length > 1)
+    parts.push(`The bars from ${partialStarts} UTC are partial: each counts only part of its ${width}.`);
   return parts.join(' ');
 }
 
@@ -204,8 +198,9 @@ export function chartSvg(chart: BucketChart): string {
     parts.push(text(legendX + 15, 47, words));
     legendX += 15 + words.length * 6.2 + 18;
   };
-  legend(COLOURS.bar, `${unit} per ${bucketWidthWords(chart.bucketMs)} (UTC)`);
-  if (partial) legend(COLOURS.partial, 'partial: still under way');
+  const width = bucketWidthWords(chart.bucketMs);
+  legend(COLOURS.bar, `${unit} per ${width} (UTC)`);
+  if (partial.length > 0) legend(COLOURS.partial, `partial: only part of its ${width}`);
 
   // Count gridlines and labels.
   for (let value = 0; value <= top; value += countEvery) {
@@ -223,7 +218,7 @@ export function chartSvg(chart: BucketChart): string {
     const y = yOf(bucket.count);
     // At least a pixel tall, so a bucket of one is visible beside a busy one.
     const height = Math.max(1 / CHART_SCALE, PLOT.y + PLOT.height - y);
-    // The partial bar is lighter and outlined: it is still filling, not a drop.
+    // A partial bar is lighter and outlined: it counts only part of its width, it is not a drop.
     const paint = bucket.partial
       ? `class="bar partial" fill="${COLOURS.partial}" stroke="${COLOURS.bar}" stroke-width="1" stroke-dasharray="3 2"`
       : `class="bar" fill="${COLOURS.bar}"`;

@@ -9,8 +9,9 @@ export interface ChartBucket {
   start: Date;
   count: number;
   /**
-   * The bucket covers only part of its width: the one still running at "now", or the first one
-   * when the window starts inside it. Its bar is not comparable with the others as it stands.
+   * The bucket covers only part of its width: the one still running at "now", or one the window
+   * starts or ends inside. Its bar is not comparable with the others as it stands; the text bars
+   * and the picture (bucket-chart.ts) both say so.
    */
   partial?: boolean;
 }

@@ -21,6 +21,7 @@
  * become U+FFFD, as csv-parse's decoding makes them.
  */
 import { isUtf8 } from 'node:buffer';
+import { EdgeopsError } from '../errors.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './csv-columns.js';
 
 export type { CsvCellSink, CsvColumnTap } from './csv-columns.js';
@@ -29,8 +30,15 @@ export type { CsvCellSink, CsvColumnTap } from './csv-columns.js';
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
 /** The body is not CSV that can be read; the message says where and why. */
-export class CsvShapeError extends Error {
+export class CsvShapeError extends EdgeopsError {
   override name = 'CsvShapeError';
+  readonly kind = 'invalid-response';
+  readonly outcome = 'failed';
+  readonly unexpected = true;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 export interface CsvGuardOptions {
@@ -183,6 +191,7 @@ export class CsvFormulaGuard {
     this.carried = length;
   }
 
+  // One piece: the byte loop every exported byte passes, its state in locals; a call per state costs throughput.
   private scan(chunk: Buffer, final: boolean): Buffer {
     const inScratch = this.carried > 0;
     const buf = this.input(chunk);

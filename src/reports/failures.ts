@@ -4,7 +4,6 @@
  */
 import { rm } from 'node:fs/promises';
 import { EdgeopsError } from '../errors.js';
-import { PlatformError } from '../platform/errors.js';
 import type { WorkerFailure } from './tasks.js';
 
 /** Named like the platform error kinds they resemble, so audit rows read the same. */
@@ -39,9 +38,12 @@ export class ReportError extends EdgeopsError {
   }
 }
 
-/** Whether `error` says the report was cancelled, by the user or through its platform call. */
+/**
+ * Whether `error` says the report was cancelled, by the user or through its platform call: every
+ * error that tells of a cancelled call (ReportError, PlatformError) has the kind `aborted`.
+ */
 export function isCancellation(error: unknown): boolean {
-  return (error instanceof ReportError || error instanceof PlatformError) && error.kind === 'aborted';
+  return error instanceof EdgeopsError && error.kind === 'aborted';
 }
 
 export interface ReportFailureWords {

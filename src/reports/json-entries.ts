@@ -8,23 +8,94 @@
  * the elements up to the chunk's last `},{"` go to one JSON.parse as a list. That boundary is a
  * guess (the same bytes may end a string), but a wrong guess cuts an object short, which
  * JSON.parse refuses; the scanner then reads that chunk itself. So the elements are exactly
- * JSON.parse's either way (test/platform/json-entries.test.ts compares them on generated input).
+ * JSON.parse's either way (test/reports/json-entries.test.ts compares them on generated input).
+ *
+ * Its core (the structural characters, whitespace, and finding where a string ends across
+ * chunks) is also the core of the Hrana row reader, database/batch-rows.ts, which reads text.
  */
+import { EdgeopsError } from '../errors.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
+// ---------------------------------------------------------------- the scanner core
 
-export class JsonStreamError extends Error {
+/** JSON's structural characters: one byte in UTF-8, and one UTF-16 code unit, of the same value. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const COLON = 0x3a;
+export const COMMA = 0x2c;
+
+/** JSON's four whitespace characters. */
+export const isJsonSpace = (code: number): boolean =>
+  code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+/**
+ * Finds where the string being read ends, chunk after chunk, in bytes or in text: it jumps to the
+ * next quote (strings are most of a body) and counts the backslashes before it, and it remembers
+ * an escape that a chunk boundary cuts. One method per input, so that each stays monomorphic.
+ */
+export class JsonStringEnd {
+  /** The last chunk ended on an escaping backslash: the next starts with the character it escapes. */
+  private escaped = false;
+
+  /** The index of the quote that ends the string, from `at` on; -1 when the string goes on into the next chunk. */
+  inBytes(bytes: Buffer, at: number): number {
+    for (let from = this.start(at); ; ) {
+      const quote = bytes.indexOf(QUOTE, from);
+      const stop = quote < 0 ? bytes.length : quote;
+      let backslashes = 0;
+      while (stop - backslashes - 1 >= from && bytes[stop - backslashes - 1] === BACKSLASH) backslashes += 1;
+      if (quote < 0) return this.cut(backslashes);
+      if (backslashes % 2 === 0) return quote;
+      from = quote + 1;
+    }
+  }
+
+  /** As inBytes, in text. */
+  inText(text: string, at: number): number {
+    for (let from = this.start(at); ; ) {
+      const quote = text.indexOf('"', from);
+      const stop = quote < 0 ? text.length : quote;
+      let backslashes = 0;
+      while (stop - backslashes - 1 >= from && text.charCodeAt(stop - backslashes - 1) === BACKSLASH)
+        backslashes += 1;
+      if (quote < 0) return this.cut(backslashes);
+      if (backslashes % 2 === 0) return quote;
+      from = quote + 1;
+    }
+  }
+
+  /** Where reading starts: past the escaped character the last chunk left. */
+  private start(at: number): number {
+    if (!this.escaped) return at;
+    this.escaped = false;
+    return at + 1;
+  }
+
+  /** The chunk ended inside the string: an odd run of backslashes at its end escapes the next character. */
+  private cut(backslashes: number): number {
+    this.escaped = backslashes % 2 === 1;
+    return -1;
+  }
+}
+
+// ---------------------------------------------------------------- the entries of one array
+
+/** The response is not the JSON document asked for; the message says how, in words for people. */
+export class JsonStreamError extends EdgeopsError {
   override name = 'JsonStreamError';
+  readonly kind = 'invalid-response';
+  readonly outcome = 'failed';
+  readonly unexpected = true;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 const N = 0x6e;
-const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 /** Where one object element of a compact array likely ends and the next begins. */
 const BOUNDARY = Buffer.from('},{"');
 /** Elements go to JSON.parse in lists of about this many bytes. */
@@ -41,7 +112,7 @@ const LIST_BYTES = 32 * 1024;
 export class JsonArraySplitter {
   private depth = 0;
   private inString = false;
-  private escaped = false;
+  private readonly stringEnd = new JsonStringEnd();
   /** Depth at which the wanted array's elements sit, or 0 while it has not been found. */
   private elementDepth = 0;
   private done = false;
@@ -74,19 +145,18 @@ export class JsonArraySplitter {
     let batchable = true;
     const length = chunk.length;
     for (let i = 0; i < length; i++) {
-      const byte = chunk[i]!;
       if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) {
-          this.inString = false;
-          if (this.depth === 1 && this.stringStart >= 0)
-            this.lastString = this.partialString + chunk.toString('utf8', this.stringStart, i);
-          this.partialString = '';
-          this.stringStart = -1;
-        }
+        const end = this.stringEnd.inBytes(chunk, i);
+        if (end < 0) break;
+        i = end;
+        this.inString = false;
+        if (this.depth === 1 && this.stringStart >= 0)
+          this.lastString = this.partialString + chunk.toString('utf8', this.stringStart, i);
+        this.partialString = '';
+        this.stringStart = -1;
         continue;
       }
+      const byte = chunk[i]!;
       if (byte === QUOTE) {
         this.inString = true;
         // Only short strings at the top level can be the key we look for.
@@ -155,7 +225,7 @@ export class JsonArraySplitter {
   /** Looks at the first byte from `from` on that is not whitespace: the document's, or the wanted key's value. */
   private inspect(chunk: Buffer, from: number): void {
     let i = from;
-    while (i < chunk.length && WHITESPACE.has(chunk[i]!)) i++;
+    while (i < chunk.length && isJsonSpace(chunk[i]!)) i++;
     if (i >= chunk.length) return;
     const byte = chunk[i]!;
     if (this.rootIsObject === undefined) {

@@ -3,10 +3,10 @@
  * filters), counts kept in bounded memory. The worker feeds it; tests can drive it directly.
  */
 import { z } from 'zod';
-import { ORIGIN_ERROR_CODES } from '../platform/schemas.js';
 import {
   isOriginDetail,
   isOriginEntry,
+  ORIGIN_ERROR_CODES,
   type OriginDetail,
   type OriginEntry,
   type OriginLabels,

@@ -8,6 +8,7 @@
  * several bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { EdgeopsError, InternalError } from '../errors.js';
 import type { ReportPool, ReportWorkerName } from './pool.js';
 
 /** Small chunks from the socket are gathered into batches: fewer messages, same bytes. */
@@ -67,8 +68,15 @@ export interface StreamProgress {
 }
 
 /** Thrown inside the worker when the event loop cancels the task. */
-export class StreamCancelledError extends Error {
+export class StreamCancelledError extends EdgeopsError {
   override name = 'StreamCancelledError';
+  readonly kind = 'aborted';
+  readonly outcome = 'failed';
+  readonly unexpected = false;
+
+  get userMessage(): string {
+    return this.message;
+  }
 }
 
 /** Worker side: the body as an async iterable of Buffers; pulling the next one grants a credit. */
@@ -188,7 +196,10 @@ function nextOrAbort<T>(next: Promise<T>, signal: AbortSignal | undefined): Prom
 }
 
 /** The worker ended the task before the body did (it failed, or it stopped reading). */
-class WorkerSettledError extends Error {}
+class WorkerSettledError extends InternalError {
+  override name = 'WorkerSettledError';
+  readonly kind = 'worker-settled';
+}
 
 /**
  * Event-loop side: runs `worker` on the pool and forwards `source` to it. Returns the worker's

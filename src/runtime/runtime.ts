@@ -13,14 +13,17 @@ import { type HeldReplay, heldGate } from '../operations/approvals/held.js';
 import { createTtlCache } from '../operations/engine/cache.js';
 import { createEngine, type Engine } from '../operations/engine/engine.js';
 import { createJobRegistry, type ProgressTiming } from '../operations/engine/jobs.js';
+import type { Messenger } from '../operations/engine/ports.js';
 import { createSharedAnswers } from '../operations/engine/shared-answers.js';
-import type { Messenger, Services } from '../operations/engine/types.js';
+import type { Services } from '../operations/engine/types.js';
 import { createHomeContent } from '../operations/home/content.js';
 import { createHomeRefresher, refreshingApprovals, refreshingWatches } from '../operations/home/refresh.js';
 import { commandForms, gatedOperations, operations, wordAliases } from '../operations/registry.js';
 import { createWatchPoller, type WatchPoller } from '../operations/watches/poller.js';
 import { createWatchDesk } from '../operations/watches/service.js';
+import { channelDefaults } from '../operations/zones/defaults.js';
 import { createZoneDirectory } from '../operations/zones/directory.js';
+import { suggestZones } from '../operations/zones/suggest.js';
 import { createPlatformClient } from '../platform/client.js';
 import type { PlatformHttpOptions } from '../platform/http.js';
 import { createPolicyAuthorizer, type PolicyAuthorizer } from '../policy/authorizer.js';
@@ -32,10 +35,11 @@ import { createPolicyStore, type PolicyStore } from '../policy/store.js';
 import { type ChartRendererOptions, createChartRenderer } from '../reports/chart-render.js';
 import { createReportPool } from '../reports/pool.js';
 import { sweepTemporaryFiles } from '../reports/temp-file.js';
+import { SecretRegistry } from '../secrets/registry.js';
 import { createAuditLog } from '../state/audit.js';
 import { createSecretMessages } from '../state/secret-messages.js';
 import { openStateStore } from '../state/store.js';
-import { createLogger, type Logger, SecretRegistry } from '../telemetry/log.js';
+import { createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import type { Clock } from '../time/clock.js';
 import { createWatchStore } from '../watches/store.js';
@@ -94,6 +98,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+// One piece: the composition root's assembly of every service, in the order each needs the others.
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const { now } = options;
@@ -238,6 +243,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     commandForms,
     onOutcome: (operation, outcome) => metrics.commandFinished(operation, outcome),
     selfGated,
+    channelDefaults,
+    suggestZones: (input) => suggestZones({ authorizer, services }, input),
   });
 
   let sweeper: NodeJS.Timeout | undefined;

@@ -4,7 +4,8 @@
  */
 
 import { PolicyLoadError } from '../policy/store.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from '../secrets/registry.js';
+import type { Logger } from '../telemetry/log.js';
 
 /**
  * How long a stop may take in all: the receiver's grace and drain (5 s + 20 s) and the stores'

@@ -199,6 +199,7 @@ class WriteLock {
   }
 }
 
+// One piece: starting, restarting and stopping the database process act on its one current process.
 export async function openSandboxDatabase(options: SandboxDatabaseOptions): Promise<SandboxDatabase> {
   const temporaryDir = options.path ? undefined : mkdtempSync(join(tmpdir(), 'edgeops-sandbox-'));
   const url = options.path ? toFileUrl(options.path) : toFileUrl(join(temporaryDir ?? '', 'sandbox.db'));

@@ -3,6 +3,7 @@
  * reading with a size limit, and the AccessKey check.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EdgeopsError } from '../errors.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -71,7 +72,17 @@ export function sendProblem(
   );
 }
 
-export class BodyTooLargeError extends Error {}
+/** A request body over the sandbox's limit: refused with 413, as the platform does. */
+export class BodyTooLargeError extends EdgeopsError {
+  override name = 'BodyTooLargeError';
+  readonly kind = 'body-too-large';
+  readonly outcome = 'refused';
+  readonly unexpected = false;
+
+  get userMessage(): string {
+    return this.message;
+  }
+}
 
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@
  * What the sandbox received, for tests that assert "no request was sent" or "exactly one write".
  * Secrets are replaced by their fingerprint before anything is recorded.
  */
-import { fingerprint } from '../telemetry/log.js';
+import { fingerprint } from '../secrets/registry.js';
 import type { RouteId } from './router.js';
 
 export interface RecordedRequest {

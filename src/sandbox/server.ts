@@ -5,18 +5,16 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../time/clock.js';
 import { openSandboxDatabase } from './database.js';
-import { applyFault, createFaults, type Faults } from './faults.js';
+import { createFaults, type Faults } from './faults.js';
 import { createHranaService } from './hrana.js';
-import { BodyTooLargeError, parseJson, readBody, sendEmpty } from './http.js';
 import { createKnobs, type Knobs } from './knobs.js';
-import { createRequestLog, type RequestLog, redactBody, redactHeaders } from './request-log.js';
-import { type Listener, matchRoute, type Route, type RouteId } from './router.js';
+import { createRequestLog, type RequestLog } from './request-log.js';
+import type { Route, RouteId } from './router.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
-import { handleControl } from './routes/control.js';
 import { databasePipelineRoutes } from './routes/database-pipeline.js';
 import { databaseTokenRoutes } from './routes/database-tokens.js';
 import { dnsZoneRoutes } from './routes/dns-zones.js';
@@ -26,6 +24,7 @@ import { shieldRoutes } from './routes/shield.js';
 import { videoLibraryRoutes } from './routes/video-library.js';
 import { zoneListRoutes } from './routes/zone-lists.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
+import { type ServeDeps, serve } from './serve.js';
 import { createState } from './state.js';
 import { createDatabaseTokens } from './tokens.js';
 import type { BotDetectionConfig } from './vendor-rules.js';
@@ -102,7 +101,6 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Enough for an account past any list a client reads, small enough to stay in memory. */
 const MAX_ADDED_PULL_ZONES = 20_000;
 
@@ -195,47 +193,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...databasePipelineRoutes(state),
   ];
 
-  const serve = (listener: Listener) => async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://sandbox');
-    const method = req.method ?? 'GET';
-    const match = matchRoute(routes, listener, method, url.pathname);
-    const routeId = match.kind === 'found' ? match.route.id : 'unmatched';
-    try {
-      const body =
-        method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, BODY_LIMIT_BYTES);
-      const json = parseJson(body);
-      if (listener === 'api' && url.pathname.startsWith('/_sandbox/')) {
-        return handleControl({ faults, requests, knobs, addPullZones }, req, res, url, json);
-      }
-      const recorded = requests.record({
-        time: now(),
-        routeId,
-        method,
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        headers: redactHeaders(req.headers),
-        body: json.ok ? redactBody(json.value) : json.empty ? undefined : body.toString('utf8'),
-      });
-      res.on('finish', () => {
-        recorded.status = res.statusCode;
-      });
-      if (match.kind !== 'found') return sendEmpty(res, match.kind === 'wrong-method' ? 405 : 404);
-      const fault = faults.take(match.route.id);
-      if (fault && (await applyFault(fault, req, res))) return;
-      await match.route.handle({ req, res, url, params: match.params, body, json });
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        if (!res.headersSent) sendEmpty(res, 413);
-        return;
-      }
-      if (routeId !== 'unmatched') onError(error, routeId);
-      if (!res.headersSent) sendEmpty(res, 500);
-      else res.destroy();
-    }
-  };
-
-  const apiServer = createServer({ keepAlive: true }, serve('api'));
-  const databaseServer = createServer({ keepAlive: true }, serve('database'));
+  const deps: ServeDeps = { routes, faults, requests, knobs, addPullZones, now, onError };
+  const apiServer = createServer({ keepAlive: true }, serve(deps, 'api'));
+  const databaseServer = createServer({ keepAlive: true }, serve(deps, 'database'));
   const apiPort = await listen(apiServer, host, options.port ?? 0);
   const databasePort = await listen(databaseServer, host, options.databasePort ?? 0);
   const hostPart = host.includes(':') ? `[${host}]` : host;

@@ -3,6 +3,7 @@
  * database process that runs statements and the Hrana service that answers for them.
  */
 import { LibsqlError } from '@libsql/client';
+import { EdgeopsError } from '../errors.js';
 
 export interface HranaError {
   message: string;
@@ -10,13 +11,21 @@ export interface HranaError {
 }
 
 /** A refusal decided by the sandbox rather than by the engine, carrying a Hrana error code. */
-export class StatementError extends Error {
+export class StatementError extends EdgeopsError {
+  readonly kind = 'statement';
+  readonly outcome = 'refused';
+  readonly unexpected = false;
+
   constructor(
     readonly code: string,
     message: string,
   ) {
     super(message);
     this.name = 'StatementError';
+  }
+
+  get userMessage(): string {
+    return this.message;
   }
 }
 

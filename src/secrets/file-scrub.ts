@@ -11,7 +11,7 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
-import type { SecretRegistry } from '../telemetry/log.js';
+import type { SecretRegistry } from './registry.js';
 
 /** One read of a file being counted: large enough that reading costs less than searching. */
 const READ_BYTES = 1024 * 1024;

@@ -10,6 +10,7 @@ import {
   WebClient,
   type WebClientOptions,
 } from '@slack/web-api';
+import { EdgeopsError } from '../errors.js';
 import type { Logger } from '../telemetry/log.js';
 
 /** auth.test answers that mean this token will never work: retrying cannot help. */
@@ -21,12 +22,20 @@ export const REJECTED_TOKEN_ERRORS: readonly string[] = [
 ];
 
 /** Slack refused the bot token; the message names the variable, never its value. */
-export class BotTokenRejectedError extends Error {
+export class BotTokenRejectedError extends EdgeopsError {
   override name = 'BotTokenRejectedError';
+  readonly kind = 'bot-token-rejected';
+  readonly outcome = 'error';
+  readonly unexpected = false;
+
   constructor(readonly slackError: string) {
     super(
       `SLACK_BOT_TOKEN: Slack rejected the bot token (${slackError}); copy the Bot User OAuth Token (xoxb-…) from the app's "OAuth & Permissions" page again, or reinstall the app`,
     );
+  }
+
+  get userMessage(): string {
+    return this.message;
   }
 }
 

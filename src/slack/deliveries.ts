@@ -11,16 +11,44 @@
  *   twice costs an extra answer, never a second change, so no synchronous write slows it down.
  */
 
+import { InternalError } from '../errors.js';
 import type { StateStore } from '../state/store.js';
 import type { Logger } from '../telemetry/log.js';
 import type { Clock } from '../time/clock.js';
 
 /** The state database could not record a change's delivery: it is not run. */
-export class DeliveryUnrecordedError extends Error {
+export class DeliveryUnrecordedError extends InternalError {
   override name = 'DeliveryUnrecordedError';
+  readonly kind = 'delivery-unrecorded';
+}
+
+/** One delivery of a request, as Slack sent it. */
+export interface Delivery {
+  /** What names the request across its redeliveries (a trigger_id, an event_id, a view's hash). */
+  key: string;
+  /** Slack's X-Slack-Retry-Num: set on a redelivery. */
+  retryNum: number | undefined;
+  /** It changes something (or asks for a change): claimed in the state database before it runs. */
+  changes: boolean;
+}
+
+/** What `once` does instead of running a delivery. */
+export interface NotRun {
+  /** What a redelivery is logged as: `duplicate ${what} ignored`. */
+  what: string;
+  /** Who sent it, for the log line. */
+  userId: string;
+  /** Tells the user a change was not run, its delivery unrecorded (fail closed). */
+  unrecorded: () => Promise<void>;
 }
 
 export interface Deliveries {
+  /**
+   * Runs `run` for the first delivery of a request, and for no redelivery of it: a redelivery
+   * already handled is logged and ignored, and a change whose delivery the state database cannot
+   * record is not run, the user told instead.
+   */
+  once(delivery: Delivery, run: () => Promise<unknown>, notRun: NotRun): Promise<void>;
   /**
    * True when this delivery should be handled; false for a redelivery already handled. With
    * `changes`, the claim is stored before this resolves, and a store that cannot say throws
@@ -74,19 +102,38 @@ export function createDeliveries(options: {
     return claimed;
   }
 
-  return {
-    async firstTime(key, retryNum, firstOptions) {
-      const now = options.now();
-      forgetOld(now);
-      if (seen.has(key)) return false;
-      if (firstOptions?.changes) return claimChange(key);
-      seen.set(key, now + ttlMs);
-      if (retryNum && retryNum > 0) return state.claimOnce(key, ttlMs).catch(() => true);
-      pending.push(key);
-      timer ??= setTimeout(() => void flush(), options.batchMs ?? 50);
-      timer.unref();
-      return true;
-    },
-    flush,
-  };
+  async function firstTime(
+    key: string,
+    retryNum: number | undefined,
+    firstOptions?: { changes?: boolean },
+  ): Promise<boolean> {
+    const now = options.now();
+    forgetOld(now);
+    if (seen.has(key)) return false;
+    if (firstOptions?.changes) return claimChange(key);
+    seen.set(key, now + ttlMs);
+    if (retryNum && retryNum > 0) return state.claimOnce(key, ttlMs).catch(() => true);
+    pending.push(key);
+    timer ??= setTimeout(() => void flush(), options.batchMs ?? 50);
+    timer.unref();
+    return true;
+  }
+
+  async function once(delivery: Delivery, run: () => Promise<unknown>, notRun: NotRun): Promise<void> {
+    let fresh: boolean;
+    try {
+      fresh = await firstTime(delivery.key, delivery.retryNum, { changes: delivery.changes });
+    } catch (error) {
+      if (!(error instanceof DeliveryUnrecordedError)) throw error;
+      await notRun.unrecorded();
+      return;
+    }
+    if (!fresh) {
+      logger.info(`duplicate ${notRun.what} ignored`, { user: notRun.userId });
+      return;
+    }
+    await run();
+  }
+
+  return { once, firstTime, flush };
 }

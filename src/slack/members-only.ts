@@ -14,13 +14,14 @@
  */
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { z } from 'zod';
-import { newCorrelationId } from '../operations/engine/engine.js';
+import { newCorrelationId } from '../operations/engine/failure.js';
 import { truncate } from '../reply/escape.js';
 import { revealHiddenCharacters } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';
 import { ephemeral, type Reply } from '../reply/model.js';
+import type { SecretRegistry } from '../secrets/registry.js';
 import type { AuditLog } from '../state/audit.js';
-import type { Logger, SecretRegistry } from '../telemetry/log.js';
+import type { Logger } from '../telemetry/log.js';
 import { renderPanel } from './blocks/modal.js';
 import { responseUrlPoster } from './response-url.js';
 import { createSlackSurface } from './surface.js';

@@ -6,12 +6,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RespondArguments } from '@slack/bolt';
 import { Agent, request } from 'undici';
+import { InternalError } from '../errors.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 5_000 }, headersTimeout: 10_000 });
 
 /** Slack answers a refused response_url post with a status and a one-word body (`invalid_blocks`). */
-export class ResponseUrlError extends Error {
+export class ResponseUrlError extends InternalError {
   override name = 'ResponseUrlError';
+  readonly kind = 'response-url';
+
   constructor(
     readonly status: number,
     /** Slack's word for the refusal, e.g. `invalid_blocks`, `expired_url`, `used_url`. */

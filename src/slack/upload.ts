@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import type { FilesGetUploadURLExternalArguments, WebClient } from '@slack/web-api';
 import { Agent, request } from 'undici';
+import { InternalError } from '../errors.js';
 import { escapeMrkdwn, truncate } from '../reply/escape.js';
 import { commentWithMaskedNote, type FileScrub } from '../secrets/file-scrub.js';
 import { FILE_ALT_TEXT_MAX } from './limits.js';
@@ -35,8 +36,11 @@ export interface UploadInput {
   scrub: FileScrub;
 }
 
-export class UploadError extends Error {
+/** Slack gave no way to upload the file, or refused its bytes. */
+export class UploadError extends InternalError {
   override name = 'UploadError';
+  readonly kind = 'upload';
+
   constructor(
     message: string,
     readonly code: string,

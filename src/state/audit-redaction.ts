@@ -1,5 +1,5 @@
-import { TokenAuthorization } from '../platform/schemas.js';
-import { fingerprint, type SecretRegistry } from '../telemetry/log.js';
+import { TokenAuthorization } from '../database/token-authorization.js';
+import { fingerprint, type SecretRegistry } from '../secrets/registry.js';
 import type { JsonValue } from './canonical-json.js';
 
 /** Name fragments of parameters that carry credentials (compared lower-case, without `_` or `-`). */

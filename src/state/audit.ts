@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type InStatement, LibsqlError } from '@libsql/client';
+import { type Client, type InStatement, LibsqlError } from '@libsql/client';
 import { z } from 'zod';
-import type { SecretRegistry } from '../telemetry/log.js';
+import { InternalError } from '../errors.js';
+import type { SecretRegistry } from '../secrets/registry.js';
 import { redactText, removeSecrets } from './audit-redaction.js';
 import { retryBusy } from './busy.js';
 import { canonicalJson, type JsonValue } from './canonical-json.js';
@@ -81,7 +82,9 @@ export interface AuditLogOptions {
 }
 
 /** The audit log could not be written or read; the message never carries row contents. */
-export class AuditLogError extends Error {
+export class AuditLogError extends InternalError {
+  readonly kind = 'audit-log';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuditLogError';
@@ -181,6 +184,76 @@ const MAX_APPEND_ATTEMPTS = 50;
 /** About 20–50 µs a row to read, decode and hash on a `file:` database: a few ms a page. */
 const VERIFY_PAGE = 100;
 const LIST_MAX = 1000;
+
+/**
+ * Walks the chain from its first row, a page at a time, yielding to the event loop before each
+ * page; says where it first breaks, or how many rows hold.
+ */
+async function verifyChain(client: Client, verifyPage: number): Promise<AuditVerification> {
+  // A chain cannot show its own tail being cut off; the AUTOINCREMENT counter still remembers it.
+  const sequence = await retryBusy(() =>
+    client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
+  );
+  const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
+  let expectedPrev = GENESIS_HASH;
+  let count = 0;
+  let lastId = 0;
+  for (;;) {
+    // A `file:` database answers without yielding: without this turn, the whole chain would hold the event loop.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const page = await retryBusy(() =>
+      client.execute({
+        sql: `SELECT ${COLUMNS} FROM audit_log WHERE id > ? ORDER BY id LIMIT ?`,
+        args: [lastId, verifyPage],
+      }),
+    );
+    for (const raw of page.rows) {
+      const decoded = decodeRow(raw);
+      if (!decoded.ok)
+        return { ok: false, count, brokenAt: decoded.id ?? lastId + 1, reason: decoded.reason };
+      const row = decoded.row;
+      if (row.prevHash !== expectedPrev)
+        return {
+          ok: false,
+          count,
+          brokenAt: row.id,
+          reason: 'prev_hash does not match the previous row: a row before it was deleted or rewritten',
+        };
+      // Ids are issued one after another and rows are never deleted (an append that fails
+      // takes no id), so a gap is rows deleted: at the end of the chain, before a new row
+      // was chained onto what was left, the hashes alone cannot show it.
+      if (row.id !== lastId + 1)
+        return {
+          ok: false,
+          count,
+          brokenAt: row.id,
+          reason: `ids ${lastId + 1}–${row.id - 1} are missing: rows before this one were deleted`,
+        };
+      if (hashAuditRow(row, row.prevHash) !== row.hash)
+        return {
+          ok: false,
+          count,
+          brokenAt: row.id,
+          reason: 'hash does not match the row: the row was changed',
+        };
+      expectedPrev = row.hash;
+      lastId = row.id;
+      count++;
+    }
+    if (page.rows.length < verifyPage) break;
+  }
+  // The chain must reach at least as far as ids were issued before it was read: the
+  // counter was read first, so rows appended meanwhile (here or on another replica) only
+  // lengthen the chain and are never taken for a tail that was cut off.
+  if (seq.success && seq.data.seq > lastId)
+    return {
+      ok: false,
+      count,
+      brokenAt: lastId + 1,
+      reason: `the newest rows were deleted: ids up to ${seq.data.seq} were issued, ${lastId} is the last left`,
+    };
+  return { ok: true, count };
+}
 
 export function createAuditLog(options: AuditLogOptions): AuditLog {
   const { store, secrets } = options;
@@ -312,70 +385,6 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       });
     },
 
-    async verify() {
-      // A chain cannot show its own tail being cut off; the AUTOINCREMENT counter still remembers it.
-      const sequence = await retryBusy(() =>
-        client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
-      );
-      const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
-      let expectedPrev = GENESIS_HASH;
-      let count = 0;
-      let lastId = 0;
-      for (;;) {
-        // A `file:` database answers without yielding: without this turn, the whole chain would hold the event loop.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        const page = await retryBusy(() =>
-          client.execute({
-            sql: `SELECT ${COLUMNS} FROM audit_log WHERE id > ? ORDER BY id LIMIT ?`,
-            args: [lastId, verifyPage],
-          }),
-        );
-        for (const raw of page.rows) {
-          const decoded = decodeRow(raw);
-          if (!decoded.ok)
-            return { ok: false, count, brokenAt: decoded.id ?? lastId + 1, reason: decoded.reason };
-          const row = decoded.row;
-          if (row.prevHash !== expectedPrev)
-            return {
-              ok: false,
-              count,
-              brokenAt: row.id,
-              reason: 'prev_hash does not match the previous row: a row before it was deleted or rewritten',
-            };
-          // Ids are issued one after another and rows are never deleted (an append that fails
-          // takes no id), so a gap is rows deleted: at the end of the chain, before a new row
-          // was chained onto what was left, the hashes alone cannot show it.
-          if (row.id !== lastId + 1)
-            return {
-              ok: false,
-              count,
-              brokenAt: row.id,
-              reason: `ids ${lastId + 1}–${row.id - 1} are missing: rows before this one were deleted`,
-            };
-          if (hashAuditRow(row, row.prevHash) !== row.hash)
-            return {
-              ok: false,
-              count,
-              brokenAt: row.id,
-              reason: 'hash does not match the row: the row was changed',
-            };
-          expectedPrev = row.hash;
-          lastId = row.id;
-          count++;
-        }
-        if (page.rows.length < verifyPage) break;
-      }
-      // The chain must reach at least as far as ids were issued before it was read: the
-      // counter was read first, so rows appended meanwhile (here or on another replica) only
-      // lengthen the chain and are never taken for a tail that was cut off.
-      if (seq.success && seq.data.seq > lastId)
-        return {
-          ok: false,
-          count,
-          brokenAt: lastId + 1,
-          reason: `the newest rows were deleted: ids up to ${seq.data.seq} were issued, ${lastId} is the last left`,
-        };
-      return { ok: true, count };
-    },
+    verify: () => verifyChain(client, verifyPage),
   };
 }

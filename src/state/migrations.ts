@@ -1,5 +1,6 @@
 import type { Client } from '@libsql/client';
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import type { Logger } from '../telemetry/log.js';
 import { retryBusy } from './busy.js';
 
@@ -65,7 +66,9 @@ export interface MigrationReport {
 }
 
 /** A migration that could not be applied; the database keeps its previous version. */
-export class MigrationError extends Error {
+export class MigrationError extends InternalError {
+  readonly kind = 'migration';
+
   constructor(
     readonly version: number,
     message: string,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Client, createClient } from '@libsql/client';
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import type { Logger } from '../telemetry/log.js';
 import { retryBusy } from './busy.js';
 import { busySafeClient } from './busy-safe-client.js';
@@ -53,7 +54,9 @@ export interface StateStore {
 }
 
 /** The state database could not be opened or prepared; the message never carries the URL. */
-export class StateStoreError extends Error {
+export class StateStoreError extends InternalError {
+  readonly kind = 'state-store';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'StateStoreError';

@@ -1,9 +1,12 @@
 /**
  * The bot's logger: one JSON line per event, with every known secret replaced before the
  * line is written. Secrets are registered as they become known (configuration at start-up,
- * tokens and keys as they are generated), so even a careless field cannot leak one.
+ * tokens and keys as they are generated, in secrets/registry.ts), so even a careless field
+ * cannot leak one.
  */
+import type { SecretRegistry } from '../secrets/registry.js';
 import type { Clock } from '../time/clock.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -17,77 +20,6 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   /** A logger that adds `fields` to every line. */
   child(fields: LogFields): Logger;
-}
-
-/** Values that must never be written anywhere; shared by the logger and the audit log. */
-export class SecretRegistry {
-  /** Each form a secret is written in (as it is, JSON-escaped, mrkdwn-escaped), to the secret it is a form of. */
-  private readonly forms = new Map<string, string>();
-  /** The forms, longest first: a secret's escaped form is replaced before the raw form inside it. */
-  private ordered: string[] = [];
-
-  add(...values: (string | undefined | null)[]): void {
-    // Very short values would redact ordinary words; no real secret here is under 8 characters.
-    for (const value of values) {
-      if (!value || value.length < 8) continue;
-      this.forms.set(value, value);
-      // Log lines and stored parameters are JSON: a secret with a quote, a backslash or a control
-      // character appears there escaped, and is redacted in that form too.
-      // Slack text is escaped for mrkdwn before it is scrubbed: `&`, `<` and `>` appear as entities.
-      const escapedForms = [
-        JSON.stringify(value).slice(1, -1),
-        value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;'),
-      ];
-      for (const escaped of escapedForms)
-        if (escaped !== value && !this.forms.has(escaped)) this.forms.set(escaped, value);
-    }
-    this.ordered = [...this.forms.keys()].sort((a, b) => b.length - a.length);
-  }
-
-  /**
-   * Replaces every registered secret in `text` with a fingerprint of its last 4 characters,
-   * except those in `keep` (a secret delivered to the person who asked for it).
-   */
-  redact(text: string, keep: readonly string[] = []): string {
-    let out = text;
-    for (const form of this.ordered) {
-      const secret = this.forms.get(form) ?? form;
-      if (keep.includes(secret)) continue;
-      if (out.includes(form)) out = out.split(form).join(maskedForm(secret));
-    }
-    return out;
-  }
-
-  /**
-   * Each form of each secret but those in `keep`, longest first, with what `redact` writes in its
-   * place: for what is scrubbed as bytes rather than as a string (files).
-   */
-  maskedForms(keep: readonly string[] = []): { form: string; secret: string; masked: string }[] {
-    return this.ordered.flatMap((form) => {
-      const secret = this.forms.get(form) ?? form;
-      return keep.includes(secret) ? [] : [{ form, secret, masked: maskedForm(secret) }];
-    });
-  }
-
-  /** The length of the longest form: text cut for display keeps this much more, to be redacted whole. */
-  longest(): number {
-    return this.ordered[0]?.length ?? 0;
-  }
-
-  /** Every form of every secret, for tests that look for them anywhere. */
-  values(): string[] {
-    return [...this.forms.keys()];
-  }
-}
-
-/** What takes a secret's place in text that passed the registry. */
-const maskedForm = (secret: string): string => `[redacted …${redactedTail(secret)}]`;
-
-/** A secret's last 4 characters, or, where those would need escaping in JSON, its last 4 letters and digits. */
-function redactedTail(secret: string): string {
-  const tail = secret.slice(-4);
-  const needsEscaping = [...tail].some((c) => c === '"' || c === '\\' || c < ' ');
-  return needsEscaping ? secret.replace(/[^A-Za-z0-9]/g, '').slice(-4) : tail;
 }
 
 export interface LoggerOptions {
@@ -123,16 +55,4 @@ export function createLogger(options: LoggerOptions, base: LogFields = {}): Logg
     error: (message, fields) => emit('error', message, fields),
     child: (fields) => createLogger(options, { ...base, ...fields }),
   };
-}
-
-/** Masks a secret for display: the first and last 4 characters (`abcd…wxyz`), or `…wxyz` when short. */
-export function maskSecret(value: string | null | undefined): string {
-  if (!value) return '(none)';
-  if (value.length <= 12) return `…${value.slice(-4)}`;
-  return `${value.slice(0, 4)}…${value.slice(-4)}`;
-}
-
-/** The fingerprint shown on cards and in audit rows: the last 4 characters only. */
-export function fingerprint(value: string): string {
-  return `…${value.slice(-4)}`;
 }

@@ -4,7 +4,16 @@
  * and benchmarks can run several in one process.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { PlatformCallEvent } from '../platform/http.js';
+
+/** One platform API call as the metrics count it, retries included; the platform client reports it. */
+export interface PlatformCallEvent {
+  operation: string;
+  outcome: 'ok' | 'error';
+  kind?: string;
+  status?: number;
+  durationMs: number;
+  attempts: number;
+}
 
 export interface Metrics {
   registry: Registry;

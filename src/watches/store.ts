@@ -6,6 +6,7 @@
  */
 import type { Client, InStatement, ResultSet, Row } from '@libsql/client';
 import { z } from 'zod';
+import { InternalError } from '../errors.js';
 import { retryBusy } from '../state/busy.js';
 import { type WatchProgress, WatchProgressSchema } from './progress.js';
 
@@ -22,7 +23,10 @@ export const UNPOSTED_MS = 5 * 60_000;
 export const END_REASONS = ['stopped', 'finished', 'policy', 'channel', 'approval'] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
-export class WatchStoreError extends Error {
+/** The watches table could not be read or written; the person who asked reads only that it is ours. */
+export class WatchStoreError extends InternalError {
+  readonly kind = 'watch-store';
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'WatchStoreError';
@@ -204,6 +208,7 @@ export interface WatchStore {
   releaseLeases(owner: string): Promise<void>;
 }
 
+// One piece: one SQL statement per method on the watches table, through the same read and write.
 export function createWatchStore(client: Client): WatchStore {
   const write = (statements: InStatement[]): Promise<ResultSet[]> =>
     retryBusy(() => client.batch(statements, 'write')).catch((error: unknown) => {

@@ -4,13 +4,11 @@
  * requests by state. The service decides which change to make (test/approvals/service.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ApprovalError,
-  type ApprovalStore,
-  createApprovalStore,
-  type NewStoredRequest,
-  paramsDigest,
-} from '../../src/approvals/store.js';
+import { ApprovalError } from '../../src/approvals/errors.js';
+import { paramsDigest } from '../../src/approvals/row.js';
+import { type ApprovalStore, createApprovalStore } from '../../src/approvals/store.js';
+import type { NewStoredRequest } from '../../src/approvals/transitions.js';
+import { EdgeopsError } from '../../src/errors.js';
 import { canonicalJson } from '../../src/state/canonical-json.js';
 import { type ApprovalFixture, approvalFixture } from './support.js';
 
@@ -217,5 +215,30 @@ describe('the approvals store', () => {
     });
     await expect(store.get(open!.id)).rejects.toThrow(ApprovalError);
     await expect(store.get(open!.id)).rejects.toThrow('approvals_json is not valid JSON');
+  });
+
+  it('says an unreadable row in words for people, the column only in the message for the log', async () => {
+    const store = await setUp();
+    const { open } = await store.insertPending(newRequest());
+    await fixture!.store.client.execute({
+      sql: `UPDATE approvals SET approvals_json = 'not json' WHERE id = ?`,
+      args: [open!.id],
+    });
+    const error = await store.get(open!.id).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EdgeopsError);
+    expect(error).toMatchObject({ kind: 'approval-unreadable', outcome: 'error', unexpected: true });
+    expect((error as EdgeopsError).userMessage).toBe(
+      "An approval request in the bot's state store could not be read.",
+    );
+  });
+
+  it('says a table it cannot reach is the state store unavailable', async () => {
+    const store = await setUp();
+    await fixture!.store.client.execute('ALTER TABLE approvals RENAME TO approvals_away');
+    const error = await store.countWaiting(minutes(1)).catch((caught: unknown) => caught);
+    await fixture!.store.client.execute('ALTER TABLE approvals_away RENAME TO approvals');
+    expect(error).toMatchObject({ kind: 'approvals-unavailable', outcome: 'error', unexpected: true });
+    expect((error as EdgeopsError).userMessage).toMatch(/^The bot's state store is unavailable/);
+    expect((error as Error).message).toBe('could not read the approvals table');
   });
 });

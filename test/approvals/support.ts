@@ -1,13 +1,10 @@
-import {
-  type ApprovalService,
-  createApprovalService,
-  type NewApprovalRequest,
-} from '../../src/approvals/service.js';
+import type { NewApprovalRequest } from '../../src/approvals/request.js';
+import { type ApprovalService, createApprovalService } from '../../src/approvals/service.js';
 import type { ApprovalRequirement } from '../../src/policy/authorize.js';
 import { migrations } from '../../src/runtime/migrations.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { type AuditLog, createAuditLog } from '../../src/state/audit.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from '../state/temp-db.js';
 
 /** The whole schema, approvals table included. */

@@ -1,7 +1,8 @@
 /**
  * Drives a console session the way a person would, over in-memory streams: lines go in,
- * the conversation comes out as text. `startConsole` is the whole product in process (the
- * sandbox and a temporary state database); `startSession` runs the console's loop over the
+ * the conversation comes out as text. `startConsole` is the whole product in process, composed
+ * as main.ts composes console mode (the sandbox and a temporary state database); `startSession`
+ * runs the console's loop over the
  * real runtime with extra operations, for behaviour no shipped operation shows yet.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { loadConfig } from '../../src/config.js';
+import { prepareConsoleBackends } from '../../src/console/backends.js';
 import { createMessageBook } from '../../src/console/book.js';
+import { openConsoleLog } from '../../src/console/log-file.js';
 import { createOutFiles } from '../../src/console/out-files.js';
 import { CONSOLE_CHANNEL_ID, runConsole } from '../../src/console/run.js';
 import { createConsoleSession } from '../../src/console/session.js';
@@ -18,9 +21,12 @@ import { createTerminal } from '../../src/console/terminal.js';
 import { createEngine } from '../../src/operations/engine/engine.js';
 import type { AnyOperation } from '../../src/operations/engine/types.js';
 import { operations as shipped } from '../../src/operations/registry.js';
+import { channelDefaults } from '../../src/operations/zones/defaults.js';
+import { suggestZones } from '../../src/operations/zones/suggest.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from '../support/clock.js';
 
 /** The prompt that ends every answer: `edge> `, or `edge(U0LEAD)> ` after `:as`, `edge(#C0INCIDENT)> ` after `:in`. */
@@ -97,6 +103,11 @@ function drive(dir: string, input: PassThrough, output: PassThrough, run: () => 
 
 export type WholeConsoleDriver = ConsoleDriver & { logFile: string; secrets: SecretRegistry };
 
+/**
+ * The console as main.ts composes it: its backends (the sandbox unless the environment names a
+ * platform), a runtime with the demo policy logging to the session's file, the session, and
+ * everything closed in main's order once it ends.
+ */
 export async function startConsole(
   options: { env?: Record<string, string>; clock?: TestClock } = {},
 ): Promise<WholeConsoleDriver> {
@@ -104,26 +115,44 @@ export async function startConsole(
   const input = new PassThrough();
   const output = new PassThrough();
   const secrets = new SecretRegistry();
+  const now = options.clock ?? pinnedClock();
   // A policy file in the working directory of the test run must not count; EDGEOPS_POLICY does.
   const config = loadConfig(
     { STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`, ...options.env },
     (path) => path !== 'edgeops.policy.yml' && existsSync(path),
   );
   const logFile = join(dir, 'edgeops-console.log');
-  const driver = drive(dir, input, output, () =>
-    runConsole({
-      config,
+  const driver = drive(dir, input, output, async () => {
+    const log = openConsoleLog({ clock: now, path: logFile, level: config.logLevel, secrets, cwd: dir });
+    log.logger.info('edgeops starting in console mode', { mode: 'console' });
+    const backends = await prepareConsoleBackends({ config, secrets, logger: log.logger, now });
+    const runtime = await createRuntime({
+      config: backends.config,
+      platform: backends.platform,
       secrets,
-      logger: createLogger({ clock: pinnedClock(), level: 'error', secrets, write: () => {} }),
-      input,
-      output,
-      outDir: join(dir, 'out'),
-      logFile,
-      cwd: dir,
-      env: {},
-      now: options.clock ?? pinnedClock(),
-    }),
-  );
+      logger: log.logger,
+      fallbackPolicy: createDemoPolicy(),
+      now,
+    });
+    try {
+      await runConsole({
+        runtime,
+        backends,
+        log,
+        secrets,
+        policyFile: config.policyPath !== undefined,
+        input,
+        output,
+        outDir: join(dir, 'out'),
+        cwd: dir,
+        env: {},
+      });
+    } finally {
+      await runtime.close();
+      await backends.close();
+      log.close();
+    }
+  });
   await driver.waitFor(PROMPT_AT_END);
   return { ...driver, logFile, secrets };
 }
@@ -160,6 +189,9 @@ export async function startSession(
     operations: [...shipped, ...extra],
     services: runtime.services,
     authorizer: runtime.authorizer,
+    channelDefaults,
+    suggestZones: (input) =>
+      suggestZones({ authorizer: runtime.authorizer, services: runtime.services }, input),
   });
   const terminal = createTerminal({ input, output, interactive: options.interactive });
   const session = createConsoleSession({

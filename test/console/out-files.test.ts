@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutFiles, safeFileName } from '../../src/console/out-files.js';
 import { createFileScrub } from '../../src/secrets/file-scrub.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 
 const KEY = 'pk_live_7f3a9c2e5b1d';
 const secrets = new SecretRegistry();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
 import { DatabaseError } from '../../src/database/errors.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { pinnedClock } from '../support/clock.js';
 
 const clock = pinnedClock();

@@ -7,7 +7,7 @@ import {
   errorForStatus,
   toDatabaseError,
 } from '../../src/database/errors.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.registered-token.signature';
 const secrets = new SecretRegistry();

@@ -86,3 +86,30 @@ describe('a click that will be refused', () => {
     }
   });
 });
+
+describe('an approvals table that cannot be written', () => {
+  it('tells the requester the state store is unavailable, with a correlation id, and audits it as an error', async () => {
+    const { client } = bed.runtime.services.state;
+    await client.execute(
+      `CREATE TRIGGER inserts_fail BEFORE INSERT ON approvals BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+    );
+    let records: Awaited<ReturnType<EngineTestbed['run']>>;
+    try {
+      records = await bed.run('pullzone reset-key 308006 rotated while the disk fails');
+    } finally {
+      await client.execute('DROP TRIGGER inserts_fail');
+    }
+    const told = wordsOf(answers(records)[0]!);
+    expect(told).toContain("The bot's state store is unavailable, so the approval request could not be read");
+    const correlation = /correlation id (c-[0-9a-f]+)/.exec(told)?.[1];
+    expect(correlation).toBeDefined();
+    // What the log says stays in the log: not the table's words, not the disk's.
+    expect(told).not.toContain('approvals table');
+    expect(told).not.toContain('disk I/O error');
+    const rows = (await bed.runtime.services.audit.list({ limit: 20 })).filter(
+      (row) => row.correlationId === correlation,
+    );
+    expect(rows.map((row) => row.outcome)).toContain('error');
+    expect(records.some((record) => record.kind === 'post')).toBe(false);
+  });
+});

@@ -110,7 +110,7 @@ describe('the Home, which cannot show all of it', () => {
   it('says where the card is and how to open the request when there is no link to it (the console)', async () => {
     const { id } = await deleteEveryCustomer('U0ASKS3');
     const surface = { ...recordingSurface(), permalink: async () => undefined };
-    await bed.runtime.engine.command({ userId: 'U0LEAD', channelId: 'C0OPS', text: 'home', surface });
+    await bed.runtime.engine.plan({ userId: 'U0LEAD', channelId: 'C0OPS', text: 'home', surface }).run();
 
     const text = wordsOf(onlyAnswer(surface.records));
     expect(text).toContain('Its card is in <#C0APPROVALS>');

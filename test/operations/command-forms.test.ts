@@ -142,7 +142,7 @@ describe('a form for every command', () => {
       surface: recordingSurface(),
     });
     // The engine knows the form, and accepts it without running anything yet.
-    expect(checked).toHaveProperty('proceed');
+    expect(checked).toHaveProperty('run');
     const asTyped = bed.runtime.engine.resolve(typed);
     expect(asTyped.ok).toBe(true);
     const viaForm = formCommand(op, values);

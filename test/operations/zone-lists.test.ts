@@ -5,7 +5,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_COMMAND_ACTION } from '../../src/reply/model.js';
-import { buttonsOf, type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
+import {
+  buttonsOf,
+  type EngineTestbed,
+  onlyAnswer,
+  recordingSurface,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
 import { ZONE_LISTS_POLICY } from '../support/policies.js';
 
 let bed: EngineTestbed;
@@ -21,6 +28,11 @@ afterEach(async () => {
 
 const privateAnswer = async (text: string, userId = 'U0YOU') =>
   onlyAnswer(await bed.run(text, { userId, channelId: 'C0OPS' }));
+
+/** Whether the engine takes a command line or a click for a change (its delivery is then recorded first). */
+const changes = (input: { text: string } | { actionId: string; value: string }) =>
+  bed.runtime.engine.plan({ userId: 'U0YOU', channelId: 'C0OPS', surface: recordingSurface(), ...input })
+    .changes;
 
 describe('/edge pullzones', () => {
   it('lists every pull zone with its id, hostnames and the Shield zone guarding it', async () => {
@@ -119,13 +131,13 @@ describe('a next step that changes something', () => {
     expect(runAtOnce.length).toBeGreaterThan(0);
     for (const button of runAtOnce)
       expect({
-        [button.value]: bed.runtime.engine.changes({ actionId: button.actionId, value: button.value }),
+        [button.value]: changes({ actionId: button.actionId, value: button.value }),
       }).toEqual({
         [button.value]: false,
       });
     // What opens a form instead leads to a change once submitted.
     for (const button of buttons.filter((b) => b.text === 'Reset key'))
-      expect(bed.runtime.engine.changes({ text: button.value })).toBe(true);
+      expect(changes({ text: button.value })).toBe(true);
   });
 });
 

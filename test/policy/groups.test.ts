@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createGroupMembership, groupIdsIn, MAX_GROUP_CACHE_MS } from '../../src/policy/groups.js';
 import { parsePolicy } from '../../src/policy/load.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 import { EXAMPLE_POLICY_YAML } from './example-policy.js';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDefaultPolicy } from '../../src/policy/defaults.js';
 import { createPolicyStore, PolicyLoadError, type PolicyStore } from '../../src/policy/store.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 
 const ONE_GRANT = 'roles: { everyone: ["*"] }\ngrants:\n  - ops: [dns.list]\n    roles: [everyone]\n';

@@ -34,8 +34,19 @@ describe('a bucket chart', () => {
     expect(text).toBe(
       'Bar chart: Origin errors · pull zone 308006. 5 bars, one per 5 min, from 16:10 to 16:35 UTC on 2026-11-21. ' +
         'Peak 16:20–16:25 UTC with 1,234 errors; total 1,286 errors. ' +
-        'The bar from 16:30 UTC is partial: that 5 min is still under way.',
+        'The bar from 16:30 UTC is partial: it counts only part of its 5 min.',
     );
+  });
+
+  it('names every partial bar in its alt text, a first one cut by the window as well as the running one', () => {
+    const buckets = chart([3, 40, 2], 5 * MINUTE, DAY + 16 * HOUR + 10 * MINUTE, true).buckets.map(
+      (bucket, i) => (i === 0 ? { ...bucket, partial: true } : bucket),
+    );
+    const text = chartAltText({ ...chart([], 5 * MINUTE, DAY), buckets });
+    expect(text).toContain(
+      'The bars from 16:10 and 16:20 UTC are partial: each counts only part of its 5 min.',
+    );
+    expect(text).not.toContain('still under way');
   });
 
   it('names both dates in its alt text when the window crosses midnight', () => {
@@ -98,7 +109,7 @@ describe('a bucket chart', () => {
     const bars = [...svg.matchAll(/<rect [^>]*class="bar[^"]*" fill="(#[0-9a-f]+)"/g)];
     expect(bars).toHaveLength(2);
     expect(bars[0]![1]).not.toBe(bars[1]![1]);
-    expect(svg).toContain('partial: still under way');
+    expect(svg).toContain('partial: only part of its hour');
     expect(chartSvg(chart([5, 5], HOUR, DAY))).not.toContain('partial');
   });
 

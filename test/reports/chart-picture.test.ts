@@ -4,7 +4,8 @@ import { chartFontFile } from '../../src/reports/chart-font.js';
 import { drawChartPng } from '../../src/reports/chart-png.js';
 import { createChartRenderer } from '../../src/reports/chart-render.js';
 import { createReportPool, type ReportPool } from '../../src/reports/pool.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 import { decodePng, differingPixels, inkIn, pngSize } from '../support/png.js';
 

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OriginLogDetailSchema, OriginLogEntrySchema } from '../../src/platform/schemas.js';
-import { isOriginDetail, isOriginEntry } from '../../src/reports/origin-entry.js';
+import {
+  isOriginDetail,
+  isOriginEntry,
+  OriginLogDetailSchema,
+  OriginLogEntrySchema,
+} from '../../src/reports/origin-entry.js';
 
 const oddValue = fc.oneof(
   fc.string(),

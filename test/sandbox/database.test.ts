@@ -4,11 +4,8 @@ import { join } from 'node:path';
 import { createClient, LibsqlError } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  DatabaseApiErrorSchema,
-  GeneratedTokenSchema,
-  HranaValueSchema,
-} from '../../src/platform/schemas.js';
+import { HranaValueSchema } from '../../src/database/hrana-value.js';
+import { DatabaseApiErrorSchema, GeneratedTokenSchema } from '../../src/platform/schemas.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { type Clock, NOW, startTestSandbox } from './harness.js';
 

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commentWithMaskedNote, createFileScrub, type FileScrub } from '../../src/secrets/file-scrub.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'edgeops-file-scrub-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

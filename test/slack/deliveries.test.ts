@@ -100,3 +100,61 @@ describe('de-duplicating Slack redeliveries across replicas', () => {
       .toBe(30);
   });
 });
+
+describe('running a delivery once', () => {
+  async function deliveriesOf(url: string) {
+    const logger = memoryLogger();
+    const store = await replica(url);
+    return {
+      store,
+      logger,
+      deliveries: createDeliveries({ state: store, logger, ttlMs: 60_000, now: clock }),
+    };
+  }
+
+  it('runs a first delivery, and logs a redelivery as a duplicate without running it', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const { logger, deliveries } = await deliveriesOf(db.url);
+    const runs: string[] = [];
+    const notRun = {
+      what: 'command delivery',
+      userId: 'U1',
+      unrecorded: async () => void runs.push('refused'),
+    };
+    for (const changes of [true, false]) {
+      const key = `command:once-${changes}`;
+      await deliveries.once({ key, retryNum: undefined, changes }, async () => runs.push(key), notRun);
+      await deliveries.once({ key, retryNum: 1, changes }, async () => runs.push(`${key} again`), notRun);
+    }
+    expect(runs).toEqual(['command:once-true', 'command:once-false']);
+    const duplicates = logger.lines.filter((line) => line.includes('duplicate command delivery ignored'));
+    expect(duplicates).toHaveLength(2);
+    expect(duplicates[0]).toContain('"user":"U1"');
+  });
+
+  it('runs nothing of a change whose delivery cannot be recorded, and tells the user instead', async () => {
+    const db = await tempDatabase();
+    cleanups.push(db.remove);
+    const { store, deliveries } = await deliveriesOf(db.url);
+    await store.client.execute('DROP TABLE claims');
+    const runs: string[] = [];
+    const notRun = {
+      what: 'form submission',
+      userId: 'U1',
+      unrecorded: async () => void runs.push('refused'),
+    };
+    await deliveries.once(
+      { key: 'view:V1:h', retryNum: undefined, changes: true },
+      async () => runs.push('change'),
+      notRun,
+    );
+    // A read is let through: running it twice costs an extra answer, never a second change.
+    await deliveries.once(
+      { key: 'view:V2:h', retryNum: 1, changes: false },
+      async () => runs.push('read'),
+      notRun,
+    );
+    expect(runs).toEqual(['refused', 'read']);
+  });
+});

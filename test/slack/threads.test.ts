@@ -142,7 +142,7 @@ describe('a channel answer of /edge logs', () => {
       logger: h.runtime.services.logger,
       secrets: h.runtime.services.secrets,
     });
-    await h.runtime.engine.command({ ...caller, text: 'logs 308006 --last 2h', surface });
+    await h.runtime.engine.plan({ ...caller, text: 'logs 308006 --last 2h', surface }).run();
     await c.csv();
     // Slack has no nested threads: the headline and the breakdown are both replies to the parent.
     expect(c.topLevel()).toEqual([]);

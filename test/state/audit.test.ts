@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/runtime/migrations.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { type AuditEntry, type AuditLog, createAuditLog, GENESIS_HASH } from '../../src/state/audit.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
 import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, tempDatabase } from './temp-db.js';
 

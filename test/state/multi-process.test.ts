@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/runtime/migrations.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createAuditLog } from '../../src/state/audit.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
 import { asDates, DEFAULT_INSTANT, pinnedClock } from '../support/clock.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from './temp-db.js';
 

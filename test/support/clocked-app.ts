@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
 import { startSlackApp } from '../../src/slack/app.js';
 import { createSlackMessenger } from '../../src/slack/surface.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { createLogger } from '../../src/telemetry/log.js';
 
 const clockFile = process.env.TEST_CLOCK_FILE ?? '';
 const now = (): number => Number(readFileSync(clockFile, 'utf8'));

@@ -7,12 +7,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { MessageRef, Surface } from '../../src/operations/engine/types.js';
+import type { Surface } from '../../src/operations/engine/ports.js';
+import type { MessageRef } from '../../src/operations/engine/types.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import type { Reply, ReplyButton, ReplyFile } from '../../src/reply/model.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { createLogger, SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from './clock.js';
 import { sandboxEnv } from './sandbox-env.js';
 
@@ -347,18 +349,19 @@ export async function startEngineTestbed(
     messenger: recordingSurface({ board }),
     async run(text, caller = {}) {
       const surface = surfaceFor(caller);
-      await runtime.engine.command({
+      const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
         ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         text,
         surface,
       });
+      await plan.run();
       return surface.records;
     },
     async click(button, caller = {}) {
       const surface = surfaceFor(caller);
-      await runtime.engine.action({
+      const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
         ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
@@ -366,6 +369,7 @@ export async function startEngineTestbed(
         value: button.value,
         surface,
       });
+      await plan.run();
       return surface.records;
     },
     async submit(form, values, caller = {}) {
@@ -380,7 +384,7 @@ export async function startEngineTestbed(
         surface,
       });
       if ('errors' in checked) return { errors: checked.errors };
-      await checked.proceed();
+      await checked.run();
       return { records: surface.records };
     },
     setPolicy(yaml) {

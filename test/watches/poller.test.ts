@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Messenger } from '../../src/operations/engine/types.js';
+import type { Messenger } from '../../src/operations/engine/ports.js';
 import { createWatchPoller, type WatchPoller } from '../../src/operations/watches/poller.js';
 import type { Authorizer } from '../../src/policy/authorizer.js';
 import { migrations } from '../../src/runtime/migrations.js';

@@ -10,7 +10,7 @@ import type { OperationId } from '../../policy/operation-ids.js';
 import { channelRef, md, nest } from '../../reply/markup.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
 import type { JsonValue } from '../../state/canonical-json.js';
-import type { Messenger, Surface } from '../engine/types.js';
+import type { Messenger, Surface } from '../engine/ports.js';
 import { deliveryErrorCode, goneFromChannel } from '../shared/delivery-errors.js';
 import type { ExecutionOutcome, GatedOperation } from './gate.js';
 

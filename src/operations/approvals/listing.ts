@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { REJECT_REASON_MAX } from '../../approvals/click.js';
 import { APPROVAL_ID_PATTERN } from '../../approvals/machine.js';
-import { REJECT_REASON_MAX } from '../../approvals/service.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, type InteractionSubject, parseWith, type RunContext } from '../engine/types.js';

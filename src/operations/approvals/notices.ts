@@ -11,7 +11,7 @@ import { approversWhoMayAct, cardPointer, describeRequest, doneText, escalationM
 import type { GatedOperation } from './gate.js';
 
 /** Text ending in a full stop, so another sentence can follow. */
-const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+export const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
 /**
  * The reply in the card's thread at half the time to live, mentioning who has not acted yet. It

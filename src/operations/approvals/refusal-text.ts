@@ -3,8 +3,8 @@
  * and facts become sentences. Mentions are built from ids the bot stored; every other value
  * (targets, role names) is escaped by `md`.
  */
+import type { BeginRefusal } from '../../approvals/execution.js';
 import type { ApprovalRequest, ClickRefusal, DecidedFacts } from '../../approvals/machine.js';
-import type { BeginRefusal } from '../../approvals/service.js';
 import { joinMarkup, type Markup, md, mention, nest } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 

@@ -18,7 +18,7 @@ import { byteSize, counted, number } from '../../reply/words.js';
 import { CsvFileWriter } from '../../reports/csv-file.js';
 import { csvRecord } from '../../reports/csv-safety.js';
 import { temporaryCsvPath } from '../../reports/temp-file.js';
-import type { SecretRegistry } from '../../telemetry/log.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import { format } from '../../time/date-fns.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith } from '../engine/types.js';

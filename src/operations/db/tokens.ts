@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DatabaseIdSchema } from '../../platform/schemas.js';
 import { fieldText } from '../../reply/form.js';
-import { fingerprint } from '../../telemetry/log.js';
+import { fingerprint } from '../../secrets/registry.js';
 import { addMilliseconds } from '../../time/date-fns.js';
 import { parseDuration } from '../../time/duration.js';
 import { failedExecution, type GatedOperation } from '../approvals/gate.js';

@@ -12,7 +12,7 @@ export class UserFacingError extends EdgeopsError {
   constructor(
     message: string,
     /** The whole reply to show instead of the message alone (e.g. with Cancel buttons). */
-    readonly reply?: Reply,
+    override readonly reply?: Reply,
   ) {
     super(message);
   }

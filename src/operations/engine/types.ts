@@ -9,63 +9,21 @@ import type { CustomerDatabase } from '../../database/customer-database.js';
 import type { PlatformClient } from '../../platform/client.js';
 import type { Operation as PolicyOperation } from '../../policy/authorize.js';
 import type { AlwaysAllowed, OperationId } from '../../policy/operation-ids.js';
-import type { ModalSpec, ModalValues, ZoneKind } from '../../reply/form.js';
+import type { ModalValues, ZoneKind, ZonePick } from '../../reply/form.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
 import type { ChartRenderer } from '../../reports/chart-render.js';
 import type { ReportPool } from '../../reports/pool.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import type { AuditLog } from '../../state/audit.js';
 import type { JsonValue } from '../../state/canonical-json.js';
 import type { StateStore } from '../../state/store.js';
-import type { Logger, SecretRegistry } from '../../telemetry/log.js';
-import type { HomeRefresher } from '../home/refresh.js';
-import type { ZoneDirectory } from '../zones/directory.js';
+import type { Logger } from '../../telemetry/log.js';
 import type { JobRegistry } from './jobs.js';
+import type { HomeRedraws, Surface, ZoneDirectory } from './ports.js';
 import type { SharedAnswers } from './shared-answers.js';
 import type { FlagSpecs, FlagValues } from './tokenize.js';
 
 export type { MessageRef };
-
-/**
- * What an adapter offers operations: answer the requester, post elsewhere, update, DM, open
- * a form. Slack implements it with the Web API; the console prints.
- */
-/** Posts anywhere, outside any one request: the approval sweep and shown cards use it alone. */
-export interface Messenger {
-  /** Posts in a channel, or in one of its threads when `threadTs` (the thread's first message) is given. */
-  postToChannel(channelId: string, reply: Reply, threadTs?: string): Promise<MessageRef | undefined>;
-  update(ref: MessageRef, reply: Reply): Promise<void>;
-  /** A private message to one user, for secrets that are shown once; the message it became, when known. */
-  sendDirect(userId: string, reply: Reply): Promise<MessageRef | undefined>;
-  /**
-   * Deletes a message the bot posted (a DM that delivered a secret). Throws the transport's
-   * refusal, e.g. Slack's `message_not_found` when it is already gone.
-   */
-  deleteMessage(ref: MessageRef): Promise<void>;
-  /** A link to a message people can open, when the transport has one (Slack's permalink). */
-  permalink(ref: MessageRef): Promise<string | undefined>;
-}
-
-/** Answers the one request being handled. */
-export interface Responder {
-  /**
-   * Answers the requester where they asked (visibility decides ephemeral, channel or DM). Returns
-   * the message it became, when there is one: in another conversation (the requester's DM) when
-   * it could not be posted where asked.
-   */
-  respond(reply: Reply): Promise<MessageRef | undefined>;
-  openModal(modal: ModalSpec): Promise<void>;
-  /**
-   * Shows a reply in a window of its own (a Slack modal, for the menu) when the request brought
-   * a way to open one; otherwise answers with it. Its buttons work as on a message, and a form
-   * one of them opens takes the window's place.
-   */
-  openPanel(panel: { title: string; reply: Reply }): Promise<void>;
-  /** The message whose button was clicked, when a click brought one (not a modal, not the Home). */
-  readonly clicked?: MessageRef;
-}
-
-/** What a request's handler holds: its own answer, and posting anywhere (cards, DMs). */
-export interface Surface extends Responder, Messenger {}
 
 /** A small cache with expiry, for answers that change rarely (the WAF enums). */
 export interface TtlCache {
@@ -145,7 +103,7 @@ export interface HomeDesk {
   /** What the caller's Home shows now. */
   show(ctx: RunContext): Promise<Reply>;
   /** Draws Homes again after changes that concern their people. */
-  refresher: HomeRefresher;
+  refresher: HomeRedraws;
 }
 
 /** Long-lived services operations may use; built once by the composition root. */
@@ -180,6 +138,21 @@ export interface Caller {
   channelId: string;
   /** The thread the request was asked in; every answer goes there. */
   threadTs?: string;
+}
+
+/** Who asked and where, thread included, without the adapter's other fields. */
+export const callerOf = (input: Caller): Caller => ({
+  userId: input.userId,
+  channelId: input.channelId,
+  ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+});
+
+/** What was typed into a zone picker, by whom and where. */
+export interface SuggestionInput extends Caller {
+  zones: ZonePick;
+  typed: string;
+  waitMs: number;
+  limit: number;
 }
 
 export interface RunContext extends Caller {
@@ -249,6 +222,29 @@ export interface ChannelDefaultSlot<A> {
   fill(args: A, id: number): A;
   /** What to say when the channel has no default either: how to type the id. */
   absent: string;
+}
+
+/** A zone the channel's defaults filled in. */
+export interface ChannelDefaultUsed {
+  kind: ZoneKind;
+  id: number;
+}
+
+/** Channel defaults as the engine applies them; operations/zones/defaults.ts implements it. */
+export interface ChannelDefaults {
+  /**
+   * Fills a zone id left out of the command from the channel's defaults. The context it returns
+   * notes the default in the footer of every answer; an error says how to type the id.
+   */
+  fill(
+    ctx: RunContext,
+    op: AnyOperation,
+    args: unknown,
+  ): Promise<
+    { ok: true; ctx: RunContext; args: unknown; used?: ChannelDefaultUsed } | { ok: false; error: string }
+  >;
+  /** A surface whose every answer to the requester says that the channel's default was used. */
+  noting(surface: Surface, used: ChannelDefaultUsed): Surface;
 }
 
 export interface Operation<S extends FlagSpecs, A> {

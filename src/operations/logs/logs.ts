@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.js';
-import { ORIGIN_ERROR_CODES } from '../../platform/schemas.js';
 import { closestName } from '../../policy/suggest.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../../reports/filenames.js';
+import { ORIGIN_ERROR_CODES } from '../../reports/origin-entry.js';
 import type { OriginDayOpener, OriginFilters } from '../../reports/origin-summary.js';
 import { summariseOriginErrors } from '../../reports/origin-summary.js';
 import { statusFilterOf } from '../../reports/origin-tally.js';

@@ -7,8 +7,8 @@
  */
 
 import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin-window.js';
-import { parseDuration } from '../../time/duration.js';
-import { isTimeOfDay, parseDay, parseInstant } from '../shared/time-args.js';
+import { parseDay } from '../shared/time-args.js';
+import { parseWindowFlags, type WindowLimit } from '../shared/window.js';
 
 export interface LogsWindow {
   kind: 'day' | 'last' | 'range';
@@ -32,53 +32,36 @@ export interface LogsWindowInput {
 
 const MAX_HOURS = MAX_WINDOW_MS / HOUR_MS;
 
-/**
- * A time of day always means today; just after midnight, `--from 23:50` is therefore still to
- * come, and the error writes yesterday's 23:50 the one way that cannot be misread.
- */
-function futureFromError(from: string, now: number): string {
-  if (!isTimeOfDay(from)) return '--from is in the future; origin logs exist up to now';
-  const time = from.trim();
-  const yesterday = new Date(Math.floor(now / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10);
-  const nowWords = new Date(now).toISOString().slice(11, 16);
-  return `--from ${time} is later than now (${nowWords} UTC) and a time of day means today; for yesterday write --from ${yesterday}T${time}`;
-}
+/** Logs are served for any days, 72 hours of them at a time. */
+const withinLogsLimit: WindowLimit = (window) => {
+  if (window.kind === 'last')
+    return window.lastMs > MAX_WINDOW_MS
+      ? `--last covers at most ${MAX_HOURS}h; use --from and --to for an older window`
+      : undefined;
+  return window.endMs - window.startMs > MAX_WINDOW_MS
+    ? `a window covers at most ${MAX_HOURS}h; make --from and --to closer`
+    : undefined;
+};
 
 export function parseLogsWindow(input: LogsWindowInput, now: number): LogsWindowResult {
-  if (input.from !== undefined || input.to !== undefined) {
-    if (input.day !== undefined)
-      return { ok: false, error: `give a day or --from/--to, not both ("${input.day.slice(0, 20)}")` };
-    if (input.last !== undefined)
-      return { ok: false, error: '--last and --from/--to both set the window: use one of them' };
-    if (input.from === undefined)
-      return { ok: false, error: '--to needs a --from, e.g. --from -3h --to -1h' };
-    const from = parseInstant(input.from, now);
-    if (!from.ok) return { ok: false, error: `--from: ${from.error}` };
-    const to = input.to === undefined ? { ok: true as const, ms: now } : parseInstant(input.to, now);
-    if (!to.ok) return { ok: false, error: `--to: ${to.error}` };
-    if (from.ms >= now) return { ok: false, error: futureFromError(input.from, now) };
-    if (to.ms <= from.ms) return { ok: false, error: '--to must be after --from' };
-    if (to.ms - from.ms > MAX_WINDOW_MS)
-      return { ok: false, error: `a window covers at most ${MAX_HOURS}h; make --from and --to closer` };
-    return { ok: true, window: { kind: 'range', startMs: from.ms, endMs: to.ms } };
-  }
-  const day = parseDay(input.day ?? 'today', now);
-  if (!day.ok) return { ok: false, error: day.error };
-  const dayEnd = day.ms + DAY_MS;
-  if (input.last === undefined)
-    return { ok: true, window: { kind: 'day', startMs: day.ms, endMs: dayEnd, dayMs: day.ms } };
-  const last = parseDuration(input.last);
-  if (!last.ok) return { ok: false, error: `--last: ${last.error}` };
-  if (last.ms > MAX_WINDOW_MS)
-    return {
-      ok: false,
-      error: `--last covers at most ${MAX_HOURS}h; use --from and --to for an older window`,
-    };
+  const range = input.from !== undefined || input.to !== undefined;
+  if (range && input.day !== undefined)
+    return { ok: false, error: `give a day or --from/--to, not both ("${input.day.slice(0, 20)}")` };
+  const day = range ? undefined : parseDay(input.day ?? 'today', now);
+  if (day && !day.ok) return { ok: false, error: day.error };
+  const flags = parseWindowFlags(input, now, withinLogsLimit);
+  if (!flags.ok) return flags;
+  const asked = flags.window;
+  if (asked?.kind === 'range')
+    return { ok: true, window: { kind: 'range', startMs: asked.startMs, endMs: asked.endMs } };
+  const dayMs = day!.ms;
+  const dayEnd = dayMs + DAY_MS;
+  if (asked === undefined) return { ok: true, window: { kind: 'day', startMs: dayMs, endMs: dayEnd, dayMs } };
   // The last part of a day that is over ends at its midnight; of today, now.
   const endMs = Math.min(dayEnd, now);
   return {
     ok: true,
-    window: { kind: 'last', startMs: endMs - last.ms, endMs, dayMs: day.ms, lastMs: last.ms },
+    window: { kind: 'last', startMs: endMs - asked.lastMs, endMs, dayMs, lastMs: asked.lastMs },
   };
 }
 

@@ -6,14 +6,16 @@
 import { z } from 'zod';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import {
   createSecretMessages,
   newSecretMessageId,
   type SecretMessage,
   type SecretMessages,
 } from '../../state/secret-messages.js';
-import type { Logger, SecretRegistry } from '../../telemetry/log.js';
-import type { Messenger, RunContext } from '../engine/types.js';
+import type { Logger } from '../../telemetry/log.js';
+import type { Messenger } from '../engine/ports.js';
+import type { RunContext } from '../engine/types.js';
 
 /**
  * The "Saved it, delete this" button of a secret's DM. It is handled by the approvals command,

@@ -15,7 +15,6 @@ import { byteSize, counted } from '../../reply/words.js';
 import { writeShieldExportCsv } from '../../reports/export-csv.js';
 import { shieldExportFilename } from '../../reports/filenames.js';
 import { temporaryCsvPath } from '../../reports/temp-file.js';
-import { parseDuration } from '../../time/duration.js';
 import { UserFacingError } from '../engine/errors.js';
 import {
   defineOperation,
@@ -24,7 +23,8 @@ import {
   type SubmissionOutcome,
 } from '../engine/types.js';
 import { cancelJob, runLongJob } from '../shared/long-job.js';
-import { formatUtc, parseInstant } from '../shared/time-args.js';
+import { formatUtc } from '../shared/time-args.js';
+import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/window.js';
 import { noDefaultError, withDefaultNote } from '../zones/context.js';
 import { renderShieldSummary, shieldHeadlineFields } from './summary-render.js';
 
@@ -97,6 +97,19 @@ function checkBody(body: ExportRequest, now: number): string | undefined {
     ? '--to must be after --from'
     : `${issue?.message ?? 'the export request is not valid'} (windows are limited to the last ${EXPORT_WINDOW_HOURS} hours)`;
 }
+
+/** The instants a window of flags names: `--last` ends now. */
+function exportSpan(window: FlagWindow, now: number): { from: number; to: number } {
+  return window.kind === 'last'
+    ? { from: now - window.lastMs, to: now }
+    : { from: window.startMs, to: window.endMs };
+}
+
+/** The platform exports the last 72 hours only. */
+const withinExportWindow =
+  (now: number): WindowLimit =>
+  (window) =>
+    checkBody(exportSpan(window, now), now);
 
 async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | undefined> {
   const { zoneId, body } = args;
@@ -216,26 +229,11 @@ export const shieldExport = defineOperation({
       if (!filter.ok) return { ok: false, error: filter.error };
       filters.push(filter.filter);
     }
-    if (flags.last === undefined && flags.from === undefined && flags.to === undefined)
+    const window = parseWindowFlags(flags, now, withinExportWindow(now));
+    if (!window.ok) return { ok: false, error: window.error };
+    if (window.window === undefined)
       return { ok: true, args: { zoneId: zone.data, form: true, query: flags.query, filters } };
-    if (flags.last !== undefined && (flags.from !== undefined || flags.to !== undefined))
-      return { ok: false, error: 'use either --last or --from/--to, not both' };
-    let from: number;
-    let to: number;
-    if (flags.last !== undefined) {
-      const last = parseDuration(flags.last);
-      if (!last.ok) return { ok: false, error: `--last: ${last.error}` };
-      to = now;
-      from = now - last.ms;
-    } else {
-      if (flags.from === undefined) return { ok: false, error: '--from is needed with --to' };
-      const start = parseInstant(flags.from, now);
-      if (!start.ok) return { ok: false, error: `--from: ${start.error}` };
-      const end = flags.to === undefined ? ({ ok: true, ms: now } as const) : parseInstant(flags.to, now);
-      if (!end.ok) return { ok: false, error: `--to: ${end.error}` };
-      from = start.ms;
-      to = end.ms;
-    }
+    const { from, to } = exportSpan(window.window, now);
     const body: ExportRequest = {
       from,
       to,

@@ -6,7 +6,7 @@
 import type { AuditLog } from '../../state/audit.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { Watch } from '../../watches/store.js';
-import type { Messenger } from '../engine/types.js';
+import type { Messenger } from '../engine/ports.js';
 import { endedNote, watchMessage } from './render.js';
 
 /** The thread a watch's notes and alerts go in: the one it was asked in, or its own message's. */

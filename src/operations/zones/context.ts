@@ -19,13 +19,8 @@ import {
 } from '../../state/channel-defaults.js';
 import { StateUnavailableError } from '../../state/errors.js';
 import { UserFacingError } from '../engine/errors.js';
-import {
-  defineOperation,
-  type ParseResult,
-  type RunContext,
-  type Services,
-  type Surface,
-} from '../engine/types.js';
+import type { Surface } from '../engine/ports.js';
+import { defineOperation, type ParseResult, type RunContext, type Services } from '../engine/types.js';
 import { findZone } from '../shared/change-targets.js';
 
 const ZONE_WORDS: Record<ZoneKind, { name: string; Name: string; list: string; example: number }> = {

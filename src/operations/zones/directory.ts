@@ -8,33 +8,7 @@
 import type { PlatformClient } from '../../platform/client.js';
 import { readZoneId, type ZoneKind, type ZonePick } from '../../reply/form.js';
 import type { Logger } from '../../telemetry/log.js';
-
-export interface ZoneChoice {
-  kind: ZoneKind;
-  id: number;
-  /** The pull zone's name; for a Shield zone, the name of the pull zone it guards. */
-  name?: string;
-  /** Offered because its id was typed, not because a list has it. */
-  typed?: true;
-  /** A pull zone's first hostname, e.g. `www-example.b-cdn.net`. */
-  hostname?: string;
-  /** The pull zone a Shield zone guards. */
-  pullZoneId?: number;
-}
-
-export interface ZoneDirectory {
-  /**
-   * Zones whose name contains `typed` or whose id starts with it, at most `limit`, ids typed in
-   * full first. Empty when the lists cannot be had within `waitMs` or the platform fails.
-   */
-  suggest(pick: ZonePick, typed: string, options: { waitMs: number; limit: number }): Promise<ZoneChoice[]>;
-  /**
-   * The zone with this id, loaded afresh when the kept list lacks it;
-   * `absent` only when the list read is the account's whole list, else `unchecked` (more zones
-   * than the bot reads). Platform errors are thrown.
-   */
-  find(kind: ZoneKind, id: number): Promise<{ zone: ZoneChoice } | { absent: true } | { unchecked: true }>;
-}
+import type { ZoneChoice, ZoneDirectory } from '../engine/ports.js';
 
 /** How long a list is kept. */
 export const ZONE_LIST_TTL_MS = 60_000;

@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { unwrapMetadata } from '../blocks/metadata.js';
-import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
@@ -63,23 +63,20 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         secrets: options.services.secrets,
       });
       const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
-      let fresh: boolean;
-      try {
-        fresh = await deliveries.firstTime(
-          `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
-          context.retryNum,
-          { changes: options.engine.changes({ actionId: action.action_id, value: action.value ?? '' }) },
-        );
-      } catch (error) {
-        if (!(error instanceof DeliveryUnrecordedError)) throw error;
-        await options.engine.refuseUnrecorded(caller);
-        return;
-      }
-      if (!fresh) {
-        options.logger.info('duplicate action delivery ignored', { user: body.user.id });
-        return;
-      }
-      await options.engine.action({ ...caller, actionId: action.action_id, value: action.value ?? '' });
+      const plan = options.engine.plan({ ...caller, actionId: action.action_id, value: action.value ?? '' });
+      await deliveries.once(
+        {
+          key: `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
+          retryNum: context.retryNum,
+          changes: plan.changes,
+        },
+        () => plan.run(),
+        {
+          what: 'action delivery',
+          userId: body.user.id,
+          unrecorded: () => options.engine.refuseUnrecorded(caller),
+        },
+      );
     },
   );
 }

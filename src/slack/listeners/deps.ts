@@ -1,8 +1,9 @@
 import type { Engine } from '../../operations/engine/engine.js';
-import type { Caller, Services, Surface } from '../../operations/engine/types.js';
+import type { Surface } from '../../operations/engine/ports.js';
+import type { Caller, Services } from '../../operations/engine/types.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { Metrics } from '../../telemetry/metrics.js';
-import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 
 /** What every listener needs of the app: the engine to delegate to, and what it logs and counts. */
 export interface ListenerDeps {
@@ -24,19 +25,14 @@ export async function runCommandOnce(
   caller: Caller & { surface: Surface },
   text: string,
 ): Promise<void> {
-  let fresh: boolean;
-  try {
-    fresh = await deliveries.firstTime(delivery.key, delivery.retryNum, {
-      changes: options.engine.changes({ text }),
-    });
-  } catch (error) {
-    if (!(error instanceof DeliveryUnrecordedError)) throw error;
-    await options.engine.refuseUnrecorded(caller);
-    return;
-  }
-  if (!fresh) {
-    options.logger.info(`duplicate ${delivery.what} delivery ignored`, { user: caller.userId });
-    return;
-  }
-  await options.engine.command({ ...caller, text });
+  const plan = options.engine.plan({ ...caller, text });
+  await deliveries.once(
+    { key: delivery.key, retryNum: delivery.retryNum, changes: plan.changes },
+    () => plan.run(),
+    {
+      what: `${delivery.what} delivery`,
+      userId: caller.userId,
+      unrecorded: () => options.engine.refuseUnrecorded(caller),
+    },
+  );
 }

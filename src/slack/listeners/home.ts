@@ -1,7 +1,10 @@
 import type { App, types } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import type { Reply } from '../../reply/model.js';
+import { scrubbed } from '../../secrets/scrub.js';
 import { renderHome, renderPlainHome } from '../blocks/home.js';
-import { createSlackSurface, isContentRefusal, scrubbed, slackErrorCode } from '../surface.js';
+import { withPlainFallback } from '../fallback.js';
+import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
 /**
@@ -22,34 +25,37 @@ export async function publishHome(
     logger: options.logger,
     secrets: options.services.secrets,
   });
-  await options.engine.command({
+  const home = options.engine.plan({
     userId,
     channelId: '',
     text: 'home',
     surface: {
       ...base,
       async respond(reply) {
-        const publish = (view: types.HomeView) =>
-          client.views.publish({ user_id: userId, view: scrubbed(options.services.secrets, view) });
-        // Drawn under a policy no longer in force: the refresher draws it again.
-        if (!current()) return undefined;
-        try {
-          await publish(renderHome(reply));
-        } catch (error) {
-          // The Home's words still reach its owner: as plain text, as a refused message does.
-          if (!isContentRefusal(error)) throw error;
-          options.logger.warn('Slack refused the Home; publishing it again as plain text', {
-            user: userId,
-            slackError: slackErrorCode(error),
+        // Drawn under a policy no longer in force: nothing is published, the refresher draws it again.
+        const publishAs = (render: (reply: Reply) => types.HomeView) => async () => {
+          if (!current()) return false;
+          await client.views.publish({
+            user_id: userId,
+            view: scrubbed(options.services.secrets, render(reply)),
           });
-          if (!current()) return undefined;
-          await publish(renderPlainHome(reply));
-        }
-        options.services.home.refresher.drawn(userId);
+          return true;
+        };
+        // The Home's words still reach its owner: as plain text, as a refused message does.
+        const published = await withPlainFallback(
+          { rich: publishAs(renderHome), plain: publishAs(renderPlainHome) },
+          {
+            logger: options.logger,
+            message: 'Slack refused the Home; publishing it again as plain text',
+            fields: { user: userId },
+          },
+        );
+        if (published) options.services.home.refresher.drawn(userId);
         return undefined;
       },
     },
   });
+  await home.run();
 }
 
 /** The Home tab, drawn whenever it is opened; changes redraw it through the refresher. */

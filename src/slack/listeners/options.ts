@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, BlockSuggestion } from '@slack/bolt';
-import { withTypedId, type ZoneChoice } from '../../operations/zones/directory.js';
+import type { ZoneChoice } from '../../operations/engine/ports.js';
+import { withTypedId } from '../../operations/zones/directory.js';
 import { truncate } from '../../reply/escape.js';
 import { type ZonePick, zoneOptionValue } from '../../reply/form.js';
 import { unwrapMetadata } from '../blocks/metadata.js';

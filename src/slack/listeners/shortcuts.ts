@@ -1,6 +1,5 @@
 import type { App, MessageShortcut } from '@slack/bolt';
-import { newCorrelationId } from '../../operations/engine/engine.js';
-import { describeFailure } from '../../operations/engine/failure.js';
+import { describeFailure, newCorrelationId } from '../../operations/engine/failure.js';
 import { findAlertHints, MAX_SCANNED } from '../../operations/logs/alert-hints.js';
 import { INVESTIGATE_SHORTCUT, investigateForm } from '../../operations/logs/investigate.js';
 import { messageText } from '../message-text.js';

@@ -1,7 +1,8 @@
 import type { App } from '@slack/bolt';
+import { scrubbed } from '../../secrets/scrub.js';
 import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
-import { type Deliveries, DeliveryUnrecordedError } from '../deliveries.js';
+import type { Deliveries } from '../deliveries.js';
 import { createSlackSurface } from '../surface.js';
 import type { ListenerDeps } from './deps.js';
 
@@ -32,28 +33,23 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
     });
     if ('errors' in result) {
       // Field errors can quote platform text: they pass the secret registry like every reply.
-      const errors = Object.fromEntries(
-        Object.entries(result.errors).map(([field, text]) => [field, options.services.secrets.redact(text)]),
-      );
-      await ack({ response_action: 'errors', errors });
+      await ack({ response_action: 'errors', errors: scrubbed(options.services.secrets, result.errors) });
       return;
     }
     await ack();
-    let fresh: boolean;
-    try {
-      // A view is submitted once: it closes when the submission is accepted.
-      fresh = await deliveries.firstTime(`view:${view.id}:${view.hash}`, context.retryNum, {
-        changes: options.engine.changes({ callbackId: view.callback_id }),
-      });
-    } catch (error) {
-      if (!(error instanceof DeliveryUnrecordedError)) throw error;
-      await options.engine.refuseUnrecorded(caller);
-      return;
-    }
-    if (!fresh) {
-      options.logger.info('duplicate form submission ignored', { user: body.user.id });
-      return;
-    }
-    await result.proceed();
+    await deliveries.once(
+      {
+        // A view is submitted once: it closes when the submission is accepted.
+        key: `view:${view.id}:${view.hash}`,
+        retryNum: context.retryNum,
+        changes: result.changes,
+      },
+      () => result.run(),
+      {
+        what: 'form submission',
+        userId: body.user.id,
+        unrecorded: () => options.engine.refuseUnrecorded(caller),
+      },
+    );
   });
 }

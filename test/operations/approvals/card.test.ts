@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/machine.js';
-import { paramsDigest } from '../../../src/approvals/store.js';
+import { paramsDigest } from '../../../src/approvals/row.js';
 import {
   approvalCard,
   approversWhoMayAct,

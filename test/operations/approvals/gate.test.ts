@@ -80,12 +80,9 @@ async function requestHoldingCard(zone: number, until: (card: Reply) => Promise<
       return post(channelId, reply, threadTs);
     },
   };
-  await bed.runtime.engine.command({
-    userId: 'U0YOU',
-    channelId: 'C0OPS',
-    text: `pullzone reset-key ${zone} rotated`,
-    surface: held,
-  });
+  await bed.runtime.engine
+    .plan({ userId: 'U0YOU', channelId: 'C0OPS', text: `pullzone reset-key ${zone} rotated`, surface: held })
+    .run();
   return surface.records;
 }
 

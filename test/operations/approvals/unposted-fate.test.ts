@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest, ApprovalState } from '../../../src/approvals/machine.js';
-import { cancelUnposted } from '../../../src/operations/approvals/flow.js';
+import { cancelUnposted } from '../../../src/operations/approvals/request.js';
 import { memoryLogger } from '../../state/temp-db.js';
 
 const request = { id: 'ap_00000000000000aa' } as ApprovalRequest;

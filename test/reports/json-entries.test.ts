@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonArraySplitter, JsonStreamError } from '../../src/reports/json-entries.js';
+import { JsonArraySplitter, JsonStreamError, JsonStringEnd } from '../../src/reports/json-entries.js';
 
 function splitAll(text: string, chunkSize: number, key = 'logs'): unknown[] {
   const splitter = new JsonArraySplitter(key);
@@ -346,6 +346,42 @@ describe('streaming hostile entries against JSON.parse', () => {
         },
       ),
       { numRuns: 1_500 },
+    );
+  });
+});
+
+describe("the scanner core's string end", () => {
+  /** Where the string that opens `document` ends, read in the pieces `cuts` makes, as bytes or as text. */
+  function endAcross(document: string, cuts: number[], read: 'bytes' | 'text'): number {
+    const whole = read === 'bytes' ? Buffer.from(document) : document;
+    const points = [...new Set(cuts.map((cut) => 1 + (cut % whole.length)))].sort((a, b) => a - b);
+    const finder = new JsonStringEnd();
+    let from = 1;
+    for (const to of [...points, whole.length]) {
+      if (to <= from) continue;
+      const end =
+        typeof whole === 'string'
+          ? finder.inText(whole.slice(from, to), 0)
+          : finder.inBytes(whole.subarray(from, to), 0);
+      if (end >= 0) return from + end;
+      from = to;
+    }
+    return -1;
+  }
+
+  it('finds the closing quote, past escaped quotes and backslashes, however the chunks cut them', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', '"', '\\', 'é', '🚀', '\n', 'u') }),
+        fc.array(fc.nat(), { maxLength: 5 }),
+        (value, cuts) => {
+          const document = `${JSON.stringify(value)},"next"`;
+          const quote = JSON.stringify(value).length - 1;
+          expect(endAcross(document, cuts, 'text')).toBe(quote);
+          expect(endAcross(document, cuts, 'bytes')).toBe(Buffer.byteLength(document.slice(0, quote)));
+        },
+      ),
+      { numRuns: 1_000 },
     );
   });
 });

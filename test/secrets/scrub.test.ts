@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scrubbed } from '../../src/slack/surface.js';
-import { SecretRegistry } from '../../src/telemetry/log.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { scrubbed } from '../../src/secrets/scrub.js';
 
 const SECRET = 'sk-live-0123456789abcdef';
 
@@ -49,5 +49,14 @@ describe('scrubbed', () => {
     const out = scrubbed(secrets, mixed);
     expect(out).not.toBe(mixed);
     expect(out.blocks).toBe(clean.blocks);
+  });
+
+  it('keeps the secrets a reply exists to deliver, and scrubs every other', () => {
+    const other = 'tok-other-9876543210zyxw';
+    const registry = new SecretRegistry();
+    registry.add(SECRET, other);
+    const out = scrubbed(registry, { text: `${SECRET} and ${other}` }, [SECRET]);
+    expect(out.text).toBe(`${SECRET} and [redacted …zyxw]`);
+    expect(scrubbed(registry, `${SECRET} and ${other}`)).toBe('[redacted …cdef] and [redacted …zyxw]');
   });
 });

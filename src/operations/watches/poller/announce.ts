@@ -1,0 +1,75 @@
+/**
+ * What the channel sees of a poll: the watch message redrawn, an alert posted, raised or
+ * cleared, and a watch ended (by the poller, or because the bot can no longer post there).
+ */
+import { channelRef, md, nest } from '../../../reply/markup.js';
+import { ephemeral } from '../../../reply/model.js';
+import type { PollOutcome } from '../../../watches/progress.js';
+import type { EndReason, Watch, WatchHead } from '../../../watches/store.js';
+import { goneFromChannel } from '../../shared/delivery-errors.js';
+import { announceEnd, threadOf } from '../endings.js';
+import { alertMessage, watchMessage } from '../render.js';
+import { savePoll } from './save.js';
+import type { PollerState } from './state.js';
+
+export async function endWatch(state: PollerState, watch: WatchHead, reason: EndReason): Promise<void> {
+  const { store, messenger, now, logger } = state;
+  const ended = await store.end(watch.id, reason, null, now());
+  if (ended && messenger) await announceEnd(ended, { messenger, audit: state.audit, logger, nowMs: now() });
+}
+
+export async function refreshMessage(state: PollerState, watch: Watch): Promise<void> {
+  const { messenger, now, logger } = state;
+  if (!messenger || !watch.messageTs) return;
+  try {
+    await messenger.update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()));
+  } catch (error) {
+    logger.warn('a watch message could not be updated', { watch: watch.id, error });
+    // Archived, the bot removed, the message deleted: polling on would spend the shared budget
+    // for nobody. The watch ends, and its owner is told privately.
+    const gone = goneFromChannel(error);
+    if (!gone) return;
+    await endWatch(state, watch, 'channel');
+    await messenger
+      .sendDirect(
+        watch.owner,
+        ephemeral(`Your watch of pull zone ${watch.pullZoneId} ended`, [
+          {
+            type: 'text',
+            text: md`:stop_sign: Your watch of pull zone ${watch.pullZoneId} in ${nest(channelRef(watch.channelId))} ended: ${gone}. Start it again where the bot can post.`,
+          },
+        ]),
+      )
+      .catch((dmError: unknown) => logger.warn('the end of a watch could not be sent', { error: dmError }));
+  }
+}
+
+export async function postAlerts(
+  state: PollerState,
+  watch: Watch,
+  outcome: PollOutcome,
+  nowMs: number,
+): Promise<void> {
+  const { messenger } = state;
+  if (!messenger || !watch.alert) return;
+  const episode = watch.progress.episode;
+  if (outcome.change === 'tripped' && episode) {
+    if (watch.snoozedUntil !== null && watch.snoozedUntil > nowMs) return;
+    const ref = await messenger.postToChannel(watch.channelId, alertMessage(watch, episode), threadOf(watch));
+    if (ref)
+      await savePoll(
+        state,
+        watch,
+        { ...watch.progress, episode: { ...episode, alertTs: ref.ts } },
+        null,
+        watch.nextPollAt,
+      );
+  } else if (outcome.change === 'peak' && episode?.alertTs) {
+    await messenger.update({ channelId: watch.channelId, ts: episode.alertTs }, alertMessage(watch, episode));
+  } else if (outcome.change === 'cleared' && outcome.ended?.alertTs) {
+    await messenger.update(
+      { channelId: watch.channelId, ts: outcome.ended.alertTs },
+      alertMessage(watch, outcome.ended, outcome.ended.endMs),
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * A zone's origin logs downloaded once for all its watches: the days it reads, the deadline that
+ * stops it, and what a watch message says when it fails.
+ */
+import { utc } from '@date-fns/utc';
+import { EdgeopsError } from '../../../errors.js';
+import { PlatformError } from '../../../platform/errors.js';
+import { JsonStreamError, jsonArrayEntries } from '../../../reports/json-entries.js';
+import { startOfDay } from '../../../time/date-fns.js';
+import { formatDuration } from '../../../time/duration.js';
+import { LOOKBACK_MS, type PollCounter } from '../../../watches/progress.js';
+import type { Watch } from '../../../watches/store.js';
+import type { PollerState } from './state.js';
+
+/**
+ * The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new,
+ * or while a watch has not been polled since yesterday (a poll slowed down or waiting past midnight).
+ */
+export function daysToRead(nowMs: number, everyMs: number, watches: readonly Watch[]): number[] {
+  const today = startOfDay(nowMs, { in: utc }).getTime();
+  const behind = watches.some((watch) => (watch.lastPolledAt ?? watch.startedAt) < today);
+  return behind || nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
+}
+
+/** A download still going at its deadline: stopped, so that its lease never runs out under it. */
+class DownloadDeadlineError extends EdgeopsError {
+  override name = 'DownloadDeadlineError';
+  readonly kind = 'deadline';
+  readonly outcome = 'failed';
+  readonly unexpected = false;
+
+  constructor(readonly limitMs: number) {
+    super(`the download took longer than ${formatDuration(limitMs)}`);
+  }
+
+  /** What the watch message says of it. */
+  get userMessage(): string {
+    return `${this.message} and was stopped`;
+  }
+}
+
+/** What the watch message says of a failed poll. */
+export function failureOf(error: unknown): string {
+  if (error instanceof DownloadDeadlineError || error instanceof PlatformError) return error.userMessage;
+  if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
+  return 'the download broke off';
+}
+
+/** Downloads the zone's days into the counters, stopped at `deadline` (on the clock) or by close(). */
+export async function download(
+  state: PollerState,
+  pullZoneId: number,
+  days: number[],
+  counters: PollCounter[],
+  deadline: number,
+  renew: () => Promise<void>,
+) {
+  const { now, downloads } = state;
+  const limitMs = deadline - now();
+  const controller = new AbortController();
+  // The clock is checked as entries arrive; the timer stops a download that has stalled.
+  const timer = setTimeout(() => controller.abort(new DownloadDeadlineError(limitMs)), limitMs);
+  timer.unref();
+  downloads.add(controller);
+  try {
+    for (const day of days) {
+      const response = await state.platform.getOriginErrorLogs(pullZoneId, new Date(day), {
+        signal: controller.signal,
+      });
+      for await (const batch of jsonArrayEntries(response.body, 'logs')) {
+        if (now() > deadline) {
+          controller.abort(new DownloadDeadlineError(limitMs));
+          throw controller.signal.reason;
+        }
+        await renew();
+        for (const element of batch) for (const counter of counters) counter.add(element);
+      }
+    }
+  } catch (error) {
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+    downloads.delete(controller);
+  }
+}

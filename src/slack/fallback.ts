@@ -1,0 +1,84 @@
+/**
+ * What goes instead when Slack refuses (PRODUCT §6). A message or a Home whose content Slack
+ * refuses (invalid_blocks, invalid_arguments, msg_too_long) is sent again as plain text, each
+ * fallback logged once with Slack's error; a channel the bot cannot post in sends the answer
+ * another way (respond.ts).
+ */
+import type { Reply } from '../reply/model.js';
+import type { LogFields, Logger } from '../telemetry/log.js';
+import { type FileDelivery, renderPlainReply, renderReply } from './blocks/reply.js';
+import {
+  type Message,
+  type Outgoing,
+  payload,
+  type Rendering,
+  type Sent,
+  type SentReply,
+  scrub,
+} from './outgoing.js';
+import { ResponseUrlError } from './response-url.js';
+import { UploadError } from './upload.js';
+
+/** Slack's word for a failed call: a Web API error code, or a response_url's answer. */
+export function slackErrorCode(error: unknown): string | undefined {
+  if (error instanceof ResponseUrlError) return error.code;
+  if (error instanceof UploadError) return error.code;
+  if (typeof error === 'object' && error !== null && 'data' in error)
+    return (error as { data?: { error?: string } }).data?.error ?? undefined;
+  return undefined;
+}
+
+/** Slack refused what the message says or how it is laid out: the plain-text version goes. */
+const CONTENT_REFUSED = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'invalid_arguments',
+  'msg_too_long',
+  'no_text',
+]);
+/** Slack refused the content of a message or view (not the channel, nor the token). */
+export const isContentRefusal = (error: unknown): boolean => CONTENT_REFUSED.has(slackErrorCode(error) ?? '');
+
+/** The channel is the problem: the answer goes another way. */
+export const CHANNEL_REASONS: Readonly<Record<string, string>> = {
+  not_in_channel: 'the bot is not in that channel',
+  channel_not_found: 'the bot cannot see that channel',
+  is_archived: 'that channel is archived',
+};
+
+/**
+ * The one plain-text fallback: sends the rich form; when Slack refuses its content, logs that
+ * once with Slack's error and sends the plain form instead. Any other failure is thrown.
+ */
+export async function withPlainFallback<T>(
+  send: { rich: () => Promise<T>; plain: () => Promise<T> },
+  refused: { logger: Logger; message: string; fields?: LogFields },
+): Promise<T> {
+  try {
+    return await send.rich();
+  } catch (error) {
+    if (!isContentRefusal(error)) throw error;
+    refused.logger.warn(refused.message, { ...refused.fields, slackError: slackErrorCode(error) });
+    return send.plain();
+  }
+}
+
+/**
+ * Sends the rendered reply; when Slack refuses its content, sends it again as plain text.
+ * Returns where it went and what was sent (whose files are to follow it).
+ */
+export function sendRendered(
+  slack: Outgoing,
+  reply: Reply,
+  delivery: FileDelivery,
+  send: (message: Message) => Promise<Sent>,
+): Promise<SentReply> {
+  const sendAs = (render: Rendering) => async (): Promise<SentReply> => {
+    const rendered = render(reply, delivery);
+    return { sent: await send(scrub(slack, payload(rendered), reply)), rendered, render };
+  };
+  return withPlainFallback(
+    { rich: sendAs(renderReply), plain: sendAs(renderPlainReply) },
+    { logger: slack.logger, message: 'Slack refused a message; sending it again as plain text' },
+  );
+}
