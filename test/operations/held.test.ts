@@ -13,6 +13,7 @@ import {
   answers,
   buttonsOf,
   type EngineTestbed,
+  formIn,
   type Recorded,
   recordingSurface,
   startEngineTestbed,
@@ -33,13 +34,6 @@ afterAll(async () => {
 
 const YOU = { userId: 'U0YOU', channelId: 'C0OPS' };
 const LEAD = { userId: 'U0LEAD', channelId: 'C0APPROVALS' };
-
-/** The form an entry opened, or a failure naming what was recorded instead. */
-function formIn(records: readonly Recorded[]) {
-  const form = records.find((record) => record.kind === 'form');
-  if (form?.kind !== 'form') throw new Error(`no form: ${JSON.stringify(records.map((r) => r.kind))}`);
-  return form.modal;
-}
 
 async function submitted(records: Recorded[], values: ModalValues): Promise<Recorded[]> {
   const outcome = await bed.submit(formIn(records), values, YOU);

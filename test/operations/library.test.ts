@@ -9,11 +9,23 @@ import {
   reopenValue,
 } from '../../src/operations/library.js';
 import { VideoLibraryCreateSchema } from '../../src/platform/schemas.js';
-import type { ModalValues } from '../../src/reply/form.js';
+import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { BUTTON_VALUE_MAX } from '../../src/slack/limits.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
-import { type EngineTestbed, startEngineTestbed } from '../support/engine.js';
+import {
+  answers,
+  buttonsOf,
+  dmsIn,
+  type EngineTestbed,
+  fieldsOf,
+  formIn,
+  onlyAnswer,
+  postsIn,
+  type Recorded,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
 
 /** What a user who only typed a name submits: the form's initial values. */
 const submitted = (changes: ModalValues = {}): ModalValues => ({
@@ -221,5 +233,113 @@ describe('/edge library create through the engine', () => {
     );
     expect(premium).toEqual({ errors: { [F.name]: expect.any(String) } });
     expect(bed.sandbox.requests.count('videolibrary.create')).toBe(before);
+  });
+
+  /** The messages the channel sees among the records: posts there, and answers not for the requester alone. */
+  const inChannel = (records: readonly Recorded[]) => [
+    ...postsIn(records, 'C0OPS').map((post) => post.reply),
+    ...answers(records).filter((reply) => reply.visibility === 'channel'),
+  ];
+
+  async function submittedRecords(modal: ModalSpec, values: ModalValues): Promise<Recorded[]> {
+    const outcome = await bed.submit(modal, values);
+    if ('errors' in outcome) throw new Error(`the form was refused: ${JSON.stringify(outcome.errors)}`);
+    return outcome.records;
+  }
+
+  it('creates the library: the channel sees it, and its keys reach only the requester’s DM', async () => {
+    const modal = await openForm('library create Launch');
+    const records = await submittedRecords(
+      modal,
+      submitted({
+        [F.name]: 'Launch videos',
+        [F.regions]: ['DE', 'NY'],
+        [F.tier]: 'premium',
+        [F.jit]: ['on'],
+        [F.codecs]: ['x264', 'vp9'],
+        [F.resolutions]: ['480p', '1080p'],
+        [F.smart]: ['titles'],
+      }),
+    );
+    const dms = dmsIn(records, 'U0YOU');
+    expect(dms).toHaveLength(1);
+    const dm = dms[0]!;
+    const posted = inChannel(records);
+    expect(posted).toHaveLength(1);
+
+    expect(bed.sandbox.requests.last('videolibrary.create')?.body).toMatchObject({
+      Name: 'Launch videos',
+      ReplicationRegions: ['DE', 'NY'],
+      EncodingTier: 1,
+      JitEncodingEnabled: true,
+      OutputCodecs: 'x264,vp9',
+      EnabledResolutions: '480p,1080p',
+      EnableTranscribing: true,
+      EnableTranscribingTitleGeneration: true,
+    });
+
+    const keys = [...wordsOf(dm.reply).matchAll(/`([0-9a-f-]{36,})`/g)].map((match) => match[1]!);
+    expect(keys).toHaveLength(2);
+    const channelText = wordsOf(posted[0]!);
+    expect(channelText).toContain('Video library created');
+    for (const shown of ['Launch videos', 'Premium', '480p, 1080p', 'x264, vp9', 'DE, NY'])
+      expect(channelText).toContain(shown);
+    expect(fieldsOf(posted[0]!).get('Pull zone id')).toMatch(/^\d+/);
+    expect(fieldsOf(posted[0]!).get('Storage zone id')).toMatch(/^\d+/);
+    expect(channelText).toContain('Transcribing was turned on because smart generation needs transcripts.');
+    for (const key of keys) {
+      expect(channelText).toContain(`…${key.slice(-4)}`);
+      // Every record and every log line: the key is in the DM and nowhere else.
+      expect(records.filter((record) => JSON.stringify(record).includes(key))).toEqual([dm]);
+      expect(bed.logs.some((line) => line.includes(key))).toBe(false);
+      expect(bed.runtime.secrets.values()).toContain(key);
+    }
+    // The audit row follows the channel message.
+    const audit = await bed.runtime.services.audit.list({ limit: 50 });
+    expect(
+      audit.find(
+        (r) => r.operation === 'library.create' && r.outcome === 'succeeded' && r.target === 'Launch videos',
+      ),
+    ).toBeDefined();
+    expect(JSON.stringify(audit)).not.toContain(keys[0]);
+  });
+
+  it('reports a platform refusal with its field and reopens the form with the values entered', async () => {
+    const modal = await openForm('library create');
+    bed.sandbox.faults.set('videolibrary.create', {
+      status: 400,
+      body: {
+        ErrorKey: 'videoLibrary.name_taken',
+        Field: 'Name',
+        Message: 'A video library with this name already exists',
+      },
+      times: 1,
+    });
+    const records = await submittedRecords(
+      modal,
+      submitted({
+        [F.name]: 'Existing library',
+        [F.regions]: ['SG'],
+        [F.playerVersion]: '2',
+        [F.resolutions]: ['360p'],
+      }),
+    );
+    // One reply: the platform's words, the field at fault, and the way back to the form.
+    const reply = onlyAnswer(records);
+    expect(reply.visibility).toBe('ephemeral');
+    const said = wordsOf(reply);
+    expect(said).toContain('already exists');
+    expect(said).toContain('Field: Name');
+    expect(said).toContain('Fix *Name*');
+    const button = buttonsOf(reply).find((b) => b.actionId === 'library.create:reopen');
+    expect(button?.value.length).toBeLessThanOrEqual(2000);
+    const reopened = formIn(await bed.click(button!));
+    const initial = (id: string) => reopened.fields.find((field) => field.id === id)?.initial;
+    expect(initial(F.name)).toBe('Existing library');
+    expect(initial(F.playerVersion)).toBe(2);
+    expect(initial(F.regions)).toEqual(['SG']);
+    expect(initial(F.resolutions)).toEqual(['360p']);
+    const audit = await bed.runtime.services.audit.list({ limit: 20 });
+    expect(audit.some((r) => r.operation === 'library.create' && r.outcome === 'failed')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The New video library form as Slack shows it, and where the library's keys go. How the form's
- * submissions are checked is tested through the engine in test/operations/library.test.ts.
+ * The New video library form as Slack shows it, and where the library's keys go in Slack. How
+ * the form's submissions are checked, what the channel is told and where the keys go are tested
+ * through the engine in test/operations/library.test.ts.
  */
 import type { ViewStateValue } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,7 +95,7 @@ describe('/edge library create', () => {
     expect(ids).toEqual(Object.values(F));
   });
 
-  it('creates the library: the channel sees it, and its keys reach only the requester’s DM', async () => {
+  it('sends the new library’s keys to Slack in the requester’s DM alone: no other call, response or upload', async () => {
     const { view } = await openForm('library create Launch');
     const channelPosts = new Set(h.fake.callsTo('chat.postMessage'));
     const ack = await submit(view, {
@@ -113,52 +114,20 @@ describe('/edge library create', () => {
       (c) => !channelPosts.has(c) && c.args.channel === dmChannel,
       5_000,
     );
-    const posted = await h.fake.waitFor(
+    await h.fake.waitFor(
       'chat.postMessage',
       (c) => !channelPosts.has(c) && c.args.channel === DEFAULT_CHANNEL_ID,
       5_000,
     );
-
-    const sent = z
-      .looseObject({ Name: z.string() })
-      .parse(h.sandbox.requests.last('videolibrary.create')?.body);
-    expect(sent).toMatchObject({
-      Name: 'Launch videos',
-      ReplicationRegions: ['DE', 'NY'],
-      EncodingTier: 1,
-      JitEncodingEnabled: true,
-      OutputCodecs: 'x264,vp9',
-      EnabledResolutions: '480p,1080p',
-      EnableTranscribing: true,
-      EnableTranscribingTitleGeneration: true,
-    });
-
     const keys = [...textOfCall(dm).matchAll(/`([0-9a-f-]{36,})`/g)].map((match) => match[1]!);
     expect(keys).toHaveLength(2);
-    const channelText = textOfCall(posted);
-    expect(channelText).toContain('Video library created');
-    for (const shown of ['Launch videos', 'Premium', '480p, 1080p', 'x264, vp9', 'DE, NY'])
-      expect(channelText).toContain(shown);
-    expect(channelText).toMatch(/Pull zone id\*\\n\d+/);
-    expect(channelText).toMatch(/Storage zone id\*\\n\d+/);
-    expect(channelText).toContain('Transcribing was turned on because smart generation needs transcripts.');
     for (const key of keys) {
-      expect(channelText).toContain(`…${key.slice(-4)}`);
-      // Every payload Slack received and every log line: the key is in the DM and nowhere else.
+      // Every payload Slack received: the key is in the DM and nowhere else.
       const holders = h.fake.calls.filter((call) => textOfCall(call).includes(key));
       expect(holders).toEqual([dm]);
       expect(h.fake.responses.some((post) => JSON.stringify(post.body).includes(key))).toBe(false);
       expect(h.fake.uploads.some((file) => file.bytes.toString('utf8').includes(key))).toBe(false);
-      expect(h.logs.some((line) => line.includes(key))).toBe(false);
-      expect(h.runtime.secrets.values()).toContain(key);
     }
-    // The audit row follows the channel message.
-    const succeeded = async () =>
-      (await h.runtime.services.audit.list({ limit: 20 })).find(
-        (r) => r.operation === 'library.create' && r.outcome === 'succeeded' && r.target === 'Launch videos',
-      );
-    await expect.poll(succeeded, { timeout: 5_000 }).toBeDefined();
-    expect(JSON.stringify(await h.runtime.services.audit.list({ limit: 50 }))).not.toContain(keys[0]);
   });
 
   it('says so in the channel when the keys cannot be sent by DM, and shows them nowhere else', async () => {
@@ -177,7 +146,7 @@ describe('/edge library create', () => {
     expect(h.fake.callsTo('chat.postMessage').filter((c) => !posts.has(c))).toEqual([posted]);
   });
 
-  it('reports a platform refusal with its field and reopens the form with the values entered', async () => {
+  it('answers a platform refusal with an ephemeral whose button reopens the form as a modal Slack accepts', async () => {
     const { view } = await openForm('library create');
     h.sandbox.faults.set('videolibrary.create', {
       status: 400,
@@ -201,12 +170,6 @@ describe('/edge library create', () => {
       (c) => !ephemerals.has(c) && textOfCall(c).includes('library.create:reopen'),
       5_000,
     );
-    // One reply: the platform's words, the field at fault, and the way back to the form.
-    expect(textOfCall(withButton)).toContain('already exists');
-    expect(textOfCall(withButton)).toContain('Field: Name');
-    expect(textOfCall(withButton)).toContain('Fix *Name*');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(h.fake.callsTo('chat.postEphemeral').filter((c) => !ephemerals.has(c))).toHaveLength(1);
     expect(withButton.args).toMatchObject({ channel: DEFAULT_CHANNEL_ID, user: DEFAULT_USER_ID });
 
     const button = z
@@ -233,10 +196,5 @@ describe('/edge library create', () => {
     expect(JSON.stringify(initialOf(reopened, F.resolutions))).toMatch(
       /"initial_options":\[\{[^\]]*"value":"360p"\}\]/,
     );
-    const failed = async () =>
-      (await h.runtime.services.audit.list({ limit: 20 })).some(
-        (r) => r.operation === 'library.create' && r.outcome === 'failed',
-      );
-    await expect.poll(failed, { timeout: 5_000 }).toBe(true);
   });
 });

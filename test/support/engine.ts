@@ -3,15 +3,15 @@
  * database, with no Slack at all. A recording surface keeps every Reply the engine produces, so
  * tests assert on replies as values; test/slack/ checks what only a transport shows.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import type { Surface } from '../../src/operations/engine/ports.js';
 import type { MessageRef } from '../../src/operations/engine/types.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
-import type { Reply, ReplyButton } from '../../src/reply/model.js';
-import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { Reply, ReplyButton, ReplyFile } from '../../src/reply/model.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createLogger } from '../../src/telemetry/log.js';
@@ -32,45 +32,127 @@ export interface RecordingSurface extends Surface {
   readonly records: Recorded[];
 }
 
-export function recordingSurface(): RecordingSurface {
-  const records: Recorded[] = [];
+/**
+ * The messages of one conversation space as a transport keeps them: each has a ts of its own,
+ * and shows what it was last posted or updated with until it is deleted. Surfaces that share a
+ * board (a testbed's requests and its background work) see each other's messages.
+ */
+export interface MessageBoard {
+  nextTs(): string;
+  /** What the message at `ref` shows now; undefined when it was never posted or is deleted. */
+  shown(ref: MessageRef): Reply | undefined;
+  show(ref: MessageRef, reply: Reply): void;
+  remove(ref: MessageRef): void;
+}
+
+export function messageBoard(): MessageBoard {
   let ts = 0;
+  const messages = new Map<string, Reply>();
+  const key = (ref: MessageRef) => `${ref.channelId}/${ref.ts}`;
+  return {
+    nextTs: () => `1700000000.${String(++ts).padStart(6, '0')}`,
+    shown: (ref) => messages.get(key(ref)),
+    show: (ref, reply) => messages.set(key(ref), reply),
+    remove: (ref) => messages.delete(key(ref)),
+  };
+}
+
+/** A file as it was delivered: files on disk are read and removed, as an adapter does after uploading them. */
+function delivered(file: ReplyFile): ReplyFile {
+  if (!file.path) return file;
+  const content = readFileSync(file.path);
+  rmSync(file.path, { force: true });
+  const { path: _removed, ...rest } = file;
+  return { ...rest, content };
+}
+
+/** The reply as delivered: its files, and those of its thread, in memory. */
+function deliveredReply(reply: Reply): Reply {
+  if (!reply.files?.length && !reply.thread?.length) return reply;
+  return {
+    ...reply,
+    ...(reply.files ? { files: reply.files.map(delivered) } : {}),
+    ...(reply.thread ? { thread: reply.thread.map(deliveredReply) } : {}),
+  };
+}
+
+export function recordingSurface(
+  options: { board?: MessageBoard; clicked?: MessageRef } = {},
+): RecordingSurface {
+  const records: Recorded[] = [];
+  const board = options.board ?? messageBoard();
   return {
     records,
+    ...(options.clicked ? { clicked: options.clicked } : {}),
     async respond(reply) {
-      records.push({ kind: 'respond', reply });
+      records.push({ kind: 'respond', reply: deliveredReply(reply) });
       return undefined;
     },
-    async postToChannel(channelId, reply, threadTs) {
-      const ref = { channelId, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
+    async postToChannel(channelId, given, threadTs) {
+      const reply = deliveredReply(given);
+      const ref = { channelId, ts: board.nextTs() };
+      board.show(ref, reply);
       records.push({ kind: 'post', channelId, reply, ref, ...(threadTs ? { threadTs } : {}) });
       return ref;
     },
     async permalink(ref) {
       return `https://example.slack.com/archives/${ref.channelId}/p${ref.ts.replace('.', '')}`;
     },
-    async update(ref, reply) {
+    async update(ref, given) {
+      const reply = deliveredReply(given);
+      board.show(ref, reply);
       records.push({ kind: 'update', ref, reply });
     },
-    async sendDirect(userId, reply) {
-      const ref = { channelId: `D${userId}`, ts: `1700000000.${String(++ts).padStart(6, '0')}` };
+    async sendDirect(userId, given) {
+      const reply = deliveredReply(given);
+      const ref = { channelId: `D${userId}`, ts: board.nextTs() };
+      board.show(ref, reply);
       records.push({ kind: 'dm', userId, reply, ref });
       return ref;
     },
     async deleteMessage(ref) {
+      board.remove(ref);
       records.push({ kind: 'delete', ref });
     },
     async openModal(modal) {
       records.push({ kind: 'form', modal });
     },
     async openPanel(panel) {
-      records.push({ kind: 'panel', ...panel });
+      records.push({ kind: 'panel', ...panel, reply: deliveredReply(panel.reply) });
     },
   };
 }
 
 /** A reply's words, blocks included, as one string to search. */
 export const wordsOf = (reply: Reply): string => JSON.stringify([reply.text, reply.blocks]);
+
+/**
+ * Every text of a reply as people read it: fields as a transport sets them (`*label*` above the
+ * value), entities decoded and the invisible guards against mentions and fences removed.
+ */
+export function readableOf(reply: Reply): string {
+  const texts = reply.blocks.flatMap((block): string[] => {
+    switch (block.type) {
+      case 'header':
+      case 'text':
+      case 'context':
+      case 'code':
+        return [block.text];
+      case 'fields':
+        return block.fields.map((field) => `*${field.label}*\n${field.value}`);
+      case 'image':
+        return [block.image.title, block.image.text];
+      default:
+        return [];
+    }
+  });
+  return texts
+    .join('\n')
+    .replace(/[\u200b\u2060]/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
 
 /** The answers to the requester, in order. */
 export const answers = (records: readonly Recorded[]): Reply[] =>
@@ -86,18 +168,103 @@ export function onlyAnswer(records: readonly Recorded[]): Reply {
   return replies[0]!;
 }
 
+/** The words of every answer to the requester, one answer a line, to search. */
+export const answered = (records: readonly Recorded[]): string => answers(records).map(wordsOf).join('\n');
+
+/** The fields of a reply's field blocks, by label, as a transport shows them beside each other. */
+export const fieldsOf = (reply: Reply): Map<string, string> =>
+  new Map(
+    reply.blocks.flatMap((block) =>
+      block.type === 'fields' ? block.fields.map((field) => [field.label, String(field.value)] as const) : [],
+    ),
+  );
+
+/** The header of a reply, when it has one. */
+export const headerOf = (reply: Reply | undefined): string | undefined =>
+  reply?.blocks.find((block) => block.type === 'header')?.text;
+
+/** The posts among the records, in one channel when `channelId` is given. */
+export const postsIn = (
+  records: readonly Recorded[],
+  channelId?: string,
+): Extract<Recorded, { kind: 'post' }>[] =>
+  records.filter(
+    (record): record is Extract<Recorded, { kind: 'post' }> =>
+      record.kind === 'post' && (channelId === undefined || record.channelId === channelId),
+  );
+
+/** The direct messages among the records, to one user when `userId` is given. */
+export const dmsIn = (records: readonly Recorded[], userId?: string): Extract<Recorded, { kind: 'dm' }>[] =>
+  records.filter(
+    (record): record is Extract<Recorded, { kind: 'dm' }> =>
+      record.kind === 'dm' && (userId === undefined || record.userId === userId),
+  );
+
+/**
+ * A channel answer with a thread (a long job's): the one message it leaves at the top of the
+ * channel, where its progress message, when it had one, is the same message, updated in place.
+ * Fails naming what was recorded when there is no such answer, or more than one top-level message.
+ */
+export function headlineIn(records: readonly Recorded[]): Reply {
+  const inChannel = answers(records).filter((reply) => reply.visibility === 'channel');
+  if (inChannel.length !== 1)
+    throw new Error(
+      `expected one channel answer, got ${inChannel.length}: ${answered(records).slice(0, 300)}`,
+    );
+  const headline = inChannel[0]!;
+  const place = headline.inPlaceOf;
+  const others = postsIn(records).filter(
+    (post) =>
+      !post.threadTs && !(place && post.ref.channelId === place.channelId && post.ref.ts === place.ts),
+  );
+  if (others.length > 0) throw new Error(`${others.length} more message(s) at the top of the channel`);
+  return headline;
+}
+
+/** The form the records opened, or a failure naming what was recorded instead. */
+export function formIn(records: readonly Recorded[]): ModalSpec {
+  const form = records.find((record) => record.kind === 'form');
+  if (form?.kind !== 'form') throw new Error(`no form: ${JSON.stringify(records.map((r) => r.kind))}`);
+  return form.modal;
+}
+
+/** Every file the records delivered, in replies and their threads. */
+export const filesIn = (records: readonly Recorded[]): ReplyFile[] => {
+  const of = (reply: Reply): ReplyFile[] => [...(reply.files ?? []), ...(reply.thread ?? []).flatMap(of)];
+  return records.flatMap((record) => ('reply' in record ? of(record.reply) : []));
+};
+
+/** A delivered file's content as text. */
+export const fileText = (file: ReplyFile): string =>
+  typeof file.content === 'string' ? file.content : (file.content?.toString('utf8') ?? '');
+
 /** Every button of a reply, in order. */
 export const buttonsOf = (reply: Reply): ReplyButton[] =>
   reply.blocks.flatMap((block) => (block.type === 'actions' ? block.buttons : []));
 
-type Caller = { userId?: string; channelId?: string; threadTs?: string };
+type Caller = {
+  userId?: string;
+  channelId?: string;
+  threadTs?: string;
+  /** The message a clicked button was on, in the caller's channel. */
+  messageTs?: string;
+};
 
 export interface EngineTestbed {
   runtime: Runtime;
+  config: Config;
   sandbox: Sandbox;
   clock: TestClock;
   /** Every log line the runtime wrote, for correlation ids. */
   logs: string[];
+  /** The messages every request and the background work posted, as they show now. */
+  board: MessageBoard;
+  /**
+   * What background work (the approval sweep, the watch poller) posts through. The poller is
+   * not started: `runtime.watchPoller.start(bed.messenger)` does, and it then polls only when a
+   * test calls `runtime.watchPoller.tick()`.
+   */
+  messenger: RecordingSurface;
   /** Runs `/edge TEXT` as the caller and returns what it recorded. */
   run(text: string, caller?: Caller): Promise<Recorded[]>;
   /** Clicks a button of a reply as the caller. */
@@ -121,6 +288,14 @@ export async function startEngineTestbed(
     policyYaml?: string;
     /** Points SERVICE_DATABASE_URL at the sandbox's database, with its full-access token and id. */
     serviceDatabase?: boolean;
+    /** The members of each user group the policy names, as the workspace lists them. */
+    groups?: Record<string, readonly string[]>;
+    /** More environment, e.g. the watch limits. */
+    env?: Record<string, string>;
+    /** The chart picture's bound and font, e.g. no font, so that charts are their text bars. */
+    charts?: RuntimeOptions['charts'];
+    /** Keeps the bot's own state on the sandbox's remote libSQL server (its Hrana endpoint). */
+    remoteState?: boolean;
   } = {},
 ): Promise<EngineTestbed> {
   const clock = pinnedClock();
@@ -133,24 +308,47 @@ export async function startEngineTestbed(
       policyPath: options.policyYaml === undefined ? undefined : policyPath,
       serviceDatabase: options.serviceDatabase,
     }),
+    ...(options.remoteState
+      ? {
+          STATE_DATABASE_URL: sandbox.databaseUrl,
+          STATE_DATABASE_AUTH_TOKEN: sandbox.databaseTokens.fullAccess,
+        }
+      : {}),
+    ...options.env,
   });
   if (options.serviceDatabase && config.serviceDatabase) config.serviceDatabase.id = sandbox.databaseId;
   const logs: string[] = [];
   const secrets = new SecretRegistry();
+  const groups = options.groups ?? {};
   const runtime = await createRuntime({
     config,
     platform: config.platform!,
     secrets,
     logger: createLogger({ level: 'debug', secrets, clock, write: (line) => logs.push(line) }),
     now: clock,
+    fetchGroupMembers: async (groupId) => groups[groupId] ?? [],
+    charts: options.charts,
+    // Never by itself on the real clock: tests move the pinned one and tick the poller.
+    watchTickMs: 3_600_000,
   });
+  const board = messageBoard();
+  const surfaceFor = (caller: Caller) =>
+    recordingSurface({
+      board,
+      ...(caller.messageTs
+        ? { clicked: { channelId: caller.channelId ?? 'C0OPS', ts: caller.messageTs } }
+        : {}),
+    });
   return {
     runtime,
+    config,
     sandbox,
     clock,
     logs,
+    board,
+    messenger: recordingSurface({ board }),
     async run(text, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
@@ -162,10 +360,11 @@ export async function startEngineTestbed(
       return surface.records;
     },
     async click(button, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       const plan = runtime.engine.plan({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
+        ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         actionId: button.actionId,
         value: button.value,
         surface,
@@ -174,10 +373,11 @@ export async function startEngineTestbed(
       return surface.records;
     },
     async submit(form, values, caller = {}) {
-      const surface = recordingSurface();
+      const surface = surfaceFor(caller);
       const checked = await runtime.engine.submit({
         userId: caller.userId ?? 'U0YOU',
         channelId: caller.channelId ?? 'C0OPS',
+        ...(caller.threadTs ? { threadTs: caller.threadTs } : {}),
         callbackId: form.callbackId,
         privateMetadata: form.privateMetadata,
         values,
