@@ -6,7 +6,7 @@
  * against the renderer's bound. The measured side runs from compiled JavaScript in a process of
  * its own, as in production. Run alone: `npx tsx bench/chart.ts`.
  */
-import type { BucketChart } from '../src/reports/bucket-chart.js';
+import type { BucketChart } from '../src/reports/chart/bucket.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import type { BenchRow } from './types.js';
 
@@ -48,7 +48,7 @@ const percentile = (values: readonly number[], p: number) => {
 
 /** The measured side: a fresh process, the report pool and the renderer as the bot builds them. */
 async function measureSide(): Promise<void> {
-  const { createChartRenderer } = await import('../src/reports/chart-render.js');
+  const { createChartRenderer } = await import('../src/reports/chart/render.js');
   const { createReportPool } = await import('../src/reports/pool.js');
   const pool = createReportPool({ maxThreads: 1 });
   const failures: string[] = [];

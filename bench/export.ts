@@ -20,10 +20,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { type CsvColumnTap, CsvFormulaGuard } from '../src/reports/csv-guard.js';
-import { writeShieldExportCsv } from '../src/reports/export-csv.js';
+import { type CsvColumnTap, CsvFormulaGuard } from '../src/reports/csv/guard.js';
 import { createReportPool } from '../src/reports/pool.js';
-import { ShieldTally } from '../src/reports/shield-summary.js';
+import { writeShieldExportCsv } from '../src/reports/shield/export.js';
+import { ShieldTally } from '../src/reports/shield/summary.js';
 import { BoundedTally, SpaceSavingCounter } from '../src/reports/top-counts.js';
 import { createFileScrub } from '../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../src/secrets/registry.js';
@@ -192,7 +192,7 @@ function stringSummary(): CsvColumnTap {
 
 /**
  * The guard alone over the same rows in memory: without a summary, with the shipped one
- * (shield-summary.ts, counting cells from their bytes), and with one counting string cells.
+ * (shield/summary.ts, counting cells from their bytes), and with one counting string cells.
  */
 async function guardSide(megabytes: number): Promise<void> {
   const block = await rowBlock();

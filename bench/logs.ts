@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { summariseOriginErrors } from '../src/reports/origin-summary.js';
+import { summariseOriginErrors } from '../src/reports/origin/summary.js';
 import { createReportPool } from '../src/reports/pool.js';
 import { isMain, measureInChild, reportMeasurement } from './child.js';
 import { originDayStream } from './origin-day.js';

@@ -13,7 +13,7 @@ import { EdgeopsError } from '../src/errors.js';
 import { describeFailure } from '../src/operations/engine/failure.js';
 import { PlatformError } from '../src/platform/errors.js';
 import { PolicyLoadError } from '../src/policy/store.js';
-import { CsvShapeError } from '../src/reports/csv-guard.js';
+import { CsvShapeError } from '../src/reports/csv/guard.js';
 import { JsonStreamError } from '../src/reports/json-entries.js';
 import { StreamCancelledError } from '../src/reports/worker-channel.js';
 import { BodyTooLargeError } from '../src/sandbox/http.js';

@@ -90,11 +90,11 @@ describe('what a start loads', () => {
     const { files, packages } = startupClosure(slackModeEntries);
     expect(files.has('runtime/runtime.ts') && files.has('slack/app.ts')).toBe(true);
     expect([...files].filter((file) => /^(console|sandbox)\//.test(file))).toEqual([]);
-    expect([...files].filter((file) => /-worker\.ts$/.test(file))).toEqual([]);
+    expect([...files].filter((file) => /(^|[/-])worker\.ts$/.test(file))).toEqual([]);
     expect(packages.has('piscina')).toBe(false);
     // Charts are drawn in a report worker: the native renderer is never loaded at start.
     expect([...packages].filter((name) => name.startsWith('@resvg/'))).toEqual([]);
-    expect(files.has('reports/chart-png.ts')).toBe(false);
+    expect(files.has('reports/chart/png.ts')).toBe(false);
   });
 
   it('console mode loads no Slack adapter and no Slack package', () => {

@@ -3,7 +3,7 @@
  * exact, long values cut) and for the CSV file (blobs in hexadecimal, written record by record,
  * neutralised against formulas, by the operation that writes it).
  */
-import { csvCellPieces } from '../reports/csv-safety.js';
+import { csvCellPieces } from '../reports/csv/safety.js';
 import type { Cell } from './hrana-value.js';
 
 const blobText = (blob: ArrayBuffer) => `<blob ${blob.byteLength} byte${blob.byteLength === 1 ? '' : 's'}>`;

@@ -5,7 +5,7 @@ import { closestName } from '../policy/suggest.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
-import { csvRecord } from '../reports/csv-safety.js';
+import { csvRecord } from '../reports/csv/safety.js';
 import type { AuditLog, AuditRow } from '../state/audit.js';
 import { parseDuration } from '../time/duration.js';
 import type { FlagValues } from './engine/tokenize.js';

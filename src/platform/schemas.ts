@@ -5,7 +5,7 @@
  * be null, a field not marked required may be absent, and unknown fields pass.
  * The sandbox keeps its own copy of the vendor's rules (src/sandbox/vendor-rules.ts), so a drift
  * between these schemas and the vendor's shows up in tests instead of being mirrored.
- * Two wire formats live with their readers: the origin-log entry in src/reports/origin-entry.ts,
+ * Two wire formats live with their readers: the origin-log entry in src/reports/origin/entry.ts,
  * the Hrana value of the customer database in src/database/hrana-value.ts.
  */
 import { z } from 'zod';

@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 import type { MessagePort, ResourceLimits } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 
-export type ReportWorkerName = 'origin-worker' | 'export-worker' | 'chart-worker';
+export type ReportWorkerName = 'origin/worker' | 'shield/worker' | 'chart/worker';
 
 const HEAP_LIMITS: Record<ReportWorkerName, ResourceLimits | undefined> = {
   // V8's default young generation: smaller ones cost a third more time on a million-entry day.
-  'origin-worker': undefined,
+  'origin/worker': undefined,
   // A stream of small records needs little heap; a small one keeps the export's RSS flat and low.
-  'export-worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+  'shield/worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
   // A chart is a few kilobytes of SVG; resvg's pixels live outside the JavaScript heap.
-  'chart-worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+  'chart/worker': { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
 };
 
 export interface ReportTaskOptions {

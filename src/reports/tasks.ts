@@ -2,14 +2,14 @@
  * What crosses the thread boundary between the event loop and a report worker: the task each
  * worker is given and the result it returns, both checked with zod on arrival. Kept apart from
  * the workers so the event loop does not load the parsing code it hands off. The export worker
- * loads none of this (export-worker.ts checks its task itself), and so no zod.
+ * loads none of this (shield/worker.ts checks its task itself), and so no zod.
  */
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
-import { BucketChartSchema } from './bucket-chart.js';
-import { OriginDayReadSchema } from './origin-days.js';
-import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin-tally.js';
-import type { ShieldSummary } from './shield-summary.js';
+import { BucketChartSchema } from './chart/bucket.js';
+import { OriginDayReadSchema } from './origin/days.js';
+import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin/tally.js';
+import type { ShieldSummary } from './shield/summary.js';
 import type { WorkerFailure } from './task-failure.js';
 
 const FailureSchema = z.strictObject({

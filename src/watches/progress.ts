@@ -5,13 +5,13 @@
  * order, so every poll reads the whole day and this decides, entry by entry, what is new.
  */
 import { z } from 'zod';
-import { isOriginEntry } from '../reports/origin-entry.js';
+import { isOriginEntry } from '../reports/origin/entry.js';
 import {
   createOriginMatcher,
   entryFacts,
   type OriginFilters,
   statusFilterOf,
-} from '../reports/origin-tally.js';
+} from '../reports/origin/tally.js';
 
 /** How far before the newest entry seen a late entry is still counted. */
 export const LOOKBACK_MS = 10 * 60_000;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CSV_PIECE_CHARS, csvCell, csvRowPieces, hasLongValue, tableCell } from '../../src/database/cells.js';
 import type { Cell } from '../../src/database/hrana-value.js';
-import { csvRecord } from '../../src/reports/csv-safety.js';
+import { csvRecord } from '../../src/reports/csv/safety.js';
 
 const cell: fc.Arbitrary<Cell> = fc.oneof(
   fc.constant(null),

@@ -7,8 +7,8 @@ import {
 } from '../../src/operations/logs/render.js';
 import { parseLogsWindow } from '../../src/operations/logs/window.js';
 import { replyToPlainText } from '../../src/reply/plain.js';
-import type { ComparisonCounts, OriginSummary } from '../../src/reports/origin-summary.js';
-import { bucketGrid, planOriginFetch } from '../../src/reports/origin-window.js';
+import type { ComparisonCounts, OriginSummary } from '../../src/reports/origin/summary.js';
+import { bucketGrid, planOriginFetch } from '../../src/reports/origin/window.js';
 
 const NOW = Date.parse('2026-11-21T00:20:00Z');
 

@@ -6,7 +6,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/reply/model.js';
-import { percentChange } from '../../src/reports/origin-window.js';
+import { percentChange } from '../../src/reports/origin/window.js';
 import {
   answers,
   type EngineTestbed,

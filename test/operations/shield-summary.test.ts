@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderShieldSummary } from '../../src/operations/shield/summary-render.js';
-import type { ShieldSummary } from '../../src/reports/shield-summary.js';
+import type { ShieldSummary } from '../../src/reports/shield/summary.js';
 import { renderReply } from '../../src/slack/blocks/reply.js';
 
 const hostile: ShieldSummary = {

@@ -20,7 +20,7 @@ import {
   WafEnumsResponseSchema,
 } from '../../src/platform/schemas.js';
 import { JsonArraySplitter } from '../../src/reports/json-entries.js';
-import { isOriginEntry, OriginLogEntrySchema } from '../../src/reports/origin-entry.js';
+import { isOriginEntry, OriginLogEntrySchema } from '../../src/reports/origin/entry.js';
 import { DNS_RECORD_NULLABLE, DNS_ZONE_NULLABLE } from '../../src/sandbox/vendor-rules.js';
 import { repoRoot } from '../support/block-kit.js';
 

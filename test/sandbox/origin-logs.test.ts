@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiErrorDataSchema } from '../../src/platform/schemas.js';
-import { ORIGIN_ERROR_CODES, OriginLogDetailSchema } from '../../src/reports/origin-entry.js';
+import { ORIGIN_ERROR_CODES, OriginLogDetailSchema } from '../../src/reports/origin/entry.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { NOW, startTestSandbox, TODAY_PATH } from './harness.js';
 

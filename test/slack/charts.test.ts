@@ -4,7 +4,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHART_LAYOUT, CHART_SCALE } from '../../src/reports/bucket-chart.js';
+import { CHART_LAYOUT, CHART_SCALE } from '../../src/reports/chart/bucket.js';
 import { utcDay } from '../support/clock.js';
 import type { UploadedFile } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';

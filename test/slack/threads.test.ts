@@ -6,7 +6,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { percentChange } from '../../src/reports/origin-window.js';
+import { percentChange } from '../../src/reports/origin/window.js';
 import { createSlackSurface } from '../../src/slack/surface.js';
 import { type RecordedCall, renderedText, type UploadedFile } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';

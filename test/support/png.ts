@@ -3,7 +3,7 @@
  * through pngjs, and how much of a region is drawn on (anything not white).
  */
 import { PNG } from 'pngjs';
-import { CHART_SCALE } from '../../src/reports/bucket-chart.js';
+import { CHART_SCALE } from '../../src/reports/chart/bucket.js';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -11,7 +11,7 @@ import type { Operation as PolicyOperation } from '../../policy/authorize.js';
 import type { AlwaysAllowed, OperationId } from '../../policy/operation-ids.js';
 import type { ModalValues, ZoneKind, ZonePick } from '../../reply/form.js';
 import type { MessageRef, Reply } from '../../reply/model.js';
-import type { ChartRenderer } from '../../reports/chart-render.js';
+import type { ChartRenderer } from '../../reports/chart/render.js';
 import type { ReportPool } from '../../reports/pool.js';
 import type { SecretRegistry } from '../../secrets/registry.js';
 import type { AuditLog } from '../../state/audit.js';

@@ -12,9 +12,9 @@ import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { formatTable } from '../../reply/table.js';
 import { byteSize, counted } from '../../reply/words.js';
-import { bucketBars, bucketWidthWords } from '../../reports/chart.js';
-import type { ChartPicture } from '../../reports/chart-render.js';
-import type { ComparisonCounts, OriginSummary } from '../../reports/origin-summary.js';
+import type { ChartPicture } from '../../reports/chart/render.js';
+import { bucketBars, bucketWidthWords } from '../../reports/chart/text.js';
+import type { ComparisonCounts, OriginSummary } from '../../reports/origin/summary.js';
 import {
   type BucketGrid,
   COMPARISON_EXTRA_DAYS,
@@ -24,7 +24,7 @@ import {
   type OriginFetchPlan,
   percentChange,
   utcDaysTouched,
-} from '../../reports/origin-window.js';
+} from '../../reports/origin/window.js';
 import { formatAgo } from '../shared/time-args.js';
 import { formatLength, formatSpan, type LogsWindow } from './window.js';
 

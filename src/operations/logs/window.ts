@@ -3,10 +3,10 @@
  * last part of one (`--last 2h`, of today unless a day is named), or `--from T [--to T]`. A
  * past day is answered as today would be: `yesterday --last 2h` is the last two hours of
  * yesterday. The platform serves one UTC day per call; which days a window needs is worked
- * out in reports/origin-window.ts.
+ * out in reports/origin/window.ts.
  */
 
-import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin-window.js';
+import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin/window.js';
 import { parseDay } from '../shared/time-args.js';
 import { parseWindowFlags, type WindowLimit } from '../shared/window.js';
 

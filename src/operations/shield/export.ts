@@ -12,9 +12,9 @@ import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { md } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
-import { writeShieldExportCsv } from '../../reports/export-csv.js';
+import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
 import { shieldExportFilename } from '../../reports/filenames.js';
-import { temporaryCsvPath } from '../../reports/temp-file.js';
+import { writeShieldExportCsv } from '../../reports/shield/export.js';
 import { UserFacingError } from '../engine/errors.js';
 import {
   defineOperation,

@@ -6,7 +6,7 @@ import { labelledBars } from '../../reply/bars.js';
 import { inlineCode, oneLine } from '../../reply/escape.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import type { ReplyBlock } from '../../reply/model.js';
-import type { Breakdown, ShieldColumn, ShieldSummary, ShieldTimeline } from '../../reports/shield-summary.js';
+import type { Breakdown, ShieldColumn, ShieldSummary, ShieldTimeline } from '../../reports/shield/summary.js';
 import { formatAgo } from '../shared/time-args.js';
 
 /** Values per dimension shown in the message; the CSV has every event. */

@@ -4,7 +4,7 @@ import { md, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyButton } from '../../reply/model.js';
 import { tableWithCuts } from '../../reply/table.js';
 import { counted } from '../../reply/words.js';
-import { csvRecord } from '../../reports/csv-safety.js';
+import { csvRecord } from '../../reports/csv/safety.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
 import {

@@ -1,0 +1,371 @@
+/**
+ * The pure part of the origin-log summary: one entry in, its CSV row out (when it passes the
+ * filters), counts kept in bounded memory. The worker feeds it; tests can drive it directly.
+ */
+import { z } from 'zod';
+import { BoundedTally, SpaceSavingCounter } from '../top-counts.js';
+import {
+  isOriginDetail,
+  isOriginEntry,
+  ORIGIN_ERROR_CODES,
+  type OriginDetail,
+  type OriginEntry,
+  type OriginLabels,
+} from './entry.js';
+
+/** Distinct URLs tracked for the top 10; a million distinct URLs cost no more than this many. */
+export const URL_TRACK_CAPACITY = 2_000;
+/** Distinct label values counted per dimension before the rest go under "(other)". */
+export const LABEL_CAPACITY = 200;
+export const TOP_URLS = 10;
+
+export const CSV_HEADER = ['timestamp', 'status', 'error_code', 'server_zone', 'url', 'message', 'log_id'];
+
+/** `--status 502` is an exact code, `--status 5xx` a class (5); an entry matches either list. */
+export const OriginFiltersSchema = z.strictObject({
+  status: z
+    .strictObject({
+      exact: z.array(z.number().int().min(100).max(599)).optional(),
+      classes: z.array(z.number().int().min(1).max(5)).optional(),
+    })
+    .optional(),
+  /** An ErrorCode label such as `dns_lookup`, compared without case. */
+  errorCode: z.string().min(1).optional(),
+  /** A ServerZone label such as `CA`, compared without case. */
+  serverZone: z.string().min(1).optional(),
+  /** Only entries at or after this instant (Unix ms): the window's start. */
+  sinceMs: z.number().finite().optional(),
+  /** Only entries before this instant (Unix ms): the window's end. */
+  untilMs: z.number().finite().optional(),
+});
+export type OriginFilters = z.infer<typeof OriginFiltersSchema>;
+
+/** `--status` as typed: `5xx` is a class, `502` one code. */
+export function statusFilterOf(typed: string): NonNullable<OriginFilters['status']> {
+  const status = typed.toLowerCase();
+  return status.endsWith('xx') ? { classes: [Number(status[0])] } : { exact: [Number(status)] };
+}
+
+/** The most buckets a chart has: 96 quarter hours of a day, plus one where a window starts mid-bucket. */
+export const MAX_BUCKETS = 200;
+export const MAX_COMPARISONS = 2;
+
+const InstantSchema = z.number().finite();
+
+/** What is counted besides the window's own figures: the chart's buckets and earlier windows. */
+export const OriginViewSchema = z.strictObject({
+  /** Buckets of `widthMs` from `startMs`: an entry's bucket is where its timestamp falls. */
+  grid: z
+    .strictObject({
+      startMs: InstantSchema,
+      widthMs: z.number().int().positive(),
+      count: z.number().int().positive().max(MAX_BUCKETS),
+    })
+    .optional(),
+  /** Earlier windows [startMs, endMs), counted with the same filters, for comparison. */
+  comparisons: z
+    .array(z.strictObject({ startMs: InstantSchema, endMs: InstantSchema }))
+    .max(MAX_COMPARISONS)
+    .optional(),
+});
+export type OriginView = z.infer<typeof OriginViewSchema>;
+
+const CountSchema = z.number().int().nonnegative();
+
+const ByStatusSchema = z.array(z.strictObject({ status: z.string(), count: CountSchema }));
+const ByErrorCodeSchema = z.array(
+  z.strictObject({ code: z.string(), words: z.string().nullable(), count: CountSchema }),
+);
+const ByServerZoneSchema = z.array(z.strictObject({ zone: z.string(), count: CountSchema }));
+/** `count` is an upper bound; it is exact when `overcount` is 0 (see top-counts.ts). */
+const TopUrlsSchema = z.array(
+  z.strictObject({ url: z.string(), count: CountSchema, overcount: CountSchema }),
+);
+
+/** The figures of an earlier window, filtered like the window itself. */
+export const ComparisonCountsSchema = z.strictObject({
+  total: CountSchema,
+  byStatus: ByStatusSchema,
+  byErrorCode: ByErrorCodeSchema,
+  byServerZone: ByServerZoneSchema,
+  topUrls: TopUrlsSchema,
+  /**
+   * Which of the window's own top URLs this one saw. Exact unless `urlsEvicted`: then a URL it
+   * does not list may have been seen and dropped from the tracker.
+   */
+  seenTopUrls: z.array(z.string()),
+  urlsEvicted: z.boolean(),
+});
+export type ComparisonCounts = z.infer<typeof ComparisonCountsSchema>;
+
+export const OriginCountsSchema = z.strictObject({
+  /** Entries read from the response, before filters. */
+  scanned: CountSchema,
+  /** Entries that passed the filters: the CSV has exactly this many rows. */
+  total: CountSchema,
+  /** Of `total`, entries whose `log` string is missing or not the JSON document it should be. */
+  malformed: CountSchema,
+  /** Of `total`, entries without a timestamp: in the counts and the CSV, not in the chart. */
+  untimed: CountSchema,
+  /** Array elements that are not log entries (objects without the entry fields, nested arrays): left out. */
+  skipped: CountSchema,
+  firstSeenMs: z.number().nullable(),
+  lastSeenMs: z.number().nullable(),
+  /** Entries inside the window before the status, code and zone filters: "none matched" needs it. */
+  windowed: CountSchema,
+  byStatus: ByStatusSchema,
+  byErrorCode: ByErrorCodeSchema,
+  byServerZone: ByServerZoneSchema,
+  topUrls: TopUrlsSchema,
+  /** Errors per bucket of the view's grid (none without a grid). */
+  buckets: z.array(CountSchema).max(MAX_BUCKETS),
+  /** The view's comparisons, in its order. */
+  comparisons: z.array(ComparisonCountsSchema).max(MAX_COMPARISONS),
+  /** ErrorCode and ServerZone labels of every entry read, before window and filters: for "did you mean". */
+  labelsSeen: z.strictObject({ errorCodes: z.array(z.string()), serverZones: z.array(z.string()) }),
+});
+export type OriginCounts = z.infer<typeof OriginCountsSchema>;
+
+/** timestamp, status, error_code, server_zone, url, message, log_id */
+export type OriginCsvRow = [string, string, string, string, string, string, string];
+
+const UNKNOWN = 'unknown';
+/** The range a JS Date can represent; anything outside cannot be a log time. */
+const MAX_TIME_MS = 8.64e15;
+
+function wordsFor(code: string): string | null {
+  return Object.hasOwn(ORIGIN_ERROR_CODES, code)
+    ? ORIGIN_ERROR_CODES[code as keyof typeof ORIGIN_ERROR_CODES]
+    : null;
+}
+
+function parseDetail(log: string): OriginDetail | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(log);
+  } catch {
+    return undefined;
+  }
+  return isOriginDetail(value) ? value : undefined;
+}
+
+const NO_LABELS: OriginLabels = {};
+
+/** Whether an entry's status, error code and server zone pass the filters' status, code and zone. */
+export type OriginMatcher = (status: string, errorCode: string, serverZone: string) => boolean;
+
+export function createOriginMatcher(filters: OriginFilters): OriginMatcher {
+  const exact: ReadonlySet<number> = new Set(filters.status?.exact ?? []);
+  const classes: ReadonlySet<number> = new Set(filters.status?.classes ?? []);
+  const wantedCode = filters.errorCode?.toLowerCase();
+  const wantedZone = filters.serverZone?.toLowerCase();
+  return (status, errorCode, serverZone) => {
+    if (exact.size > 0 || classes.size > 0) {
+      const code = Number(status);
+      if (!Number.isInteger(code) || !(exact.has(code) || classes.has(Math.floor(code / 100)))) return false;
+    }
+    if (wantedCode !== undefined && errorCode.toLowerCase() !== wantedCode) return false;
+    if (wantedZone !== undefined && serverZone.toLowerCase() !== wantedZone) return false;
+    return true;
+  };
+}
+
+/** An entry's status, error code and server zone: its labels, else what its inner log says. */
+export function entryFacts(entry: OriginEntry): { status: string; errorCode: string; serverZone: string } {
+  const labels = entry.labels ?? NO_LABELS;
+  const needsDetail = labels.StatusCode === undefined || labels.ErrorCode === undefined;
+  const detail = needsDetail && entry.log !== undefined ? parseDetail(entry.log) : undefined;
+  return {
+    status: labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : ''),
+    errorCode: labels.ErrorCode ?? detail?.ErrorCode ?? '',
+    serverZone: labels.ServerZone ?? '',
+  };
+}
+
+/** An earlier window's counts: what the summary compares, without a CSV or a chart. */
+class ComparisonTally {
+  total = 0;
+  readonly byStatus = new BoundedTally(LABEL_CAPACITY);
+  readonly byErrorCode = new BoundedTally(LABEL_CAPACITY);
+  readonly byServerZone = new BoundedTally(LABEL_CAPACITY);
+  readonly urls = new SpaceSavingCounter(URL_TRACK_CAPACITY);
+
+  constructor(
+    readonly startMs: number,
+    readonly endMs: number,
+  ) {}
+
+  add(status: string, errorCode: string, serverZone: string, url: string): void {
+    this.total++;
+    this.byStatus.add(status || UNKNOWN);
+    this.byErrorCode.add(errorCode || UNKNOWN);
+    this.byServerZone.add(serverZone || UNKNOWN);
+    if (url) this.urls.add(url);
+  }
+
+  counts(currentTopUrls: readonly string[]): ComparisonCounts {
+    return {
+      total: this.total,
+      byStatus: statusCounts(this.byStatus),
+      byErrorCode: errorCodeCounts(this.byErrorCode),
+      byServerZone: zoneCounts(this.byServerZone),
+      topUrls: urlCounts(this.urls),
+      seenTopUrls: currentTopUrls.filter((url) => this.urls.has(url)),
+      urlsEvicted: this.urls.evicted,
+    };
+  }
+}
+
+const statusCounts = (tally: BoundedTally) =>
+  tally.sorted().map(({ key, count }) => ({ status: key, count }));
+const errorCodeCounts = (tally: BoundedTally) =>
+  tally.sorted().map(({ key, count }) => ({ code: key, words: wordsFor(key), count }));
+const zoneCounts = (tally: BoundedTally) => tally.sorted().map(({ key, count }) => ({ zone: key, count }));
+const urlCounts = (urls: SpaceSavingCounter) =>
+  urls.top(TOP_URLS).map(({ key, count, overcount }) => ({ url: key, count, overcount }));
+
+export class OriginTally {
+  private scanned = 0;
+  private total = 0;
+  private malformed = 0;
+  private untimed = 0;
+  private skipped = 0;
+  private first = Number.POSITIVE_INFINITY;
+  private last = Number.NEGATIVE_INFINITY;
+  private readonly byStatus = new BoundedTally(LABEL_CAPACITY);
+  private readonly byErrorCode = new BoundedTally(LABEL_CAPACITY);
+  private readonly byServerZone = new BoundedTally(LABEL_CAPACITY);
+  private readonly urls = new SpaceSavingCounter(URL_TRACK_CAPACITY);
+  private readonly codesSeen = new BoundedTally(LABEL_CAPACITY);
+  private readonly zonesSeen = new BoundedTally(LABEL_CAPACITY);
+  private windowed = 0;
+  private readonly buckets: number[];
+  private readonly grid: OriginView['grid'];
+  private readonly comparisons: ComparisonTally[];
+  private readonly matches: OriginMatcher;
+  private readonly sinceMs: number;
+  private readonly untilMs: number;
+  /**
+   * Whether entries without a timestamp belong to the window. Yes when it has no bounds (a whole
+   * day); the worker says so day by day when several days are read for one window.
+   */
+  untimedInWindow: boolean;
+  /** Timestamps of a day come in order: the ISO text of the current second is reused. */
+  private isoSecond = Number.NaN;
+  private isoPrefix = '';
+
+  constructor(filters: OriginFilters = {}, view: OriginView = {}) {
+    const parsed = OriginFiltersSchema.parse(filters);
+    const { grid, comparisons } = OriginViewSchema.parse(view);
+    this.matches = createOriginMatcher(parsed);
+    this.sinceMs = parsed.sinceMs ?? Number.NEGATIVE_INFINITY;
+    this.untilMs = parsed.untilMs ?? Number.POSITIVE_INFINITY;
+    this.untimedInWindow = parsed.sinceMs === undefined && parsed.untilMs === undefined;
+    this.grid = grid;
+    this.buckets = new Array<number>(grid?.count ?? 0).fill(0);
+    this.comparisons = (comparisons ?? []).map((w) => new ComparisonTally(w.startMs, w.endMs));
+  }
+
+  /** Elements seen so far, for progress. */
+  get scannedCount(): number {
+    return this.scanned;
+  }
+
+  /** Counts one array element; returns its CSV row when it passes the filters. */
+  add(element: unknown): OriginCsvRow | undefined {
+    this.scanned++;
+    if (
+      !isOriginEntry(element) ||
+      (element.timestamp !== undefined && !(Math.abs(element.timestamp) <= MAX_TIME_MS))
+    ) {
+      this.skipped++;
+      return undefined;
+    }
+    const entry = element;
+    const timestamp = entry.timestamp === undefined ? undefined : Math.floor(entry.timestamp);
+    const labels = entry.labels ?? NO_LABELS;
+    if (labels.ErrorCode !== undefined) this.codesSeen.add(labels.ErrorCode);
+    if (labels.ServerZone !== undefined) this.zonesSeen.add(labels.ServerZone);
+    // An entry without a time belongs to no bounded window and to no earlier one.
+    const inWindow =
+      timestamp === undefined ? this.untimedInWindow : timestamp >= this.sinceMs && timestamp < this.untilMs;
+    // Bit i: the entry falls in comparison i. No array per entry on a million-entry day.
+    let earlier = 0;
+    if (timestamp !== undefined)
+      for (let i = 0; i < this.comparisons.length; i++) {
+        const w = this.comparisons[i]!;
+        if (timestamp >= w.startMs && timestamp < w.endMs) earlier |= 1 << i;
+      }
+    if (!inWindow && earlier === 0) return undefined;
+    if (inWindow) this.windowed++;
+    const detail = entry.log === undefined ? undefined : parseDetail(entry.log);
+    const status = labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : '');
+    const errorCode = labels.ErrorCode ?? detail?.ErrorCode ?? '';
+    const serverZone = labels.ServerZone ?? '';
+    if (!this.matches(status, errorCode, serverZone)) return undefined;
+    const url = detail?.RequestUrl ?? '';
+    for (let i = 0; earlier !== 0 && i < this.comparisons.length; i++)
+      if (earlier & (1 << i)) this.comparisons[i]!.add(status, errorCode, serverZone, url);
+    if (!inWindow) return undefined;
+
+    this.total++;
+    if (!detail) this.malformed++;
+    if (timestamp === undefined) this.untimed++;
+    else {
+      if (timestamp < this.first) this.first = timestamp;
+      if (timestamp > this.last) this.last = timestamp;
+      if (this.grid) {
+        const bucket = Math.floor((timestamp - this.grid.startMs) / this.grid.widthMs);
+        if (bucket >= 0 && bucket < this.buckets.length) this.buckets[bucket]!++;
+      }
+    }
+    this.byStatus.add(status || UNKNOWN);
+    this.byErrorCode.add(errorCode || UNKNOWN);
+    this.byServerZone.add(serverZone || UNKNOWN);
+    if (url) this.urls.add(url);
+    return [
+      timestamp === undefined ? '' : this.iso(timestamp),
+      status,
+      errorCode,
+      serverZone,
+      url,
+      detail?.Message ?? '',
+      entry.logId ?? '',
+    ];
+  }
+
+  private iso(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.isoSecond) {
+      this.isoSecond = second;
+      this.isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    }
+    return `${this.isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
+  }
+
+  counts(): OriginCounts {
+    const seen = this.total > this.untimed;
+    const topUrls = urlCounts(this.urls);
+    const topKeys = topUrls.map((u) => u.url);
+    return {
+      scanned: this.scanned,
+      total: this.total,
+      malformed: this.malformed,
+      untimed: this.untimed,
+      skipped: this.skipped,
+      firstSeenMs: seen ? this.first : null,
+      lastSeenMs: seen ? this.last : null,
+      windowed: this.windowed,
+      byStatus: statusCounts(this.byStatus),
+      byErrorCode: errorCodeCounts(this.byErrorCode),
+      byServerZone: zoneCounts(this.byServerZone),
+      topUrls,
+      buckets: [...this.buckets],
+      comparisons: this.comparisons.map((comparison) => comparison.counts(topKeys)),
+      labelsSeen: {
+        errorCodes: this.codesSeen.sorted().map(({ key }) => key),
+        serverZones: this.zonesSeen.sorted().map(({ key }) => key),
+      },
+    };
+  }
+}

@@ -1,0 +1,296 @@
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type CsvColumnTap, CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
+import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
+
+/** The Shield export's path before the guard, kept as its oracle: parse → neutralise → stringify. */
+function oracle(body: Buffer): { csv: Buffer; records: string[][] } | { error: string } {
+  let records: string[][];
+  try {
+    records = parse(body, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][];
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+  const neutralised = records.map((record) => record.map(neutraliseFormula));
+  return { csv: Buffer.from(stringify(neutralised, safeCsvOptions())), records };
+}
+
+/** The body through the guard in the given pieces; the tap's rows when one is given. */
+function guarded(
+  body: Buffer,
+  cuts: readonly number[] = [],
+  columns: readonly string[] = [],
+  reuseOutput = false,
+): { csv: Buffer; records: number; rows: string[][] } | { error: Error } {
+  const rows: string[][] = [];
+  const tap: CsvColumnTap = { columns, onRow: (cells) => rows.push(cells) };
+  const guard = new CsvFormulaGuard({ reuseOutput, ...(columns.length > 0 ? { columns: tap } : {}) });
+  const points = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  try {
+    let from = 0;
+    for (const point of [...points, body.length]) {
+      // A reused output is only valid until the push after next: keep a copy.
+      out.push(Buffer.from(guard.push(body.subarray(from, point))));
+      from = point;
+    }
+    out.push(Buffer.from(guard.end()));
+  } catch (error) {
+    return { error: error as Error };
+  }
+  return { csv: Buffer.concat(out), records: guard.records, rows };
+}
+
+const FORMULA_LEADS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];
+const BOM = '\uFEFF';
+
+/** Text a cell may hold: formula leads, quotes, delimiters and every line break among ordinary text. */
+const cellText = fc
+  .array(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.string({ maxLength: 4 }) },
+      { weight: 3, arbitrary: fc.constantFrom(...FORMULA_LEADS) },
+      { weight: 3, arbitrary: fc.constantFrom('"', ',', '\r', '\n', '\r\n', "'", ' ', '\0', BOM) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('ünï', '🚀', '\uFF1D1+1', '=HYPERLINK("http://evil.example")'),
+      },
+    ),
+    { maxLength: 4 },
+  )
+  .map((parts) => parts.join(''));
+
+/** A cell as the platform may write it: bare (as it is, so maybe malformed) or quoted, quotes doubled. */
+const cell = fc.oneof(
+  cellText,
+  cellText.map((text) => `"${text.replaceAll('"', '""')}"`),
+  fc.constant(''),
+);
+
+const lineBreak = fc.constantFrom('\r\n', '\n', '\r');
+
+/** Records of cells joined by commas and line breaks, a BOM and empty lines among them. */
+const csvText = fc
+  .tuple(
+    fc.boolean(),
+    fc.array(fc.tuple(fc.array(cell, { minLength: 1, maxLength: 5 }), lineBreak), { maxLength: 6 }),
+    fc.boolean(),
+  )
+  .map(
+    ([bom, records, lastBreak]) =>
+      (bom ? BOM : '') +
+      records
+        .map(([cells, end], i) => cells.join(',') + (i < records.length - 1 || lastBreak ? end : ''))
+        .join(''),
+  );
+
+/** Any sequence of CSV's tokens: mostly malformed, to hold the refusals to csv-parse's. */
+const tokenSoup = fc
+  .array(
+    fc.constantFrom(
+      '"',
+      '""',
+      ',',
+      '\r',
+      '\n',
+      '\r\n',
+      'a',
+      'bc',
+      ' ',
+      '\0',
+      "'",
+      BOM,
+      'é',
+      ...FORMULA_LEADS,
+    ),
+    { maxLength: 24 },
+  )
+  .map((tokens) => tokens.join(''));
+
+/** Bytes that are not UTF-8 (a lone continuation, a cut sequence, a surrogate), among CSV. */
+const notUtf8 = fc
+  .array(
+    fc.oneof(
+      csvText.map((text) => Buffer.from(text)),
+      fc.constantFrom(
+        Buffer.from([0x80]),
+        Buffer.from([0xe2, 0x82]),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from([0xef, 0xbc]),
+        Buffer.from([0xc3]),
+      ),
+    ),
+    { maxLength: 6 },
+  )
+  .map((parts) => Buffer.concat(parts));
+
+const cuts = fc.array(fc.nat({ max: 400 }), { maxLength: 8 });
+
+function expectSameAsOracle(body: Buffer, at: readonly number[], reuseOutput = false): void {
+  const expected = oracle(body);
+  const actual = guarded(body, at, [], reuseOutput);
+  if ('error' in expected) {
+    expect(actual, `csv-parse refused it: ${expected.error}`).toHaveProperty('error');
+    expect((actual as { error: Error }).error).toBeInstanceOf(CsvShapeError);
+    return;
+  }
+  if ('error' in actual) throw actual.error;
+  expect(actual.csv.toString('latin1')).toBe(expected.csv.toString('latin1'));
+  expect(actual.records).toBe(expected.records.length);
+}
+
+describe('the formula guard of the Shield export', () => {
+  it('writes exactly what csv-parse, neutralise and csv-stringify write, cut at any chunk boundary', () => {
+    fc.assert(
+      fc.property(csvText, cuts, fc.boolean(), (text, at, reuse) =>
+        expectSameAsOracle(Buffer.from(text), at, reuse),
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('refuses what csv-parse refuses and reads the rest the same, on malformed CSV', () => {
+    fc.assert(
+      fc.property(tokenSoup, cuts, fc.boolean(), (text, at, reuse) =>
+        expectSameAsOracle(Buffer.from(text), at, reuse),
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('turns bytes that are not UTF-8 into U+FFFD as csv-parse does', () => {
+    fc.assert(
+      fc.property(notUtf8, cuts, (body, at) => expectSameAsOracle(body, at)),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('neutralises every formula lead, quoted or not, wherever the chunk boundary falls', () => {
+    for (const lead of FORMULA_LEADS) {
+      const body = Buffer.from(`${BOM}a,b\r\n${lead}1,"${lead}2"\r\nx,"${lead}say ""hi"", then"\r\n`);
+      for (let cut = 0; cut <= body.length; cut++)
+        for (let second = cut; second <= body.length; second++) expectSameAsOracle(body, [cut, second]);
+      const result = guarded(body);
+      if ('error' in result) throw result.error;
+      expect(parse(result.csv)).toEqual([
+        ['a', 'b'],
+        [`'${lead}1`, `'${lead}2`],
+        ['x', `'${lead}say "hi", then`],
+      ]);
+    }
+  });
+
+  it('keeps the platform bytes of cells that need nothing, and unquotes the ones that need no quotes', () => {
+    const body = Buffer.from('id,url\r\n1,/a?b=1\r\n"2","/c"\r\n"3","x,y"\r\n');
+    expect(guarded(body)).toMatchObject({
+      csv: Buffer.from('id,url\r\n1,/a?b=1\r\n2,/c\r\n3,"x,y"\r\n'),
+      records: 4,
+    });
+  });
+
+  it('takes the first line break as the record delimiter and any other one as cell text, as csv-parse does', () => {
+    const result = guarded(Buffer.from('a,b\nc\r,\rd\n'));
+    expect(result).toMatchObject({ csv: Buffer.from('a,b\r\n"c\r","\'\rd"\r\n'), records: 2 });
+  });
+
+  it.each([
+    ['a quote never closed', 'a,b\r\n"never closed,2\r\n', 'record 2 opens a quote that is never closed'],
+    [
+      'a quote inside a bare cell',
+      'a,b\r\n1,x"y\r\n',
+      'record 2 has a quote inside a cell that does not start with one',
+    ],
+    [
+      'text after a closing quote',
+      'a,b\r\n"x"y,2\r\n',
+      'record 2 has text after the closing quote of a cell',
+    ],
+    [
+      'a quoted cell followed by a lone CR',
+      'a,b\r\n"x"\r,2\r\n',
+      'record 2 has text after the closing quote',
+    ],
+  ])('refuses %s and says where', (_, text, message) => {
+    expect(oracle(Buffer.from(text))).toHaveProperty('error');
+    const result = guarded(Buffer.from(text), [7]);
+    expect(result).toHaveProperty('error');
+    const { error } = result as { error: Error };
+    expect(error).toBeInstanceOf(CsvShapeError);
+    expect(error.message).toContain(message);
+  });
+
+  it('reads a NUL after a closing quote as csv-parse does: the cell goes on, and it is still guarded', () => {
+    const body = Buffer.from('a,b\r\n"=x"\0,y\r\n');
+    expectSameAsOracle(body, []);
+    expect(guarded(body)).toMatchObject({ csv: Buffer.from("a,b\r\n'=x\0,y\r\n") });
+  });
+
+  it('refuses a UTF-16 export instead of reading it as UTF-8', () => {
+    const body = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\r\n=1,2\r\n', 'utf16le')]);
+    for (const at of [[], [1], [2], [3]]) {
+      const result = guarded(body, at);
+      expect((result as { error: Error }).error?.message).toMatch(/UTF-16/);
+    }
+  });
+
+  it('refuses a record over the size bound, wherever the chunks end, and holds no more than that', () => {
+    const guardOf = () => new CsvFormulaGuard({ maxRecordBytes: 64 });
+    const long = Buffer.from(`a,b\r\n"${'x'.repeat(100)}",y\r\n`);
+    expect(() => guardOf().push(long)).toThrow(/record 2 is larger than/);
+    const guard = guardOf();
+    expect(() => {
+      for (let i = 0; i < long.length; i += 10) guard.push(long.subarray(i, i + 10));
+    }).toThrow(CsvShapeError);
+    const fits = guardOf();
+    expect(Buffer.concat([fits.push(Buffer.from(`a,b\r\n${'x'.repeat(50)},y\r\n`)), fits.end()]).length).toBe(
+      5 + 54,
+    );
+  });
+
+  it('writes nothing for an empty body, or one of empty lines and a BOM', () => {
+    for (const text of ['', BOM, '\r\n\r\n', `${BOM}\n\n`])
+      expect(guarded(Buffer.from(text))).toMatchObject({
+        csv: Buffer.alloc(0),
+        records: 0,
+      });
+  });
+});
+
+describe('the named cells of every row, read in the same pass', () => {
+  it('hands over the cells of the named columns as csv-parse reads them, cut at any chunk boundary', () => {
+    const names = ['action', 'ip', 'nope'];
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(['ts', 'action', 'ip', 'ua'], { minLength: 1 }),
+        fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { maxLength: 5 }),
+        cuts,
+        (header, rows, at) => {
+          const body = Buffer.from([header, ...rows].map((cells) => `${cells.join(',')}\r\n`).join(''));
+          const expected = oracle(body);
+          const actual = guarded(body, at, names);
+          if ('error' in expected || 'error' in actual) {
+            expect('error' in actual).toBe('error' in expected);
+            return;
+          }
+          const [head = [], ...data] = expected.records;
+          expect(actual.rows).toEqual(
+            data.map((record) =>
+              names.map((name) => (head.indexOf(name) < 0 ? '' : (record[head.indexOf(name)] ?? ''))),
+            ),
+          );
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('hands over cells as the platform sent them, not neutralised', () => {
+    const result = guarded(Buffer.from('rule,action\r\n"=1+1",Block\r\n'), [], ['rule', 'action']);
+    expect(result).toMatchObject({
+      rows: [['=1+1', 'Block']],
+      csv: Buffer.from("rule,action\r\n'=1+1,Block\r\n"),
+    });
+  });
+});
