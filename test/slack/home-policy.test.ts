@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardRef } from '../../src/operations/approvals/card.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { SEEDED_IDS } from '../../src/sandbox/seed.js';
 import type { RecordedCall } from '../support/fake-slack.js';
@@ -223,6 +224,13 @@ describe('a write waiting for an approver, on their Home', () => {
     );
     const id = /ap_[0-9a-f]{16}/.exec(text(card.args.blocks))![0];
     try {
+      // Slack has the card before the bot has recorded where it is: the link needs the record.
+      await expect
+        .poll(async () => {
+          const request = await h.runtime.services.approvals.peek(id);
+          return request ? cardRef(request) : undefined;
+        })
+        .toBeDefined();
       const home = await openHome('U0LEAD', (view) => view.includes(id));
       expect(home).toContain('Run a write statement on database');
       expect(home).not.toContain('approvals:approve');
