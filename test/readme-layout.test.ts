@@ -1,4 +1,7 @@
-/** The README's layout names what is at the top of src/, and only that, and folders that exist. */
+/**
+ * The README's layout names what is at the top of src/, and only that, every folder below it, and
+ * folders that exist.
+ */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +33,31 @@ describe("the README's layout", () => {
       .filter((entry) => !entry.name.startsWith('.'))
       .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
     expect(namesAt(lines, 2).sort()).toEqual(tree.sort());
+  });
+
+  it('names every folder below the top of src/ on the line of the folder it is in', () => {
+    const block = lines.join('\n');
+    // The description of each top-level folder: its line and the lines indented under it.
+    const described = new Map<string, string>();
+    let current = '';
+    for (const line of lines) {
+      const top = /^ {2}([\w.-]+\/)/.exec(line)?.[1];
+      if (top) current = top;
+      else if (!/^ {3,}/.test(line)) current = '';
+      if (current) described.set(current, `${described.get(current) ?? ''}${line}\n`);
+    }
+    const missing: string[] = [];
+    const walk = (dir: string, top: string, at: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (!entry.isDirectory()) continue;
+        if (!(described.get(top) ?? '').includes(`${entry.name}/`)) missing.push(`${at}${entry.name}/`);
+        walk(path.join(dir, entry.name), top, `${at}${entry.name}/`);
+      }
+    };
+    for (const top of readdirSync(path.join(repoRoot, 'src'), { withFileTypes: true }))
+      if (top.isDirectory()) walk(path.join(repoRoot, 'src', top.name), `${top.name}/`, `${top.name}/`);
+    expect(block).toContain('src/');
+    expect(missing).toEqual([]);
   });
 
   it('names only top-level folders that exist', () => {
