@@ -25,6 +25,12 @@ const namesAt = (lines: string[], indent: number) =>
     return match ? [match[1]!] : [];
   });
 
+describe('the README', () => {
+  it('is one a deployer reads to the end: at most 300 lines, the rest in docs/ and bench/README.md', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(300);
+  });
+});
+
 describe("the README's layout", () => {
   const lines = layoutBlock();
 
