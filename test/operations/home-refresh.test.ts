@@ -160,6 +160,41 @@ describe('the Home refresher', () => {
     expect(drawn).toEqual([]);
   });
 
+  it('publishes nothing it was drawing when closed: a stopping replica leaves the Home that was up', async () => {
+    const logger = memoryLogger();
+    const drawing = gate();
+    const storesClosed = gate();
+    const homes = createHomeRefresher({
+      groups: createGroupMembership({ fetchMembers: async () => [], now: pinnedClock() }),
+      logger,
+      delayMs: 60_000,
+      now: pinnedClock(),
+      policyGeneration: () => 0,
+      // The state database closes under the draw, which then draws its failure.
+      draw: async () => {
+        drawing.open();
+        await storesClosed.opened;
+        return ephemeral('Something went wrong on our side. Please report correlation id c-0123456789.', []);
+      },
+    });
+    const shown: string[] = [];
+    homes.publishTo({
+      permalink: async () => undefined,
+      async publish(userId, home, current) {
+        if (!current()) return false;
+        shown.push(`${userId}: ${home.text}`);
+        return true;
+      },
+    });
+
+    const opened = homes.publish('U0LEAD');
+    await drawing.opened;
+    homes.close();
+    storesClosed.open();
+    await opened;
+    expect(shown).toEqual([]);
+  });
+
   it('draws again, instead of publishing, a Home drawn while the policy changed', async () => {
     const { homes, policy } = refresher();
     const published: number[] = [];

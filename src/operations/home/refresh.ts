@@ -63,7 +63,8 @@ export function createHomeRefresher(options: {
       const to = publisher;
       if (!to) return;
       const generation = options.policyGeneration();
-      const current = () => options.policyGeneration() === generation;
+      // Closed meanwhile (a stopping replica, whose stores close under the draw): the Home up stays.
+      const current = () => publisher === to && options.policyGeneration() === generation;
       const home = await options.draw(userId, to);
       // Drawn under a policy no longer in force: nothing is published, it is drawn again.
       const published = current() && (await to.publish(userId, home, current));
