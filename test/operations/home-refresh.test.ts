@@ -68,6 +68,23 @@ describe('the Home refresher', () => {
     expect(logger.lines.join('\n')).toContain('a Home could not be drawn');
   });
 
+  it('logs a Home Slack would not take as an error, as a failed answer is, whether opened or refreshed', async () => {
+    const { homes, logger } = refresher();
+    publishing(homes, async () => {
+      throw new Error('An API error occurred: not_authed');
+    });
+    await homes.publish('U0LEAD');
+    homes.changed(['U0YOU']);
+    await homes.flush();
+    const failures = logger.lines
+      .map((line) => JSON.parse(line) as { level: string; user?: string; error?: { message: string } })
+      .filter((line) => line.error?.message.includes('not_authed'));
+    expect(failures.map((line) => [line.user, line.level])).toEqual([
+      ['U0LEAD', 'error'],
+      ['U0YOU', 'error'],
+    ]);
+  });
+
   it('draws each Home once for changes gathered together', async () => {
     const { homes, drawn } = refresher();
     publishing(homes, async (userId) => {

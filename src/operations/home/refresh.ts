@@ -112,7 +112,8 @@ export function createHomeRefresher(options: {
       try {
         await publishInTurn(userId);
       } catch (error) {
-        options.logger.warn('a Home could not be refreshed', { user: userId, error });
+        // Slack would not take it (a revoked token, a missing scope): ours to look at, as a failed answer is.
+        options.logger.error('a Home could not be refreshed', { user: userId, error });
       }
     }
   }
@@ -158,7 +159,7 @@ export function createHomeRefresher(options: {
       try {
         await publishInTurn(userId);
       } catch (error) {
-        options.logger.warn('a Home could not be drawn', { user: userId, error });
+        options.logger.error('a Home could not be drawn or published', { user: userId, error });
       }
     },
     async flush() {
