@@ -68,6 +68,23 @@ describe('the Home refresher', () => {
     expect(logger.lines.join('\n')).toContain('a Home could not be drawn');
   });
 
+  it('logs a Home Slack would not take as an error, as a failed answer is, whether opened or refreshed', async () => {
+    const { homes, logger } = refresher();
+    publishing(homes, async () => {
+      throw new Error('An API error occurred: not_authed');
+    });
+    await homes.publish('U0LEAD');
+    homes.changed(['U0YOU']);
+    await homes.flush();
+    const failures = logger.lines
+      .map((line) => JSON.parse(line) as { level: string; user?: string; error?: { message: string } })
+      .filter((line) => line.error?.message.includes('not_authed'));
+    expect(failures.map((line) => [line.user, line.level])).toEqual([
+      ['U0LEAD', 'error'],
+      ['U0YOU', 'error'],
+    ]);
+  });
+
   it('draws each Home once for changes gathered together', async () => {
     const { homes, drawn } = refresher();
     publishing(homes, async (userId) => {
@@ -158,6 +175,41 @@ describe('the Home refresher', () => {
     homes.changed(['U0YOU']);
     await homes.flush();
     expect(drawn).toEqual([]);
+  });
+
+  it('publishes nothing it was drawing when closed: a stopping replica leaves the Home that was up', async () => {
+    const logger = memoryLogger();
+    const drawing = gate();
+    const storesClosed = gate();
+    const homes = createHomeRefresher({
+      groups: createGroupMembership({ fetchMembers: async () => [], now: pinnedClock() }),
+      logger,
+      delayMs: 60_000,
+      now: pinnedClock(),
+      policyGeneration: () => 0,
+      // The state database closes under the draw, which then draws its failure.
+      draw: async () => {
+        drawing.open();
+        await storesClosed.opened;
+        return ephemeral('Something went wrong on our side. Please report correlation id c-0123456789.', []);
+      },
+    });
+    const shown: string[] = [];
+    homes.publishTo({
+      permalink: async () => undefined,
+      async publish(userId, home, current) {
+        if (!current()) return false;
+        shown.push(`${userId}: ${home.text}`);
+        return true;
+      },
+    });
+
+    const opened = homes.publish('U0LEAD');
+    await drawing.opened;
+    homes.close();
+    storesClosed.open();
+    await opened;
+    expect(shown).toEqual([]);
   });
 
   it('draws again, instead of publishing, a Home drawn while the policy changed', async () => {

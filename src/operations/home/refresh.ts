@@ -63,7 +63,8 @@ export function createHomeRefresher(options: {
       const to = publisher;
       if (!to) return;
       const generation = options.policyGeneration();
-      const current = () => options.policyGeneration() === generation;
+      // Closed meanwhile (a stopping replica, whose stores close under the draw): the Home up stays.
+      const current = () => publisher === to && options.policyGeneration() === generation;
       const home = await options.draw(userId, to);
       // Drawn under a policy no longer in force: nothing is published, it is drawn again.
       const published = current() && (await to.publish(userId, home, current));
@@ -111,7 +112,8 @@ export function createHomeRefresher(options: {
       try {
         await publishInTurn(userId);
       } catch (error) {
-        options.logger.warn('a Home could not be refreshed', { user: userId, error });
+        // Slack would not take it (a revoked token, a missing scope): ours to look at, as a failed answer is.
+        options.logger.error('a Home could not be refreshed', { user: userId, error });
       }
     }
   }
@@ -157,7 +159,7 @@ export function createHomeRefresher(options: {
       try {
         await publishInTurn(userId);
       } catch (error) {
-        options.logger.warn('a Home could not be drawn', { user: userId, error });
+        options.logger.error('a Home could not be drawn or published', { user: userId, error });
       }
     },
     async flush() {
