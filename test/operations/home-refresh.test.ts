@@ -153,6 +153,29 @@ describe('the Home refresher', () => {
     expect(logger.lines.join('\n')).toContain('a Home could not be refreshed');
   });
 
+  it('goes on drawing later batches after one failed as a whole', async () => {
+    const { homes, drawn, logger } = refresher();
+    // The failure of a Home is logged; the first time, logging it fails too, and the batch with it.
+    const error = logger.error.bind(logger);
+    let failed = false;
+    logger.error = (message, fields) => {
+      if (!failed) {
+        failed = true;
+        throw new Error('the log is gone');
+      }
+      error(message, fields);
+    };
+    publishing(homes, async (userId) => {
+      if (userId === 'U0BAD') throw new Error('views.publish failed');
+      drawn.push(userId);
+    });
+    homes.changed(['U0BAD']);
+    await homes.flush();
+    homes.changed(['U0GOOD']);
+    await homes.flush();
+    expect(drawn).toEqual(['U0GOOD']);
+  });
+
   it(`draws at most ${HOME_REFRESH_MAX} Homes at once and says how many it left`, async () => {
     const { homes, drawn, logger } = refresher();
     publishing(homes, async (userId) => {

@@ -118,10 +118,14 @@ export function createHomeRefresher(options: {
     }
   }
 
+  /** A batch that fails as a whole leaves the chain going: the next batch still runs. */
+  const drawWaitingSafely = () =>
+    drawWaiting().catch((error: unknown) => options.logger.error('Homes could not be refreshed', { error }));
+
   const schedule = () => {
     if (timer || !publisher) return;
     timer = setTimeout(() => {
-      running = running.then(drawWaiting);
+      running = running.then(drawWaitingSafely);
     }, options.delayMs);
     timer.unref();
   };
@@ -165,7 +169,7 @@ export function createHomeRefresher(options: {
     async flush() {
       if (timer) {
         clearTimeout(timer);
-        running = running.then(drawWaiting);
+        running = running.then(drawWaitingSafely);
       }
       await running;
     },
