@@ -375,7 +375,8 @@ async function heavyWork(
   // would join the last round's answer (logs.ts, answerShared) instead of doing the work.
   const channel = `CBENCH${finishedBefore}`;
   const commands = [
-    ...rig.slack.commands(1, `logs ${BIG_PULL_ZONE}`, channel),
+    // Yesterday: a whole million-entry day whatever the hour, where today ends at the clock's now.
+    ...rig.slack.commands(1, `logs ${BIG_PULL_ZONE} yesterday`, channel),
     ...rig.slack.commands(1, `shield export ${BIG_SHIELD_ZONE} --last 1h`, channel),
   ];
   const started = performance.now();

@@ -24,10 +24,10 @@ const MINUTE = 60_000;
 
 /** Reads the day once through a watch's counter, as one poll does; returns the progress after it. */
 async function pollOnce(file: string, progress: WatchProgress, nowMs: number) {
-  const counter = new PollCounter(progress, { status: '5xx', code: null }, DAY_START);
+  const counter = new PollCounter(progress, { status: '5xx', code: null }, DAY_START, nowMs);
   for await (const batch of jsonArrayEntries(createReadStream(file, { highWaterMark: 64 * 1024 }), 'logs'))
     for (const element of batch) counter.add(element);
-  return counter.finish(nowMs, { count: 50, windowMs: 5 * MINUTE });
+  return counter.finish({ count: 50, windowMs: 5 * MINUTE });
 }
 
 /** A watch that has already counted the day: the second poll finds nothing new. */

@@ -38,7 +38,10 @@ export const AddedLogEntriesSchema = z.strictObject({
 export type AddedLogEntries = z.infer<typeof AddedLogEntriesSchema>;
 
 export interface Knobs {
-  /** From now on every GET of this pull zone's origin log, for any date, returns `entries` entries. */
+  /**
+   * From now on every day of this pull zone's origin log holds `entries` entries, spread over the
+   * day; today's answer ends at the sandbox clock's now, and a day still to come is empty.
+   */
   setLogDay(pullZoneId: number, entries: number): void;
   /** From now on exports of this Shield zone produce rows until about `bytes` bytes. */
   setExportBytes(shieldZoneId: number, bytes: number): void;

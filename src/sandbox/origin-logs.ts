@@ -12,8 +12,8 @@ export interface OriginLogDaySpec {
   dayStart: number;
   /** Entries in the whole day. */
   count: number;
-  /** Entries after this instant are not produced yet (today's day is still running). */
-  notAfter?: number;
+  /** Entries stamped after this instant (the sandbox clock's now) are not produced: they have not happened. */
+  notAfter: number;
   /** Serialised entries added by a knob, listed before the generated ones (the vendor promises no order). */
   added?: readonly string[];
 }
@@ -165,7 +165,7 @@ export function* originLogEntries(spec: OriginLogDaySpec): Generator<string> {
   const hostileAt = Math.floor(count / 3);
   for (let i = 0; i < count; i++) {
     const timestamp = dayStart + Math.floor(((i + random.next()) * 86_400_000) / count);
-    if (spec.notAfter !== undefined && timestamp > spec.notAfter) return;
+    if (timestamp > spec.notAfter) return;
     const kind = random.weighted(ERROR_KINDS);
     const status = random.pick(kind.statuses);
     const zone = random.weighted(SERVER_ZONES);

@@ -2,7 +2,9 @@
  * What a watch has counted, and how one poll adds to it: pure, no clock, no I/O. The cursor is
  * the newest entry time seen and the keys of the entries counted within a lookback before it; an
  * entry older than the lookback (or than the watch) is taken as seen. The platform promises no
- * order, so every poll reads the whole day and this decides, entry by entry, what is new.
+ * order, so every poll reads the whole day and this decides, entry by entry, what is new. A poll
+ * counts only what happened before its now: an entry stamped later (a platform clock ahead of
+ * ours) is left for the first poll after its time, which counts it then, once.
  */
 import { z } from 'zod';
 import { isOriginEntry } from '../reports/origin/entry.js';
@@ -12,6 +14,15 @@ import {
   type OriginFilters,
   statusFilterOf,
 } from '../reports/origin/tally.js';
+import {
+  type BucketGrid,
+  bucketGrid,
+  HOUR_MS,
+  lastWindow,
+  MINUTE_MS,
+  type OriginWindow,
+  withinWindow,
+} from '../reports/origin/window.js';
 
 /** How far before the newest entry seen a late entry is still counted. */
 export const LOOKBACK_MS = 10 * 60_000;
@@ -22,9 +33,11 @@ export const LOOKBACK_MS = 10 * 60_000;
  */
 export const MAX_CURSOR_KEYS = 20_000;
 /** The sparkline's span: the last hour, minute by minute. */
-export const SPARK_MS = 60 * 60_000;
-const MINUTE = 60_000;
+export const SPARK_MS = HOUR_MS;
 const SECOND = 1_000;
+
+/** The hour a poll's sparkline shows: the one `/edge logs --last 1h` counts at the same instant. */
+export const lastHourAt = (polledAt: number): OriginWindow => lastWindow(polledAt, SPARK_MS);
 
 const PairsSchema = z.array(z.tuple([z.number(), z.number()]));
 
@@ -44,8 +57,15 @@ export const WatchProgressSchema = z.object({
     floor: z.number().optional(),
   }),
   total: z.number().int(),
-  /** Matching entries per minute (by entry time), the last hour. */
-  minutes: PairsSchema,
+  /**
+   * The hour before the last poll (lastHourAt), counted as `/edge logs --last 1h` counts it then:
+   * every matching entry, those from before the watch began too, per bucket of that command's
+   * chart grid. Null until the first poll.
+   */
+  lastHour: z
+    .object({ endMs: z.number(), counts: z.array(z.number().int()) })
+    .nullable()
+    .default(null),
   /** Matching entries per second (by entry time) within the alert window and the lookback. */
   seconds: PairsSchema,
   episode: EpisodeSchema.nullable(),
@@ -61,7 +81,7 @@ export function initialProgress(startedAt: number): WatchProgress {
   return {
     cursor: { maxTs: startedAt, recent: [] },
     total: 0,
-    minutes: [],
+    lastHour: null,
     seconds: [],
     episode: null,
     episodes: 0,
@@ -96,18 +116,22 @@ export class PollCounter {
   private readonly floor: number;
   private readonly recent: Map<string, number>;
   private readonly matches: ReturnType<typeof createOriginMatcher>;
-  private readonly minutes: Map<number, number>;
   private readonly seconds: Map<number, number>;
   private readonly newSeconds = new Set<number>();
+  private readonly hour: OriginWindow;
+  private readonly grid: BucketGrid;
+  private readonly hourCounts: number[];
   private maxTs: number;
   private added = 0;
   /** The cursor's ids are pruned as the poll goes when they grow past this: a busy day stays bounded. */
   private pruneAt = 50_000;
 
+  /** `polledAt` is the poll's now: entries stamped at or after it are left to a later poll. */
   constructor(
     private readonly progress: WatchProgress,
     filters: WatchFilters,
     private readonly startedAt: number,
+    private readonly polledAt: number,
   ) {
     this.maxTs = progress.cursor.maxTs;
     this.floor = Math.max(
@@ -117,26 +141,33 @@ export class PollCounter {
     );
     this.recent = new Map(progress.cursor.recent);
     this.matches = createOriginMatcher(originFiltersOf(filters));
-    this.minutes = new Map(progress.minutes);
     this.seconds = new Map(progress.seconds);
+    this.hour = lastHourAt(polledAt);
+    this.grid = bucketGrid(this.hour);
+    this.hourCounts = new Array<number>(this.grid.count).fill(0);
   }
 
-  /** Counts the element when it is a matching entry not counted before. */
+  /** Counts the element when it is a matching entry not counted before, and in the last hour when it is in it. */
   add(element: unknown): void {
     if (!isOriginEntry(element) || element.timestamp === undefined || !Number.isFinite(element.timestamp))
       return;
     const ts = Math.floor(element.timestamp);
-    if (ts < this.floor) return;
+    // Not happened yet by this poll's clock: the first poll after its time counts it.
+    if (ts >= this.polledAt) return;
+    const inHour = withinWindow(ts, this.hour);
+    if (ts < this.floor && !inHour) return;
     // An entry is its log id and time; one without an id is known by the start of its text instead.
-    const key = `${ts}|${element.logId ?? (element.log ?? '').slice(0, 120)}`;
-    if (this.recent.has(key)) return;
+    const key = ts < this.floor ? undefined : `${ts}|${element.logId ?? (element.log ?? '').slice(0, 120)}`;
+    const fresh = key !== undefined && !this.recent.has(key);
+    if (!fresh && !inHour) return;
     const facts = entryFacts(element);
     if (!this.matches(facts.status, facts.errorCode, facts.serverZone)) return;
+    if (inHour) this.hourCounts[Math.floor((ts - this.grid.startMs) / this.grid.widthMs)]!++;
+    if (!fresh || key === undefined) return;
     this.recent.set(key, ts);
     this.added++;
     if (ts > this.maxTs) this.maxTs = ts;
     if (this.recent.size >= this.pruneAt) this.prune();
-    addTo(this.minutes, Math.floor(ts / MINUTE) * MINUTE);
     const second = Math.floor(ts / SECOND) * SECOND;
     addTo(this.seconds, second);
     this.newSeconds.add(second);
@@ -154,16 +185,14 @@ export class PollCounter {
     return this.added;
   }
 
-  /** The progress after this poll, at `nowMs`, with what the alert rule makes of it. */
-  finish(nowMs: number, alert: AlertRule | null): PollOutcome {
+  /** The progress after this poll, with what the alert rule makes of it. */
+  finish(alert: AlertRule | null): PollOutcome {
+    const nowMs = this.polledAt;
     const lookback = Math.max(this.startedAt, this.maxTs - LOOKBACK_MS);
     const { floor, recent } = capped(
       [...this.recent],
       Math.max(lookback, this.progress.cursor.floor ?? Number.NEGATIVE_INFINITY),
     );
-    const minutes = [...this.minutes]
-      .filter(([at]) => at > nowMs - SPARK_MS - MINUTE)
-      .sort((a, b) => a[0] - b[0]);
     const keepSeconds = nowMs - (alert?.windowMs ?? 0) - LOOKBACK_MS;
     const seconds = alert
       ? [...this.seconds].filter(([at]) => at >= keepSeconds).sort((a, b) => a[0] - b[0])
@@ -172,7 +201,7 @@ export class PollCounter {
       ...this.progress,
       cursor: { maxTs: this.maxTs, recent, ...(floor > lookback ? { floor } : {}) },
       total: this.progress.total + this.added,
-      minutes,
+      lastHour: { endMs: nowMs, counts: this.hourCounts },
       seconds,
       slowed: null,
       failure: null,
@@ -253,15 +282,24 @@ function judgeAlert(
 
 const SPARKS = '▁▂▃▄▅▆▇█';
 
-/** The last hour minute by minute, one character each: blank minutes are the lowest bar. */
-export function sparkline(progress: WatchProgress, nowMs: number): { line: string; peak: number } {
-  const end = Math.floor(nowMs / MINUTE) * MINUTE;
-  const counts = new Map(progress.minutes);
-  const values: number[] = [];
-  for (let at = end - SPARK_MS + MINUTE; at <= end; at += MINUTE) values.push(counts.get(at) ?? 0);
-  const peak = Math.max(0, ...values);
-  const line = values
+export interface Sparkline {
+  /** One character per minute of the hour's grid, the busiest minute tallest. */
+  line: string;
+  /** The most errors in one minute. */
+  peak: number;
+  /** Every error in the hour: what `/edge logs --last 1h` counted at the same instant. */
+  total: number;
+  /** The hour drawn; undefined before the first poll. */
+  hour?: OriginWindow;
+}
+
+/** The hour before the last poll, minute by minute: blank minutes are the lowest bar. */
+export function sparkline(progress: WatchProgress): Sparkline {
+  if (!progress.lastHour) return { line: SPARKS[0]!.repeat(SPARK_MS / MINUTE_MS), peak: 0, total: 0 };
+  const { counts, endMs } = progress.lastHour;
+  const peak = Math.max(0, ...counts);
+  const line = counts
     .map((value) => (peak === 0 ? SPARKS[0] : SPARKS[Math.min(7, Math.ceil((value / peak) * 7))]))
     .join('');
-  return { line, peak };
+  return { line, peak, total: counts.reduce((sum, value) => sum + value, 0), hour: lastHourAt(endMs) };
 }

@@ -8,6 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   answered,
   type EngineTestbed,
+  fieldsOf,
+  headlineIn,
   postsIn,
   type Recorded,
   startEngineTestbed,
@@ -321,6 +323,94 @@ describe('a broken download', () => {
     expect(messageText(watch.channelId, watch.ts)).toContain('40 errors');
     expect(messageText(watch.channelId, watch.ts)).not.toContain('failed');
     await stop(watch);
+  });
+});
+
+describe('what a watch counts', () => {
+  const sinceStart = (watch: { channelId: string; ts: string }, testbed: EngineTestbed = bed) =>
+    fieldsOf(testbed.board.shown(watch)!).get('Since the start');
+
+  it('counts none of the entries stamped after its poll, and each once after the clock has passed it', async () => {
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    const start = bed.clock();
+    const stamped = (offsetMs: number, logId: string) => ({
+      logId,
+      timestamp: start + offsetMs,
+      log: '{"RequestUrl":"/","StatusCode":504,"ErrorCode":"http_timeout"}',
+      labels: { ErrorCode: 'http_timeout', StatusCode: '504', ServerZone: 'DE' },
+    });
+    // A platform whose clock runs ahead of ours: every answer already holds the next minutes.
+    const logs = [
+      stamped(10 * SECOND, 'a'),
+      stamped(20 * SECOND, 'b'),
+      stamped(3 * MINUTE, 'c'),
+      stamped(3 * MINUTE, 'd'),
+      stamped(3 * MINUTE + 30 * SECOND, 'e'),
+      stamped(20 * MINUTE, 'f'),
+    ];
+    bed.sandbox.faults.set('logs.origin', { status: 200, body: { logs } });
+    await step(MINUTE);
+    expect(sinceStart(watch)).toBe('2 errors');
+    await step(MINUTE);
+    expect(sinceStart(watch)).toBe('2 errors');
+    await step(2 * MINUTE);
+    expect(sinceStart(watch)).toBe('5 errors');
+    await step(MINUTE);
+    expect(sinceStart(watch)).toBe('5 errors');
+    await step(20 * MINUTE);
+    expect(sinceStart(watch)).toBe('6 errors');
+    await step(MINUTE);
+    expect(sinceStart(watch)).toBe('6 errors');
+    await stop(watch);
+  });
+
+  describe.each([
+    { name: 'in the afternoon', at: '2026-11-21T14:00:20.000Z' },
+    { name: 'with its last hour across midnight', at: '2026-11-22T00:20:20.000Z' },
+  ])('on a busy zone $name', ({ at }) => {
+    let busy: EngineTestbed;
+    beforeAll(async () => {
+      busy = await watchingTestbed();
+      busy.clock.set(at);
+    });
+    afterAll(async () => {
+      await busy?.close();
+    });
+
+    /** `/edge logs` run now: its headline, and the count it starts with. */
+    async function logsNow(line: string): Promise<{ headline: string; count: number }> {
+      const headline = headlineIn(await busy.run(line)).text;
+      return { headline, count: Number(/^([\d,]+) origin errors/.exec(headline)![1]!.replaceAll(',', '')) };
+    }
+
+    it('counts the minute since it started, and its last hour is what /edge logs --last 1h counts then', async () => {
+      // Ten errors a minute on every day, as the sandbox's busy zone 900001 has 694.
+      const zone = ++zones;
+      busy.sandbox.knobs.setLogDay(zone, 14_400);
+      const watch = await startWatch(`watch logs ${zone}`, busy);
+      const filtered = await startWatch(`watch logs ${zone} --status 5xx`, busy);
+      await step(MINUTE, busy);
+      // Since the start: the minute since it started, not the rest of the day.
+      const { count: minute } = await logsNow(`logs ${zone} --last 1m`);
+      expect(minute).toBeGreaterThanOrEqual(9);
+      expect(minute).toBeLessThanOrEqual(11);
+      expect(sinceStart(watch, busy)).toBe(`${minute} errors`);
+      for (const [shown, last] of [
+        [watch, `logs ${zone} --last 1h`],
+        [filtered, `logs ${zone} --last 1h --status 5xx`],
+      ] as const) {
+        const code = busy.board.shown(shown)!.blocks.find((block) => block.type === 'code');
+        const sparkline = code?.type === 'code' ? code.text : '';
+        const { span, total } = /last hour, (?<span>.+? UTC): (?<total>[\d,]+) errors/.exec(sparkline)!
+          .groups!;
+        const logs = await logsNow(last);
+        expect(logs.headline).toContain(`last 1h, ${span}`);
+        expect(Number(total!.replaceAll(',', ''))).toBe(logs.count);
+      }
+      await stop(watch, busy);
+      await stop(filtered, busy);
+    }, 30_000);
   });
 });
 

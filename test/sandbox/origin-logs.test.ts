@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiErrorDataSchema } from '../../src/platform/schemas.js';
 import { ORIGIN_ERROR_CODES, OriginLogDetailSchema } from '../../src/reports/origin/entry.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
-import { NOW, startTestSandbox, TODAY_PATH } from './harness.js';
+import { type Clock, NOW, startTestSandbox, TODAY_PATH } from './harness.js';
 
 /** The sandbox's seeded entries carry every field of the vendor's LogEntry, though the vendor requires none. */
 const SeededEntrySchema = z.object({
@@ -15,9 +15,10 @@ const SeededEntrySchema = z.object({
 const LogDaySchema = z.object({ logs: z.array(SeededEntrySchema) });
 
 let sandbox: Sandbox;
+let clock: Clock;
 
 beforeAll(async () => {
-  ({ sandbox } = await startTestSandbox());
+  ({ sandbox, clock } = await startTestSandbox());
 });
 afterAll(async () => {
   await sandbox.close();
@@ -118,6 +119,32 @@ describe('GET {logging_url}/{pullZoneId}/{MM-dd-yyyy}', () => {
   it('serves an empty day for the quiet pull zone', async () => {
     const response = await getDay(sandbox.ids.quietPullZone, TODAY_PATH);
     expect(await response.json()).toEqual({ logs: [] });
+  });
+
+  it("serves nothing stamped after its clock's now, on a day sized by the knob too, and nothing on a day to come", async () => {
+    // The busy zone's days are sized by the knob: 1,000,000 entries, here fewer to read quickly.
+    sandbox.knobs.setLogDay(sandbox.ids.bigPullZone, 2_400);
+    try {
+      const startOfDay = Math.floor(NOW / DAY) * DAY;
+      const upToNow = await logsOf(sandbox.ids.bigPullZone, TODAY_PATH);
+      // 14:00 is 14/24 of the day: about 1,400 of the day's 2,400.
+      expect(upToNow.length).toBeGreaterThan(1_350);
+      expect(upToNow.length).toBeLessThan(1_450);
+      expect(Math.max(...upToNow.map((entry) => entry.timestamp))).toBeLessThanOrEqual(NOW);
+      expect(await logsOf(sandbox.ids.bigPullZone, pathDate(NOW + DAY))).toEqual([]);
+      // As the clock moves on, the entries it has reached are served, and still none after it.
+      clock.now = NOW + 2 * 3_600_000;
+      const later = await logsOf(sandbox.ids.bigPullZone, TODAY_PATH);
+      expect(later.slice(0, upToNow.length)).toEqual(upToNow);
+      expect(later.length).toBeGreaterThan(upToNow.length + 150);
+      expect(Math.max(...later.map((entry) => entry.timestamp))).toBeLessThanOrEqual(clock.now);
+      expect(Math.min(...later.map((entry) => entry.timestamp))).toBeGreaterThanOrEqual(startOfDay);
+      // A whole day that is over is served whole.
+      expect(await logsOf(sandbox.ids.bigPullZone, pathDate(NOW - DAY))).toHaveLength(2_400);
+    } finally {
+      clock.now = NOW;
+      sandbox.knobs.clear();
+    }
   });
 
   it('serves a day of any size set by the knob', async () => {

@@ -1,8 +1,9 @@
 /**
  * The poller against a real watches table and a platform whose downloads take clock time: two
  * replicas never both download one poll, a slow download is finished under its lease (and stopped
- * at its deadline), close() stops a download that hangs, and a poll late past midnight still
- * reads the day before.
+ * at its deadline), close() stops a download that hangs, an entry stamped after a poll is counted
+ * once its time has come, whichever replica polls then, and a poll late past midnight still reads
+ * the day before.
  */
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,26 +53,36 @@ interface Download {
 }
 
 /**
- * A platform whose every day holds `perChunk` new entries per chunk, `chunks` chunks, each chunk
- * arriving `chunkMs` of clock time (and 2 ms of real time) after the one before.
+ * A platform that serves the whole day so far on every download, as the real one does, and whose
+ * new entries arrive while a download runs: `perChunk` per chunk, `chunks` chunks, each chunk
+ * arriving `chunkMs` of clock time (and 2 ms of real time) after the one before, stamped a second
+ * before it arrives, so after the poll that reads it began.
  */
 function slowPlatform(clock: TestClock, shape: { chunks: number; chunkMs: number; perChunk: number }) {
   const downloads: Download[] = [];
-  let served = 0;
+  const logged: string[] = [];
   let next = 0;
+  let arriving = true;
   return {
     downloads,
-    served: () => served,
+    served: () => logged.length,
+    /** No entry arrives from now on; downloads still take their clock time. */
+    quiet: () => {
+      arriving = false;
+    },
     platform: {
       async getOriginErrorLogs(_zone: number, day: Date, options: { signal?: AbortSignal } = {}) {
         const download: Download = { day: day.toISOString().slice(0, 10), done: false };
         downloads.push(download);
+        const earlier = logged.join(',');
         async function* body() {
-          yield '{"logs":[';
+          yield `{"logs":[${earlier}`;
+          let first = earlier === '';
           for (let chunk = 0; chunk < shape.chunks; chunk++) {
             await sleep(2);
             options.signal?.throwIfAborted();
             clock.advance(shape.chunkMs);
+            if (!arriving) continue;
             const entries = Array.from({ length: shape.perChunk }, () =>
               JSON.stringify({
                 logId: `e-${next++}`,
@@ -80,8 +91,9 @@ function slowPlatform(clock: TestClock, shape: { chunks: number; chunkMs: number
                 labels: { ErrorCode: 'http_timeout', StatusCode: '504', ServerZone: 'DE' },
               }),
             );
-            served += entries.length;
-            yield `${chunk === 0 ? '' : ','}${entries.join(',')}`;
+            logged.push(...entries);
+            yield `${first ? '' : ','}${entries.join(',')}`;
+            first = false;
           }
           // The end arrives a moment later: time for the other replica to look at the lease.
           await sleep(20);
@@ -187,9 +199,13 @@ describe('the watch poller', () => {
     const a = poller(setup, slow.platform, 'replica-a');
     const b = poller(setup, slow.platform, 'replica-b');
     const end = setup.clock() + 600 * SECOND;
-    await runBoth([a, b], setup.clock, end, () => slow.downloads.some((download) => !download.done));
-    const watch = (await setup.store.get(id))!;
+    const downloading = () => slow.downloads.some((download) => !download.done);
+    await runBoth([a, b], setup.clock, end, downloading);
     expect(slow.downloads.length).toBeGreaterThanOrEqual(5);
+    // What arrived during the last download is stamped after its poll: the next poll counts it.
+    slow.quiet();
+    await runBoth([a, b], setup.clock, setup.clock() + 3 * MINUTE, downloading);
+    const watch = (await setup.store.get(id))!;
     // Every download was saved: nothing read twice, nothing thrown away.
     expect(watch.progress.total).toBe(slow.served());
     expect(watch.progress.failure).toBeNull();
@@ -310,6 +326,44 @@ describe('the watch poller', () => {
     expect((await setup.store.get(id))!.leaseOwner).toBeNull();
   });
 
+  it('counts an entry stamped after a poll once its time has come, once, on the replica that took the watch over', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    const start = setup.clock();
+    const stamped = (offsetMs: number, logId: string) =>
+      JSON.stringify({
+        logId,
+        timestamp: start + offsetMs,
+        log: '{}',
+        labels: { ErrorCode: 'http_timeout', StatusCode: '504', ServerZone: 'DE' },
+      });
+    // A platform whose clock runs ahead of ours: every answer already holds the next minutes.
+    const day = `{"logs":[${[stamped(-MINUTE, 'past'), stamped(30 * SECOND, 'soon'), stamped(90 * SECOND, 'later')].join(',')}]}`;
+    const ahead = {
+      async getOriginErrorLogs() {
+        return { body: Readable.from([day]) };
+      },
+    };
+    const totalOf = async () => (await setup.store.get(id))!.progress.total;
+    const a = poller(setup, ahead, 'replica-a');
+    await a.tick();
+    expect(await totalOf()).toBe(1);
+    // Replica a stops; b takes the watch over with what a saved.
+    pollers.splice(pollers.indexOf(a), 1);
+    await a.close();
+    const b = poller(setup, ahead, 'replica-b');
+    setup.clock.advance(MINUTE);
+    await b.tick();
+    expect((await setup.store.get(id))!.leaseOwner).toBe('replica-b');
+    expect(await totalOf()).toBe(2);
+    setup.clock.advance(MINUTE);
+    await b.tick();
+    expect(await totalOf()).toBe(3);
+    setup.clock.advance(MINUTE);
+    await b.tick();
+    expect(await totalOf()).toBe(3);
+  });
+
   it('reads the day before when the last poll was before midnight, however late this one is', async () => {
     const setup = await setUp('2026-11-23T23:50:00.000Z');
     await startWatch(setup.store, setup.clock);
@@ -320,8 +374,8 @@ describe('the watch poller', () => {
     setup.clock.set('2026-11-24T00:40:00.000Z');
     await a.tick();
     expect(slow.downloads.slice(-2).map((download) => download.day)).toEqual(['2026-11-23', '2026-11-24']);
-    // Once polled today, today alone.
-    setup.clock.advance(MINUTE);
+    // Polled today, and with the sparkline's hour after midnight too: today alone.
+    setup.clock.set('2026-11-24T01:00:00.000Z');
     await a.tick();
     expect(slow.downloads.at(-1)?.day).toBe('2026-11-24');
     expect(slow.downloads).toHaveLength(4);

@@ -11,6 +11,7 @@ import {
   sparkline,
   type WatchFilters,
   type WatchProgress,
+  WatchProgressSchema,
 } from '../../src/watches/progress.js';
 
 const T0 = Date.parse('2026-11-21T14:00:00Z');
@@ -31,9 +32,9 @@ function poll(
   nowMs: number,
   filters: WatchFilters = { status: '5xx', code: null },
 ) {
-  const counter = new PollCounter(progress, filters, T0);
+  const counter = new PollCounter(progress, filters, T0, nowMs);
   for (const element of entries) counter.add(element);
-  return counter.finish(nowMs, { count: 3, windowMs: MINUTE });
+  return counter.finish({ count: 3, windowMs: MINUTE });
 }
 
 describe('a watch counts each entry once', () => {
@@ -128,17 +129,83 @@ describe('alerts: one episode per burst', () => {
   });
 });
 
+describe('entries stamped after the poll', () => {
+  it('are counted by the first poll after their time, each once, and none before it', () => {
+    const day = [
+      entry(T0 + 30 * SECOND),
+      entry(T0 + MINUTE),
+      entry(T0 + 2 * MINUTE),
+      entry(T0 + 5 * MINUTE),
+      entry(T0 + 5 * MINUTE),
+    ];
+    // At T0 + 1m the entry stamped exactly then has not happened before the poll's now either.
+    const first = poll(initialProgress(T0), day, T0 + MINUTE);
+    expect(first.added).toBe(1);
+    expect(first.progress.cursor.maxTs).toBe(T0 + 30 * SECOND);
+    const second = poll(first.progress, [...day].reverse(), T0 + 3 * MINUTE);
+    expect(second.added).toBe(2);
+    const third = poll(second.progress, day, T0 + 6 * MINUTE);
+    expect(third.added).toBe(2);
+    const fourth = poll(third.progress, day, T0 + 7 * MINUTE);
+    expect(fourth.added).toBe(0);
+    expect(fourth.progress.total).toBe(day.length);
+  });
+
+  it('do not trip an alert before their time', () => {
+    const ahead = [1, 2, 3, 4].map((s) => entry(T0 + MINUTE + s * SECOND));
+    const early = poll(initialProgress(T0), ahead, T0 + 30 * SECOND);
+    expect(early.change).toBe('none');
+    expect(poll(early.progress, ahead, T0 + 2 * MINUTE).change).toBe('tripped');
+  });
+
+  it('still count once their time comes when a burst filled the cursor and raised its floor', () => {
+    const burst = Array.from({ length: 30_000 }, (_, index) => entry(T0 + 2 * MINUTE + index * 2));
+    const ahead = entry(T0 + 3 * MINUTE);
+    const first = poll(initialProgress(T0), [ahead, ...burst], T0 + 3 * MINUTE);
+    expect(first.added).toBe(30_000);
+    expect(first.progress.cursor.floor).toBeGreaterThan(T0 + 2 * MINUTE);
+    const second = poll(first.progress, [...burst, ahead], T0 + 4 * MINUTE);
+    expect(second.added).toBe(1);
+    expect(poll(second.progress, [...burst, ahead], T0 + 5 * MINUTE).added).toBe(0);
+  });
+});
+
 describe('the sparkline', () => {
-  it('shows the last hour minute by minute, highest minute tallest', () => {
+  it('shows the hour before the poll as /edge logs --last 1h charts it, errors from before the watch included', () => {
+    const polledAt = T0 + 59 * MINUTE + 30 * SECOND;
     const result = poll(
       initialProgress(T0),
-      [entry(T0 + 30 * MINUTE), entry(T0 + 30 * MINUTE + SECOND), entry(T0 + 59 * MINUTE)],
-      T0 + 59 * MINUTE + 30 * SECOND,
+      [
+        entry(T0 - 31 * SECOND),
+        entry(T0 - 20 * SECOND),
+        entry(T0 + 30 * MINUTE),
+        entry(T0 + 30 * MINUTE + SECOND),
+        entry(T0 + 59 * MINUTE),
+        entry(polledAt),
+      ],
+      polledAt,
     );
-    const { line, peak } = sparkline(result.progress, T0 + 59 * MINUTE + 30 * SECOND);
-    expect([...line]).toHaveLength(60);
-    expect(peak).toBe(2);
-    expect([...line][30]).toBe('█');
-    expect([...line][59]).toBe('▅');
+    const spark = sparkline(result.progress);
+    expect(spark.hour).toEqual({ startMs: polledAt - 60 * MINUTE, endMs: polledAt });
+    // From T0 - 30 s up to the poll, on the minute grid: 61 minutes, the first and the last in part.
+    expect([...spark.line]).toHaveLength(61);
+    expect(spark.total).toBe(4);
+    expect(spark.peak).toBe(2);
+    expect([...spark.line][0]).toBe('▅');
+    expect([...spark.line][31]).toBe('█');
+    expect([...spark.line][60]).toBe('▅');
+    // Since the start counts only what came after it.
+    expect(result.added).toBe(3);
+  });
+
+  it('is the lowest bar throughout, counting nothing, until the first poll', () => {
+    const spark = sparkline(initialProgress(T0));
+    expect(spark).toEqual({ line: '▁'.repeat(60), peak: 0, total: 0 });
+  });
+
+  it('waits for the next poll on a watch saved before it was kept', () => {
+    const { lastHour: _kept, ...saved } = initialProgress(T0);
+    const progress = WatchProgressSchema.parse({ ...saved, minutes: [[T0, 3]] });
+    expect(sparkline(progress).hour).toBeUndefined();
   });
 });

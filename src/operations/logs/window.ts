@@ -6,7 +6,7 @@
  * out in reports/origin/window.ts.
  */
 
-import { DAY_MS, HOUR_MS, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin/window.js';
+import { DAY_MS, HOUR_MS, lastWindow, MAX_WINDOW_MS, MINUTE_MS } from '../../reports/origin/window.js';
 import { parseDay } from '../shared/time-args.js';
 import { parseWindowFlags, type WindowLimit } from '../shared/window.js';
 
@@ -61,7 +61,7 @@ export function parseLogsWindow(input: LogsWindowInput, now: number): LogsWindow
   const endMs = Math.min(dayEnd, now);
   return {
     ok: true,
-    window: { kind: 'last', startMs: endMs - asked.lastMs, endMs, dayMs, lastMs: asked.lastMs },
+    window: { kind: 'last', ...lastWindow(endMs, asked.lastMs), dayMs, lastMs: asked.lastMs },
   };
 }
 

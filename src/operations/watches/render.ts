@@ -6,10 +6,12 @@
 
 import { channelRef, joinMarkup, type Markup, md, mention, nest } from '../../reply/markup.js';
 import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { counted, number } from '../../reply/words.js';
 import { formatDuration } from '../../time/duration.js';
-import type { Episode } from '../../watches/progress.js';
+import type { Episode, Sparkline } from '../../watches/progress.js';
 import { sparkline } from '../../watches/progress.js';
 import type { EndReason, Watch } from '../../watches/store.js';
+import { formatSpan } from '../logs/window.js';
 import { formatUtc } from '../shared/time-args.js';
 
 export const SNOOZE_MS = 30 * 60_000;
@@ -56,10 +58,16 @@ function statusLine(watch: Watch, nowMs: number): Markup {
   return joinMarkup(parts, ' · ');
 }
 
+/** `last hour, 13:05–14:05 UTC: 41,667 errors, most in a minute: 695`, the hour as `/edge logs --last 1h` names it. */
+function describeSparkline(spark: Sparkline): string {
+  if (!spark.hour) return 'last hour: counted at the first poll';
+  return `last hour, ${formatSpan(spark.hour.startMs, spark.hour.endMs)}: ${counted(spark.total, 'error')}, most in a minute: ${number(spark.peak)}`;
+}
+
 /** The watch message: what it watches, the last hour as a sparkline, the counts, and its buttons. */
 export function watchMessage(watch: Watch, nowMs: number): Reply {
   const filters = describeWatchFilters(watch);
-  const spark = sparkline(watch.progress, nowMs);
+  const spark = sparkline(watch.progress);
   const title =
     watch.state === 'running'
       ? md`:eyes: *Watching origin errors of pull zone ${watch.pullZoneId}* (${filters}) for ${nest(mention(watch.owner))}`
@@ -78,7 +86,7 @@ export function watchMessage(watch: Watch, nowMs: number): Reply {
         },
       ],
     },
-    { type: 'code', text: `${spark.line}  last hour, most in a minute: ${spark.peak}` },
+    { type: 'code', text: `${spark.line}  ${describeSparkline(spark)}` },
     { type: 'context', text: statusLine(watch, nowMs) },
   ];
   if (watch.state === 'running')

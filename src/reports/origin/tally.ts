@@ -12,6 +12,7 @@ import {
   type OriginEntry,
   type OriginLabels,
 } from './entry.js';
+import { type OriginWindow, withinWindow } from './window.js';
 
 /** Distinct URLs tracked for the top 10; a million distinct URLs cost no more than this many. */
 export const URL_TRACK_CAPACITY = 2_000;
@@ -243,8 +244,8 @@ export class OriginTally {
   private readonly grid: OriginView['grid'];
   private readonly comparisons: ComparisonTally[];
   private readonly matches: OriginMatcher;
-  private readonly sinceMs: number;
-  private readonly untilMs: number;
+  /** From `sinceMs` up to `untilMs`, unbounded where not given. */
+  private readonly window: OriginWindow;
   /**
    * Whether entries without a timestamp belong to the window. Yes when it has no bounds (a whole
    * day); the worker says so day by day when several days are read for one window.
@@ -258,8 +259,10 @@ export class OriginTally {
     const parsed = OriginFiltersSchema.parse(filters);
     const { grid, comparisons } = OriginViewSchema.parse(view);
     this.matches = createOriginMatcher(parsed);
-    this.sinceMs = parsed.sinceMs ?? Number.NEGATIVE_INFINITY;
-    this.untilMs = parsed.untilMs ?? Number.POSITIVE_INFINITY;
+    this.window = {
+      startMs: parsed.sinceMs ?? Number.NEGATIVE_INFINITY,
+      endMs: parsed.untilMs ?? Number.POSITIVE_INFINITY,
+    };
     this.untimedInWindow = parsed.sinceMs === undefined && parsed.untilMs === undefined;
     this.grid = grid;
     this.buckets = new Array<number>(grid?.count ?? 0).fill(0);
@@ -287,14 +290,13 @@ export class OriginTally {
     if (labels.ErrorCode !== undefined) this.codesSeen.add(labels.ErrorCode);
     if (labels.ServerZone !== undefined) this.zonesSeen.add(labels.ServerZone);
     // An entry without a time belongs to no bounded window and to no earlier one.
-    const inWindow =
-      timestamp === undefined ? this.untimedInWindow : timestamp >= this.sinceMs && timestamp < this.untilMs;
+    const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
     // Bit i: the entry falls in comparison i. No array per entry on a million-entry day.
     let earlier = 0;
     if (timestamp !== undefined)
       for (let i = 0; i < this.comparisons.length; i++) {
         const w = this.comparisons[i]!;
-        if (timestamp >= w.startMs && timestamp < w.endMs) earlier |= 1 << i;
+        if (withinWindow(timestamp, w)) earlier |= 1 << i;
       }
     if (!inWindow && earlier === 0) return undefined;
     if (inWindow) this.windowed++;

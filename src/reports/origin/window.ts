@@ -25,6 +25,16 @@ export interface OriginWindow {
   endMs: number;
 }
 
+/** The last `lengthMs` up to `endMs`: what `--last` covers at that instant, and a watch's last hour. */
+export function lastWindow(endMs: number, lengthMs: number): OriginWindow {
+  return { startMs: endMs - lengthMs, endMs };
+}
+
+/** Whether an entry stamped at `timestamp` is in the window: from its start, up to but not at its end. */
+export function withinWindow(timestamp: number, window: OriginWindow): boolean {
+  return timestamp >= window.startMs && timestamp < window.endMs;
+}
+
 /** Bucket widths by window length: the longest window each width is used for. */
 const BUCKET_WIDTHS: readonly (readonly [maxWindowMs: number, widthMs: number])[] = [
   [HOUR_MS, MINUTE_MS],

@@ -1,7 +1,8 @@
 /**
  * GET {logging_url}/{pullZoneId}/{MM-dd-yyyy}: origin errors of one UTC day, streamed entry by entry.
  * Seeded zones have errors on today and the seven days before it (relative to the sandbox clock);
- * other dates are empty. The `logDaysKept` knob shortens what is kept, for every zone: an older day
+ * other dates are empty. No day, seeded or sized by a knob, serves an entry stamped after the
+ * sandbox clock's now: today ends there, and later days are empty. The `logDaysKept` knob shortens what is kept, for every zone: an older day
  * answers `{"logs":[]}`, which is all the vendor's API says of a day it no longer has. A bad date answers 400 with ApiErrorData: the logging service's error body
  * is undocumented, and the core API's shape is the one clients already know how to show.
  * The `originLogBody` knob answers every day with one of the vendor-legal bodies without entries.
@@ -37,16 +38,16 @@ export function parseLogDate(text: string): number | undefined {
 }
 
 export function originLogRoutes(state: SandboxState): Route[] {
-  const entriesFor = (pullZoneId: number, dayStart: number): { count: number; notAfter?: number } => {
-    const now = state.now();
+  /** Entries in the whole day; those after now are cut as the day streams. */
+  const entriesFor = (pullZoneId: number, dayStart: number, now: number): number => {
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const kept = state.knobs.logDaysKept();
-    if (kept !== undefined && dayStart < today - kept * DAY_MS) return { count: 0 };
+    if (kept !== undefined && dayStart < today - kept * DAY_MS) return 0;
     const knob = state.knobs.logDayEntries(pullZoneId);
-    if (knob !== undefined) return { count: knob };
+    if (knob !== undefined) return knob;
     const perDay = ORIGIN_ERRORS_PER_DAY[pullZoneId] ?? 0;
-    if (dayStart > today || dayStart < today - SEEDED_DAYS * DAY_MS) return { count: 0 };
-    return { count: seededDayCount(state.seed, pullZoneId, dayStart, perDay), notAfter: now };
+    if (dayStart > today || dayStart < today - SEEDED_DAYS * DAY_MS) return 0;
+    return seededDayCount(state.seed, pullZoneId, dayStart, perDay);
   };
 
   return [
@@ -75,8 +76,8 @@ export function originLogRoutes(state: SandboxState): Route[] {
         if (id === undefined || !known) return sendEmpty(res, 404);
         const shape = state.knobs.vendorShapes().originLogBody ?? 'entries';
         if (shape !== 'entries') return sendJson(res, 200, BODIES_WITHOUT_ENTRIES[shape]);
-        const { count, notAfter } = entriesFor(id, dayStart);
         const now = state.now();
+        const count = entriesFor(id, dayStart, now);
         const added = state.knobs
           .addedLogEntries(id)
           .flatMap((burst, index) =>
@@ -86,7 +87,7 @@ export function originLogRoutes(state: SandboxState): Route[] {
           );
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
         pipeline(
-          originLogDayStream({ seed: state.seed, pullZoneId: id, dayStart, count, notAfter, added }),
+          originLogDayStream({ seed: state.seed, pullZoneId: id, dayStart, count, notAfter: now, added }),
           res,
           () => undefined,
         );

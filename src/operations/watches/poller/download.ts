@@ -8,18 +8,20 @@ import { PlatformError } from '../../../platform/errors.js';
 import { JsonStreamError, jsonArrayEntries } from '../../../reports/json-entries.js';
 import { startOfDay } from '../../../time/date-fns.js';
 import { formatDuration } from '../../../time/duration.js';
-import { LOOKBACK_MS, type PollCounter } from '../../../watches/progress.js';
+import { LOOKBACK_MS, lastHourAt, type PollCounter } from '../../../watches/progress.js';
 import type { Watch } from '../../../watches/store.js';
 import type { PollerState } from './state.js';
 
 /**
- * The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new,
- * or while a watch has not been polled since yesterday (a poll slowed down or waiting past midnight).
+ * The days to read at `nowMs`: today (UTC), and yesterday while its last entries may still be new
+ * or the sparkline's hour began in it, or while a watch has not been polled since yesterday (a
+ * poll slowed down or waiting past midnight).
  */
 export function daysToRead(nowMs: number, everyMs: number, watches: readonly Watch[]): number[] {
   const today = startOfDay(nowMs, { in: utc }).getTime();
   const behind = watches.some((watch) => (watch.lastPolledAt ?? watch.startedAt) < today);
-  return behind || nowMs - today < LOOKBACK_MS + everyMs ? [today - 86_400_000, today] : [today];
+  const reachesBack = Math.min(nowMs - LOOKBACK_MS - everyMs, lastHourAt(nowMs).startMs);
+  return behind || reachesBack < today ? [today - 86_400_000, today] : [today];
 }
 
 /** A download still going at its deadline: stopped, so that its lease never runs out under it. */

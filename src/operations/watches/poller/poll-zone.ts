@@ -28,7 +28,7 @@ export async function pollZone(
     logger.info('watch poll waits for the shared platform budget', { pullZone: pullZoneId });
     return;
   }
-  const counters = watches.map((watch) => new PollCounter(watch.progress, watch, watch.startedAt));
+  const counters = watches.map((watch) => new PollCounter(watch.progress, watch, watch.startedAt, nowMs));
   const started = performance.now();
   try {
     await download(state, pullZoneId, days, counters, deadline, leaseKeeper(state, watches));
@@ -60,7 +60,7 @@ export async function pollZone(
   }
   state.metrics.watchPolled((performance.now() - started) / 1000);
   for (const [index, watch] of watches.entries()) {
-    const outcome = counters[index]!.finish(nowMs, watch.alert);
+    const outcome = counters[index]!.finish(watch.alert);
     const saved = await savePoll(state, watch, outcome.progress, nowMs, nowMs + watch.everyMs);
     if (!saved) continue;
     await refreshMessage(state, saved);
