@@ -231,6 +231,24 @@ describe('the chart renderer in the image', () => {
   });
 });
 
+describe('what the image leaves out', () => {
+  const Dependencies = z.record(z.string(), z.string());
+  const manifest = z
+    .object({ scripts: Dependencies, dependencies: Dependencies, devDependencies: Dependencies })
+    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+  const lock = z
+    .object({ packages: z.record(z.string(), z.looseObject({ dev: z.boolean().optional() })) })
+    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')));
+
+  it('tsx and the esbuild under it: the image runs dist/, and npm ci still installs them for npm start', () => {
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+    expect(manifest.devDependencies.tsx).toBeDefined();
+    expect(manifest.scripts.start).toMatch(/^tsx src\/main\.ts$/);
+    for (const name of ['tsx', 'esbuild'])
+      expect(lock.packages[`node_modules/${name}`]?.dev, name).toBe(true);
+  });
+});
+
 describe('the .dockerignore', () => {
   const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8')
     .split('\n')
