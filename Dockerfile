@@ -32,9 +32,12 @@ COPY --from=build /app/dist ./dist
 # `node` user. Numeric, so that Kubernetes' runAsNonRoot can verify it.
 RUN mkdir -p /app/data /app/out && chown 1000:1000 /app/data /app/out
 USER 1000:1000
-EXPOSE 3000
+# PORT (Slack's events in HTTP mode, /healthz) and METRICS_PORT (/healthz, /readyz, /metrics).
+EXPOSE 3000 9090
 VOLUME /app/data
-# The slim image has no curl; Node's own fetch does the probe, bounded below Docker's timeout.
+# The slim image has no curl; Node's own fetch does the probe, bounded below Docker's timeout. It
+# asks PORT, which answers /healthz in both Slack modes: in HTTP mode through the thread that
+# receives Slack's requests, so a probe that passes has reached what Slack reaches.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

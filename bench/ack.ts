@@ -617,16 +617,6 @@ async function serveBare(): Promise<void> {
     endpoints: '/slack/events',
     port,
     processBeforeResponse: false,
-    customRoutes: [
-      {
-        path: '/readyz',
-        method: ['GET'],
-        handler: (_req, res) => {
-          res.writeHead(200);
-          res.end('ready\n');
-        },
-      },
-    ],
   });
   const app = new App({
     receiver,
@@ -654,6 +644,12 @@ async function serveBare(): Promise<void> {
   // Exit on SIGTERM as the bot does, so that a CPU profile (EDGEOPS_BENCH_PROFILE) is written.
   process.once('SIGTERM', () => process.exit(0));
   await app.start(port);
+  // Ready once Bolt listens, said on METRICS_PORT as the bot says it.
+  const { createServer } = await import('node:http');
+  createServer((req, res) => {
+    const ready = req.url === '/readyz';
+    res.writeHead(ready ? 200 : 404).end(ready ? 'ready\n' : undefined);
+  }).listen(Number(process.env.METRICS_PORT));
 }
 
 /** An ephemeral answer whose JSON is `bytes` long (at least its frame). */

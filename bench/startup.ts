@@ -146,6 +146,8 @@ export interface AppProcess {
   port: number;
   baseUrl: string;
   eventsUrl: string;
+  /** Where /readyz and /metrics answer. */
+  metricsUrl: string;
   child: ChildProcess;
   /** From spawn to the first /readyz 200. */
   readyMs: number;
@@ -172,9 +174,9 @@ export function appEnv(options: {
   };
 }
 
-async function readyz(baseUrl: string): Promise<boolean> {
+async function readyz(metricsUrl: string): Promise<boolean> {
   try {
-    const response = await request(`${baseUrl}/readyz`);
+    const response = await request(`${metricsUrl}/readyz`);
     await response.body.dump();
     return response.statusCode === 200;
   } catch {
@@ -183,12 +185,13 @@ async function readyz(baseUrl: string): Promise<boolean> {
 }
 
 /**
- * Spawns `args` (a script and its arguments) with `env` and the port it should listen on, and
- * resolves once `/readyz` answers 200. Its log (stderr) is kept, last lines only, for the error
+ * Spawns `args` (a script and its arguments) with `env` and the ports it should listen on, and
+ * resolves once `/readyz` answers 200 on its METRICS_PORT. Its log (stderr) is kept, last lines only, for the error
  * when it does not start; nothing is printed while it is measured.
  */
 export async function spawnApp(args: string[], env: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: REPO,
@@ -198,6 +201,7 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
       ...imageEnv(),
       ...env,
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -207,6 +211,7 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
     tail = (tail + text).slice(-4_000);
   });
   const baseUrl = `http://127.0.0.1:${port}`;
+  const metricsUrl = `http://127.0.0.1:${metricsPort}`;
   let exited: number | null = null;
   child.once('exit', (code) => {
     exited = code ?? -1;
@@ -214,7 +219,7 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
   for (;;) {
     if (exited !== null)
       throw new Error(`${args.join(' ')} exited with ${exited} before it was ready:\n${tail}`);
-    if (await readyz(baseUrl)) break;
+    if (await readyz(metricsUrl)) break;
     if (performance.now() - started > READY_TIMEOUT_MS) {
       await stopChild(child);
       throw new Error(`${args.join(' ')} was not ready within ${READY_TIMEOUT_MS} ms:\n${tail}`);
@@ -225,6 +230,7 @@ export async function spawnApp(args: string[], env: Record<string, string>): Pro
     port,
     baseUrl,
     eventsUrl: `${baseUrl}/slack/events`,
+    metricsUrl,
     child,
     readyMs: performance.now() - started,
     stop: () => stopChild(child),

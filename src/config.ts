@@ -84,6 +84,7 @@ const rawEnvSchema = z.object({
       .transform((value) => (value.endsWith('/') ? value : `${value}/`)),
   ),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  METRICS_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(9090)),
   PLATFORM_API_URL: optionalUrl(['http:', 'https:']),
   PLATFORM_API_KEY: optionalString,
   PLATFORM_LOGGING_URL: optionalUrl(['http:', 'https:']),
@@ -134,7 +135,10 @@ export interface Config {
     appToken?: string;
     apiUrl: string;
   };
+  /** The public port: Slack's events in HTTP mode, and /healthz. */
   port: number;
+  /** The port of /healthz, /readyz and /metrics, in every mode (PRODUCT §2). */
+  metricsPort: number;
   /** Unset in console mode without PLATFORM_API_URL: the caller starts the built-in sandbox. */
   platform?: {
     apiUrl: string;
@@ -227,6 +231,10 @@ export function loadConfig(
     throw new ConfigError('PLATFORM_API_URL', 'is required when Slack credentials are set');
   }
 
+  // 0 picks a free port for each; the console listens on no PORT.
+  if (mode !== 'console' && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT)
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT: metrics are kept off the public port');
+
   if (e.SERVICE_DATABASE_AUTH_TOKEN && !e.SERVICE_DATABASE_URL)
     throw new ConfigError('SERVICE_DATABASE_URL', 'is required with SERVICE_DATABASE_AUTH_TOKEN');
 
@@ -244,6 +252,7 @@ export function loadConfig(
       apiUrl: e.SLACK_API_URL,
     },
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     platform,
     serviceDatabase: e.SERVICE_DATABASE_URL
       ? { url: e.SERVICE_DATABASE_URL, authToken: e.SERVICE_DATABASE_AUTH_TOKEN }

@@ -9,6 +9,7 @@ import type { Runtime } from './runtime/runtime.js';
 import { createShutdown, type Shutdown, startFailureLine, stopLine } from './runtime/shutdown.js';
 import { SecretRegistry } from './secrets/registry.js';
 import { createLogger, type Logger } from './telemetry/log.js';
+import { metricsPortRoutes, type ProbeServer, serveProbes } from './telemetry/probes.js';
 import { systemClock } from './time/clock.js';
 
 // One registry for every line this process writes, the last guards' and a failed start's included.
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   logger.info(`edgeops starting in ${config.mode === 'http' ? 'HTTP mode' : 'Socket Mode'}`, {
     mode: config.mode,
     port: config.port,
+    metricsPort: config.metricsPort,
   });
   await runSlack(config, config.mode, logger, shutdown, reload);
 }
@@ -96,9 +98,11 @@ async function runConsoleMode(config: Config, logger: Logger): Promise<void> {
     log.close();
     throw error;
   }
+  const probes = await serveConsoleProbes(config.metricsPort, runtime, log.logger);
   try {
     await runConsole({ runtime, backends, log, secrets, policyFile: config.policyPath !== undefined });
   } finally {
+    await probes?.close();
     await runtime
       .close()
       .catch((error: unknown) => log.logger.error('closing the runtime failed', { error }));
@@ -108,6 +112,26 @@ async function runConsoleMode(config: Config, logger: Logger): Promise<void> {
     log.logger.info('console session ended');
     log.close();
   }
+}
+
+/**
+ * The console's /healthz, /readyz and /metrics on METRICS_PORT, as in every mode. A port that
+ * another session holds refuses no session: it goes on without them, and its log says why.
+ */
+async function serveConsoleProbes(
+  port: number,
+  runtime: Runtime,
+  logger: Logger,
+): Promise<ProbeServer | undefined> {
+  const stateReachable = () => runtime.services.state.ping().catch(() => false);
+  const routes = metricsPortRoutes({
+    metrics: runtime.metrics,
+    notReady: async () => ((await stateReachable()) ? [] : ['state database unreachable']),
+  });
+  return serveProbes({ routes, port, variable: 'METRICS_PORT', logger }).catch((error: unknown) => {
+    logger.warn('the console goes on without /healthz, /readyz and /metrics', { error });
+    return undefined;
+  });
 }
 
 /**
@@ -168,6 +192,7 @@ async function runSlack(
     appToken: config.slack.appToken,
     apiUrl: config.slack.apiUrl,
     port: config.port,
+    metricsPort: config.metricsPort,
     engine: runtime.engine,
     services: runtime.services,
     metrics: runtime.metrics,
@@ -193,10 +218,11 @@ async function runSlack(
   if (!slack.isReady())
     logger.warn('edgeops is not ready: /readyz answers 503 until Slack accepts the bot token', {
       port: slack.port,
+      metricsPort: slack.metricsPort,
     });
   // A failure of `ready` is onFatal's to report.
   slack.ready.then(
-    () => logger.info('edgeops is ready', { port: slack.port }),
+    () => logger.info('edgeops is ready', { port: slack.port, metricsPort: slack.metricsPort }),
     () => undefined,
   );
 }

@@ -29,6 +29,7 @@ describe('configuration', () => {
     expect(config.mode).toBe('console');
     expect(config.platform).toBeUndefined();
     expect(config.port).toBe(3000);
+    expect(config.metricsPort).toBe(9090);
     expect(config.slack.apiUrl).toBe('https://slack.com/api/');
     expect(config.stateDatabase.url).toBe('file:data/edgeops.db');
     expect(config.logLevel).toBe('info');
@@ -40,6 +41,19 @@ describe('configuration', () => {
     expect(loadConfig({ ...http, SLACK_APP_TOKEN: 'xapp-1-abc' }, noFiles).mode).toBe('socket');
   });
 
+  it('takes METRICS_PORT apart from PORT; 0 picks a free port for each, as tests do', () => {
+    expect(loadConfig({ ...http, PORT: '8080', METRICS_PORT: '9100' }, noFiles)).toMatchObject({
+      port: 8080,
+      metricsPort: 9100,
+    });
+    expect(loadConfig({ ...http, PORT: '0', METRICS_PORT: '0' }, noFiles)).toMatchObject({
+      port: 0,
+      metricsPort: 0,
+    });
+    // The console listens on METRICS_PORT alone.
+    expect(loadConfig({ PORT: '9090' }, noFiles).metricsPort).toBe(9090);
+  });
+
   it('derives the database API URL from the management URL, without a trailing slash', () => {
     const config = loadConfig(http, noFiles);
     expect(config.platform?.apiUrl).toBe('https://api.example.test');
@@ -49,6 +63,10 @@ describe('configuration', () => {
   it.each([
     [{ ...http, PORT: 'eighty' }, 'PORT'],
     [{ ...http, PORT: '70000' }, 'PORT'],
+    [{ ...http, METRICS_PORT: 'nine' }, 'METRICS_PORT'],
+    [{ ...http, METRICS_PORT: '-1' }, 'METRICS_PORT'],
+    [{ ...http, PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT'],
+    [{ ...http, SLACK_APP_TOKEN: 'xapp-1-abc', METRICS_PORT: '3000' }, 'METRICS_PORT'],
     [{ ...http, LOG_LEVEL: 'verbose' }, 'LOG_LEVEL'],
     [{ ...http, SLACK_BOT_TOKEN: 'xoxp-user-token' }, 'SLACK_BOT_TOKEN'],
     [{ ...http, SLACK_APP_TOKEN: 'not-an-app-token' }, 'SLACK_APP_TOKEN'],

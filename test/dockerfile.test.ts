@@ -1,9 +1,15 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { IMAGE_ENV } from '../bench/child.js';
+import { loadConfig } from '../src/config.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -157,6 +163,13 @@ describe('the Dockerfile', () => {
     expect(exec.slice(0, 2)).toEqual(['node', '-e']);
   });
 
+  it('exposes the metrics port beside the public one, as the configuration defaults them', () => {
+    const exposed = inFinal('EXPOSE').flatMap((i) => i.args.split(/\s+/));
+    const defaults = loadConfig({}, () => false);
+    expect(exposed.sort()).toEqual([String(defaults.port), String(defaults.metricsPort)].sort());
+    expect(exposed).toContain('9090');
+  });
+
   it('bounds the probe: the fetch gives up before Docker kills it', () => {
     const args = inFinal('HEALTHCHECK')[0]!.args;
     const seconds = (flag: string) => Number(new RegExp(`--${flag}=(\\d+)s\\b`).exec(args)?.[1]);
@@ -180,6 +193,41 @@ describe('the Dockerfile', () => {
     expect(defined.length).toBeGreaterThan(0);
     for (const name of defined) expect(name).not.toMatch(/TOKEN|SECRET|KEY|PASSWORD/i);
     expect(dockerfile).not.toMatch(/xox[abp]-|xapp-/);
+  });
+});
+
+describe("the image's health check", () => {
+  let h: Harness | undefined;
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Runs the HEALTHCHECK's command as Docker would, with the container's PORT; resolves with its exit code. */
+  async function probe(port: number): Promise<number | null> {
+    const args = inFinal('HEALTHCHECK')[0]!.args;
+    const [command, ...rest] = JSON.parse(args.slice(args.indexOf('['))) as string[];
+    expect(command).toBe('node');
+    const child = spawn(process.execPath, rest, {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return code;
+  }
+
+  it("passes against the bot's public port, in HTTP mode where metrics are no longer served there", async () => {
+    h = await startHarness();
+    expect(await probe(h.slack.port)).toBe(0);
+    expect((await fetch(`${h.baseUrl}/metrics`)).status).toBe(404);
+  });
+
+  it('fails when /healthz there answers anything but 2xx', async () => {
+    const failing = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((listening) => failing.listen(0, '127.0.0.1', listening));
+    try {
+      expect(await probe((failing.address() as AddressInfo).port)).toBe(1);
+    } finally {
+      await new Promise((closed) => failing.close(closed));
+    }
   });
 });
 
@@ -228,6 +276,24 @@ describe('the chart renderer in the image', () => {
     expect(font).toBeDefined();
     expect(font?.dev).toBeUndefined();
     expect(font?.hasInstallScript).toBeUndefined();
+  });
+});
+
+describe('what the image leaves out', () => {
+  const Dependencies = z.record(z.string(), z.string());
+  const manifest = z
+    .object({ scripts: Dependencies, dependencies: Dependencies, devDependencies: Dependencies })
+    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')));
+  const lock = z
+    .object({ packages: z.record(z.string(), z.looseObject({ dev: z.boolean().optional() })) })
+    .parse(JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')));
+
+  it('tsx and the esbuild under it: the image runs dist/, and npm ci still installs them for npm start', () => {
+    expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
+    expect(manifest.devDependencies.tsx).toBeDefined();
+    expect(manifest.scripts.start).toMatch(/^tsx src\/main\.ts$/);
+    for (const name of ['tsx', 'esbuild'])
+      expect(lock.packages[`node_modules/${name}`]?.dev, name).toBe(true);
   });
 });
 

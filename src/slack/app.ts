@@ -1,18 +1,17 @@
 /**
- * The Bolt app in HTTP mode (POST /slack/events) or Socket Mode, with /healthz, /readyz and
- * /metrics beside it. Listeners acknowledge before their work (a form once its fields are
- * checked, a picker with its options) and hand the work to the engine. `/edge` is acknowledged
+ * The Bolt app in HTTP mode (POST /slack/events) or Socket Mode, with /healthz on PORT and
+ * /healthz, /readyz and /metrics on METRICS_PORT (telemetry/probes.ts). Listeners acknowledge
+ * before their work (a form once its fields are checked, a picker with its options) and hand the
+ * work to the engine. `/edge` is acknowledged
  * earlier still: in HTTP mode by the thread that receives Slack's requests, before the app hears
  * of it (threaded-receiver.ts); over Socket Mode as the receiver hands it over (ack-on-arrival.ts).
  * Slack must accept the bot token (auth.test) before the app is ready; see bot-token.ts.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { App, LogLevel, type Logger as SlackLogger, SocketModeReceiver } from '@slack/bolt';
-import { WebClient } from '@slack/web-api';
+import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Services } from '../operations/engine/types.js';
 import type { Logger } from '../telemetry/log.js';
-import type { Metrics } from '../telemetry/metrics.js';
+import { HEALTH_ROUTE, metricsPortRoutes, type ProbeServer, serveProbes } from '../telemetry/probes.js';
 import { type BotTokenWatch, type TokenCheckBackoff, watchBotToken } from './bot-token.js';
 import { createDeliveries } from './deliveries.js';
 import { registerActions } from './listeners/actions.js';
@@ -26,7 +25,7 @@ import { registerViews } from './listeners/views.js';
 import { membersOnly } from './members-only.js';
 import { AckOnArrivalApp } from './receivers/ack-on-arrival.js';
 import type { PreparedAckThread } from './receivers/ack-thread-start.js';
-import { type AnsweredRoute, ThreadedHttpReceiver } from './receivers/threaded-receiver.js';
+import { ThreadedHttpReceiver } from './receivers/threaded-receiver.js';
 
 export interface SlackAppOptions extends ListenerDeps {
   mode: 'http' | 'socket';
@@ -34,8 +33,10 @@ export interface SlackAppOptions extends ListenerDeps {
   signingSecret?: string;
   appToken?: string;
   apiUrl: string;
-  /** HTTP port; 0 picks a free one (tests). */
+  /** The public port (events in HTTP mode, /healthz in both); 0 picks a free one (tests). */
   port: number;
+  /** The port of /healthz, /readyz and /metrics; 0 picks a free one (tests). */
+  metricsPort: number;
   /** Web API retry policy; the SDK default (up to 10 tries over minutes) suits production. */
   clientRetries?: { retries: number; minTimeout?: number; maxTimeout?: number };
   /** The pause between bot token checks while Slack cannot be reached (tests shorten it). */
@@ -53,8 +54,10 @@ export interface SlackAppOptions extends ListenerDeps {
 export interface RunningSlackApp {
   app: App;
   client: WebClient;
-  /** The port the HTTP server listens on (events in HTTP mode, health and metrics in both). */
+  /** The public port listened on: events in HTTP mode, /healthz in both. */
   port: number;
+  /** The port /healthz, /readyz and /metrics are served on. */
+  metricsPort: number;
   /**
    * Resolves once Slack has accepted the bot token and, in Socket Mode, the socket is open; at
    * once when that happened during start-up. Rejects as onFatal is told.
@@ -84,71 +87,40 @@ function slackLogger(logger: Logger): SlackLogger {
   };
 }
 
-function healthRoutes(services: Services, metrics: Metrics, token: BotTokenWatch): AnsweredRoute[] {
-  const text = 'text/plain; charset=utf-8';
-  return [
-    {
-      path: '/healthz',
-      methods: ['GET'],
-      answer: async () => ({ status: 200, body: 'ok\n', contentType: text }),
-    },
-    {
-      path: '/readyz',
-      methods: ['GET'],
-      answer: async () => {
-        const reasons: string[] = [];
-        if (!(await services.state.ping().catch(() => false))) reasons.push('state database unreachable');
-        const slack = token.notReadyReason();
-        if (slack) reasons.push(slack);
-        return reasons.length === 0
-          ? { status: 200, body: 'ready\n', contentType: text }
-          : { status: 503, body: `${reasons.join('\n')}\n`, contentType: text };
-      },
-    },
-    {
-      path: '/metrics',
-      methods: ['GET'],
-      answer: async () => ({
-        status: 200,
-        body: await metrics.registry.metrics(),
-        contentType: metrics.registry.contentType,
-      }),
-    },
-  ];
+/** Why /readyz answers 503: the state database, and Slack's acceptance of the bot token. */
+async function notReady(services: Services, token: BotTokenWatch): Promise<string[]> {
+  const reasons: string[] = [];
+  if (!(await services.state.ping().catch(() => false))) reasons.push('state database unreachable');
+  const slack = token.notReadyReason();
+  if (slack) reasons.push(slack);
+  return reasons;
 }
 
-/**
- * Socket Mode's HTTP server for the health routes: ours, so it listens while the socket waits for
- * Slack to accept the token. (HTTP mode serves the same routes beside /slack/events.)
- */
-async function listenForHealth(routes: AnsweredRoute[], port: number, logger: Logger): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? 'GET'));
-    if (!route) {
-      res.writeHead(404).end();
-      return;
-    }
-    route
-      .answer()
-      .then(({ status, body, contentType }) => {
-        res.writeHead(status, { 'content-type': contentType });
-        res.end(body);
-      })
-      .catch((error: unknown) => {
-        logger.error('health route failed', { path, error });
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => {
-      server.off('error', reject);
-      resolve();
+/** Socket Mode's receiver, or HTTP mode's, which answers /healthz on PORT beside /slack/events. */
+function createReceiver(
+  options: SlackAppOptions,
+  logger: SlackLogger,
+  clientOptions: WebClientOptions,
+  onFatal: (error: Error) => void,
+): ThreadedHttpReceiver | SocketModeReceiver {
+  if (options.mode === 'socket')
+    return new SocketModeReceiver({
+      appToken: options.appToken!,
+      logger,
+      installerOptions: { clientOptions },
     });
+  return new ThreadedHttpReceiver({
+    signingSecret: options.signingSecret!,
+    endpoint: '/slack/events',
+    routes: [HEALTH_ROUTE],
+    logger,
+    commands: [EDGE_COMMAND],
+    observe: options.metrics.ackObserved,
+    // Refuse a request that hangs before Bolt has handled it, so Slack retries elsewhere.
+    unhandledRequestTimeoutMillis: 3001,
+    onEnded: (error) => onFatal(error),
+    thread: options.httpThread,
   });
-  return server;
 }
 
 export async function startSlackApp(options: SlackAppOptions): Promise<RunningSlackApp> {
@@ -172,28 +144,7 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
   });
   const onFatal =
     options.onFatal ?? ((error: Error) => options.logger.error('the Slack app cannot go on', { error }));
-  const routes = healthRoutes(options.services, options.metrics, token);
-  let receiver: ThreadedHttpReceiver | SocketModeReceiver;
-  if (options.mode === 'socket') {
-    receiver = new SocketModeReceiver({
-      appToken: options.appToken!,
-      logger,
-      installerOptions: { clientOptions },
-    });
-  } else {
-    receiver = new ThreadedHttpReceiver({
-      signingSecret: options.signingSecret!,
-      endpoint: '/slack/events',
-      routes,
-      logger,
-      commands: [EDGE_COMMAND],
-      observe: options.metrics.ackObserved,
-      // Refuse a request that hangs before Bolt has handled it, so Slack retries elsewhere.
-      unhandledRequestTimeoutMillis: 3001,
-      onEnded: (error) => onFatal(error),
-      thread: options.httpThread,
-    });
-  }
+  const receiver = createReceiver(options, logger, clientOptions, onFatal);
   // The token check above is Bolt's auth.test: Bolt's own would fail for good if Slack were
   // down at that moment, and every request after it.
   const authorize = async () => {
@@ -245,15 +196,32 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     options.logger.error('unhandled Slack listener error', { error });
   });
 
-  let server: Server | undefined;
+  let metricsServer: ProbeServer | undefined;
+  let healthServer: ProbeServer | undefined;
   let port: number;
   let socketOpen = false;
   try {
+    // Before the public port: a metrics port in use stops the start before Slack's requests arrive.
+    metricsServer = await serveProbes({
+      routes: metricsPortRoutes({
+        metrics: options.metrics,
+        notReady: () => notReady(options.services, token),
+      }),
+      port: options.metricsPort,
+      variable: 'METRICS_PORT',
+      logger: options.logger,
+    });
     if (receiver instanceof ThreadedHttpReceiver) {
       port = (await receiver.start(options.port)).port;
     } else {
-      server = await listenForHealth(routes, options.port, options.logger);
-      port = (server.address() as AddressInfo).port;
+      // Socket Mode's public port is ours: it answers while the socket waits for Slack to take the token.
+      healthServer = await serveProbes({
+        routes: [HEALTH_ROUTE],
+        port: options.port,
+        variable: 'PORT',
+        logger: options.logger,
+      });
+      port = healthServer.port;
       // Connected during start-up when Slack already answered; otherwise once it does.
       if (token.identity()) {
         await app.start();
@@ -262,7 +230,8 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     }
   } catch (error) {
     token.stop();
-    server?.close();
+    await healthServer?.close();
+    await metricsServer?.close();
     throw error;
   }
   let ready = false;
@@ -277,16 +246,16 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
     app,
     client,
     port,
+    metricsPort: metricsServer.port,
     ready: readiness,
     isReady: () => ready,
     stop: async () => {
       token.stop();
       await app.stop();
-      if (options.mode === 'socket') {
-        server?.closeAllConnections();
-        await new Promise((resolve) => server?.close(resolve));
-      }
+      await healthServer?.close();
       await deliveries.flush();
+      // Last: /metrics and /readyz answer while what was acknowledged runs to its end.
+      await metricsServer?.close();
     },
   };
 }

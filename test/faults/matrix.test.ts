@@ -546,7 +546,7 @@ describe('the fault matrix', () => {
     ]);
     expect([...quick, ...timeouts]).toEqual([]);
     for (const h of [fast, slow]) {
-      const ready = await request(`${h.baseUrl}/readyz`);
+      const ready = await request(`${h.metricsUrl}/readyz`);
       await ready.body.dump();
       expect(ready.statusCode).toBe(200);
     }

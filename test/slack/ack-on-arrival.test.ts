@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const responseTo = (url: string) => h.fake.waitForResponse((post) => url.endsWith(post.id), 5_000);
 const ackCount = async () => {
-  const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+  const metrics = await (await fetch(`${h.metricsUrl}/metrics`)).text();
   return Number(/^edgeops_ack_seconds_count (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN);
 };
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
 import { slashCommand } from '../support/payloads.js';
+import { expectProbesOnMetricsPortOnly } from '../support/probes.js';
 import { postSigned, slackRequestTimestamp } from '../support/signer.js';
 
 let h: Harness;
@@ -39,13 +40,17 @@ describe('the Slack app in HTTP mode', () => {
     expect(h.fake.calls.length + h.fake.responses.length).toBe(before);
   });
 
-  it('serves /healthz, /readyz and Prometheus /metrics', async () => {
-    expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
-    expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+  it('serves /healthz, /readyz and Prometheus /metrics on METRICS_PORT', async () => {
+    expect((await fetch(`${h.metricsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${h.metricsUrl}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${h.metricsUrl}/metrics`)).text();
     expect(metrics).toContain('edgeops_commands_total');
     expect(metrics).toContain('edgeops_ack_seconds_bucket');
     expect(metrics).toContain('edgeops_approvals{state="pending"}');
     expect(metrics).toContain('edgeops_platform_call_seconds_bucket');
+  });
+
+  it('keeps /readyz and /metrics off the public port, where Slack posts its events; /healthz answers on both', async () => {
+    await expectProbesOnMetricsPortOnly(h.metricsUrl, h.baseUrl);
   });
 });

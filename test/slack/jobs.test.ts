@@ -56,7 +56,7 @@ describe('caps on long jobs', () => {
     // The third job's first request is on its way: the refused fourth never sends one.
     await expect.poll(() => h.sandbox.requests.count('logs.origin'), { timeout: 2_000 }).toBe(3);
 
-    const metrics = await fetch(`${h.baseUrl}/metrics`).then((response) => response.text());
+    const metrics = await fetch(`${h.metricsUrl}/metrics`).then((response) => response.text());
     expect(metrics).toMatch(/^edgeops_long_jobs_running 3$/m);
 
     // The refusal's Cancel button cancels that job, and the person may start another.

@@ -4,6 +4,8 @@
  * while the check is retried with back-off, and the bot becomes ready once Slack answers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +19,7 @@ import { runUntilExit, startAppProcess } from '../support/app-process.js';
 import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { slashCommand, socketEnvelope } from '../support/payloads.js';
+import { expectProbesOnMetricsPortOnly } from '../support/probes.js';
 
 const BOT_TOKEN = 'xoxb-readiness-test-bot-token-41c7';
 const APP_TOKEN = 'xapp-1-A0EDGEOPS-readiness-app-token';
@@ -33,7 +36,10 @@ interface Bot {
   fake: FakeSlack;
   runtime: Runtime;
   logs: string[];
+  /** The public port: events in HTTP mode, /healthz. */
   baseUrl(slack: RunningSlackApp): string;
+  /** METRICS_PORT: /healthz, /readyz, /metrics. */
+  metricsUrl(slack: RunningSlackApp): string;
   start(extra?: { onFatal?: (error: Error) => void }): Promise<RunningSlackApp>;
 }
 
@@ -72,6 +78,7 @@ async function bot(mode: 'http' | 'socket'): Promise<Bot> {
     runtime,
     logs,
     baseUrl: (slack) => `http://127.0.0.1:${slack.port}`,
+    metricsUrl: (slack) => `http://127.0.0.1:${slack.metricsPort}`,
     async start(extra = {}) {
       const slack = await startSlackApp({
         mode,
@@ -80,6 +87,7 @@ async function bot(mode: 'http' | 'socket'): Promise<Bot> {
         appToken: mode === 'socket' ? APP_TOKEN : undefined,
         apiUrl: fake.apiUrl,
         port: 0,
+        metricsPort: 0,
         engine: runtime.engine,
         services: runtime.services,
         metrics: runtime.metrics,
@@ -125,7 +133,7 @@ describe('the bot token check at start', () => {
     const b = await bot('http');
     const slack = await b.start();
     expect(slack.isReady()).toBe(true);
-    expect(await readyz(b.baseUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
+    expect(await readyz(b.metricsUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
     expect(b.fake.callsTo('auth.test').map((call) => call.token)).toEqual([BOT_TOKEN]);
   });
 
@@ -134,7 +142,7 @@ describe('the bot token check at start', () => {
     b.fake.fail('auth.test', { status: 500, times: Number.POSITIVE_INFINITY });
     const slack = await b.start();
     expect(slack.isReady()).toBe(false);
-    const notReady = await readyz(b.baseUrl(slack));
+    const notReady = await readyz(b.metricsUrl(slack));
     expect(notReady.status).toBe(503);
     expect(notReady.body).toMatch(
       /Slack has not accepted SLACK_BOT_TOKEN yet: auth\.test failed: Slack answered HTTP 500/,
@@ -144,7 +152,7 @@ describe('the bot token check at start', () => {
     b.fake.reset();
     await slack.ready;
     expect(slack.isReady()).toBe(true);
-    expect(await readyz(b.baseUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
+    expect(await readyz(b.metricsUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
     expect(b.logs.some((line) => line.includes('HTTP mode: Slack accepted the bot token'))).toBe(true);
   });
 
@@ -152,7 +160,7 @@ describe('the bot token check at start', () => {
     const b = await bot('http');
     b.fake.fail('auth.test', { error: 'fatal_error', times: Number.POSITIVE_INFINITY });
     const slack = await b.start();
-    const notReady = await readyz(b.baseUrl(slack));
+    const notReady = await readyz(b.metricsUrl(slack));
     expect(notReady.status).toBe(503);
     expect(notReady.body).toContain('auth.test failed: Slack answered fatal_error; next try in');
   });
@@ -181,7 +189,7 @@ describe('the bot token check at start', () => {
     const opened = b.fake.callsTo('apps.connections.open');
     expect(opened.length).toBeGreaterThan(0);
     expect(opened[0]!.receivedAt).toBeGreaterThan(accepted.receivedAt);
-    expect(await readyz(b.baseUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
+    expect(await readyz(b.metricsUrl(slack))).toEqual({ status: 200, body: 'ready\n' });
 
     const responseUrl = b.fake.responseUrl();
     const ack = await b.fake.socket.send(socketEnvelope(slashCommand({ text: 'help', responseUrl })), 5_000);
@@ -202,7 +210,7 @@ describe('the bot token check at start', () => {
     await expect(slack.ready).rejects.toBeInstanceOf(BotTokenRejectedError);
     expect(fatal?.message).toMatch(/^SLACK_BOT_TOKEN: Slack rejected the bot token \(token_revoked\)/);
     expect(b.fake.callsTo('apps.connections.open')).toEqual([]);
-    const notReady = await readyz(b.baseUrl(slack));
+    const notReady = await readyz(b.metricsUrl(slack));
     expect(notReady).toMatchObject({ status: 503 });
     expect(notReady.body).toContain('Slack rejected SLACK_BOT_TOKEN (token_revoked)');
   });
@@ -234,8 +242,38 @@ describe('the real entry point', () => {
       expect(run.stderr + run.stdout).not.toContain(BOT_TOKEN);
       expect(run.stderr).toContain('edgeops starting in HTTP mode');
       expect(run.stderr).not.toContain('edgeops is ready');
+      expect(run.stderr).not.toContain('on METRICS_PORT');
       expect(fake.callsTo('auth.test')).toHaveLength(1);
     } finally {
+      await fake.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 25_000);
+
+  it('Socket Mode: a METRICS_PORT another process holds stops the start with one line naming it', async () => {
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), 'edgeops-readiness-main-'));
+    const holder = createServer();
+    await new Promise<void>((listening) => holder.listen(0, listening));
+    const held = (holder.address() as AddressInfo).port;
+    try {
+      const run = await runUntilExit({
+        SLACK_BOT_TOKEN: BOT_TOKEN,
+        SLACK_APP_TOKEN: APP_TOKEN,
+        SLACK_API_URL: fake.apiUrl,
+        ...PLATFORM_ENV,
+        STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+        METRICS_PORT: String(held),
+      });
+      expect(run.code, run.stderr).toBe(1);
+      const plain = run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
+      expect(plain).toEqual([
+        `edgeops: failed to start: METRICS_PORT: port ${held} is in use; set METRICS_PORT to a free port`,
+      ]);
+      // Stopped before it took anything from Slack.
+      expect(fake.callsTo('apps.connections.open')).toEqual([]);
+    } finally {
+      await new Promise((closed) => holder.close(closed));
       await fake.close();
       rmSync(dir, { recursive: true, force: true });
     }
@@ -256,7 +294,8 @@ describe('the real entry point', () => {
       expect(first).toContain('edgeops starting in Socket Mode');
       expect(app.output()).not.toContain('Socket Mode mode');
       expect(fake.callsTo('apps.connections.open').length).toBeGreaterThan(0);
-      expect(await readyz(`http://127.0.0.1:${app.port}`)).toEqual({ status: 200, body: 'ready\n' });
+      expect(await readyz(app.metricsUrl())).toEqual({ status: 200, body: 'ready\n' });
+      await expectProbesOnMetricsPortOnly(app.metricsUrl(), `http://127.0.0.1:${app.port}`);
     } finally {
       await app.stop();
       await fake.close();
@@ -280,12 +319,13 @@ describe('the real entry point', () => {
       'edgeops is not ready',
     );
     try {
-      const notReady = await readyz(`http://127.0.0.1:${app.port}`);
+      const notReady = await readyz(app.metricsUrl());
       expect(notReady.status).toBe(503);
       expect(notReady.body).toContain('auth.test failed: Slack answered HTTP 500');
       fake.reset();
       await expect.poll(() => app.output().includes('edgeops is ready'), { timeout: 15_000 }).toBe(true);
-      expect(await readyz(`http://127.0.0.1:${app.port}`)).toEqual({ status: 200, body: 'ready\n' });
+      expect(await readyz(app.metricsUrl())).toEqual({ status: 200, body: 'ready\n' });
+      await expectProbesOnMetricsPortOnly(app.metricsUrl(), `http://127.0.0.1:${app.port}`);
       expect(app.output()).toContain('HTTP mode: Slack has not accepted SLACK_BOT_TOKEN yet');
       expect(app.output()).not.toContain(BOT_TOKEN);
     } finally {

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock } from '../support/clock.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { blockSuggestion, slashCommand, socketEnvelope } from '../support/payloads.js';
+import { expectProbesOnMetricsPortOnly } from '../support/probes.js';
 
 const clock = pinnedClock();
 
@@ -46,6 +47,7 @@ beforeAll(async () => {
     appToken: APP_TOKEN,
     apiUrl: fake.apiUrl,
     port: 0,
+    metricsPort: 0,
     engine: runtime.engine,
     services: runtime.services,
     metrics: runtime.metrics,
@@ -125,5 +127,12 @@ describe('Socket Mode', () => {
 
   it('still serves /healthz for the container health check', async () => {
     expect((await fetch(`http://127.0.0.1:${slack.port}/healthz`)).status).toBe(200);
+  });
+
+  it('serves /readyz and /metrics on METRICS_PORT only, and /healthz on both ports', async () => {
+    await expectProbesOnMetricsPortOnly(
+      `http://127.0.0.1:${slack.metricsPort}`,
+      `http://127.0.0.1:${slack.port}`,
+    );
   });
 });

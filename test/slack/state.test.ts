@@ -33,13 +33,13 @@ afterAll(async () => {
 
 describe('the state store on a remote libSQL server', () => {
   it('answers /readyz 503 while the state database is unreachable, and 200 once it answers', async () => {
-    expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${h.metricsUrl}/readyz`)).status).toBe(200);
     sandbox.faults.set('database.pipeline', { status: 503 });
     try {
-      expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(503);
+      expect((await fetch(`${h.metricsUrl}/readyz`)).status).toBe(503);
     } finally {
       sandbox.faults.clear();
     }
-    expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);
+    expect((await fetch(`${h.metricsUrl}/readyz`)).status).toBe(200);
   });
 });

@@ -133,7 +133,7 @@ it('one replica polls; when it is killed the other takes over within two interva
   moveClock(MINUTE / 2 + SECOND);
   await expect.poll(async () => (await watchRow()).total, { timeout: 10_000 }).toBe(added);
   expect((await watchRow()).owner).toContain(`-${other.child.pid}-`);
-  const metrics = await (await fetch(`http://127.0.0.1:${other.port}/metrics`)).text();
+  const metrics = await (await fetch(`${other.metricsUrl()}/metrics`)).text();
   expect(metrics).toContain('edgeops_watch_lease_takeovers_total 1');
 
   addErrors(2);

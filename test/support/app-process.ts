@@ -11,6 +11,8 @@ import { repoRoot } from './block-kit.js';
 export interface AppProcess {
   port: number;
   eventsUrl: string;
+  /** Where /healthz, /readyz and /metrics answer, as its log says once it listens there. */
+  metricsUrl(): string;
   child: ChildProcess;
   output: () => string;
   /** SIGKILL: no shutdown hooks, as in a crash. */
@@ -61,6 +63,8 @@ export async function startAppProcess(
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       ...faketimeEnv(),
+      // A free port, which the log names: never a default another process may hold.
+      METRICS_PORT: '0',
       ...env,
       PORT: String(port),
       LOG_LEVEL: 'info',
@@ -93,6 +97,11 @@ export async function startAppProcess(
   return {
     port,
     eventsUrl: `http://127.0.0.1:${port}/slack/events`,
+    metricsUrl() {
+      const metricsPort = /"metricsPort":([1-9]\d*)/.exec(output)?.[1];
+      if (!metricsPort) throw new Error(`the app has not logged its metrics port:\n${output}`);
+      return `http://127.0.0.1:${metricsPort}`;
+    },
     child,
     output: () => output,
     async kill() {
@@ -121,6 +130,8 @@ export async function runUntilExit(env: Record<string, string>, timeoutMs = 20_0
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       ...faketimeEnv(),
+      // A free port, which the log names: never a default another process may hold.
+      METRICS_PORT: '0',
       ...env,
       PORT: String(port),
     },

@@ -31,13 +31,14 @@ const slack = await startSlackApp({
   signingSecret: config.slack.signingSecret,
   apiUrl: config.slack.apiUrl,
   port: config.port,
+  metricsPort: config.metricsPort,
   engine: runtime.engine,
   services: runtime.services,
   metrics: runtime.metrics,
   logger,
 });
 await runtime.startBackground(createSlackMessenger({ client: slack.client, logger, secrets }));
-logger.info('edgeops is ready', { port: slack.port });
+logger.info('edgeops is ready', { port: slack.port, metricsPort: slack.metricsPort });
 process.once('SIGTERM', () => {
   void slack
     .stop()

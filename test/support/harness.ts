@@ -82,7 +82,10 @@ export interface Harness {
   slack: RunningSlackApp;
   config: Config;
   eventsUrl: string;
+  /** The public port: /slack/events and /healthz. */
   baseUrl: string;
+  /** METRICS_PORT: /healthz, /readyz and /metrics. */
+  metricsUrl: string;
   logs: string[];
   policyPath?: string;
   /** The one clock of this harness: move it with set/advance. */
@@ -162,6 +165,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: fake.apiUrl,
     PORT: '0',
+    METRICS_PORT: '0',
     ...sandboxEnv(sandbox, dir, { policyPath, serviceDatabase: options.serviceDatabase }),
     ...options.env,
   });
@@ -204,6 +208,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     signingSecret: SIGNING_SECRET,
     apiUrl: fake.apiUrl,
     port: 0,
+    metricsPort: 0,
     engine: runtime.engine,
     services: runtime.services,
     metrics: runtime.metrics,
@@ -214,6 +219,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   await runtime.startBackground(systemSurface);
   const baseUrl = `http://127.0.0.1:${slack.port}`;
   const eventsUrl = `${baseUrl}/slack/events`;
+  const metricsUrl = `http://127.0.0.1:${slack.metricsPort}`;
 
   return {
     fake,
@@ -223,6 +229,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     eventsUrl,
     baseUrl,
+    metricsUrl,
     logs,
     policyPath,
     clock,
