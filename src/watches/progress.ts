@@ -66,6 +66,11 @@ export const WatchProgressSchema = z.object({
     .object({ endMs: z.number(), counts: z.array(z.number().int()) })
     .nullable()
     .default(null),
+  /**
+   * The last hour as the previous version kept it, written empty and read by nothing: a replica
+   * still on that version during a rolling upgrade requires it to read a watch this one saved.
+   */
+  minutes: PairsSchema.default([]),
   /** Matching entries per second (by entry time) within the alert window and the lookback. */
   seconds: PairsSchema,
   episode: EpisodeSchema.nullable(),
@@ -82,6 +87,7 @@ export function initialProgress(startedAt: number): WatchProgress {
     cursor: { maxTs: startedAt, recent: [] },
     total: 0,
     lastHour: null,
+    minutes: [],
     seconds: [],
     episode: null,
     episodes: 0,
@@ -202,6 +208,7 @@ export class PollCounter {
       cursor: { maxTs: this.maxTs, recent, ...(floor > lookback ? { floor } : {}) },
       total: this.progress.total + this.added,
       lastHour: { endMs: nowMs, counts: this.hourCounts },
+      minutes: [],
       seconds,
       slowed: null,
       failure: null,

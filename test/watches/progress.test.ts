@@ -3,6 +3,7 @@
  * entries within the lookback included; and the alert's episodes: one trip, its peak, its end.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   initialProgress,
   LOOKBACK_MS,
@@ -201,6 +202,17 @@ describe('the sparkline', () => {
   it('is the lowest bar throughout, counting nothing, until the first poll', () => {
     const spark = sparkline(initialProgress(T0));
     expect(spark).toEqual({ line: '▁'.repeat(60), peak: 0, total: 0 });
+  });
+
+  it('saves a watch a replica still on the previous version can read, during a rolling upgrade', () => {
+    // That version's schema required the per-minute counts it kept in place of lastHour.
+    const previous = WatchProgressSchema.omit({ lastHour: true, minutes: true }).extend({
+      minutes: z.array(z.tuple([z.number(), z.number()])),
+    });
+    const started = initialProgress(T0);
+    const polled = poll(started, [entry(T0 + SECOND)], T0 + MINUTE).progress;
+    expect(previous.safeParse(JSON.parse(JSON.stringify(started))).success).toBe(true);
+    expect(previous.safeParse(JSON.parse(JSON.stringify(polled))).success).toBe(true);
   });
 
   it('waits for the next poll on a watch saved before it was kept', () => {
