@@ -5,6 +5,7 @@
  */
 
 import {
+  hintText,
   type ModalField,
   type ModalOption,
   type ModalSpec,
@@ -227,7 +228,8 @@ async function askField(
   lines.push(
     `${style.bold(safeForTerminal(field.label))} ${style.dim(`(${describe(field)}${optional ? ', optional' : ''})`)}${shownDefault}`,
   );
-  if (field.hint) lines.push(style.dim(`  ${safeForTerminal(field.hint)}`));
+  const hint = hintText(field);
+  if (hint) lines.push(style.dim(`  ${safeForTerminal(hint)}`));
   if ('options' in field)
     field.options.forEach((o, i) => {
       // The value is worth showing only when the label does not already say it.

@@ -21,6 +21,8 @@ export type ModalField =
       initial?: string;
       optional?: boolean;
       hint?: string;
+      /** Values the hint offers (hintText writes them); each is one the form accepts. */
+      examples?: string[];
       multiline?: boolean;
     }
   | {
@@ -30,6 +32,7 @@ export type ModalField =
       initial?: number;
       optional?: boolean;
       hint?: string;
+      examples?: string[];
       min?: number;
       max?: number;
     }
@@ -75,6 +78,18 @@ export type ModalField =
       optional?: boolean;
       hint?: string;
     };
+
+/** `a`, `a or b`, `a, b or c`. */
+const alternatives = (words: readonly string[]) =>
+  words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+
+/** A field's hint as people read it: its words, then the values it offers (`e.g. 30m or 2h`). */
+export function hintText(field: ModalField): string | undefined {
+  const examples = 'examples' in field && field.examples?.length ? field.examples : undefined;
+  if (!examples) return field.hint;
+  const offered = `e.g. ${alternatives(examples)}.`;
+  return field.hint ? `${field.hint.replace(/\.$/, '')}, ${offered}` : `E${offered.slice(1)}`;
+}
 
 /** A zone id field: the one way forms ask for a pull zone or Shield zone. */
 export function zoneField(field: {
