@@ -6,6 +6,7 @@
 
 import {
   hintText,
+  isCommandLine,
   type ModalField,
   type ModalOption,
   type ModalSpec,
@@ -24,7 +25,12 @@ export interface FormIO {
   print(text: string): void;
 }
 
-export type FormAnswer = { kind: 'filled'; values: ModalValues } | { kind: 'cancelled' } | { kind: 'ended' };
+export type FormAnswer =
+  | { kind: 'filled'; values: ModalValues }
+  | { kind: 'cancelled' }
+  | { kind: 'ended' }
+  /** An `/edge …` line typed at a field, and the person chose to leave the form to run it. */
+  | { kind: 'command'; line: string };
 
 export interface AskFormOptions {
   style: Style;
@@ -207,18 +213,62 @@ function parseAnswer(field: ModalField, answer: string, now: () => number): Pars
   }
 }
 
+type Asked =
+  | { kind: 'value'; value: string | string[] | undefined }
+  | { kind: 'cancelled' }
+  | { kind: 'ended' }
+  | { kind: 'back' }
+  | { kind: 'command'; line: string };
+
+/** A line typed at a form's prompt: an answer, or what the form does instead (`again`: ask anew). */
+type Typed = { kind: 'answer'; answer: string } | { kind: 'again' } | Exclude<Asked, { kind: 'value' }>;
+
+const YES = /^y(es)?$/i;
+
+/**
+ * Reads one line at a form's prompt. The form's own commands, console commands (`:buttons`) and
+ * an `/edge …` line are dealt with here: the last is never a value, so the person is asked
+ * whether they meant to leave the form and run it.
+ */
+async function readAnswer(
+  io: FormIO,
+  options: AskFormOptions,
+  prompt: string,
+  label: string,
+): Promise<Typed> {
+  const { style } = options;
+  const answer = await io.read(prompt);
+  if (answer === undefined) return { kind: 'ended' };
+  const text = answer.trim();
+  if (text === CANCEL) return { kind: 'cancelled' };
+  if (text === BACK) return { kind: 'back' };
+  // Any other console command runs here and the field is asked again.
+  if (/^:[a-z]/i.test(text) && options.command) {
+    if (await options.command(text)) return { kind: 'ended' };
+    io.print(style.dim(`  (back at ${safeForTerminal(label)})`));
+    return { kind: 'again' };
+  }
+  if (isCommandLine(text)) {
+    const leave = await io.read('  That looks like a command. Leave this form and run it? (y/N) ');
+    if (leave === undefined) return { kind: 'ended' };
+    if (YES.test(leave.trim())) return { kind: 'command', line: text };
+    io.print(
+      style.dim(
+        `  Staying in the form: a value cannot start with /edge. (back at ${safeForTerminal(label)})`,
+      ),
+    );
+    return { kind: 'again' };
+  }
+  return { kind: 'answer', answer };
+}
+
 /** Asks one field; undefined in `value` means left empty. */
 async function askField(
   field: ModalField,
   io: FormIO,
   options: AskFormOptions,
   fallback: string | string[] | undefined,
-): Promise<
-  | { kind: 'value'; value: string | string[] | undefined }
-  | { kind: 'cancelled' }
-  | { kind: 'ended' }
-  | { kind: 'back' }
-> {
+): Promise<Asked> {
   const { style } = options;
   const optional = field.optional ?? false;
   const error = options.errors?.[field.id];
@@ -240,16 +290,10 @@ async function askField(
   io.print(lines.join('\n'));
 
   for (;;) {
-    let answer = await io.read('  > ');
-    if (answer === undefined) return { kind: 'ended' };
-    if (answer.trim() === CANCEL) return { kind: 'cancelled' };
-    if (answer.trim() === BACK) return { kind: 'back' };
-    // Any other console command runs here and the field is asked again.
-    if (/^:[a-z]/i.test(answer.trim()) && options.command) {
-      if (await options.command(answer.trim())) return { kind: 'ended' };
-      io.print(style.dim(`  (back at ${safeForTerminal(field.label)})`));
-      continue;
-    }
+    const typed = await readAnswer(io, options, '  > ', field.label);
+    if (typed.kind === 'again') continue;
+    if (typed.kind !== 'answer') return typed;
+    let { answer } = typed;
     if (field.kind === 'text' && field.multiline && answer.trim() !== '') {
       const more: string[] = [answer];
       for (;;) {

@@ -154,3 +154,6 @@ export type ModalValues = Record<string, string | string[] | undefined>;
 export type ModalResult =
   /** Errors shown on the fields at fault; the form stays open. */
   { kind: 'errors'; errors: Record<string, string> } | { kind: 'close' };
+
+/** A value typed as an `/edge …` command line: never a field's value, always a slip out of the form. */
+export const isCommandLine = (value: string): boolean => /^\s*\/edge(?:\s|$)/i.test(value);

@@ -184,3 +184,43 @@ describe('a zone field on the terminal', () => {
     expect(io.printed.join('\n')).toContain('give a pull zone id, not a Shield zone');
   });
 });
+
+describe('an /edge command typed at a field', () => {
+  const fields: ModalSpec['fields'] = [
+    { id: 'name', label: 'Name', kind: 'text' },
+    { id: 'count', label: 'Count', kind: 'number', optional: true },
+  ];
+
+  it('asks whether to leave the form, and leaves it to run the command when told so', async () => {
+    const io = scripted(['/edge dns shop', 'y']);
+    expect(await askForm(spec(fields), io, { style, now })).toEqual({
+      kind: 'command',
+      line: '/edge dns shop',
+    });
+    expect(io.printed.join('\n')).not.toContain('✗');
+  });
+
+  it('stays in the form otherwise, and asks the same field again, whatever its kind', async () => {
+    const prompts: string[] = [];
+    const answers = ['/edge dns', '', 'demo', '/EDGE', 'n', '3'];
+    const io: FormIO & { printed: string[] } = {
+      printed: [],
+      read: async (prompt) => {
+        prompts.push(prompt);
+        return answers.shift();
+      },
+      print(text) {
+        this.printed.push(text);
+      },
+    };
+    expect(await askForm(spec(fields), io, { style, now })).toEqual({
+      kind: 'filled',
+      values: { name: 'demo', count: '3' },
+    });
+    expect(prompts.filter((prompt) => prompt.includes('Leave this form and run it? (y/N)'))).toHaveLength(2);
+    expect(io.printed.join('\n')).toContain(
+      'Staying in the form: a value cannot start with /edge. (back at Name)',
+    );
+    expect(io.printed.join('\n')).toContain('(back at Count)');
+  });
+});
