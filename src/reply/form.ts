@@ -77,6 +77,25 @@ export type ModalField =
       initial?: { kind: ZoneKind; id: number };
       optional?: boolean;
       hint?: string;
+    }
+  /**
+   * A list whose entries are each made of parts (an export's filters: field, operator, values),
+   * submitted one entry a line, its parts joined with `:` (`country:in:DE,FR`). Slack shows one
+   * text field, a line an entry, `hint` saying how a line is written; the console asks whether
+   * to add one ("Add a filter?") and then its parts, so that a list left empty costs one answer.
+   */
+  | {
+      id: string;
+      label: string;
+      kind: 'entries';
+      /** One entry, as a question names it: `filter`. */
+      noun: string;
+      parts: ModalField[];
+      initial?: string[];
+      optional?: boolean;
+      hint?: string;
+      /** Whole lines, each one the form accepts. */
+      examples?: string[];
     };
 
 /** `a`, `a or b`, `a, b or c`. */

@@ -64,6 +64,9 @@ function untouched(form: ModalSpec): ModalValues {
       case 'zone':
         values[field.id] = zoneOptionValue(field.zones, field.initial.kind, field.initial.id);
         break;
+      case 'entries':
+        values[field.id] = field.initial.join('\n');
+        break;
       default:
         values[field.id] = field.initial;
     }

@@ -127,6 +127,14 @@ function element(field: ModalField): Record<string, unknown> {
             }
           : {}),
       };
+    case 'entries':
+      // A modal cannot ask whether to add one: a line an entry, as `hint` says how to write it.
+      return {
+        type: 'plain_text_input',
+        action_id,
+        multiline: true,
+        ...(field.initial && field.initial.length > 0 ? { initial_value: field.initial.join('\n') } : {}),
+      };
     case 'datetime':
       return {
         type: 'datetimepicker',
