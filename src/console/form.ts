@@ -5,6 +5,8 @@
  */
 
 import {
+  hintText,
+  isCommandLine,
   type ModalField,
   type ModalOption,
   type ModalSpec,
@@ -23,7 +25,12 @@ export interface FormIO {
   print(text: string): void;
 }
 
-export type FormAnswer = { kind: 'filled'; values: ModalValues } | { kind: 'cancelled' } | { kind: 'ended' };
+export type FormAnswer =
+  | { kind: 'filled'; values: ModalValues }
+  | { kind: 'cancelled' }
+  | { kind: 'ended' }
+  /** An `/edge …` line typed at a field, and the person chose to leave the form to run it. */
+  | { kind: 'command'; line: string };
 
 export interface AskFormOptions {
   style: Style;
@@ -67,6 +74,8 @@ function initialValue(field: ModalField): string | string[] | undefined {
     case 'multiselect':
     case 'checkboxes':
       return field.initial && field.initial.length > 0 ? field.initial : undefined;
+    case 'entries':
+      return field.initial && field.initial.length > 0 ? field.initial.join('\n') : undefined;
   }
 }
 
@@ -96,6 +105,8 @@ function describe(field: ModalField): string {
       return 'date and time: ISO 8601 (UTC unless a zone is given), Unix ms, "now" or "-3h"';
     case 'zone':
       return `${ZONE_IDS[field.zones]}; ${ZONE_LISTS[field.zones]} lists them`;
+    case 'entries':
+      return `one ${field.noun} at a time`;
   }
 }
 
@@ -116,6 +127,7 @@ const optionLabel = (field: ModalField, value: string) =>
 
 function shownValue(field: ModalField, value: string | string[]): string {
   if (Array.isArray(value)) return value.map((v) => optionLabel(field, v)).join(', ');
+  if (field.kind === 'entries') return value.split('\n').join('; ');
   if (field.kind === 'datetime') return new Date(Number(value)).toISOString();
   return optionLabel(field, value);
 }
@@ -157,6 +169,7 @@ export function parseFormTime(
 function parseAnswer(field: ModalField, answer: string, now: () => number): Parsed {
   switch (field.kind) {
     case 'text':
+    case 'entries':
       return { ok: true, value: answer };
     case 'number': {
       if (!/^-?\d+$/.test(answer)) return { ok: false, error: 'give a whole number' };
@@ -206,18 +219,63 @@ function parseAnswer(field: ModalField, answer: string, now: () => number): Pars
   }
 }
 
+type Asked =
+  | { kind: 'value'; value: string | string[] | undefined }
+  | { kind: 'cancelled' }
+  | { kind: 'ended' }
+  | { kind: 'back' }
+  | { kind: 'command'; line: string };
+
+/** A line typed at a form's prompt: an answer, or what the form does instead (`again`: ask anew). */
+type Typed = { kind: 'answer'; answer: string } | { kind: 'again' } | Exclude<Asked, { kind: 'value' }>;
+
+const YES = /^y(es)?$/i;
+const NO = /^(n(o)?)?$/i;
+
+/**
+ * Reads one line at a form's prompt. The form's own commands, console commands (`:buttons`) and
+ * an `/edge …` line are dealt with here: the last is never a value, so the person is asked
+ * whether they meant to leave the form and run it.
+ */
+async function readAnswer(
+  io: FormIO,
+  options: AskFormOptions,
+  prompt: string,
+  label: string,
+): Promise<Typed> {
+  const { style } = options;
+  const answer = await io.read(prompt);
+  if (answer === undefined) return { kind: 'ended' };
+  const text = answer.trim();
+  if (text === CANCEL) return { kind: 'cancelled' };
+  if (text === BACK) return { kind: 'back' };
+  // Any other console command runs here and the field is asked again.
+  if (/^:[a-z]/i.test(text) && options.command) {
+    if (await options.command(text)) return { kind: 'ended' };
+    io.print(style.dim(`  (back at ${safeForTerminal(label)})`));
+    return { kind: 'again' };
+  }
+  if (isCommandLine(text)) {
+    const leave = await io.read('  That looks like a command. Leave this form and run it? (y/N) ');
+    if (leave === undefined) return { kind: 'ended' };
+    if (YES.test(leave.trim())) return { kind: 'command', line: text };
+    io.print(
+      style.dim(
+        `  Staying in the form: a value cannot start with /edge. (back at ${safeForTerminal(label)})`,
+      ),
+    );
+    return { kind: 'again' };
+  }
+  return { kind: 'answer', answer };
+}
+
 /** Asks one field; undefined in `value` means left empty. */
 async function askField(
   field: ModalField,
   io: FormIO,
   options: AskFormOptions,
   fallback: string | string[] | undefined,
-): Promise<
-  | { kind: 'value'; value: string | string[] | undefined }
-  | { kind: 'cancelled' }
-  | { kind: 'ended' }
-  | { kind: 'back' }
-> {
+): Promise<Asked> {
   const { style } = options;
   const optional = field.optional ?? false;
   const error = options.errors?.[field.id];
@@ -227,7 +285,12 @@ async function askField(
   lines.push(
     `${style.bold(safeForTerminal(field.label))} ${style.dim(`(${describe(field)}${optional ? ', optional' : ''})`)}${shownDefault}`,
   );
-  if (field.hint) lines.push(style.dim(`  ${safeForTerminal(field.hint)}`));
+  if (field.kind === 'entries') {
+    io.print(lines.join('\n'));
+    return askEntries(field, io, options, typeof fallback === 'string' ? fallback : undefined);
+  }
+  const hint = hintText(field);
+  if (hint) lines.push(style.dim(`  ${safeForTerminal(hint)}`));
   if ('options' in field)
     field.options.forEach((o, i) => {
       // The value is worth showing only when the label does not already say it.
@@ -238,16 +301,10 @@ async function askField(
   io.print(lines.join('\n'));
 
   for (;;) {
-    let answer = await io.read('  > ');
-    if (answer === undefined) return { kind: 'ended' };
-    if (answer.trim() === CANCEL) return { kind: 'cancelled' };
-    if (answer.trim() === BACK) return { kind: 'back' };
-    // Any other console command runs here and the field is asked again.
-    if (/^:[a-z]/i.test(answer.trim()) && options.command) {
-      if (await options.command(answer.trim())) return { kind: 'ended' };
-      io.print(style.dim(`  (back at ${safeForTerminal(field.label)})`));
-      continue;
-    }
+    const typed = await readAnswer(io, options, '  > ', field.label);
+    if (typed.kind === 'again') continue;
+    if (typed.kind !== 'answer') return typed;
+    let { answer } = typed;
     if (field.kind === 'text' && field.multiline && answer.trim() !== '') {
       const more: string[] = [answer];
       for (;;) {
@@ -278,6 +335,76 @@ async function askField(
     }
     return { kind: 'value', value: parsed.value };
   }
+}
+
+type EntriesField = Extract<ModalField, { kind: 'entries' }>;
+
+/**
+ * A list asked entry by entry: "Add a filter? (y/N)", its parts, then "Add another filter?";
+ * a list given before (a second round) is kept or started again. Entries come back one a line.
+ */
+async function askEntries(
+  field: EntriesField,
+  io: FormIO,
+  options: AskFormOptions,
+  fallback: string | undefined,
+): Promise<Asked> {
+  const { style } = options;
+  const entries: string[] = [];
+  if (fallback !== undefined) {
+    for (;;) {
+      const typed = await readAnswer(io, options, `  Keep these ${field.noun}s? (Y/n) `, field.label);
+      if (typed.kind === 'again') continue;
+      if (typed.kind !== 'answer') return typed;
+      const answer = typed.answer.trim();
+      if (answer === '' || YES.test(answer)) return { kind: 'value', value: fallback };
+      if (NO.test(answer)) break;
+      io.print(style.red('  Answer y or n.'));
+    }
+  }
+  for (;;) {
+    const question = `  Add ${entries.length === 0 ? 'a' : 'another'} ${field.noun}? (y/N) `;
+    const typed = await readAnswer(io, options, question, field.label);
+    if (typed.kind === 'again') continue;
+    if (typed.kind !== 'answer') return typed;
+    const answer = typed.answer.trim();
+    if (NO.test(answer)) {
+      if (entries.length > 0) return { kind: 'value', value: entries.join('\n') };
+      if (field.optional) return { kind: 'value', value: undefined };
+      io.print(style.red(`  Add at least one ${field.noun} (or type ${CANCEL} to leave the form).`));
+      continue;
+    }
+    if (!YES.test(answer)) {
+      io.print(style.red('  Answer y or n.'));
+      continue;
+    }
+    const entry = await askEntry(field, io, options, entries.length + 1);
+    // :back at its first part asks again whether to add it.
+    if (entry.kind === 'back') continue;
+    if (entry.kind !== 'value') return entry;
+    if (typeof entry.value === 'string') entries.push(entry.value);
+  }
+}
+
+/** One entry's parts, each asked as a field of its own, joined as a line of the list. */
+async function askEntry(field: EntriesField, io: FormIO, options: AskFormOptions, n: number): Promise<Asked> {
+  const noun = `${field.noun.charAt(0).toUpperCase()}${field.noun.slice(1)} ${n}`;
+  const values: (string | undefined)[] = [];
+  // The parts carry no errors of their own: the form's errors are the list's.
+  const { errors: _list, ...partOptions } = options;
+  for (let i = 0; i < field.parts.length; ) {
+    const part = field.parts[i]!;
+    const asked = await askField({ ...part, label: `${noun}: ${part.label}` }, io, partOptions, values[i]);
+    if (asked.kind === 'back') {
+      if (i === 0) return asked;
+      i -= 1;
+      continue;
+    }
+    if (asked.kind !== 'value') return asked;
+    values[i] = Array.isArray(asked.value) ? asked.value.join(',') : asked.value;
+    i += 1;
+  }
+  return { kind: 'value', value: values.map((value) => value ?? '').join(':') };
 }
 
 export async function askForm(modal: ModalSpec, io: FormIO, options: AskFormOptions): Promise<FormAnswer> {

@@ -21,6 +21,8 @@ export type ModalField =
       initial?: string;
       optional?: boolean;
       hint?: string;
+      /** Values the hint offers (hintText writes them); each is one the form accepts. */
+      examples?: string[];
       multiline?: boolean;
     }
   | {
@@ -30,6 +32,7 @@ export type ModalField =
       initial?: number;
       optional?: boolean;
       hint?: string;
+      examples?: string[];
       min?: number;
       max?: number;
     }
@@ -74,7 +77,38 @@ export type ModalField =
       initial?: { kind: ZoneKind; id: number };
       optional?: boolean;
       hint?: string;
+    }
+  /**
+   * A list whose entries are each made of parts (an export's filters: field, operator, values),
+   * submitted one entry a line, its parts joined with `:` (`country:in:DE,FR`). Slack shows one
+   * text field, a line an entry, `hint` saying how a line is written; the console asks whether
+   * to add one ("Add a filter?") and then its parts, so that a list left empty costs one answer.
+   */
+  | {
+      id: string;
+      label: string;
+      kind: 'entries';
+      /** One entry, as a question names it: `filter`. */
+      noun: string;
+      parts: ModalField[];
+      initial?: string[];
+      optional?: boolean;
+      hint?: string;
+      /** Whole lines, each one the form accepts. */
+      examples?: string[];
     };
+
+/** `a`, `a or b`, `a, b or c`. */
+const alternatives = (words: readonly string[]) =>
+  words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+
+/** A field's hint as people read it: its words, then the values it offers (`e.g. 30m or 2h`). */
+export function hintText(field: ModalField): string | undefined {
+  const examples = 'examples' in field && field.examples?.length ? field.examples : undefined;
+  if (!examples) return field.hint;
+  const offered = `e.g. ${alternatives(examples)}.`;
+  return field.hint ? `${field.hint.replace(/\.$/, '')}, ${offered}` : `E${offered.slice(1)}`;
+}
 
 /** A zone id field: the one way forms ask for a pull zone or Shield zone. */
 export function zoneField(field: {
@@ -139,3 +173,6 @@ export type ModalValues = Record<string, string | string[] | undefined>;
 export type ModalResult =
   /** Errors shown on the fields at fault; the form stays open. */
   { kind: 'errors'; errors: Record<string, string> } | { kind: 'close' };
+
+/** A value typed as an `/edge …` command line: never a field's value, always a slip out of the form. */
+export const isCommandLine = (value: string): boolean => /^\s*\/edge(?:\s|$)/i.test(value);

@@ -184,3 +184,123 @@ describe('a zone field on the terminal', () => {
     expect(io.printed.join('\n')).toContain('give a pull zone id, not a Shield zone');
   });
 });
+
+describe('a list of entries on the terminal', () => {
+  const filters = (initial?: string[]): ModalSpec =>
+    spec([
+      {
+        id: 'filters',
+        label: 'Filters',
+        kind: 'entries',
+        noun: 'filter',
+        optional: true,
+        parts: [
+          {
+            id: 'field',
+            label: 'field',
+            kind: 'select',
+            options: ['country', 'ip'].map((value) => ({ value, label: value })),
+          },
+          { id: 'op', label: 'operator', kind: 'select', options: [{ value: 'in', label: 'in' }] },
+          { id: 'values', label: 'values', kind: 'text' },
+        ],
+        hint: 'One a line, as field:operator:values.',
+        ...(initial ? { initial } : {}),
+      },
+    ]);
+
+  it('asks whether to add one, and nothing more when none is wanted', async () => {
+    const io = scripted(['']);
+    expect(await askForm(filters(), io, { style, now })).toEqual({
+      kind: 'filled',
+      values: { filters: undefined },
+    });
+    const printed = io.printed.join('\n');
+    expect(printed).toContain('Filters (one filter at a time, optional)');
+    // The line format is for where lines are typed; here each part is asked.
+    expect(printed).not.toContain('field:operator:values');
+    expect(printed).not.toContain('Filter 1');
+  });
+
+  it('asks each part of an entry, then whether to add another, and joins them a line each', async () => {
+    const io = scripted(['y', 'country', '1', 'DE,FR', 'yes', '2', 'in', '203.0.113.7', 'n']);
+    expect(await askForm(filters(), io, { style, now })).toEqual({
+      kind: 'filled',
+      values: { filters: 'country:in:DE,FR\nip:in:203.0.113.7' },
+    });
+    const printed = io.printed.join('\n');
+    expect(printed).toContain('Filter 1: field');
+    expect(printed).toContain('Filter 2: values');
+  });
+
+  it('goes back from an entry’s first part to the question, and from the question to the field before', async () => {
+    const form = filters();
+    const withNote = {
+      ...form,
+      fields: [{ id: 'note', label: 'Note', kind: 'text' as const }, ...form.fields],
+    };
+    const io = scripted(['', 'y', ':back', 'n']);
+    expect(await askForm(withNote, io, { style, now, values: { note: 'first' } })).toEqual({
+      kind: 'filled',
+      values: { note: 'first', filters: undefined },
+    });
+    expect(io.printed.join('\n').match(/Filter 1: field/g)).toHaveLength(1);
+    expect(await askForm(withNote, scripted(['first', ':back', 'again', 'n']), { style, now })).toEqual({
+      kind: 'filled',
+      values: { note: 'again', filters: undefined },
+    });
+  });
+
+  it('keeps the entries given before on Enter, or starts the list again', async () => {
+    expect(await askForm(filters(['country:in:DE']), scripted(['']), { style, now })).toEqual({
+      kind: 'filled',
+      values: { filters: 'country:in:DE' },
+    });
+    const io = scripted(['n', 'y', 'ip', 'in', '10.0.0.1', '']);
+    expect(await askForm(filters(['country:in:DE']), io, { style, now })).toEqual({
+      kind: 'filled',
+      values: { filters: 'ip:in:10.0.0.1' },
+    });
+    expect(io.printed.join('\n')).toContain('[country:in:DE]');
+  });
+});
+
+describe('an /edge command typed at a field', () => {
+  const fields: ModalSpec['fields'] = [
+    { id: 'name', label: 'Name', kind: 'text' },
+    { id: 'count', label: 'Count', kind: 'number', optional: true },
+  ];
+
+  it('asks whether to leave the form, and leaves it to run the command when told so', async () => {
+    const io = scripted(['/edge dns shop', 'y']);
+    expect(await askForm(spec(fields), io, { style, now })).toEqual({
+      kind: 'command',
+      line: '/edge dns shop',
+    });
+    expect(io.printed.join('\n')).not.toContain('✗');
+  });
+
+  it('stays in the form otherwise, and asks the same field again, whatever its kind', async () => {
+    const prompts: string[] = [];
+    const answers = ['/edge dns', '', 'demo', '/EDGE', 'n', '3'];
+    const io: FormIO & { printed: string[] } = {
+      printed: [],
+      read: async (prompt) => {
+        prompts.push(prompt);
+        return answers.shift();
+      },
+      print(text) {
+        this.printed.push(text);
+      },
+    };
+    expect(await askForm(spec(fields), io, { style, now })).toEqual({
+      kind: 'filled',
+      values: { name: 'demo', count: '3' },
+    });
+    expect(prompts.filter((prompt) => prompt.includes('Leave this form and run it? (y/N)'))).toHaveLength(2);
+    expect(io.printed.join('\n')).toContain(
+      'Staying in the form: a value cannot start with /edge. (back at Name)',
+    );
+    expect(io.printed.join('\n')).toContain('(back at Count)');
+  });
+});

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineOperation, operationKey } from '../../src/operations/engine/types.js';
 import { commandFormSpec, typedCommandForm } from '../../src/operations/menu/command-forms.js';
-import type { ModalValues } from '../../src/reply/form.js';
+import { hintText, type ModalValues } from '../../src/reply/form.js';
 import { renderModal } from '../../src/slack/blocks/modal.js';
 import { checkViewLimits, formatSchemaErrors, validateModal } from '../support/block-kit.js';
 import {
@@ -159,14 +159,20 @@ describe('a form for every command', () => {
   });
 
   it('makes a zone id, a time and a duration fields with hints of what to type', () => {
-    const logs = commandFormSpec(bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!);
+    const logs = commandFormSpec(
+      bed.runtime.engine.operations.find((op) => op.words[0] === 'logs')!,
+      [],
+      Date.parse('2026-11-21T14:20:00Z'),
+    );
     const field = (id: string) => logs.fields.find((candidate) => candidate.id === id);
     // A type-ahead picker; left empty, the channel's default pull zone (/edge context).
     expect(field('PULLZONE_ID')).toMatchObject({ kind: 'zone', zones: 'pullzone', optional: true });
-    expect(field('PULLZONE_ID')?.hint).toContain('/edge pullzones');
-    expect(field('--from')?.hint).toContain('13:00 (today)');
-    expect(field('--last')?.hint).toContain('2h');
-    expect(field('--status')?.hint).toBe('As typed: --status 502|5xx');
+    // A time offers one relative to now and a recent one, never a fixed date that ages.
+    expect(hintText(field('--from')!)).toContain('HH:MM (today)');
+    expect(field('--from')).toMatchObject({ examples: ['-3h', '2026-11-21T13:00'] });
+    expect(field('--last')).toMatchObject({ examples: ['2h'] });
+    expect(hintText(field('--status')!)).toBe('As typed after --status, e.g. 502 or 5xx.');
+    expect(hintText(field('--code')!)).toBe('As typed: --code CODE');
     expect(logs.title.length).toBeLessThanOrEqual(24);
   });
 });

@@ -284,9 +284,7 @@ describe('/edge shield export', () => {
       from: String(now - 1_800_000),
       to: String(now),
       query: '',
-      field0: 'country',
-      op0: 'in',
-      values0: 'DE,FR',
+      filters: 'country:in:DE,FR',
     });
     if ('errors' in done) throw new Error(`the form was refused: ${JSON.stringify(done.errors)}`);
     const rows = parseCsv(fileText(fileNamed(done.records, /^shield-events-5101-/)), {

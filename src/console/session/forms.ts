@@ -1,6 +1,7 @@
 /**
  * Forms opened on the way (by a command or a button), asked field by field and submitted; errors
- * the engine finds send the fields they name round again.
+ * the engine finds send the fields they name round again. A form left for a command typed at one
+ * of its fields runs that command, and the forms it opens are filled in turn.
  */
 import { askForm } from '../form.js';
 import { safeForTerminal } from '../style.js';
@@ -10,7 +11,24 @@ import { fail, type SessionState, say, track } from './state.js';
 /** A console command typed at a form's field; true when it leaves the console. */
 export type CommandInForm = (line: string) => Promise<boolean>;
 
-async function fillForm(state: SessionState, form: PendingForm, command: CommandInForm): Promise<void> {
+/** An `/edge …` line typed at a field, run once its form is left, as at the prompt. */
+async function runTyped(state: SessionState, line: string): Promise<void> {
+  const { userId, channelId } = state;
+  const plan = state.engine.plan({
+    text: line.replace(/^\s*\/edge\s*/i, ''),
+    userId,
+    channelId,
+    surface: createConsoleSurface(state.screen, { userId, channelId }),
+  });
+  await track(state, plan.run());
+}
+
+/** Fills one form; returns the command line the person left it for, if they did. */
+async function fillForm(
+  state: SessionState,
+  form: PendingForm,
+  command: CommandInForm,
+): Promise<string | undefined> {
   const { terminal, screen, engine } = state;
   const { style } = screen;
   const { modal } = form;
@@ -29,8 +47,8 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
         errors,
         command,
       });
-      if (answer.kind === 'ended')
-        return say(
+      if (answer.kind === 'ended') {
+        say(
           state,
           style.yellow(
             state.leaving
@@ -38,8 +56,16 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
               : 'End of input: the form was not submitted.',
           ),
         );
-      if (answer.kind === 'cancelled')
-        return say(state, style.yellow('Form cancelled; nothing was submitted.'));
+        return undefined;
+      }
+      if (answer.kind === 'cancelled') {
+        say(state, style.yellow('Form cancelled; nothing was submitted.'));
+        return undefined;
+      }
+      if (answer.kind === 'command') {
+        say(state, style.yellow('Form left; nothing was submitted.'));
+        return answer.line;
+      }
       values = answer.values;
       const surface = createConsoleSurface(screen, { userId: form.userId, channelId: form.channelId });
       const result = await track(
@@ -55,7 +81,7 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
       );
       if ('run' in result) {
         await track(state, result.run());
-        return;
+        return undefined;
       }
       errors = result.errors;
       const atFields = Object.keys(errors).filter((id) => fieldIds.has(id));
@@ -74,6 +100,8 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
 /** Fills the forms opened so far, one after the other, until none is left or the console is left. */
 export async function fillForms(state: SessionState, command: CommandInForm): Promise<void> {
   const { forms } = state.screen;
-  for (let form = forms.shift(); form && !state.leaving; form = forms.shift())
-    await fillForm(state, form, command);
+  for (let form = forms.shift(); form && !state.leaving; form = forms.shift()) {
+    const typed = await fillForm(state, form, command);
+    if (typed !== undefined) await runTyped(state, typed);
+  }
 }

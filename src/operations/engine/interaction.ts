@@ -3,7 +3,7 @@
  * command line a command form stands for), and an approved request's held entry run again as
  * recorded: an approver's click carries it out, as its requester, where they asked.
  */
-import type { ModalValues } from '../../reply/form.js';
+import { isCommandLine, type ModalValues } from '../../reply/form.js';
 import { RUN_COMMAND_ACTION } from '../../reply/model.js';
 import type { HeldEntry, HeldReplay } from '../approvals/held.js';
 import { type Plan, performCommand, planCommand } from './command.js';
@@ -94,6 +94,17 @@ function submissionChanges(state: EngineState, callbackId: string): boolean {
   return op?.changes?.interactions?.includes(name) ?? false;
 }
 
+/** Fields holding an `/edge …` line: typed into a form where the message box was meant. */
+function commandLineErrors(values: ModalValues): Record<string, string> | undefined {
+  const fields = Object.entries(values).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string' && isCommandLine(entry[1]),
+  );
+  if (fields.length === 0) return undefined;
+  const error =
+    'That is an /edge command, not a value for this field: close this form and type the command in the message box.';
+  return Object.fromEntries(fields.map(([id]) => [id, error]));
+}
+
 /**
  * Validates a form. Errors come back for the fields at fault; otherwise its plan, whose `run`
  * is to be called after the adapter has acknowledged the submission.
@@ -102,6 +113,8 @@ export async function submit(
   state: EngineState,
   input: SubmissionInput,
 ): Promise<{ errors: Record<string, string> } | Plan> {
+  const typedCommand = commandLineErrors(input.values);
+  if (typedCommand) return { errors: typedCommand };
   const correlationId = newCorrelationId();
   const caller = callerOf(input);
   const changes = submissionChanges(state, input.callbackId);

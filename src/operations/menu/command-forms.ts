@@ -28,17 +28,9 @@ type ZoneKind = 'pull' | 'shield';
  */
 export function zoneIdField(zone: ZoneKind, id: string, label: string, optional: boolean): ModalField {
   // A type-ahead picker of the zones the user may list; an optional one falls back to the
-  // channel's default (/edge context) when left empty.
-  return zoneField({
-    id,
-    label,
-    zones: zone === 'pull' ? 'pullzone' : 'shieldzone',
-    optional,
-    hint:
-      zone === 'pull'
-        ? 'Type a name or id; /edge pullzones lists them.'
-        : 'Type a name or id; /edge shield zones lists them.',
-  });
+  // channel's default (/edge context) when left empty. No hint: each adapter says how to pick
+  // one (Slack's picker takes a name, the console an id).
+  return zoneField({ id, label, zones: zone === 'pull' ? 'pullzone' : 'shieldzone', optional });
 }
 
 /** A positional as the usage line names it. */
@@ -64,8 +56,13 @@ const ZONE_POSITIONALS: Readonly<Record<string, ZoneKind>> = {
   SHIELD_ZONE_ID: 'shield',
 };
 
-const INSTANT_HINT = 'A time in UTC: 2026-11-21T13:00, 13:00 (today), -3h (before now) or Unix milliseconds.';
-const DURATION_HINT = 'A number and a unit: 45s, 30m, 2h or 7d.';
+const INSTANT_HINT =
+  'A time in UTC: ISO 8601, HH:MM (today), a span ago with a minus sign, or Unix milliseconds.';
+const DURATION_HINT = 'A number and a unit (s, m, h or d).';
+
+/** A time every window accepts as its start or end: the start of the hour before, in the ISO form. */
+const recentInstant = (now: number) =>
+  new Date(Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000).toISOString().slice(0, 16);
 
 /** `PULLZONE_ID` → "Pull zone id", `SQL` → "SQL". */
 function label(name: string): string {
@@ -144,12 +141,32 @@ function flagExample(op: AnyOperation, name: string): string | undefined {
   return example && !example.startsWith('--') ? example : undefined;
 }
 
+/** `N`, `TEXT`, `FIELD:OP:V1,V2`: what a usage line writes for a value it does not give. */
+const isPlaceholder = (value: string) => /^[A-Z][A-Z0-9_:,]*$/.test(value);
+
+/**
+ * The values a flag's hint offers: those the command's example line gives it, and those the usage
+ * line gives (`--status 502|5xx` gives 502 and 5xx); a time also gets two that any window takes.
+ */
+function exampleValues(op: AnyOperation, name: string, spec: FlagSpec, now: number | undefined): string[] {
+  const given = [...op.example.matchAll(new RegExp(`--${name}[ =](\\S+)`, 'g'))]
+    .map((found) => found[1]!)
+    .filter((value) => !value.startsWith('--'));
+  const usage = (flagExample(op, name) ?? '').split('|').filter((value) => value && !isPlaceholder(value));
+  const times = spec.value === 'instant' ? ['-3h', ...(now === undefined ? [] : [recentInstant(now)])] : [];
+  return [...new Set([...usage, ...given, ...times])];
+}
+
 const flagFieldId = (name: string) => `--${name}`;
 
-function flagField(op: AnyOperation, name: string, spec: FlagSpec): ModalField {
+function flagField(op: AnyOperation, name: string, spec: FlagSpec, now: number | undefined): ModalField {
   const id = flagFieldId(name);
   const example = flagExample(op, name);
-  const typed = `As typed: --${name}${example ? ` ${example}` : ''}`;
+  // The usage line's own words only where they name what the value is (`--filter FIELD:OP:V1,V2`).
+  const typed =
+    example && isPlaceholder(example) ? `As typed: --${name} ${example}` : `As typed after --${name}`;
+  const examples = exampleValues(op, name, spec, now);
+  const offered = examples.length > 0 ? { examples } : {};
   if (spec.kind === 'boolean')
     return { id, label: id, kind: 'checkboxes', options: [{ value: 'yes', label: 'Yes' }], optional: true };
   if (spec.value === 'pull-zone-id' || spec.value === 'shield-zone-id')
@@ -162,11 +179,20 @@ function flagField(op: AnyOperation, name: string, spec: FlagSpec): ModalField {
       options: spec.choices.map((value) => ({ value, label: value })),
       optional: true,
     };
-  if (spec.kind === 'number') return { id, label: id, kind: 'number', optional: true, hint: typed };
+  if (spec.kind === 'number')
+    return { id, label: id, kind: 'number', optional: true, hint: typed, ...offered };
   if (spec.kind === 'repeatable')
-    return { id, label: id, kind: 'text', multiline: true, optional: true, hint: `One per line. ${typed}` };
+    return {
+      id,
+      label: id,
+      kind: 'text',
+      multiline: true,
+      optional: true,
+      hint: `One per line. ${typed}`,
+      ...offered,
+    };
   const hint = spec.value === 'instant' ? INSTANT_HINT : spec.value === 'duration' ? DURATION_HINT : typed;
-  return { id, label: id, kind: 'text', optional: true, hint };
+  return { id, label: id, kind: 'text', optional: true, hint, ...offered };
 }
 
 /** The kind of zone a positional names, if it names one. */
@@ -229,8 +255,9 @@ function filledField(field: ModalField, value: string | undefined): ModalField {
  * The form of an operation: its positionals, then its flags, each as the field that fits it.
  * `given` fills the positionals in order, as typed after the command's words (a next-step
  * button's target); the last one that takes the rest of the line takes the rest of them.
+ * `now` lets a time field offer a recent time as its example.
  */
-export function commandFormSpec(op: AnyOperation, given: readonly string[] = []): ModalSpec {
+export function commandFormSpec(op: AnyOperation, given: readonly string[] = [], now?: number): ModalSpec {
   const values = [...given];
   const positionals = positionalsOf(op).map((positional) => {
     const field = positionalField(op, positional);
@@ -240,7 +267,7 @@ export function commandFormSpec(op: AnyOperation, given: readonly string[] = [])
   });
   const flags = op.rawArgument
     ? []
-    : Object.entries(op.flags).map(([name, spec]) => flagField(op, name, spec));
+    : Object.entries(op.flags).map(([name, spec]) => flagField(op, name, spec, now));
   return {
     callbackId: commandFormId(op),
     title: op.words.join(' '),

@@ -154,7 +154,7 @@ export const menu = defineOperation({
         throw new UserFacingError(
           `/edge ${key.replace(/\./g, ' ')} is not something you may run here; type /edge for what you may.`,
         );
-      await ctx.surface.openModal(commandFormSpec(op));
+      await ctx.surface.openModal(commandFormSpec(op, [], ctx.services.now()));
       return undefined;
     },
     /** A formButton: the form of its command, its arguments filled in (positionals only). */
@@ -176,7 +176,7 @@ export const menu = defineOperation({
       // after a reason has been typed into its form.
       const refusal = await openRequestRefusal(ctx, op, given);
       if (refusal) return refusal;
-      await ctx.surface.openModal(commandFormSpec(op, given));
+      await ctx.surface.openModal(commandFormSpec(op, given, ctx.services.now()));
       return undefined;
     },
   },

@@ -7,7 +7,7 @@ import {
   type ExportRequest,
   exportRequestSchema,
 } from '../../platform/schemas.js';
-import { fieldText, type ModalField } from '../../reply/form.js';
+import { fieldText, type ModalField, type ModalValues } from '../../reply/form.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { md } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
@@ -27,8 +27,6 @@ import { formatUtc } from '../shared/time-args.js';
 import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/window.js';
 import { noDefaultError, withDefaultNote } from '../zones/context.js';
 import { renderShieldSummary, shieldHeadlineFields } from './summary-render.js';
-
-const MAX_FILTERS_IN_FORM = 3;
 
 const ZoneSchema = z.coerce
   .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
@@ -178,24 +176,71 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
   });
 }
 
-const filterFields = (): ModalField[] =>
-  Array.from({ length: MAX_FILTERS_IN_FORM }, (_, i): ModalField[] => [
+/** `country:in:DE,FR`: a filter as the command line and the form's list write it. */
+const filterLine = (filter: ExportFilter) => `${filter.field}:${filter.op}:${filter.value.join(',')}`;
+
+/**
+ * The form's filters: asked only when wanted (the console asks "Add a filter?"; Slack shows one
+ * field, a filter a line), each a field, an operator and its values, as `--filter` takes them.
+ */
+const filtersField = (filters: readonly ExportFilter[]): ModalField => ({
+  id: 'filters',
+  label: 'Filters',
+  kind: 'entries',
+  noun: 'filter',
+  optional: true,
+  parts: [
     {
-      id: `field${i}`,
-      label: `Filter ${i + 1}: field`,
+      id: 'field',
+      label: 'field',
       kind: 'select',
-      optional: true,
       options: EXPORT_FILTER_FIELDS.map((field) => ({ value: field, label: field })),
     },
     {
-      id: `op${i}`,
-      label: `Filter ${i + 1}: operator`,
+      id: 'op',
+      label: 'operator',
       kind: 'select',
-      optional: true,
       options: EXPORT_FILTER_OPS.map((op) => ({ value: op, label: op })),
     },
-    { id: `values${i}`, label: `Filter ${i + 1}: values (comma-separated)`, kind: 'text', optional: true },
-  ]).flat();
+    { id: 'values', label: 'values, separated by commas', kind: 'text' },
+  ],
+  ...(filters.length > 0 ? { initial: filters.map(filterLine) } : {}),
+  hint: `One a line, as field:operator:values; every filter must match. Fields: ${EXPORT_FILTER_FIELDS.join(', ')}. Operators: ${EXPORT_FILTER_OPS.join(', ')} (cidr for ip only).`,
+  examples: ['country:in:DE,FR'],
+});
+
+/**
+ * The lines of a form filled in when filters had three slots (`field0`, `op0`, `values0`, …): one
+ * held for approval across an upgrade runs with the filters it was approved with.
+ */
+const slotLines = (values: ModalValues): string[] =>
+  [0, 1, 2]
+    .map((i) => [`field${i}`, `op${i}`, `values${i}`].map((id) => fieldText(values, id)))
+    .filter((slot) => slot.some(Boolean))
+    .map((slot) => slot.join(':'));
+
+/** The form's filters, a line each; the error names the line at fault. */
+function readFilterLines(text: string): { filters: ExportFilter[] } | { error: string } {
+  const hidden = hiddenCharacterError(text, 'These filters');
+  if (hidden) return { error: hidden };
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const filters: ExportFilter[] = [];
+  for (const [index, line] of lines.entries()) {
+    const filter = parseFilter(line);
+    if (!filter.ok) {
+      const said = filter.error.replace(/^--filter: /, '').replace(/^--filter /, 'the filter ');
+      return {
+        error:
+          lines.length > 1 ? `Line ${index + 1}: ${said}` : `${said.charAt(0).toUpperCase()}${said.slice(1)}`,
+      };
+    }
+    filters.push(filter.filter);
+  }
+  return { filters };
+}
 
 /**
  * `/edge shield export [SHIELD_ZONE_ID] [--last 1h | --from T --to T] [--query TEXT] [--filter F:OP:V]…`:
@@ -275,7 +320,7 @@ export const shieldExport = defineOperation({
           optional: true,
           initial: args.query,
         },
-        ...filterFields(),
+        filtersField(args.filters),
       ],
     });
     return undefined;
@@ -296,26 +341,9 @@ export const shieldExport = defineOperation({
       if (from < now - EXPORT_WINDOW_HOURS * 3_600_000)
         return { errors: { from: `The start must be within the last ${EXPORT_WINDOW_HOURS} hours.` } };
       if (to > now + 60_000) return { errors: { to: 'The end cannot be in the future.' } };
-      const filters: ExportFilter[] = [];
-      for (let i = 0; i < MAX_FILTERS_IN_FORM; i++) {
-        const field = fieldText(values, `field${i}`);
-        const op = fieldText(values, `op${i}`);
-        const list = fieldText(values, `values${i}`);
-        if (!field && !op && !list) continue;
-        const hidden = hiddenCharacterError(list, 'These values');
-        if (hidden) return { errors: { [`values${i}`]: hidden } };
-        const filter = parseFilter(`${field}:${op}:${list}`);
-        if (!filter.ok)
-          return {
-            errors: {
-              [list ? (field ? `op${i}` : `field${i}`) : `values${i}`]: filter.error.replace(
-                '--filter',
-                'This filter',
-              ),
-            },
-          };
-        filters.push(filter.filter);
-      }
+      const read = readFilterLines([fieldText(values, 'filters'), ...slotLines(values)].join('\n'));
+      if ('error' in read) return { errors: { filters: read.error } };
+      const { filters } = read;
       const query = fieldText(values, 'query');
       const hiddenInQuery = hiddenCharacterError(query, 'The query');
       if (hiddenInQuery) return { errors: { query: hiddenInQuery } };

@@ -5,6 +5,7 @@
 import type { types } from '@slack/bolt';
 import { truncate } from '../../reply/escape.js';
 import {
+  hintText,
   type ModalField,
   type ModalOption,
   type ModalSpec,
@@ -126,6 +127,14 @@ function element(field: ModalField): Record<string, unknown> {
             }
           : {}),
       };
+    case 'entries':
+      // A modal cannot ask whether to add one: a line an entry, as `hint` says how to write it.
+      return {
+        type: 'plain_text_input',
+        action_id,
+        multiline: true,
+        ...(field.initial && field.initial.length > 0 ? { initial_value: field.initial.join('\n') } : {}),
+      };
     case 'datetime':
       return {
         type: 'datetimepicker',
@@ -140,13 +149,14 @@ export function renderModal(modal: ModalSpec): types.ModalView {
   if (modal.intro)
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: truncate(modal.intro, SECTION_TEXT_MAX) } });
   for (const field of modal.fields) {
+    const hint = hintText(field);
     blocks.push({
       type: 'input',
       block_id: field.id,
       label: plain(field.label, INPUT_LABEL_MAX),
       optional: field.optional ?? false,
       element: element(field),
-      ...(field.hint ? { hint: plain(field.hint, INPUT_HINT_MAX) } : {}),
+      ...(hint ? { hint: plain(hint, INPUT_HINT_MAX) } : {}),
     });
   }
   return {
