@@ -3,7 +3,7 @@
  * is its own and not what the other side, or the bench itself, left on the heap.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChildMeasurement } from './types.js';
 
@@ -73,8 +73,20 @@ export function reportMeasurement(measurement: Omit<ChildMeasurement, 'peakRssBy
   process.stdout.write(`${JSON.stringify({ ...measurement, peakRssBytes: peakRss() })}\n`);
 }
 
-/** True when `moduleUrl` is the script Node was started with (`npx tsx bench/x.ts`). */
+/**
+ * True when `moduleUrl` is the script Node was started with (`npx tsx bench/x.ts`). Node names a
+ * module by its real path, so the script is compared by its real path too: below a linked
+ * node_modules (a second checkout sharing one), the two differ by the link.
+ */
 export function isMain(moduleUrl: string): boolean {
   const entry = process.argv[1];
-  return entry !== undefined && fileURLToPath(moduleUrl) === entry;
+  if (entry === undefined) return false;
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  return real(fileURLToPath(moduleUrl)) === real(entry);
 }
