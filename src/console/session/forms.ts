@@ -5,7 +5,7 @@
 import { askForm } from '../form.js';
 import { safeForTerminal } from '../style.js';
 import { createConsoleSurface, type PendingForm } from '../surface.js';
-import { fail, type SessionState, say, track } from './state.js';
+import { fail, inForeground, type SessionState, say } from './state.js';
 
 /** A console command typed at a form's field; true when it leaves the console. */
 export type CommandInForm = (line: string) => Promise<boolean>;
@@ -40,21 +40,21 @@ async function fillForm(state: SessionState, form: PendingForm, command: Command
         );
       if (answer.kind === 'cancelled')
         return say(state, style.yellow('Form cancelled; nothing was submitted.'));
-      values = answer.values;
+      const submitted = answer.values;
+      values = submitted;
       const surface = createConsoleSurface(screen, { userId: form.userId, channelId: form.channelId });
-      const result = await track(
-        state,
+      const result = await inForeground(state, form.channelId, () =>
         engine.submit({
           callbackId: modal.callbackId,
           privateMetadata: modal.privateMetadata,
-          values,
+          values: submitted,
           userId: form.userId,
           channelId: form.channelId,
           surface,
         }),
       );
       if ('run' in result) {
-        await track(state, result.run());
+        await inForeground(state, form.channelId, () => result.run());
         return;
       }
       errors = result.errors;
