@@ -68,6 +68,8 @@ export interface ConsoleOptions {
   cwd?: string;
   /** A person at a TTY (line editing, Ctrl-C); by default whether input and output are TTYs. */
   interactive?: boolean;
+  /** Aborted on SIGTERM: the session ends as if the input had, its long jobs cancelled. */
+  stop?: AbortSignal;
 }
 
 function banner(options: {
@@ -152,7 +154,14 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
       userId: DEMO_USER_ID,
       channelId: CONSOLE_CHANNEL_ID,
     });
-    await session.run();
+    const stop = () => session.stop();
+    if (options.stop?.aborted) stop();
+    options.stop?.addEventListener('abort', stop, { once: true });
+    try {
+      await session.run();
+    } finally {
+      options.stop?.removeEventListener('abort', stop);
+    }
     terminal.print(style.dim('Bye.'));
   } finally {
     terminal.close();

@@ -29,6 +29,11 @@ export interface ConsoleSessionOptions {
 export interface ConsoleSession {
   /** Reads and runs lines until `:quit` or the end of input; returns once all work is done. */
   run(): Promise<void>;
+  /**
+   * Ends the session as if the input had ended, its long jobs cancelled (SIGTERM); run() returns
+   * once the work under way has ended.
+   */
+  stop(): void;
 }
 
 /** The /edge text of a command line, or an error for other slash commands. */
@@ -115,6 +120,10 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
       // Replies of work still running (a click made while a command ran) are shown before leaving.
       await Promise.allSettled([...state.inflight]);
       terminal.intercept(undefined);
+    },
+    stop() {
+      terminal.close();
+      for (const job of state.jobs.running()) job.controller.abort(new Error('the console is stopping'));
     },
   };
 }
