@@ -81,37 +81,61 @@ async function runConsoleMode(config: Config, logger: Logger): Promise<void> {
   });
   log.logger.info('edgeops starting in console mode', { mode: 'console' });
   let backends: ConsoleBackends | undefined;
-  let runtime: Runtime;
-  try {
-    backends = await prepareConsoleBackends({ config, secrets, logger: log.logger, now: systemClock });
-    runtime = await createRuntime({
-      config: backends.config,
-      platform: backends.platform,
-      secrets,
-      logger: log.logger,
-      fallbackPolicy: createDemoPolicy(),
-      now: systemClock,
-    });
-  } catch (error) {
-    logger.error('the console could not start', { error });
-    await backends?.close().catch(() => undefined);
-    log.close();
-    throw error;
+  // Whichever way the process ends (a second Ctrl-C, a closed output pipe), its temporary folder goes.
+  process.once('exit', () => backends?.removeTemporaryFolder());
+  const stop = new AbortController();
+
+  async function session(): Promise<void> {
+    let runtime: Runtime;
+    try {
+      backends = await prepareConsoleBackends({ config, secrets, logger: log.logger, now: systemClock });
+      runtime = await createRuntime({
+        config: backends.config,
+        platform: backends.platform,
+        secrets,
+        logger: log.logger,
+        fallbackPolicy: createDemoPolicy(),
+        now: systemClock,
+      });
+    } catch (error) {
+      logger.error('the console could not start', { error });
+      await backends?.close().catch(() => undefined);
+      log.close();
+      throw error;
+    }
+    const probes = await serveConsoleProbes(config.metricsPort, runtime, log.logger);
+    try {
+      await runConsole({
+        runtime,
+        backends,
+        log,
+        secrets,
+        policyFile: config.policyPath !== undefined,
+        stop: stop.signal,
+      });
+    } finally {
+      await probes?.close();
+      await runtime
+        .close()
+        .catch((error: unknown) => log.logger.error('closing the runtime failed', { error }));
+      await backends
+        .close()
+        .catch((error: unknown) => log.logger.error('closing the sandbox failed', { error }));
+      log.logger.info('console session ended');
+      log.close();
+    }
   }
-  const probes = await serveConsoleProbes(config.metricsPort, runtime, log.logger);
-  try {
-    await runConsole({ runtime, backends, log, secrets, policyFile: config.policyPath !== undefined });
-  } finally {
-    await probes?.close();
-    await runtime
-      .close()
-      .catch((error: unknown) => log.logger.error('closing the runtime failed', { error }));
-    await backends
-      .close()
-      .catch((error: unknown) => log.logger.error('closing the sandbox failed', { error }));
-    log.logger.info('console session ended');
-    log.close();
-  }
+
+  const ended = session();
+  // SIGTERM, or Ctrl-C when no TTY reads it: the session ends as :quit ends it, its jobs cancelled.
+  const shutdown = createShutdown({ logger: log.logger, exit: (code) => process.exit(code) });
+  shutdown.onStop('the console session', async () => {
+    stop.abort();
+    await ended.catch(() => undefined);
+  });
+  process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
+  process.on('SIGINT', () => shutdown.interrupt());
+  await ended;
 }
 
 /**

@@ -6,7 +6,9 @@
  * Against the built-in sandbox each session gets a fresh state database (unless
  * STATE_DATABASE_URL is set), since the sandbox itself starts afresh: a request left pending by
  * an earlier session would only lock its target. Otherwise the state persists (its audit chain
- * records real changes), and pending requests are shown again with their buttons.
+ * records real changes), and pending requests are shown again with their buttons. The sandbox's
+ * database and the fresh state database live in one temporary folder of the session's, removed
+ * by close() or, should the process exit without it, by removeTemporaryFolder().
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,21 +44,16 @@ export interface ConsoleBackends {
   sandbox?: Sandbox;
   /** Lines for the banner, saying what is used. */
   notes: string[];
-  /** Stops the sandbox and removes a fresh state database; after the runtime has closed. */
+  /** Stops the sandbox and removes the session's temporary folder; after the runtime has closed. */
   close(): Promise<void>;
+  /** Removes the session's temporary folder at once: for a process that exits without close(). */
+  removeTemporaryFolder(): void;
 }
 
-/** Against the sandbox: a fresh state database in a folder of its own, unless STATE_DATABASE_URL is set. */
-function sessionStateDatabase(config: Config): {
-  stateDatabase: Config['stateDatabase'];
-  remove?: () => void;
-} {
-  if (config.stateDatabase.fromEnvironment) return { stateDatabase: config.stateDatabase };
-  const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-state-'));
-  return {
-    stateDatabase: { ...config.stateDatabase, url: `file:${join(dir, 'edgeops.db')}` },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
+/** Against the sandbox: a fresh state database in the session's folder, unless STATE_DATABASE_URL is set. */
+function sessionStateDatabase(config: Config, folder: string): Config['stateDatabase'] {
+  if (config.stateDatabase.fromEnvironment) return config.stateDatabase;
+  return { ...config.stateDatabase, url: `file:${join(folder, 'edgeops.db')}` };
 }
 
 export async function prepareConsoleBackends(options: {
@@ -84,13 +81,23 @@ export async function prepareConsoleBackends(options: {
           : 'Service database: not configured (SERVICE_DATABASE_URL is unset)',
       ],
       close: async () => {},
+      removeTemporaryFolder: () => {},
     };
   }
 
-  const sandbox = await (options.start ?? startSandbox)({
-    now: options.now,
-    onError: (error, routeId) => logger.error('sandbox route failed', { routeId, error }),
-  });
+  const folder = mkdtempSync(join(tmpdir(), 'edgeops-console-session-'));
+  const removeTemporaryFolder = () => rmSync(folder, { recursive: true, force: true });
+  let sandbox: Sandbox;
+  try {
+    sandbox = await (options.start ?? startSandbox)({
+      now: options.now,
+      databasePath: join(folder, 'sandbox.db'),
+      onError: (error, routeId) => logger.error('sandbox route failed', { routeId, error }),
+    });
+  } catch (error) {
+    removeTemporaryFolder();
+    throw error;
+  }
   secrets.add(sandbox.apiKey, sandbox.databaseTokens.fullAccess, sandbox.databaseTokens.readOnly);
   const platform: PlatformTarget = {
     apiUrl: sandbox.apiUrl,
@@ -104,7 +111,7 @@ export async function prepareConsoleBackends(options: {
     databaseId: sandbox.databaseId,
     source: 'sandbox',
   };
-  const state = sessionStateDatabase(config);
+  const stateDatabase = sessionStateDatabase(config, folder);
   return {
     config: {
       ...config,
@@ -114,9 +121,9 @@ export async function prepareConsoleBackends(options: {
         authToken: serviceDatabase.authToken,
         id: serviceDatabase.databaseId,
       },
-      stateDatabase: state.stateDatabase,
+      stateDatabase,
     },
-    freshState: state.remove !== undefined,
+    freshState: !config.stateDatabase.fromEnvironment,
     platform,
     serviceDatabase,
     sandbox,
@@ -130,8 +137,9 @@ export async function prepareConsoleBackends(options: {
       try {
         await sandbox.close();
       } finally {
-        state.remove?.();
+        removeTemporaryFolder();
       }
     },
+    removeTemporaryFolder,
   };
 }

@@ -9,6 +9,8 @@
  * - Buttons are numbered across the session; `:click N` presses one as the current user. A
  *   message only one user sees (ephemeral, DM) can only be clicked as that user.
  * - Forms are asked field by field after the command; `:cancel` leaves one.
+ * - Ctrl-C clears the line, leaves a form, and cancels the long jobs of a command running; on an
+ *   empty line it says how to leave, and a second leaves (session/interrupt.ts).
  * - Log lines go to data/edgeops-console.log (stderr at warn level when it cannot be opened);
  *   stdout carries only the conversation. Files go to ./out.
  * - With a state database that outlives the session (not the sandbox's fresh one), pending
@@ -16,6 +18,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Engine } from '../operations/engine/engine.js';
+import type { JobRegistry } from '../operations/engine/jobs.js';
 import type { Messenger } from '../operations/engine/ports.js';
 import { DEMO_APPROVALS_CHANNEL, DEMO_APPROVER_IDS, DEMO_USER_ID } from '../policy/defaults.js';
 import type { SecretRegistry } from '../secrets/registry.js';
@@ -36,7 +39,7 @@ export const DEFAULT_OUT_DIR = 'out';
 /** What the session runs on: the runtime main.ts built, as under Slack. */
 export interface ConsoleRuntime {
   engine: Engine;
-  services: { now: Clock };
+  services: { now: Clock; jobs: Pick<JobRegistry, 'running'> };
   policies: { source: string };
   approvals: { showPending(messenger: Messenger): Promise<number> };
   /** Starts the approval sweep and the watches with a messenger that prints. */
@@ -65,6 +68,8 @@ export interface ConsoleOptions {
   cwd?: string;
   /** A person at a TTY (line editing, Ctrl-C); by default whether input and output are TTYs. */
   interactive?: boolean;
+  /** Aborted on SIGTERM: the session ends as if the input had, its long jobs cancelled. */
+  stop?: AbortSignal;
 }
 
 function banner(options: {
@@ -142,13 +147,21 @@ export async function runConsole(options: ConsoleOptions): Promise<void> {
     }
     const session = createConsoleSession({
       engine: runtime.engine,
+      jobs: runtime.services.jobs,
       terminal,
       screen,
       now: runtime.services.now,
       userId: DEMO_USER_ID,
       channelId: CONSOLE_CHANNEL_ID,
     });
-    await session.run();
+    const stop = () => session.stop();
+    if (options.stop?.aborted) stop();
+    options.stop?.addEventListener('abort', stop, { once: true });
+    try {
+      await session.run();
+    } finally {
+      options.stop?.removeEventListener('abort', stop);
+    }
     terminal.print(style.dim('Bye.'));
   } finally {
     terminal.close();

@@ -5,14 +5,18 @@
  * of session/, working on the state passed in (session/state.ts).
  */
 import type { Engine } from '../operations/engine/engine.js';
+import type { JobRegistry } from '../operations/engine/jobs.js';
 import { click } from './session/click.js';
 import { consoleCommand, fillOpenForms } from './session/commands.js';
-import { fail, type SessionState, say, track } from './session/state.js';
+import { interrupt } from './session/interrupt.js';
+import { fail, inForeground, type SessionState } from './session/state.js';
 import { type ConsoleScreen, createConsoleSurface } from './surface.js';
 import type { Terminal } from './terminal.js';
 
 export interface ConsoleSessionOptions {
   engine: Engine;
+  /** The runtime's long jobs: Ctrl-C cancels those of the command running. */
+  jobs: Pick<JobRegistry, 'running'>;
   terminal: Terminal;
   screen: ConsoleScreen;
   now: () => number;
@@ -25,6 +29,11 @@ export interface ConsoleSessionOptions {
 export interface ConsoleSession {
   /** Reads and runs lines until `:quit` or the end of input; returns once all work is done. */
   run(): Promise<void>;
+  /**
+   * Ends the session as if the input had ended, its long jobs cancelled (SIGTERM); run() returns
+   * once the work under way has ended.
+   */
+  stop(): void;
 }
 
 /** The /edge text of a command line, or an error for other slash commands. */
@@ -62,16 +71,17 @@ async function handle(state: SessionState, line: string): Promise<boolean> {
     channelId,
     surface: createConsoleSurface(state.screen, { userId, channelId }),
   });
-  await track(state, plan.run());
+  await inForeground(state, channelId, () => plan.run());
   await fillOpenForms(state);
   return state.leaving;
 }
 
 export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSession {
   const { terminal, screen } = options;
-  const { style, logger } = screen;
+  const { logger } = screen;
   const state: SessionState = {
     engine: options.engine,
+    jobs: options.jobs,
     terminal,
     screen,
     now: options.now,
@@ -81,15 +91,10 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
     inForm: false,
     leaving: false,
     inflight: new Set(),
+    hinted: false,
   };
 
-  terminal.onInterrupt(() => {
-    if (state.inForm) terminal.inject(':cancel');
-    else {
-      say(state, style.dim('(Ctrl-C: leaving)'));
-      terminal.close();
-    }
-  });
+  terminal.onInterrupt((pressed) => interrupt(state, pressed));
 
   return {
     async run() {
@@ -115,6 +120,10 @@ export function createConsoleSession(options: ConsoleSessionOptions): ConsoleSes
       // Replies of work still running (a click made while a command ran) are shown before leaving.
       await Promise.allSettled([...state.inflight]);
       terminal.intercept(undefined);
+    },
+    stop() {
+      terminal.close();
+      for (const job of state.jobs.running()) job.controller.abort(new Error('the console is stopping'));
     },
   };
 }

@@ -6,6 +6,14 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
+/** A Ctrl-C at a TTY, after the terminal has cleared the line. */
+export interface Interrupt {
+  /** What had been typed on the line. */
+  typed: string;
+  /** Nothing was typed or entered since the Ctrl-C before it. */
+  again: boolean;
+}
+
 export interface Terminal {
   /** A person at a TTY (line editing, Ctrl-C), rather than a script. */
   readonly interactive: boolean;
@@ -19,8 +27,8 @@ export interface Terminal {
    * click a Cancel button while a command is still running.
    */
   intercept(handler: ((line: string) => boolean) | undefined): void;
-  /** Ctrl-C on a TTY. */
-  onInterrupt(handler: () => void): void;
+  /** Ctrl-C on a TTY: the line is cleared, then the handler says what else it does. */
+  onInterrupt(handler: (interrupt: Interrupt) => void): void;
   /** Acts as if the line had been typed (Ctrl-C in a form types `:cancel`). */
   inject(line: string): void;
   close(): void;
@@ -49,6 +57,7 @@ export function createTerminal(options: TerminalOptions): Terminal {
   let ended = false;
   let shownPrompt: string | undefined;
   let interceptor: ((line: string) => boolean) | undefined;
+  let afterInterrupt = false;
 
   const accept = (line: string) => {
     if (waiting) {
@@ -60,6 +69,11 @@ export function createTerminal(options: TerminalOptions): Terminal {
   rl.on('line', (line) => {
     if (!interceptor?.(line)) accept(line);
   });
+  // Readline reads keys from the input on a TTY: any key but Ctrl-C makes the next Ctrl-C a first one.
+  if (interactive)
+    input.on('keypress', (_text: string, key: { ctrl?: boolean; name?: string } | undefined) => {
+      if (!(key?.ctrl && key.name === 'c')) afterInterrupt = false;
+    });
   rl.on('close', () => {
     ended = true;
     const resolve = waiting;
@@ -103,14 +117,29 @@ export function createTerminal(options: TerminalOptions): Terminal {
         waiting = resolve;
       });
       shownPrompt = undefined;
-      if (!interactive) output.write(line === undefined ? '\n' : `${line}\n`);
+      // What is typed while a command runs is not drawn after a prompt that is no longer asking.
+      if (interactive) rl.setPrompt('');
+      // The end of input leaves the prompt's line; a piped line is echoed after its prompt.
+      if (line === undefined) output.write('\n');
+      else if (!interactive) output.write(`${line}\n`);
       return line;
     },
     intercept(handler) {
       interceptor = handler;
     },
     onInterrupt(handler) {
-      if (interactive) rl.on('SIGINT', handler);
+      if (!interactive) return;
+      rl.on('SIGINT', () => {
+        const typed = rl.line;
+        if (typed !== '') {
+          // To the end of the line, then delete back to its start: readline redraws it empty.
+          rl.write(null, { ctrl: true, name: 'e' });
+          rl.write(null, { ctrl: true, name: 'u' });
+        }
+        const again = afterInterrupt;
+        afterInterrupt = true;
+        handler({ typed, again });
+      });
     },
     inject(line) {
       if (interactive) output.write('\n');

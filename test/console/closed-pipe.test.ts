@@ -1,14 +1,15 @@
 /**
  * `npm start 2>&1 | head -5`: when whatever reads the console's output goes away, the process
- * leaves at once, with exit code 0, writing nothing more. It used to log the EPIPE as an uncaught
- * exception to the closed pipe, fail again, and spin a core for ever.
+ * leaves at once, with exit code 0, writing nothing more and leaving no temporary folder behind.
+ * It used to log the EPIPE as an uncaught exception to the closed pipe, fail again, and spin a
+ * core for ever.
  *
  * The real entry point runs as a child process whose output goes into a real `head -c`, which
  * closes the pipe after a few bytes. Every wait is bounded: a process that does not leave is
  * killed, and its CPU time is reported.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -74,6 +75,8 @@ async function exitWithin(child: ChildProcess, boundMs: number, what: string): P
  */
 function consoleIntoHead(bytes: number, stderrToo: boolean) {
   const cwd = mkdtempSync(join(tmpdir(), 'edgeops-closed-pipe-'));
+  const tmp = join(cwd, 'tmp');
+  mkdirSync(tmp);
   const head = spawn('head', ['-c', String(bytes)], { stdio: ['pipe', 'pipe', 'ignore'] });
   let read = '';
   head.stdout.on('data', (chunk: Buffer) => {
@@ -81,7 +84,12 @@ function consoleIntoHead(bytes: number, stderrToo: boolean) {
   });
   const app = spawn(process.execPath, ['--import', tsxLoader, join(repo, 'src/main.ts')], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, STATE_DATABASE_URL: `file:${join(cwd, 'state.db')}` },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: cwd,
+      TMPDIR: tmp,
+      STATE_DATABASE_URL: `file:${join(cwd, 'state.db')}`,
+    },
     stdio: ['pipe', head.stdin, stderrToo ? head.stdin : 'pipe'],
   });
   // Only the console and head hold the pipe now: when head leaves, the console's writes fail.
@@ -95,7 +103,9 @@ function consoleIntoHead(bytes: number, stderrToo: boolean) {
     head.kill('SIGKILL');
     rmSync(cwd, { recursive: true, force: true });
   });
-  return { app, head, read: () => read, stderr: () => stderr };
+  // The console's own folders in its temporary folder: the session's and the sandbox's.
+  const leftovers = () => readdirSync(tmp).filter((name) => /^edgeops-(console|sandbox)-/.test(name));
+  return { app, head, read: () => read, stderr: () => stderr, leftovers };
 }
 
 describe('a closed output pipe ends the console', () => {
@@ -103,9 +113,9 @@ describe('a closed output pipe ends the console', () => {
     ['stdout goes into head -c 40', false],
     ['stdout and stderr go into head -c 40 (npm start 2>&1 | head)', true],
   ])(
-    '%s: the console leaves with exit code 0 as soon as it writes again',
+    '%s: the console leaves with exit code 0 as soon as it writes again, without its temporary folders',
     async (_name, stderrToo) => {
-      const { app, head, read, stderr } = consoleIntoHead(40, stderrToo);
+      const { app, head, read, stderr, leftovers } = consoleIntoHead(40, stderrToo);
       // head takes the first 40 bytes of the banner and closes the pipe.
       await exitWithin(head, START_BOUND_MS, 'head');
       expect(read()).toMatch(/^edgeops console/);
@@ -115,6 +125,7 @@ describe('a closed output pipe ends the console', () => {
       expect(exit).toEqual({ code: 0, signal: null });
       // Nothing more is written: no "uncaught exception" line about the pipe.
       expect(stderr()).toBe('');
+      expect(leftovers()).toEqual([]);
     },
     60_000,
   );

@@ -25,6 +25,7 @@ import { channelDefaults } from '../../src/operations/zones/defaults.js';
 import { suggestZones } from '../../src/operations/zones/suggest.js';
 import { createDemoPolicy } from '../../src/policy/defaults.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from '../support/clock.js';
@@ -41,6 +42,8 @@ export interface ConsoleDriver {
   type(...lines: string[]): Promise<string>;
   /** Types a line without waiting for an answer. */
   send(line: string): void;
+  /** Presses keys, without Enter: `\x03` is Ctrl-C at an interactive console. */
+  press(keys: string): void;
   /** Waits until the output after `from` matches; resolves with that output. */
   waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
   /** Closes the input (Ctrl-D) and waits for the session to end. */
@@ -90,6 +93,7 @@ function drive(dir: string, input: PassThrough, output: PassThrough, run: () => 
       return waitFor(PROMPT_AT_END, from);
     },
     send: (line) => input.write(`${line}\n`),
+    press: (keys) => input.write(keys),
     waitFor,
     async end() {
       input.end();
@@ -101,7 +105,13 @@ function drive(dir: string, input: PassThrough, output: PassThrough, run: () => 
   return driver;
 }
 
-export type WholeConsoleDriver = ConsoleDriver & { logFile: string; secrets: SecretRegistry };
+export type WholeConsoleDriver = ConsoleDriver & {
+  logFile: string;
+  secrets: SecretRegistry;
+  runtime: Runtime;
+  /** The built-in sandbox the console started, unless the environment names a platform. */
+  sandbox: Sandbox | undefined;
+};
 
 /**
  * The console as main.ts composes it: its backends (the sandbox unless the environment names a
@@ -109,7 +119,14 @@ export type WholeConsoleDriver = ConsoleDriver & { logFile: string; secrets: Sec
  * everything closed in main's order once it ends.
  */
 export async function startConsole(
-  options: { env?: Record<string, string>; clock?: TestClock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: TestClock;
+    /** A person at a TTY: readline in terminal mode, so Ctrl-C (`\x03`) interrupts. */
+    interactive?: boolean;
+    /** The system's temporary folder while the console starts, where it makes its own. */
+    tmpDir?: string;
+  } = {},
 ): Promise<WholeConsoleDriver> {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-console-'));
   const input = new PassThrough();
@@ -122,10 +139,13 @@ export async function startConsole(
     (path) => path !== 'edgeops.policy.yml' && existsSync(path),
   );
   const logFile = join(dir, 'edgeops-console.log');
+  let started: { runtime: Runtime; sandbox: Sandbox | undefined } | undefined;
   const driver = drive(dir, input, output, async () => {
     const log = openConsoleLog({ clock: now, path: logFile, level: config.logLevel, secrets, cwd: dir });
     log.logger.info('edgeops starting in console mode', { mode: 'console' });
-    const backends = await prepareConsoleBackends({ config, secrets, logger: log.logger, now });
+    const backends = await withTmpDir(options.tmpDir, () =>
+      prepareConsoleBackends({ config, secrets, logger: log.logger, now }),
+    );
     const runtime = await createRuntime({
       config: backends.config,
       platform: backends.platform,
@@ -134,6 +154,7 @@ export async function startConsole(
       fallbackPolicy: createDemoPolicy(),
       now,
     });
+    started = { runtime, sandbox: backends.sandbox };
     try {
       await runConsole({
         runtime,
@@ -146,6 +167,7 @@ export async function startConsole(
         outDir: join(dir, 'out'),
         cwd: dir,
         env: {},
+        interactive: options.interactive,
       });
     } finally {
       await runtime.close();
@@ -153,8 +175,22 @@ export async function startConsole(
       log.close();
     }
   });
-  await driver.waitFor(PROMPT_AT_END);
-  return { ...driver, logFile, secrets };
+  await driver.waitFor(options.interactive ? /edge> / : PROMPT_AT_END);
+  if (!started) throw new Error('the console showed its prompt before its runtime was built');
+  return { ...driver, logFile, secrets, ...started };
+}
+
+/** Runs `start` with the system's temporary folder at `dir` (TMPDIR), as a process started there would. */
+async function withTmpDir<T>(dir: string | undefined, start: () => Promise<T>): Promise<T> {
+  if (dir === undefined) return start();
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await start();
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+  }
 }
 
 /**
@@ -196,6 +232,7 @@ export async function startSession(
   const terminal = createTerminal({ input, output, interactive: options.interactive });
   const session = createConsoleSession({
     engine,
+    jobs: runtime.services.jobs,
     terminal,
     screen: {
       terminal,

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const repo = resolve(import.meta.dirname, '../..');
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -76,3 +76,102 @@ it('runs the README walkthrough twice: against the sandbox each run starts with 
     rmSync(cwd, { recursive: true, force: true });
   }
 }, 50_000);
+
+/** The console's own folders in a temporary folder: the session's and the sandbox's. */
+const leftovers = (dir: string) =>
+  readdirSync(dir).filter((name) => /^edgeops-(console|sandbox)-/.test(name));
+
+/**
+ * The real entry point with its input left open and its system temporary folder `tmp`, for a
+ * signal to end it. A console that does not end is killed, so that the test fails rather than hangs.
+ */
+function startConsoleProcess(cwd: string, tmp: string) {
+  const child = spawn(process.execPath, ['--import', tsxLoader, join(repo, 'src/main.ts')], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, TMPDIR: tmp },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const watchers = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    for (const watcher of watchers) watcher();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal });
+    }),
+  );
+  /** Resolves once stdout matches; fails if the console ends first. */
+  const waitFor = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(stdout)) return;
+        watchers.delete(check);
+        resolve(stdout);
+      };
+      watchers.add(check);
+      check();
+      void closed.then(() => {
+        watchers.delete(check);
+        reject(new Error(`the console ended before ${pattern}:\n${stdout}\n${stderr}`));
+      });
+    });
+  return { child, waitFor, closed, stdout: () => stdout, stderr: () => stderr };
+}
+
+describe('a signal ends the console as :quit does', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s at the prompt: the console says goodbye, exits 0, and its temporary folders are gone',
+    async (signal) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'edgeops-console-signal-'));
+      const tmp = join(cwd, 'tmp');
+      mkdirSync(tmp);
+      try {
+        const app = startConsoleProcess(cwd, tmp);
+        await app.waitFor(/edge> $/);
+        expect(leftovers(tmp)).not.toEqual([]);
+        app.child.kill(signal);
+        expect(await app.closed, app.stderr()).toEqual({ code: 0, signal: null });
+        expect(app.stdout()).toMatch(/Bye\.\n$/);
+        expect(leftovers(tmp)).toEqual([]);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+    45_000,
+  );
+
+  it('SIGTERM during a download cancels it, and the console leaves without its temporary folders', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'edgeops-console-signal-'));
+    const tmp = join(cwd, 'tmp');
+    mkdirSync(tmp);
+    try {
+      const app = startConsoleProcess(cwd, tmp);
+      const banner = await app.waitFor(/edge> $/);
+      const sandbox = /built-in sandbox platform at (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1];
+      // The day's download never answers: only a cancel ends it.
+      const fault = await fetch(`${sandbox}/_sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ route: 'logs.origin', delayMs: 600_000 }),
+      });
+      expect(fault.status).toBe(204);
+      app.child.stdin.write('/edge logs 308006 today\n');
+      // Its progress message, with its Cancel button, says the download is under way.
+      await app.waitFor(/\[\d+\] Cancel/);
+      app.child.kill('SIGTERM');
+      expect(await app.closed, app.stderr()).toEqual({ code: 0, signal: null });
+      expect(app.stdout()).toContain('was cancelled.');
+      expect(leftovers(tmp)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 45_000);
+});

@@ -16,6 +16,8 @@ const clock = pinnedClock();
 let sandbox: Sandbox;
 let h: Harness;
 let database: CustomerDatabase;
+/** The runaway query's temporary folder: the database process started after it was stopped lives there too. */
+let scratch: string | undefined;
 
 /** Swaps the customer database the running bot uses (a bad token, none at all, a short deadline). */
 function useDatabase(customer: CustomerDatabase | undefined): void {
@@ -37,6 +39,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await sandbox?.close();
+  // Only now: that process, forked while TMPDIR named the folder, writes its compile cache there.
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 const SectionSchema = z.looseObject({
@@ -118,7 +122,7 @@ describe('/edge db query', () => {
 
   it('keeps answering other commands while a runaway query runs, and abandons it at its deadline', async () => {
     // The query's CSV is written under the OS temporary folder: give this test a folder of its own.
-    const scratch = mkdtempSync(join(tmpdir(), 'edgeops-query-'));
+    scratch = mkdtempSync(join(tmpdir(), 'edgeops-query-'));
     const previousTmp = process.env.TMPDIR;
     process.env.TMPDIR = scratch;
     useDatabase(
@@ -152,7 +156,6 @@ describe('/edge db query', () => {
       useDatabase(database);
       if (previousTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = previousTmp;
-      rmSync(scratch, { recursive: true, force: true });
     }
     const next = await channelAnswer('SELECT count(*) AS n FROM orders');
     expect(next.table).toMatch(/^n\n-+\n30$/);

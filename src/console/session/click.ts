@@ -2,7 +2,7 @@
 import { markupToPlain } from '../../reply/markup.js';
 import { safeForTerminal } from '../style.js';
 import { createConsoleSurface } from '../surface.js';
-import { fail, type SessionState, say, track } from './state.js';
+import { fail, inForeground, type SessionState, say } from './state.js';
 
 export async function click(state: SessionState, argument: string | undefined): Promise<void> {
   const { terminal, screen, engine } = state;
@@ -42,5 +42,5 @@ export async function click(state: SessionState, argument: string | undefined): 
     channelId: message.channelId,
     surface: createConsoleSurface(screen, { userId, channelId: message.channelId, origin: message }),
   });
-  await track(state, plan.run());
+  await inForeground(state, message.channelId, () => plan.run());
 }

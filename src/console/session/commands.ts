@@ -19,7 +19,8 @@ export const CONSOLE_HELP = [
   '  :cancel             leave a form while filling it in',
   '                      (the other commands work inside a form too; :click waits until it is done)',
   '  :help               this list',
-  '  :quit               leave (so do :exit and Ctrl-D)',
+  '  :quit               leave (so do :exit, Ctrl-D, and Ctrl-C twice on an empty line)',
+  'Ctrl-C clears the line, leaves a form, and cancels the long job (logs, export) of a command running.',
 ].join('\n');
 
 /** The forms a command or a click opened, filled with the console's commands at hand. */

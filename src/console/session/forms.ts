@@ -6,7 +6,7 @@
 import { askForm } from '../form.js';
 import { safeForTerminal } from '../style.js';
 import { createConsoleSurface, type PendingForm } from '../surface.js';
-import { fail, type SessionState, say, track } from './state.js';
+import { fail, inForeground, type SessionState, say } from './state.js';
 
 /** A console command typed at a form's field; true when it leaves the console. */
 export type CommandInForm = (line: string) => Promise<boolean>;
@@ -56,6 +56,7 @@ async function fillForm(
               : 'End of input: the form was not submitted.',
           ),
         );
+<<<<<<< HEAD
         return undefined;
       }
       if (answer.kind === 'cancelled') {
@@ -67,21 +68,31 @@ async function fillForm(
         return answer.line;
       }
       values = answer.values;
+=======
+      if (answer.kind === 'cancelled')
+        return say(state, style.yellow('Form cancelled; nothing was submitted.'));
+      const submitted = answer.values;
+      values = submitted;
+>>>>>>> i29-console
       const surface = createConsoleSurface(screen, { userId: form.userId, channelId: form.channelId });
-      const result = await track(
-        state,
+      const result = await inForeground(state, form.channelId, () =>
         engine.submit({
           callbackId: modal.callbackId,
           privateMetadata: modal.privateMetadata,
-          values,
+          values: submitted,
           userId: form.userId,
           channelId: form.channelId,
           surface,
         }),
       );
       if ('run' in result) {
+<<<<<<< HEAD
         await track(state, result.run());
         return undefined;
+=======
+        await inForeground(state, form.channelId, () => result.run());
+        return;
+>>>>>>> i29-console
       }
       errors = result.errors;
       const atFields = Object.keys(errors).filter((id) => fieldIds.has(id));
