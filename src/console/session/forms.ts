@@ -20,7 +20,7 @@ async function runTyped(state: SessionState, line: string): Promise<void> {
     channelId,
     surface: createConsoleSurface(state.screen, { userId, channelId }),
   });
-  await track(state, plan.run());
+  await inForeground(state, channelId, () => plan.run());
 }
 
 /** Fills one form; returns the command line the person left it for, if they did. */
@@ -56,7 +56,6 @@ async function fillForm(
               : 'End of input: the form was not submitted.',
           ),
         );
-<<<<<<< HEAD
         return undefined;
       }
       if (answer.kind === 'cancelled') {
@@ -67,13 +66,8 @@ async function fillForm(
         say(state, style.yellow('Form left; nothing was submitted.'));
         return answer.line;
       }
-      values = answer.values;
-=======
-      if (answer.kind === 'cancelled')
-        return say(state, style.yellow('Form cancelled; nothing was submitted.'));
       const submitted = answer.values;
       values = submitted;
->>>>>>> i29-console
       const surface = createConsoleSurface(screen, { userId: form.userId, channelId: form.channelId });
       const result = await inForeground(state, form.channelId, () =>
         engine.submit({
@@ -86,13 +80,8 @@ async function fillForm(
         }),
       );
       if ('run' in result) {
-<<<<<<< HEAD
-        await track(state, result.run());
-        return undefined;
-=======
         await inForeground(state, form.channelId, () => result.run());
-        return;
->>>>>>> i29-console
+        return undefined;
       }
       errors = result.errors;
       const atFields = Object.keys(errors).filter((id) => fieldIds.has(id));
