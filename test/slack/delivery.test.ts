@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h?.close();
-  process.env.TMPDIR = previousTmp;
+  if (previousTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = previousTmp;
   rmSync(scratch, { recursive: true, force: true });
 });
 beforeEach(() => {
