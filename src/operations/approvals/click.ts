@@ -127,7 +127,7 @@ const rejectForm = (state: FlowState, request: ApprovalRequest) => ({
   fields: [
     {
       id: 'reason',
-      label: 'Reason (optional)',
+      label: 'Reason',
       kind: 'text' as const,
       optional: true,
       hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,
