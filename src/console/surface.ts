@@ -161,9 +161,15 @@ function consoleDelivery(screen: ConsoleScreen) {
         };
   };
 
+  /** A thread by its first message's number, as every heading names messages; never by its ts. */
+  const threadName = (channelId: string, ts: string): string => {
+    const known = book.byRef({ channelId, ts });
+    return known ? `#${known.id}` : 'a message from an earlier session';
+  };
+
   const messenger: Messenger = {
     async postToChannel(channelId, reply, threadTs) {
-      const where = `posted in #${channelId}${threadTs ? ` in the thread of ${threadTs}` : ''}`;
+      const where = `posted in #${channelId}${threadTs ? `, in the thread of ${threadName(channelId, threadTs)}` : ''}`;
       return (await showWithThread(reply, { where, channelId, posted: true })).ref;
     },
     async update(ref, reply) {

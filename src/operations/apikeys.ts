@@ -11,15 +11,16 @@ import {
   pageFacts,
   pagingButtons,
   pagingFlags,
+  pastLastPage,
   readPagingState,
 } from './shared/paging.js';
 
 type Paging = z.infer<typeof PagingArgsSchema>;
 
-async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
+async function page(ctx: RunContext, paging: Paging, asked?: number): Promise<Reply> {
   const list = await ctx.services.platform.listApiKeys(paging);
   const last = lastPageInstead(paging.page, list.TotalItems, paging.perPage);
-  if (last !== undefined) return page(ctx, { ...paging, page: last });
+  if (last !== undefined) return page(ctx, { ...paging, page: last }, paging.page);
   const lines = list.Items.map(
     (key) =>
       md`• \`${maskSecret(key.Key)}\`  id ${key.Id ?? '(not given)'}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
@@ -34,7 +35,7 @@ async function page(ctx: RunContext, paging: Paging): Promise<Reply> {
       },
       {
         type: 'context',
-        text: md`${where}. Keys are masked; the full value is never shown here.`,
+        text: md`${where}.${pastLastPage(asked, paging.page)} Keys are masked; the full value is never shown here.`,
       },
       { type: 'actions', closing: true, buttons: pagingButtons('apikeys:page', paging, hasMore) },
     ]),

@@ -149,20 +149,58 @@ function parseAudit(
   });
 }
 
+/** One request as the listing shows it: its newest row, what became of it, and all its rows. */
+export interface AuditLine {
+  /** The newest row: its id, time, user and correlation id head the line. */
+  row: AuditRow;
+  target: string | null;
+  /** Its steps, oldest first: `approval-requested`, `approved → succeeded`, `succeeded`. */
+  outcome: string;
+  rows: AuditRow[];
+}
+
+/** Steps that only say something is under way: folded into the step that followed them. */
+const UNDER_WAY = new Set(['started', 'executing']);
+/** How the engine closes a request; a step the request recorded itself says more. */
+const CLOSING = new Set([
+  'succeeded',
+  'requested',
+  'held',
+  'clicked',
+  'submitted',
+  'typed',
+  'done',
+  'refused',
+]);
+
 /**
- * One line per request: a command's `started` row is folded into the row that ended it (same
- * correlation id, operation and user), newest first. A request still running shows `started`.
+ * One line per request, newest first: the rows of one request (same correlation id and
+ * operation, whoever they name: an approved change runs as its requester) become one line of
+ * its steps. A started or executing row is folded into what followed it, and the engine's
+ * closing row into a step of the request's own, so a request filed for approval reads
+ * `approval-requested`, never `succeeded`. A request still running shows `started`.
  */
-export function collapseStarted(rows: readonly AuditRow[]): AuditRow[] {
-  const ended = new Set<string>();
-  const lines: AuditRow[] = [];
+export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
+  const requests = new Map<string, AuditRow[]>();
   for (const row of rows) {
-    const key = `${row.correlationId}|${row.operation}|${row.userId}`;
-    if (row.outcome === 'started' && ended.has(key)) continue;
-    if (row.outcome !== 'started') ended.add(key);
-    lines.push(row);
+    const key = `${row.correlationId}|${row.operation}`;
+    const rowsOf = requests.get(key);
+    if (rowsOf) rowsOf.push(row);
+    else requests.set(key, [row]);
   }
-  return lines;
+  return [...requests.values()].map((newestFirst) => {
+    const oldestFirst = [...newestFirst].reverse();
+    let steps = oldestFirst.filter(
+      (row, index) => !UNDER_WAY.has(row.outcome) || index === oldestFirst.length - 1,
+    );
+    if (steps.length > 1 && CLOSING.has(steps.at(-1)!.outcome)) steps = steps.slice(0, -1);
+    return {
+      row: newestFirst[0]!,
+      target: newestFirst.find((row) => row.target)?.target ?? null,
+      outcome: steps.map((row) => row.outcome).join(' → '),
+      rows: newestFirst,
+    };
+  });
 }
 
 const AUDIT_FLAGS = {
@@ -192,12 +230,13 @@ export const audit = defineOperation({
   flags: AUDIT_FLAGS,
   parse: (positionals, flags, input) => parseAudit(positionals, flags, input.now),
   async run(ctx, { limit, verify, all, csv, filter }) {
-    // Twice the lines asked for: a started row and its outcome become one line.
+    // Four rows a line: a request's started row, its steps and its closing row become one line.
     const fetched = await ctx.services.audit.list({
-      limit: Math.min(limit * 2, 1000),
+      limit: Math.min(limit * 4, 1000),
       filter: { ...filter, ...(all || filter.operation ? {} : { excludeOperations: ['audit.list'] }) },
     });
-    const rows = collapseStarted(fetched).slice(0, limit);
+    const lines = requestLines(fetched).slice(0, limit);
+    const rows = lines.flatMap((line) => line.rows);
     // One line a row, so that the user shows as a mention (a code block would show a raw id).
     let cut = false;
     const shortened = (value: string) => {
@@ -205,14 +244,16 @@ export const audit = defineOperation({
       cut = true;
       return `${value.slice(0, MAX_VALUE_CHARS - 1)}…`;
     };
-    const rowLines = rows.map(
-      (row) =>
-        md`\`${String(row.id)}\` ${row.time.replace('T', ' ').slice(0, 19)} · ${nest(mention(row.userId))} · \`${row.operation}\`${row.target ? ` · ${shortened(row.target)}` : ''} · *${row.outcome}* · ${row.correlationId}`,
+    const rowLines = lines.map(
+      ({ row, target, outcome }) =>
+        md`\`${String(row.id)}\` ${row.time.replace('T', ' ').slice(0, 19)} UTC · ${nest(mention(row.userId))} · \`${row.operation}\`${target ? ` · ${shortened(target)}` : ''} · *${outcome}* · ${row.correlationId}`,
     );
     const narrowed = describeFilter(filter);
     const blocks: ReplyBlock[] = [
-      { type: 'header' as const, text: `Audit log (newest ${rows.length})` },
-      ...(rows.length > 0
+      { type: 'header' as const, text: `Audit log (newest ${counted(lines.length, 'request')})` },
+      // The verdict on the whole chain comes before the rows it vouches for.
+      ...(verify ? [await verifyChain(ctx.services.audit, ctx.userId)] : []),
+      ...(lines.length > 0
         ? chunk(rowLines, LINES_PER_BLOCK).map((part) => ({ type: 'text' as const, text: joinMarkup(part) }))
         : [
             {
@@ -222,7 +263,7 @@ export const audit = defineOperation({
           ]),
       {
         type: 'context',
-        text: md`${nest(narrowed ? md`Showing ${nest(narrowed)}. ` : trusted(''))}One line per request: a started row is folded into its outcome.${all ? '' : ' /edge audit’s own reads are left out; --all shows them.'}`,
+        text: md`${nest(narrowed ? md`Showing ${nest(narrowed)}. ` : trusted(''))}One line per request, with its steps in order.${all ? '' : ' /edge audit’s own reads are left out; --all shows them.'}`,
       },
     ];
     // Parameters and details never fit a table row: the file has every field of every row.
@@ -230,10 +271,11 @@ export const audit = defineOperation({
     if (withFile && !csv)
       blocks.push({
         type: 'context',
-        text: trusted('Long values are cut here; the file has every field in full.'),
+        text: trusted(
+          'Long values are cut here; the file has every row of each request, with every field in full.',
+        ),
       });
-    if (verify) blocks.push(await verifyChain(ctx.services.audit, ctx.userId));
-    const reply = ephemeral(`Audit log: ${counted(rows.length, 'row')}`, blocks);
+    const reply = ephemeral(`Audit log: ${counted(lines.length, 'request')}`, blocks);
     if (!withFile) return reply;
     const header = [
       'id',
@@ -248,7 +290,7 @@ export const audit = defineOperation({
       'correlation',
       'detail',
     ];
-    const lines = rows.map((row) => [
+    const records = rows.map((row) => [
       String(row.id),
       row.time,
       row.userId,
@@ -267,7 +309,7 @@ export const audit = defineOperation({
         {
           filename: `audit-newest-${rows.length}.csv`,
           title: `Audit log, newest ${counted(rows.length, 'row')}${narrowed ? ', filtered' : ''}`,
-          content: [header, ...lines].map(csvRecord).join(''),
+          content: [header, ...records].map(csvRecord).join(''),
           about: `the newest ${counted(rows.length, 'row')} with every field`,
         },
       ],

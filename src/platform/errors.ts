@@ -199,9 +199,29 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 /**
  * Turns an unsuccessful response into a PlatformError. The body shape decides the message
  * first (ApiErrorData, problem document, Shield envelope, status object, database error),
- * then the status code.
+ * then the status code. Whatever words the platform chose, a missing object points to the
+ * command that lists those objects.
  */
 export function errorFromResponse(
+  target: CallTarget,
+  status: number,
+  bodyText: string,
+  retryAfterSeconds?: number,
+): PlatformError {
+  const error = describeResponse(target, status, bodyText, retryAfterSeconds);
+  if (error.kind !== 'not-found' || !target.lookup || error.userMessage.includes(target.lookup)) return error;
+  return new PlatformError({
+    kind: error.kind,
+    operation: error.operation,
+    status: error.status,
+    errorKey: error.errorKey,
+    field: error.field,
+    retryAfterSeconds: error.retryAfterSeconds,
+    userMessage: `${error.userMessage.replace(/\.?$/, '.')} ${/check the id/i.test(error.userMessage) ? 'Find' : 'Check the id, or find'} it with ${target.lookup}.`,
+  });
+}
+
+function describeResponse(
   target: CallTarget,
   status: number,
   bodyText: string,

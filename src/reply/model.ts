@@ -110,6 +110,11 @@ export interface Reply {
    */
   refused?: boolean;
   /**
+   * The answer files an approval request (this id) instead of doing what was asked: the audit
+   * row says `requested`, not that it ran.
+   */
+  requested?: string;
+  /**
    * Secrets this reply exists to deliver (a new key, in a DM to the person who asked). Every
    * other registered secret is scrubbed from whatever the adapter sends.
    */

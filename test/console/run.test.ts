@@ -228,7 +228,8 @@ describe('rejecting in the console', () => {
       const reject = buttonNumber(asked, /^Reject/);
       await c.type(':as U0LEAD');
       const rejected = await c.type(`:click ${reject}`, 'not during the freeze');
-      expect(rejected).toContain('Reason (optional)');
+      expect(rejected).toContain('Reason (text, optional)');
+      expect(rejected).not.toContain('(optional)');
       expect(rejected).toContain('⛔ Rejected');
       expect(rejected).toContain('Rejected by @U0LEAD: not during the freeze');
       expect(rejected).toMatch(

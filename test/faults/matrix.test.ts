@@ -407,7 +407,7 @@ function shownTo(c: CaseContext): string[] {
   });
 }
 
-const FINAL_OUTCOMES = new Set(['failed', 'succeeded', 'error', 'refused', 'denied', 'unknown']);
+const FINAL_OUTCOMES = new Set(['failed', 'succeeded', 'requested', 'error', 'refused', 'denied', 'unknown']);
 
 /** The oldest row after the floor that closes this cell's operation in its channel. */
 async function finalAuditRow(c: CaseContext, operation: string): Promise<AuditRow | undefined> {

@@ -35,7 +35,7 @@ import {
   type ReplyFile,
 } from '../../reply/model.js';
 import { canonicalJson } from '../../state/canonical-json.js';
-import { formatAgo, formatClock, formatSpan } from '../shared/time-args.js';
+import { formatAgo, formatClock, formatIsoTimesIn, formatSpan } from '../shared/time-args.js';
 import type { GatedOperation, ParameterView } from './gate.js';
 
 /** Escaped characters one card field may hold: Slack allows 2,000 per field, its label included. */
@@ -561,10 +561,12 @@ export function requestDetail(
   blocks.push({ type: 'context', text: md`${request.operation} · ${nest(shown.digest)}` });
   const rows = timeline.slice(-TIMELINE_SHOWN);
   const lines = rows.map((row) => {
+    // Audit details keep ISO 8601 instants for machines; people read them as every message writes them.
+    const said = row.detail === null ? null : formatIsoTimesIn(row.detail);
     const detail =
-      row.detail && row.detail.length > TIMELINE_DETAIL_MAX
-        ? `${row.detail.slice(0, TIMELINE_DETAIL_MAX)}… (whole in /edge audit)`
-        : row.detail;
+      said && said.length > TIMELINE_DETAIL_MAX
+        ? `${said.slice(0, TIMELINE_DETAIL_MAX)}… (whole in /edge audit)`
+        : said;
     return md`• ${formatClock(Date.parse(row.time), now.getTime())} · *${row.outcome}* · ${nest(mention(row.userId))}${detail ? ` · ${detail}` : ''}`;
   });
   // The caller reads one row more than is shown, so a longer timeline is known to be cut, not how long it is.

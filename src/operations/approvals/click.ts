@@ -6,13 +6,13 @@
  */
 import { REJECT_REASON_MAX } from '../../approvals/click.js';
 import { type ApprovalRequest, decideClick } from '../../approvals/machine.js';
-import { md, mention, nest, trusted } from '../../reply/markup.js';
+import { md, mention, nest } from '../../reply/markup.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import type { ApprovalGate, RunContext } from '../engine/types.js';
 import { execute } from './execute.js';
 import { approverStatus, type FlowState, gatedOperation, tellRequester, updateCard } from './flow-state.js';
 import { sentence } from './notices.js';
-import { clickRefusalText, notRunText, refusalReply } from './refusal-text.js';
+import { clickRefusalText, noSuchRequestText, notRunText, refusalReply } from './refusal-text.js';
 
 /** The form an approver fills when the rule says `confirm: true`. */
 export const CONFIRM_CALLBACK = 'approvals:confirm';
@@ -32,10 +32,7 @@ export async function click(
   input: ClickRequest,
 ): Promise<Reply | undefined> {
   const request = await state.service.get(input.requestId);
-  if (!request)
-    return ephemeral('That approval request does not exist.', [
-      { type: 'text', text: trusted(':warning: That approval request does not exist any more.') },
-    ]);
+  if (!request) return refusalReply(noSuchRequestText(input.requestId));
   const status = await approverStatus(state, request, ctx.userId);
   const approveNeedsForm = input.action === 'approve' && request.confirm && input.confirmation === undefined;
   const rejectNeedsForm = input.action === 'reject' && input.reason === undefined;
@@ -130,7 +127,7 @@ const rejectForm = (state: FlowState, request: ApprovalRequest) => ({
   fields: [
     {
       id: 'reason',
-      label: 'Reason (optional)',
+      label: 'Reason',
       kind: 'text' as const,
       optional: true,
       hint: `Up to ${REJECT_REASON_MAX} characters, e.g. not during the freeze.`,

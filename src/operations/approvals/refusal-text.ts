@@ -53,11 +53,20 @@ export function decidedText(request: DecidedFacts, now: Date): Markup {
   }
 }
 
+/**
+ * An id the store has no request under. Requests are kept once closed (decided, expired,
+ * cancelled), so such an id was never made here: nothing expired away.
+ */
+export function noSuchRequestText(requestId?: string): Markup {
+  const which = requestId ? md`approval request ${requestId}` : md`such approval request`;
+  return md`There is no ${nest(which)}: none was ever made with that id (closed and expired requests are kept). Type /edge approvals --all to see the latest ones.`;
+}
+
 /** Why an Approve, Reject or Cancel click did not count, for the clicker. */
 export function clickRefusalText(refusal: ClickRefusal | { reason: 'not-found' }, now: Date): Markup {
   switch (refusal.reason) {
     case 'not-found':
-      return md`That approval request does not exist (any more).`;
+      return noSuchRequestText();
     case 'not-pending':
       return decidedText(refusal.decided, now);
     case 'expired':
@@ -96,7 +105,7 @@ export function openRequestText(existing: ApprovalRequest, now: Date, asker?: st
 export function notRunText(refusal: BeginRefusal, now: Date): Markup {
   switch (refusal.reason) {
     case 'not-found':
-      return md`That approval request does not exist.`;
+      return noSuchRequestText();
     case 'not-approved':
       return decidedText(refusal.request, now);
     case 'digest-mismatch':

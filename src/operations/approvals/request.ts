@@ -91,7 +91,7 @@ export async function submit(
   const cardChannel = requirement.channel ?? ctx.channelId;
   const posted = await postCard(state, ctx, request, cardChannel);
   if (!posted.ok) return posted.reply;
-  return ephemeral(`Approval requested: ${op.describe(input.params)}`, [
+  const requested = ephemeral(`Approval requested: ${op.describe(input.params)}`, [
     {
       type: 'text',
       text: md`:hourglass_flowing_sand: Approval requested: *${op.describe(input.params)}*. It needs ${counted(request.required, 'approval')} from ${requirement.approvers.join(', ')} and expires in ${formatDistanceStrict(request.expiresAt, new Date(state.now()))}.`,
@@ -107,6 +107,7 @@ export async function submit(
       ],
     },
   ]);
+  return { ...requested, requested: request.id };
 }
 
 /**

@@ -40,9 +40,14 @@ type Impact = z.infer<typeof ImpactSchema>;
 
 const NOT_COUNTED = 'rows changed by triggers and foreign-key cascades are not counted';
 
-function impactText(impact: Impact): string {
+/** The rows counted before approval: those its WHERE matches, or, without a WHERE, the whole table. */
+function impactText(impact: Impact, noWhere: boolean): string {
   if ('unknown' in impact) return `Impact unknown: ${impact.unknown}.`;
-  return `${counted(impact.rows, 'row')} ${impact.rows === 1 ? 'matches' : 'match'} its WHERE now (counted ${impact.countedAt.slice(11, 16)} UTC, read-only); ${NOT_COUNTED}.`;
+  const when = `(counted ${impact.countedAt.slice(11, 16)} UTC, read-only); ${NOT_COUNTED}`;
+  if (!noWhere)
+    return `${counted(impact.rows, 'row')} ${impact.rows === 1 ? 'matches' : 'match'} its WHERE now ${when}.`;
+  if (impact.rows === 0) return `It changes no row: the table is empty now ${when}.`;
+  return `It changes ${impact.rows === 1 ? 'the' : 'all'} ${counted(impact.rows, 'row')} the table holds now ${when}.`;
 }
 
 export const dbExecGate: GatedOperation = {
@@ -50,11 +55,11 @@ export const dbExecGate: GatedOperation = {
   lockPerRequester: true,
   describe: (params) => `Run a write statement on database ${String(params.database)}`,
   fields: (params) => {
-    const { impact } = ParamsSchema.parse(params);
+    const { impact, everyRowOf } = ParamsSchema.parse(params);
     return [
       { label: 'Statement', value: String(params.sql), code: true },
       { label: 'Database', value: String(params.database) },
-      ...(impact ? [{ label: 'Impact', value: impactText(impact) }] : []),
+      ...(impact ? [{ label: 'Impact', value: impactText(impact, everyRowOf !== undefined) }] : []),
     ];
   },
   warning: (params) => {
@@ -73,9 +78,11 @@ export const dbExecGate: GatedOperation = {
       const result = await database.runWrite(sql);
       const preview =
         impact && 'rows' in impact ? ` (the preview counted ${counted(impact.rows, 'row')})` : '';
+      // The connection's last insert id outlives the INSERT that set it: an UPDATE would show an old one.
+      const inserted = writeShape(sql).verb === 'INSERT' && Boolean(result.lastInsertRowid);
       return {
         ok: true,
-        detail: `${counted(result.rowsAffected, 'row')} affected${preview}${result.lastInsertRowid ? `, last insert id ${result.lastInsertRowid}` : ''}.`,
+        detail: `${counted(result.rowsAffected, 'row')} affected${preview}${inserted ? `, last insert id ${result.lastInsertRowid}` : ''}.`,
       };
     } catch (error) {
       if (error instanceof DatabaseError) return { ok: false, detail: error.userMessage };

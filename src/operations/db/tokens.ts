@@ -8,7 +8,7 @@ import { failedExecution, type GatedOperation } from '../approvals/gate.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type RunContext, type SubmissionOutcome } from '../engine/types.js';
 import { databaseToChange, namedId } from '../shared/change-targets.js';
-import { formatUtc } from '../shared/time-args.js';
+import { formatIsoUtc } from '../shared/time-args.js';
 
 /** The database's name on the platform when the change was asked for; absent on requests from before. */
 const DatabaseName = z.string().nullable().optional();
@@ -47,20 +47,6 @@ function databaseId(ctx: RunContext, flag: string | undefined): string {
   return parsed.data;
 }
 
-/**
- * An expiry as every other date is written (`2026-12-21 14:00 UTC`), with its seconds when it
- * has any, so the card still says exactly the instant that is sent.
- */
-function expiryWords(iso: string): string {
-  const ms = Date.parse(iso);
-  if (!Number.isFinite(ms)) return iso;
-  if (ms % 60_000 === 0) return formatUtc(ms);
-  return `${new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.000Z$|Z$/, '')} UTC`;
-}
-
 export const tokenCreateGate: GatedOperation = {
   id: 'db.tokens.create',
   describe: (params) =>
@@ -71,7 +57,7 @@ export const tokenCreateGate: GatedOperation = {
     {
       label: 'Token expires',
       value: params.expiresAt
-        ? expiryWords(String(params.expiresAt))
+        ? formatIsoUtc(String(params.expiresAt))
         : 'never (chosen explicitly; until tokens are invalidated)',
     },
   ],
@@ -85,12 +71,12 @@ export const tokenCreateGate: GatedOperation = {
       ctx.services.secrets.add(generated.token);
       return {
         ok: true,
-        detail: `Token ${fingerprint(generated.token)} created${generated.expires_at ? `, expiring ${generated.expires_at}` : ''}.`,
+        detail: `Token ${fingerprint(generated.token)} created${generated.expires_at ? `, expiring ${formatIsoUtc(generated.expires_at)}` : ''}.`,
         secrets: [
           {
             label: `${readOnly ? 'Read-only' : 'Full-access'} token for ${database}`,
             value: generated.token,
-            note: generated.expires_at ? `expires ${generated.expires_at}` : 'no expiry',
+            note: generated.expires_at ? `expires ${formatIsoUtc(generated.expires_at)}` : 'no expiry',
           },
         ],
       };

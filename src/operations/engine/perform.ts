@@ -135,10 +135,12 @@ export async function perform(
   }
   if (held) return holdForApproval(state, ctx, op, fields, run.hold!);
   let refused: string | undefined;
+  let requested: string | undefined;
   try {
     const reply = await work();
     if (reply) await ctx.surface.respond(reply);
     if (reply?.refused) refused = reply.text;
+    requested = reply?.requested;
   } catch (error) {
     return fail(error);
   }
@@ -149,6 +151,15 @@ export async function perform(
         () => undefined,
       );
     return 'refused';
+  }
+  if (requested !== undefined) {
+    // Filed for approval, not run: the request's own rows say what becomes of it.
+    state.outcome(op.id, 'requested');
+    if (audited)
+      await audit(state, ctx, auditOperation, 'requested', { ...auditFields, approvalId: requested }).catch(
+        () => undefined,
+      );
+    return 'requested';
   }
   state.outcome(op.id, 'succeeded');
   if (audited)

@@ -22,9 +22,9 @@ import {
   waitsFor,
 } from '../approvals/card.js';
 import type { GatedOperation } from '../approvals/gate.js';
-import { collapseStarted } from '../audit.js';
+import { requestLines } from '../audit.js';
 import type { HomeViewer } from '../engine/types.js';
-import { formatClock } from '../shared/time-args.js';
+import { formatClock, formatUtc } from '../shared/time-args.js';
 import { describeWatchFilters } from '../watches/render.js';
 
 /*
@@ -138,13 +138,13 @@ export function createHomeContent(options: HomeContentOptions) {
   }
 
   async function recentActions(userId: string): Promise<ReplyBlock[]> {
-    // Started rows fold into their outcome, as in /edge audit; a few extra rows leave room for that.
-    const rows = collapseStarted(
-      await options.audit.list({ limit: HOME_ACTIONS_SHOWN * 3, filter: { userId } }),
+    // One line per request, as in /edge audit; extra rows leave room for a request's several.
+    const requests = requestLines(
+      await options.audit.list({ limit: HOME_ACTIONS_SHOWN * 4, filter: { userId } }),
     ).slice(0, HOME_ACTIONS_SHOWN);
-    const lines = rows.map(
-      (row) =>
-        md`${row.time.replace('T', ' ').slice(0, 16)} · \`${row.operation}\`${row.target ? ` · ${row.target.slice(0, 80)}` : ''} · *${row.outcome}*`,
+    const lines = requests.map(
+      ({ row, target, outcome }) =>
+        md`${formatUtc(Date.parse(row.time))} · \`${row.operation}\`${target ? ` · ${target.slice(0, 80)}` : ''} · *${outcome}*`,
     );
     return [
       { type: 'header', text: 'Your recent actions' },

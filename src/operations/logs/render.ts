@@ -117,6 +117,12 @@ function shortName(window: ComparisonWindow): string {
     : `previous ${formatLength(length)}`;
 }
 
+/** The short name as it follows "on" or "in": `the previous 2h`, `the day before`, never `the the`. */
+const theShortName = (window: ComparisonWindow): string => {
+  const name = shortName(window);
+  return name.startsWith('the ') || name.startsWith('a ') ? name : `the ${name}`;
+};
+
 /** `60 (+67%)`, `0 (new)`, `0`. */
 function changeCell(now: number, before: number): string {
   const change = percentChange(now, before);
@@ -314,14 +320,14 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       text: md`A bucket marked (partial) covers only part of its ${bucketWidthWords(result.grid.widthMs)}: cut by the window's start, or still running.`,
     });
   return {
-    ...inChannel(`${summary.total} origin errors for pull zone ${pullZoneId}, ${title}`, blocks),
+    ...inChannel(`${counted(summary.total, 'origin error')} for pull zone ${pullZoneId}, ${title}`, blocks),
     files: [
       {
         filename: result.filename,
         title: `Origin errors, pull zone ${pullZoneId}, ${title}`,
         path: summary.csv.path,
         about: `all ${counted(summary.csv.rows, 'entry', 'entries')} (${byteSize(summary.csv.bytes)})`,
-        comment: `${summary.csv.rows} origin errors for pull zone ${pullZoneId}, ${title}${filters ? ` (${filters})` : ''}`,
+        comment: `${counted(summary.csv.rows, 'origin error')} for pull zone ${pullZoneId}, ${title}${filters ? ` (${filters})` : ''}`,
       },
     ],
   };
@@ -336,12 +342,18 @@ function rateNow(result: OriginWindowResult, compared: readonly ComparisonState[
       ? md`not compared: the previous window would take ${skipped.extraDays} more days of logs`
       : md`no earlier data`;
   }
-  const name = shortName(previous.window);
-  if (!previous.available) return md`no earlier data for the ${name}`;
+  const name = theShortName(previous.window);
+  if (!previous.available) return md`no earlier data for ${name}`;
   const before = previous.counts.total;
   const change = percentChange(result.summary.total, before);
-  if (change === undefined) return md`new: none in the ${name}`;
-  return md`${change > 0 ? '+' : ''}${change}% on the ${name} (${number(before)})`;
+  if (change === undefined) return md`new: none in ${name}`;
+  return md`${change > 0 ? '+' : ''}${change}% on ${name} (${number(before)})`;
+}
+
+/** What the rate field is called: the rate now while the window runs to now, else the window's own. */
+function rateLabel(result: OriginWindowResult): string {
+  if (result.window.endMs >= result.nowMs) return 'Rate now';
+  return result.window.kind === 'day' ? 'That day' : 'That window';
 }
 
 /**
@@ -359,7 +371,7 @@ export function renderOriginHeadline(result: OriginWindowResult): Reply {
       ? md`unknown (no entry has a timestamp)`
       : md`${formatAgo(summary.lastSeenMs, result.nowMs)} (${time(summary.lastSeenMs, dated)})`;
   return {
-    ...inChannel(`${number(summary.total)} origin errors for pull zone ${pullZoneId}, ${title}`, [
+    ...inChannel(`${counted(summary.total, 'origin error')} for pull zone ${pullZoneId}, ${title}`, [
       {
         type: 'text',
         text: md`*${number(summary.total)} origin error${summary.total === 1 ? '' : 's'}* · pull zone ${pullZoneId} · ${title}${filters ? ` · ${filters}` : ''}`,
@@ -367,7 +379,7 @@ export function renderOriginHeadline(result: OriginWindowResult): Reply {
       {
         type: 'fields',
         fields: [
-          { label: 'Rate now', value: rateNow(result, compared) },
+          { label: rateLabel(result), value: rateNow(result, compared) },
           { label: 'Last seen', value: lastSeen },
           {
             label: 'Top status',
@@ -414,7 +426,7 @@ export function renderNothingFound(result: OriginWindowResult): Reply {
   const where = `pull zone ${pullZoneId}, ${title}`;
   const unkept = unkeptWindowDays(result);
   if (summary.windowed > 0) {
-    const text = `None of the ${number(summary.windowed)} origin errors of ${where} matched ${filters}.`;
+    const text = `None of the ${counted(summary.windowed, 'origin error')} of ${where} matched ${filters}.`;
     // A day of the window the platform sent nothing for may hold matches it no longer keeps.
     const partly: ReplyBlock[] =
       unkept.length > 0

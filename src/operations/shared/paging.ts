@@ -32,6 +32,17 @@ export function pagingButtons<T extends { page: number }>(
   return buttons;
 }
 
+/** `Page 2 of 3`, or `Page 2` when the vendor gave no total. */
+export const pageWhere = (page: number, pages: number | undefined): string =>
+  pages === undefined ? `Page ${page}` : `Page ${page} of ${pages}`;
+
+/**
+ * The sentence that follows a page's own words when the page asked for was past the last one
+ * and the last is shown instead (lastPageInstead): ` There is no page 99: the last page is 2.`
+ */
+export const pastLastPage = (asked: number | undefined, shown: number): string =>
+  asked === undefined || asked === shown ? '' : ` There is no page ${asked}: the last page is ${shown}.`;
+
 /** What one page of a vendor listing says about the whole; the vendor requires none of its counts. */
 export function pageFacts(
   list: { Items: readonly unknown[]; TotalItems?: number; HasMoreItems?: boolean },
@@ -44,14 +55,14 @@ export function pageFacts(
     pages,
     // Without HasMoreItems, a full page may well have a next one.
     hasMore: list.HasMoreItems ?? list.Items.length >= paging.perPage,
-    where: pages === undefined ? `Page ${paging.page}` : `Page ${paging.page} of ${pages}`,
+    where: pageWhere(paging.page, pages),
   };
 }
 
 /**
  * The last page, when the one asked for is past it (`--page 99` of 2): the caller shows that
- * page instead of an empty one, so "Page 99 of 2" never appears. Undefined when the page is fine
- * or the vendor gave no total.
+ * page instead of an empty one, saying so (pastLastPage), so "Page 99 of 2" never appears.
+ * Undefined when the page is fine or the vendor gave no total.
  */
 export function lastPageInstead(
   page: number,

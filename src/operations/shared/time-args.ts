@@ -81,6 +81,26 @@ export function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/**
+ * An instant the platform wrote in ISO 8601 as messages write every instant
+ * (`2026-12-21 14:00 UTC`), with its seconds when it has any; text that is no instant stays as is.
+ */
+export function formatIsoUtc(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  if (ms % 60_000 === 0) return formatUtc(ms);
+  return `${new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/(?:\.000)?Z$/, '')} UTC`;
+}
+
+const ISO_INSTANT = /\b\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?Z\b/g;
+
+/** A text the bot recorded for itself (an audit row's detail), its ISO 8601 instants as people read them. */
+export const formatIsoTimesIn = (text: string): string =>
+  text.replace(ISO_INSTANT, (iso) => formatIsoUtc(iso));
+
 /** A span as on-call people say it: `40 s`, `2 min`, `3 h 5 min`, `4 days` (rounded down). */
 export function formatSpan(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));

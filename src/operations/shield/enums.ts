@@ -1,6 +1,8 @@
 import { WAF_OPERATORS, type WafEnum } from '../../platform/schemas.js';
+import { closestName } from '../../policy/suggest.js';
 import { md } from '../../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../../reply/model.js';
+import { counted } from '../../reply/words.js';
 import { defineOperation, type RunContext } from '../engine/types.js';
 
 /** The WAF enums change with platform releases, not minute to minute. */
@@ -49,24 +51,26 @@ export const shieldEnums = defineOperation({
       ? enums.filter((item) => (item.enumName ?? '').toLowerCase() === name.toLowerCase())
       : enums;
     if (name && wanted.length === 0) {
-      const known = enums
-        .map((item) => item.enumName)
-        .filter(Boolean)
-        .join(', ');
+      const names = enums.flatMap((item) => (item.enumName ? [item.enumName] : []));
+      const guess = closestName(name, names);
+      const mean = guess ? ` (did you mean /edge shield enums ${guess}?)` : '';
       return ephemeral(`No enumeration named ${name}`, [
-        { type: 'text', text: md`:warning: There is no WAF enumeration named "${name}". Known: ${known}.` },
+        {
+          type: 'text',
+          text: md`:warning: There is no WAF enumeration named "${name}"${mean}. Known: ${names.join(', ')}.`,
+        },
       ]);
     }
     const blocks: ReplyBlock[] = [
-      { type: 'header', text: name ? `WAF enumeration ${name}` : 'WAF enumerations' },
+      { type: 'header', text: name ? `WAF enumeration ${wanted[0]?.enumName ?? name}` : 'WAF enumerations' },
     ];
     for (const item of wanted) {
       blocks.push({
         type: 'text',
-        text: md`*${item.enumName ?? '(unnamed)'}* (${item.enumValues.length} values)`,
+        text: md`*${item.enumName ?? '(unnamed)'}* (${counted(item.enumValues.length, 'value')})`,
       });
       blocks.push({ type: 'code', text: describe(item) || '(no values)' });
     }
-    return ephemeral(`${wanted.length} WAF enumerations`, blocks);
+    return ephemeral(counted(wanted.length, 'WAF enumeration'), blocks);
   },
 });

@@ -28,6 +28,8 @@ import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/w
 import { noDefaultError, withDefaultNote } from '../zones/context.js';
 import { renderShieldSummary, shieldHeadlineFields } from './summary-render.js';
 
+const EXPORT_WINDOW_MS = EXPORT_WINDOW_HOURS * 3_600_000;
+
 const ZoneSchema = z.coerce
   .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
   .int({ error: 'the Shield zone id must be a whole number' })
@@ -90,10 +92,13 @@ export function parseFilter(text: string): FilterResult {
 function checkBody(body: ExportRequest, now: number): string | undefined {
   const parsed = exportRequestSchema(now).safeParse(body);
   if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  return issue?.message === 'to must be after from'
-    ? '--to must be after --from'
-    : `${issue?.message ?? 'the export request is not valid'} (windows are limited to the last ${EXPORT_WINDOW_HOURS} hours)`;
+  const message = parsed.error.issues[0]?.message ?? 'the export request is not valid';
+  // The platform's words name its fields; people typed flags, and the earliest start helps.
+  if (message === 'to must be after from') return '--to must be after --from';
+  if (message === 'to must not be in the future') return '--to must not be in the future';
+  if (message.startsWith('the window must lie within'))
+    return `${message}: start at ${formatUtc(Math.ceil((now - EXPORT_WINDOW_MS) / 60_000) * 60_000)} or later`;
+  return message;
 }
 
 /** The instants a window of flags names: `--last` ends now. */
@@ -107,7 +112,9 @@ function exportSpan(window: FlagWindow, now: number): { from: number; to: number
 const withinExportWindow =
   (now: number): WindowLimit =>
   (window) =>
-    checkBody(exportSpan(window, now), now);
+    window.kind === 'last' && window.lastMs > EXPORT_WINDOW_MS
+      ? `--last covers at most ${EXPORT_WINDOW_HOURS}h, as far back as exports reach`
+      : checkBody(exportSpan(window, now), now);
 
 async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | undefined> {
   const { zoneId, body } = args;

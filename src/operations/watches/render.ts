@@ -23,7 +23,7 @@ export function describeWatchFilters(watch: Pick<Watch, 'status' | 'code'>): str
 }
 
 const describeAlert = (alert: NonNullable<Watch['alert']>) =>
-  `more than ${alert.count} within ${formatDuration(alert.windowMs)}`;
+  `more than ${number(alert.count)} within ${formatDuration(alert.windowMs)}`;
 
 /** The `/edge logs` command that breaks the watch's errors down, for its buttons. */
 export function logsCommandOf(watch: Pick<Watch, 'pullZoneId' | 'status' | 'code'>, last: string): string {
@@ -77,11 +77,11 @@ export function watchMessage(watch: Watch, nowMs: number): Reply {
     {
       type: 'fields',
       fields: [
-        { label: 'Since the start', value: md`${watch.progress.total.toLocaleString('en-US')} errors` },
+        { label: 'Since the start', value: md`${counted(watch.progress.total, 'error')}` },
         {
           label: 'Alert',
           value: watch.alert
-            ? md`${describeAlert(watch.alert)} (${watch.progress.episodes} so far)`
+            ? md`${describeAlert(watch.alert)} (${number(watch.progress.episodes)} so far)`
             : md`none`,
         },
       ],
@@ -99,8 +99,8 @@ export function watchMessage(watch: Watch, nowMs: number): Reply {
     });
   const text =
     watch.state === 'running'
-      ? `Watching origin errors of pull zone ${watch.pullZoneId} (${filters}): ${watch.progress.total} since the start`
-      : `Watch of pull zone ${watch.pullZoneId} ended: ${watch.progress.total} errors counted`;
+      ? `Watching origin errors of pull zone ${watch.pullZoneId} (${filters}): ${number(watch.progress.total)} since the start`
+      : `Watch of pull zone ${watch.pullZoneId} ended: ${counted(watch.progress.total, 'error')} counted`;
   return inChannel(text, blocks);
 }
 
@@ -110,7 +110,7 @@ export function endedNote(watch: Watch): Reply {
   return inChannel(`The watch of pull zone ${watch.pullZoneId} ended.`, [
     {
       type: 'text',
-      text: md`:stop_sign: The watch of pull zone ${watch.pullZoneId} ended: ${nest(why)}. It counted ${watch.progress.total.toLocaleString('en-US')} errors (${describeWatchFilters(watch)}) and ${watch.progress.episodes} alert episodes.`,
+      text: md`:stop_sign: The watch of pull zone ${watch.pullZoneId} ended: ${nest(why)}. It counted ${counted(watch.progress.total, 'error')} (${describeWatchFilters(watch)}) and ${counted(watch.progress.episodes, 'alert episode')}.`,
     },
   ]);
 }
@@ -125,11 +125,11 @@ export function alertMessage(watch: Watch, episode: Episode, endMs?: number): Re
   const window = formatDuration(alert.windowMs);
   const headline =
     endMs === undefined
-      ? md`:rotating_light: *Pull zone ${watch.pullZoneId}: ${episode.peak} origin errors (${filters}) within ${window}*, over the alert of ${alert.count}. Since ${formatUtc(episode.startMs)}.`
-      : md`:white_check_mark: *Pull zone ${watch.pullZoneId}: the alert episode is over.* Started ${formatUtc(episode.startMs)}, peak ${episode.peak} within ${window}, ended ${formatUtc(endMs)}.`;
+      ? md`:rotating_light: *Pull zone ${watch.pullZoneId}: ${counted(episode.peak, 'origin error')} (${filters}) within ${window}*, over the alert of ${number(alert.count)}. Since ${formatUtc(episode.startMs)}.`
+      : md`:white_check_mark: *Pull zone ${watch.pullZoneId}: the alert episode is over.* Started ${formatUtc(episode.startMs)}, peak ${number(episode.peak)} within ${window}, ended ${formatUtc(endMs)}.`;
   return inChannel(
     endMs === undefined
-      ? `Pull zone ${watch.pullZoneId}: ${episode.peak} origin errors within ${window}`
+      ? `Pull zone ${watch.pullZoneId}: ${counted(episode.peak, 'origin error')} within ${window}`
       : `Pull zone ${watch.pullZoneId}: alert episode over`,
     [
       { type: 'text', text: headline },
@@ -154,7 +154,7 @@ export function watchList(watches: readonly Watch[], stopActionId: string, nowMs
   for (const watch of watches.slice(0, LISTED)) {
     blocks.push({
       type: 'text',
-      text: md`*Pull zone ${watch.pullZoneId}* (${describeWatchFilters(watch)}) in ${nest(channelRef(watch.channelId))}, by ${nest(mention(watch.owner))}: ${watch.progress.total} errors since ${formatUtc(watch.startedAt)}, ends ${formatUtc(watch.endsAt)}${watch.snoozedUntil !== null && watch.snoozedUntil > nowMs ? ' (alerts snoozed)' : ''}`,
+      text: md`*Pull zone ${watch.pullZoneId}* (${describeWatchFilters(watch)}) in ${nest(channelRef(watch.channelId))}, by ${nest(mention(watch.owner))}: ${counted(watch.progress.total, 'error')} since ${formatUtc(watch.startedAt)}, ends ${formatUtc(watch.endsAt)}${watch.snoozedUntil !== null && watch.snoozedUntil > nowMs ? ' (alerts snoozed)' : ''}`,
     });
     blocks.push({
       type: 'actions',
@@ -163,5 +163,5 @@ export function watchList(watches: readonly Watch[], stopActionId: string, nowMs
   }
   if (watches.length > LISTED)
     blocks.push({ type: 'context', text: md`…and ${watches.length - LISTED} more not shown.` });
-  return ephemeral(`${watches.length} running watches`, blocks);
+  return ephemeral(counted(watches.length, 'running watch', 'running watches'), blocks);
 }

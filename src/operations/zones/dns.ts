@@ -13,6 +13,7 @@ import {
   pageFacts,
   pagingButtons,
   pagingFlags,
+  pastLastPage,
   readPagingState,
 } from '../shared/paging.js';
 
@@ -55,7 +56,7 @@ function zoneLine(zone: DnsZone, lite: boolean) {
   return md`• *${zoneName(zone)}*${nest(id)}${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
 }
 
-async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
+async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise<Reply> {
   const list = await ctx.services.platform.listDnsZones({
     page: args.page,
     perPage: args.perPage,
@@ -63,7 +64,7 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
     view: args.lite ? DnsView.Lite : DnsView.Full,
   });
   const last = lastPageInstead(args.page, list.TotalItems, args.perPage);
-  if (last !== undefined) return listPage(ctx, { ...args, page: last });
+  if (last !== undefined) return listPage(ctx, { ...args, page: last }, args.page);
   const { total, where, hasMore } = pageFacts(list, args);
   // A zone without an id cannot be looked up again, so it gets no Records button.
   const recordButtons: ReplyButton[] = list.Items.filter((zone) => zone.Id !== undefined)
@@ -85,7 +86,7 @@ async function listPage(ctx: RunContext, args: DnsArgs): Promise<Reply> {
     },
     {
       type: 'context',
-      text: md`${where}${nest(searched)}.${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+      text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
     },
     ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
     { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },

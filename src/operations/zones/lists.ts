@@ -19,8 +19,10 @@ import { formButton } from '../menu/menu.js';
 import {
   lastPageInstead,
   PagingArgsSchema,
+  pageWhere,
   pagingButtons,
   pagingFlags,
+  pastLastPage,
   readPagingState,
 } from '../shared/paging.js';
 
@@ -87,7 +89,7 @@ function pullZoneBlocks(zone: PullZoneSummary, shieldZoneId: number | undefined)
   ];
 }
 
-async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
+async function pullZonePage(ctx: RunContext, args: ListArgs, asked?: number): Promise<Reply> {
   const [list, shields] = await Promise.all([
     ctx.services.platform.listPullZones({ page: args.page, perPage: args.perPage, search: args.search }),
     shieldZonesByPullZone(ctx),
@@ -95,7 +97,7 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
   const total = list.TotalItems;
   const pages = total === undefined ? undefined : Math.max(1, Math.ceil(total / args.perPage));
   const last = lastPageInstead(args.page, total, args.perPage);
-  if (last !== undefined) return pullZonePage(ctx, { ...args, page: last });
+  if (last !== undefined) return pullZonePage(ctx, { ...args, page: last }, args.page);
   const hasMore = list.HasMoreItems ?? list.Items.length === args.perPage;
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
   const blocks: ReplyBlock[] = [
@@ -107,7 +109,7 @@ async function pullZonePage(ctx: RunContext, args: ListArgs): Promise<Reply> {
       : [{ type: 'text' as const, text: md`_No pull zones${nest(searched)}._` }]),
     {
       type: 'context',
-      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}${nest(searched)}. The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
+      text: md`${pageWhere(args.page, pages)}${nest(searched)}.${pastLastPage(asked, args.page)} The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
     },
     { type: 'actions', closing: true, buttons: pagingButtons('pullzones:page', args, hasMore) },
   ];
@@ -174,7 +176,7 @@ const ShieldArgsSchema = z.object({
 });
 type ShieldArgs = z.infer<typeof ShieldArgsSchema>;
 
-async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply> {
+async function shieldZonePage(ctx: RunContext, args: ShieldArgs, asked?: number): Promise<Reply> {
   const [list, pulls] = await Promise.all([
     ctx.services.platform.listShieldZones({ page: args.page, perPage: MAX_PER_PAGE }),
     ctx.services.platform.listPullZones({ perPage: 1000 }).catch(() => undefined),
@@ -185,7 +187,7 @@ async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply>
   const total = list.page?.totalCount ?? undefined;
   const pages = total == null ? undefined : Math.max(1, Math.ceil(total / MAX_PER_PAGE));
   const last = lastPageInstead(args.page, total, MAX_PER_PAGE);
-  if (last !== undefined) return shieldZonePage(ctx, { page: last });
+  if (last !== undefined) return shieldZonePage(ctx, { page: last }, args.page);
   const hasMore = pages === undefined ? list.data.length === MAX_PER_PAGE : args.page < pages;
   return ephemeral(total == null ? 'Shield zones' : counted(total, 'Shield zone'), [
     { type: 'header', text: total == null ? 'Shield zones' : `Shield zones (${total})` },
@@ -194,7 +196,7 @@ async function shieldZonePage(ctx: RunContext, args: ShieldArgs): Promise<Reply>
       : [{ type: 'text' as const, text: trusted('_No Shield zones._') }]),
     {
       type: 'context',
-      text: md`${pages === undefined ? `Page ${args.page}` : `Page ${args.page} of ${pages}`}. The buttons run the command for you, as if you had typed it.`,
+      text: md`${pageWhere(args.page, pages)}.${pastLastPage(asked, args.page)} The buttons run the command for you, as if you had typed it.`,
     },
     { type: 'actions', closing: true, buttons: pagingButtons('shield.zones:page', args, hasMore) },
   ]);

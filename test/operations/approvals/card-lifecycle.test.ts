@@ -127,11 +127,13 @@ describe('cards people notice, understand and finish', () => {
     const listed = answered(
       await bed.run(`audit --op pullzone.reset-key --target ${zone}`, { userId: 'U0LEAD' }),
     );
-    expect(listed).toContain('<@U0RANDOM>');
-    expect(listed).toContain('*clicked*');
-    expect(listed).toContain('*refused*');
-    expect(listed).toContain('*submitted*');
-    expect(listed).toContain('*rejected*');
+    // One line per request: the refused click, the Reject click that opened the form, and the
+    // form's submit, each under its own step rather than the engine's closing word.
+    expect(listed).toContain(`<@U0RANDOM> · \`pullzone.reset-key\` · ${zone} · *approval-refused* · c-`);
+    expect(listed).toContain(`<@U0LEAD> · \`pullzone.reset-key\` · ${zone} · *clicked* · c-`);
+    expect(listed).toContain(`<@U0LEAD> · \`pullzone.reset-key\` · ${zone} · *rejected* · c-`);
+    expect(listed).not.toContain('*submitted*');
+    expect(listed).not.toContain('*refused*');
   });
 
   it('Reject by someone who may not reject is refused without a form, and a forged submit is refused too', async () => {

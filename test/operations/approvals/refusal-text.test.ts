@@ -87,7 +87,7 @@ describe('what a refused click says', () => {
       'You already approved this at 14:02 UTC; each approver counts once, and it needs 1 more from someone else.',
     );
     expect(clickRefusalText({ reason: 'not-found' }, NOW)).toBe(
-      'That approval request does not exist (any more).',
+      'There is no such approval request: none was ever made with that id (closed and expired requests are kept). Type /edge approvals --all to see the latest ones.',
     );
   });
 
@@ -175,7 +175,9 @@ describe('what an approver is told when the approved request did not run here', 
     expect(notRunText({ reason: 'not-audited' }, NOW)).toBe(
       'This request was not run because the audit log could not be written; ask again later.',
     );
-    expect(notRunText({ reason: 'not-found' }, NOW)).toBe('That approval request does not exist.');
+    expect(notRunText({ reason: 'not-found' }, NOW)).toBe(
+      'There is no such approval request: none was ever made with that id (closed and expired requests are kept). Type /edge approvals --all to see the latest ones.',
+    );
   });
 });
 
