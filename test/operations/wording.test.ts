@@ -319,6 +319,15 @@ describe('texts that read as finished', () => {
     }
   });
 
+  it('says a watch id was never made, not that it is gone', async () => {
+    const records = await bed.click({ actionId: 'watch.logs:stop', value: 'wa_000000000000' });
+    const said = wordsIn(onlyAnswer(records));
+    expect(said).toContain(
+      'There is no watch wa_000000000000: none was ever made with that id (ended watches are kept). Type /edge watches to see the running ones.',
+    );
+    expect(said).not.toContain('does not exist');
+  });
+
   it('writes a token’s expiry on the card and in the DM the same way, never as ISO 8601', async () => {
     const { id, card } = await asked('db tokens create --read-only --expires 7d');
     expect(fieldsOf(card).get('Token expires')).toBe('2026-11-28 14:00 UTC');

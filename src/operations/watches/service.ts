@@ -41,7 +41,10 @@ export function createWatchDesk(options: WatchDeskOptions): WatchDesk {
   async function runningWatch(ctx: RunContext, id: string, click: WatchClick = {}): Promise<Watch> {
     if (!WATCH_ID_PATTERN.test(id)) throw new UserFacingError('That button does not name a watch.');
     const watch = await store.get(id);
-    if (!watch) throw new UserFacingError('That watch does not exist (any more).');
+    if (!watch)
+      throw new UserFacingError(
+        `There is no watch ${id}: none was ever made with that id (ended watches are kept). Type /edge watches to see the running ones.`,
+      );
     const unnoted = unnotedMessage(ctx, watch, click);
     if (watch.state === 'ended') {
       // Its message still offers Stop and Snooze: the click brings it up to date.
