@@ -73,6 +73,8 @@ describe('/edge watch logs', () => {
       { actionId: 'watch.logs:stop', value: 'wa_000000000000' },
       { channelId: 'C0OPS' },
     );
-    expect(wordsOf(onlyAnswer(records))).toContain('does not exist');
+    expect(wordsOf(onlyAnswer(records))).toContain(
+      'There is no watch wa_000000000000: none was ever made with that id',
+    );
   });
 });
