@@ -22,7 +22,14 @@ import { type LoadResult, percentile, type SignedRequest } from './ack.js';
 import { isMain } from './child.js';
 import type { BenchRow } from './types.js';
 
-const RATES = [20, 50, 100, 200] as const;
+/**
+ * The rates measured; `EDGEOPS_BENCH_ACK_RATES=50` measures that one alone (a quick before/after of
+ * one row), and `EDGEOPS_BENCH_ACK_CAPACITY=off` skips the capacity steps.
+ */
+const RATES: readonly number[] = process.env.EDGEOPS_BENCH_ACK_RATES
+  ? process.env.EDGEOPS_BENCH_ACK_RATES.split(',').map(Number)
+  : [20, 50, 100, 200];
+const MEASURE_CAPACITY = process.env.EDGEOPS_BENCH_ACK_CAPACITY !== 'off';
 /** Samples per side and rate, split into alternating rounds. */
 const SAMPLES = 5_000;
 /** Short rounds, so that a slow spell of this shared machine falls on both sides alike. */
@@ -204,6 +211,7 @@ export async function benchAckOpenLoop(log: (line: string) => void = () => undef
       });
     }
 
+    if (!MEASURE_CAPACITY) return rows;
     const capacity: Record<Side, number> = { real: 0, bare: 0, answering: 0 };
     for (const side of SIDES)
       capacity[side] = await capacityOf(CAPACITY_NAMES[side], sides[side], rig.commands, log);
