@@ -63,6 +63,26 @@ describe('the Shield export form’s filters', () => {
     expect(file?.comment).toContain('filters country in DE|FR; ip eq 203.0.113.7');
   });
 
+  it('refuse a line break other than a line feed, which a card shows as a new line but one filter runs', async () => {
+    const form = formIn(await bed.run('shield export 5101'));
+    const now = Math.floor(bed.clock() / 1000) * 1000;
+    const window = { from: String(now - 1_800_000), to: String(now) };
+    const calls = bed.sandbox.requests.count('shield.export');
+    // Read as one filter (action in allow, block, "log<U+2028>ip:eq:…"), shown as two lines.
+    for (const separator of ['\u2028', '\u2029']) {
+      const outcome = await bed.submit(form, {
+        ...window,
+        filters: `action:in:allow,block,log${separator}ip:eq:203.0.113.7`,
+      });
+      expect(outcome).toEqual({
+        errors: {
+          filters: expect.stringContaining(`U+${separator.charCodeAt(0).toString(16).toUpperCase()}`),
+        },
+      });
+    }
+    expect(bed.sandbox.requests.count('shield.export')).toBe(calls);
+  });
+
   it('held for approval when they had slots of their own, run with the filters approved', async () => {
     const form = formIn(await bed.run('shield export 5101'));
     const now = Math.floor(bed.clock() / 1000) * 1000;

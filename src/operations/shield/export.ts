@@ -226,10 +226,24 @@ const slotLines = (values: ModalValues): string[] =>
     .filter((slot) => slot.some(Boolean))
     .map((slot) => slot.join(':'));
 
+/**
+ * Line breaks other than a line feed: a card draws them as a new line, but the list is not split
+ * there, so two filters on the card would run as one (its values swallowing the second).
+ */
+const OTHER_LINE_BREAKS: Readonly<Record<string, string>> = {
+  '\u2028': 'U+2028 LINE SEPARATOR',
+  '\u2029': 'U+2029 PARAGRAPH SEPARATOR',
+};
+
 /** The form's filters, a line each; the error names the line at fault. */
 function readFilterLines(text: string): { filters: ExportFilter[] } | { error: string } {
   const hidden = hiddenCharacterError(text, 'These filters');
   if (hidden) return { error: hidden };
+  const breaks = /[\u2028\u2029]/.exec(text);
+  if (breaks)
+    return {
+      error: `These filters contain ${OTHER_LINE_BREAKS[breaks[0]]} at character ${Array.from(text.slice(0, breaks.index)).length + 1}, which shows as a new line but does not start one: put each filter on a line of its own with Enter.`,
+    };
   const lines = text
     .split('\n')
     .map((line) => line.trim())
