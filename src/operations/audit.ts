@@ -174,16 +174,29 @@ const CLOSING = new Set([
 ]);
 
 /**
- * One line per request, newest first: the rows of one request (same correlation id and
- * operation, whoever they name: an approved change runs as its requester) become one line of
- * its steps. A started or executing row is folded into what followed it, and the engine's
+ * One line per request, newest first: the rows of one request (same correlation id, operation
+ * and approval request, whoever they name: an approved change runs as its requester) become one
+ * line of its steps. A started or executing row is folded into what followed it, and the engine's
  * closing row into a step of the request's own, so a request filed for approval reads
  * `approval-requested`, never `succeeded`. A request still running shows `started`.
  */
 export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
+  // One step may close several requests under one correlation id (an expiry sweep, the recovery
+  // after a crash): their approval ids keep them apart. A row with none (the started row of the
+  // command that filed a request) goes with the one request of its correlation id, if one.
+  const approvalIds = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (!row.approvalId) continue;
+    const base = `${row.correlationId}|${row.operation}`;
+    const ids = approvalIds.get(base) ?? new Set<string>();
+    ids.add(row.approvalId);
+    approvalIds.set(base, ids);
+  }
   const requests = new Map<string, AuditRow[]>();
   for (const row of rows) {
-    const key = `${row.correlationId}|${row.operation}`;
+    const base = `${row.correlationId}|${row.operation}`;
+    const ids = approvalIds.get(base);
+    const key = `${base}|${row.approvalId ?? (ids?.size === 1 ? [...ids][0] : '')}`;
     const rowsOf = requests.get(key);
     if (rowsOf) rowsOf.push(row);
     else requests.set(key, [row]);
