@@ -182,21 +182,18 @@ const CLOSING = new Set([
  */
 export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
   // One step may close several requests under one correlation id (an expiry sweep, the recovery
-  // after a crash): their approval ids keep them apart. A row with none (the started row of the
-  // command that filed a request) goes with the one request of its correlation id, if one.
-  const approvalIds = new Map<string, Set<string>>();
+  // after a crash, a new request closing the expired one it replaces): their approval ids keep
+  // them apart. A row with none (the started row of the command that filed a request, its held
+  // row) goes with the request its correlation id ended with: that of its newest row that has one.
+  const endedWith = new Map<string, string>();
   for (const row of rows) {
-    if (!row.approvalId) continue;
     const base = `${row.correlationId}|${row.operation}`;
-    const ids = approvalIds.get(base) ?? new Set<string>();
-    ids.add(row.approvalId);
-    approvalIds.set(base, ids);
+    if (row.approvalId && !endedWith.has(base)) endedWith.set(base, row.approvalId);
   }
   const requests = new Map<string, AuditRow[]>();
   for (const row of rows) {
     const base = `${row.correlationId}|${row.operation}`;
-    const ids = approvalIds.get(base);
-    const key = `${base}|${row.approvalId ?? (ids?.size === 1 ? [...ids][0] : '')}`;
+    const key = `${base}|${row.approvalId ?? endedWith.get(base) ?? ''}`;
     const rowsOf = requests.get(key);
     if (rowsOf) rowsOf.push(row);
     else requests.set(key, [row]);

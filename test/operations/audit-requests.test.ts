@@ -38,4 +38,18 @@ describe('/edge audit, one line per request', () => {
     expect(closed.filter((line) => line.includes('<@U0BEA>'))).toHaveLength(1);
     expect(closed.every((line) => !line.includes('expired → expired'))).toBe(true);
   });
+
+  it('shows a request closed by the next one for its target apart from the one that closed it', async () => {
+    const ask = () => bed.run("db exec UPDATE orders SET status = 'held' WHERE id = 8", { userId: 'U0CAT' });
+    expect(answered(await ask())).toContain('Approval requested');
+    bed.clock.set(bed.clock() + 31 * 60_000);
+    // No sweep in between: asking again closes the expired request, in the same step.
+    expect(answered(await ask())).toContain('Approval requested');
+    const lines = linesOf(onlyAnswer(await bed.run('audit --op db.exec --user U0CAT --limit 50')));
+    expect(lines.map((line) => /\*([^*]+)\*/.exec(line)?.[1])).toEqual([
+      'approval-requested',
+      'expired',
+      'approval-requested',
+    ]);
+  });
 });
