@@ -61,6 +61,9 @@ describe('the Shield export form’s filters', () => {
       candidate.filename.startsWith('shield-events-5101-'),
     );
     expect(file?.comment).toContain('filters country in DE|FR; ip eq 203.0.113.7');
+    // Its audit rows record the filters it ran with, as a typed command's rows do, not their number.
+    const [row] = await bed.runtime.services.audit.list({ limit: 1, filter: { operation: 'shield.export' } });
+    expect(row?.params).toMatchObject({ filters: ['country:in:DE,FR', 'ip:eq:203.0.113.7'] });
   });
 
   it('refuse a line break other than a line feed, which a card shows as a new line but one filter runs', async () => {

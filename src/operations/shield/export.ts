@@ -399,7 +399,13 @@ async function submitExportForm(
   if (problem) return { errors: { from: problem } };
   return {
     target: String(zone.zoneId),
-    params: { from, to, query: query || undefined, filters: filters.length },
+    // The audit row records what ran, as a typed command's does: the filters, not their number.
+    params: {
+      from,
+      to,
+      query: query || undefined,
+      filters: filters.length > 0 ? filters.map(filterLine) : undefined,
+    },
     run: async () => {
       const reply = await exportCsv(ctx, { zoneId: zone.zoneId, body });
       return reply && zone.fromDefault ? withDefaultNote(reply, 'shieldzone', zone.zoneId) : reply;
