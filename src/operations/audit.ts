@@ -174,16 +174,26 @@ const CLOSING = new Set([
 ]);
 
 /**
- * One line per request, newest first: the rows of one request (same correlation id and
- * operation, whoever they name: an approved change runs as its requester) become one line of
- * its steps. A started or executing row is folded into what followed it, and the engine's
+ * One line per request, newest first: the rows of one request (same correlation id, operation
+ * and approval request, whoever they name: an approved change runs as its requester) become one
+ * line of its steps. A started or executing row is folded into what followed it, and the engine's
  * closing row into a step of the request's own, so a request filed for approval reads
  * `approval-requested`, never `succeeded`. A request still running shows `started`.
  */
 export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
+  // One step may close several requests under one correlation id (an expiry sweep, the recovery
+  // after a crash, a new request closing the expired one it replaces): their approval ids keep
+  // them apart. A row with none (the started row of the command that filed a request, its held
+  // row) goes with the request its correlation id ended with: that of its newest row that has one.
+  const endedWith = new Map<string, string>();
+  for (const row of rows) {
+    const base = `${row.correlationId}|${row.operation}`;
+    if (row.approvalId && !endedWith.has(base)) endedWith.set(base, row.approvalId);
+  }
   const requests = new Map<string, AuditRow[]>();
   for (const row of rows) {
-    const key = `${row.correlationId}|${row.operation}`;
+    const base = `${row.correlationId}|${row.operation}`;
+    const key = `${base}|${row.approvalId ?? endedWith.get(base) ?? ''}`;
     const rowsOf = requests.get(key);
     if (rowsOf) rowsOf.push(row);
     else requests.set(key, [row]);

@@ -70,7 +70,15 @@ export async function serveProbes(options: {
 }): Promise<ProbeServer> {
   const { routes, logger } = options;
   const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // A request target no URL parser reads (`GET http://[`) would throw out of the server and
+    // leave its connection open: one line from anyone who reaches the port.
+    const path = URL.canParse(req.url ?? '/', 'http://localhost')
+      ? new URL(req.url ?? '/', 'http://localhost').pathname
+      : undefined;
+    if (path === undefined) {
+      res.writeHead(400).end();
+      return;
+    }
     const route = routes.find((r) => r.path === path && r.methods.includes(req.method ?? 'GET'));
     if (!route) {
       res.writeHead(404).end();

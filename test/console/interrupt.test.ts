@@ -156,6 +156,77 @@ describe('Ctrl-C at the console', () => {
     }
   });
 
+  it('while a form’s submission runs, says it ends on its own instead of leaving a :cancel for the next form', async () => {
+    let release: (() => void) | undefined;
+    const slowForm = defineOperation({
+      id: 'dns.list',
+      words: ['test', 'slow-form'],
+      usage: '/edge test slow-form',
+      summary: 'a form whose submission waits until released, then opens another form',
+      example: '/edge test slow-form',
+      flags: {},
+      parse: () => ({ ok: true, args: {} }),
+      async run(ctx) {
+        await ctx.surface.openModal({
+          callbackId: 'test.slow-form:first',
+          title: 'First form',
+          submit: 'Send',
+          privateMetadata: '',
+          fields: [{ id: 'note', label: 'Note', kind: 'text' }],
+        });
+        return undefined;
+      },
+      submissions: {
+        async first(ctx) {
+          return {
+            run: async () => {
+              const released = new Promise<void>((resolve) => {
+                release = resolve;
+              });
+              await ctx.surface.respond(
+                ephemeral('waiting', [{ type: 'text', text: md`Waiting to be released.` }]),
+              );
+              await released;
+              await ctx.surface.openModal({
+                callbackId: 'test.slow-form:second',
+                title: 'Second form',
+                submit: 'Send',
+                privateMetadata: '',
+                fields: [{ id: 'more', label: 'More', kind: 'text' }],
+              });
+              return undefined;
+            },
+          };
+        },
+        second: async () => ({
+          run: async () => ephemeral('second', [{ type: 'text', text: md`Second form sent.` }]),
+        }),
+      },
+    });
+    const t = await startSession([slowForm], { interactive: true });
+    try {
+      let from = t.text().length;
+      t.send('test slow-form');
+      await t.waitFor(/Note/, from);
+      from = t.text().length;
+      t.send('first');
+      await t.waitFor(/Waiting to be released\./, from);
+      from = t.text().length;
+      t.press(CTRL_C);
+      await t.waitFor(escaped(NO_CANCEL_HINT), from);
+      release!();
+      // The form the submission opened is asked, not cancelled by a Ctrl-C pressed before it.
+      await t.waitFor(/More/, from);
+      t.send('typed');
+      await t.waitFor(/Second form sent\./, from);
+      expect(t.text().slice(from)).not.toMatch(/Form cancelled|No form is open/);
+    } finally {
+      release?.();
+      await t.end();
+      t.remove();
+    }
+  });
+
   it('a second Ctrl-C right after the hint leaves, and the session’s temporary folders are gone', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'edgeops-interrupt-'));
     try {

@@ -169,7 +169,7 @@ describe('every value a hint suggests is one its field accepts', () => {
     bed.clock.set(DEFAULT_INSTANT);
     const forms = await operationForms();
     expect(forms.map(({ form }) => form.callbackId)).toEqual([
-      'shield.export:window',
+      'shield.export:window-and-filters',
       'shield.bot-detection:submit',
       'library.create:form',
       'db.tokens.create:access',

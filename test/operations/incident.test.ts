@@ -277,7 +277,7 @@ describe('/edge shield export', () => {
 
   it('opens a form without window flags and exports what it is given', async () => {
     const form = formIn(await bed.run('shield export 5101'));
-    expect(form.callbackId).toBe('shield.export:window');
+    expect(form.callbackId).toBe('shield.export:window-and-filters');
     const now = Math.floor(bed.clock() / 1000) * 1000;
     const bad = await bed.submit(form, { from: String(now - 3_600_000), to: String(now - 7_200_000) });
     expect(JSON.stringify(bad)).toContain('The end must be after the start');

@@ -61,10 +61,42 @@ describe('the Shield export form’s filters', () => {
       candidate.filename.startsWith('shield-events-5101-'),
     );
     expect(file?.comment).toContain('filters country in DE|FR; ip eq 203.0.113.7');
+    // Its audit rows record the filters it ran with, as a typed command's rows do, not their number.
+    const [row] = await bed.runtime.services.audit.list({ limit: 1, filter: { operation: 'shield.export' } });
+    expect(row?.params).toMatchObject({ filters: ['country:in:DE,FR', 'ip:eq:203.0.113.7'] });
+  });
+
+  it('refuse a line break other than a line feed, which a card shows as a new line but one filter runs', async () => {
+    const form = formIn(await bed.run('shield export 5101'));
+    const now = Math.floor(bed.clock() / 1000) * 1000;
+    const window = { from: String(now - 1_800_000), to: String(now) };
+    const calls = bed.sandbox.requests.count('shield.export');
+    // Read as one filter (action in allow, block, "log<U+2028>ip:eq:…"), shown as two lines.
+    for (const separator of ['\u2028', '\u2029']) {
+      const outcome = await bed.submit(form, {
+        ...window,
+        filters: `action:in:allow,block,log${separator}ip:eq:203.0.113.7`,
+      });
+      expect(outcome).toEqual({
+        errors: {
+          filters: expect.stringContaining(`U+${separator.charCodeAt(0).toString(16).toUpperCase()}`),
+        },
+      });
+    }
+    expect(bed.sandbox.requests.count('shield.export')).toBe(calls);
+  });
+
+  it('come under a callback id of their own, which a replica of the three-slot version refuses', async () => {
+    // That version read field0…values2 under shield.export:window and ignored the rest: given
+    // this form (an upgrade under way, a rollback, a request held by this version and approved on
+    // that one) it would export every event, the filters the card showed never sent.
+    const form = formIn(await bed.run('shield export 5101'));
+    expect(form.callbackId).not.toBe('shield.export:window');
+    expect(form.callbackId).toMatch(/^shield\.export:/);
   });
 
   it('held for approval when they had slots of their own, run with the filters approved', async () => {
-    const form = formIn(await bed.run('shield export 5101'));
+    const form = { ...formIn(await bed.run('shield export 5101')), callbackId: 'shield.export:window' };
     const now = Math.floor(bed.clock() / 1000) * 1000;
     const done = await bed.submit(form, {
       from: String(now - 1_800_000),
@@ -78,5 +110,15 @@ describe('the Shield export form’s filters', () => {
       candidate.filename.startsWith('shield-events-5101-'),
     );
     expect(file?.comment).toContain('filters country in DE|FR');
+    // A slot at fault is shown on a field that form has.
+    expect(
+      await bed.submit(form, {
+        from: String(now - 1_800_000),
+        to: String(now),
+        field0: 'colour',
+        op0: 'eq',
+        values0: 'red',
+      }),
+    ).toEqual({ errors: { field0: expect.stringContaining('"colour" is not one of') } });
   });
 });

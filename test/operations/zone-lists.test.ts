@@ -156,7 +156,7 @@ describe('/edge shield zones', () => {
     )!;
     const records = await bed.click(exportButton, { channelId: 'C0OPS' });
     const form = records.find((record) => record.kind === 'form');
-    expect(JSON.stringify(form)).toContain('shield.export:window');
+    expect(JSON.stringify(form)).toContain('shield.export:window-and-filters');
   });
 
   it('a user without the grant is refused, naming the rule', async () => {

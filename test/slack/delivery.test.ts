@@ -186,7 +186,7 @@ describe('when the channel is the problem', () => {
     const opened = await h.fake.waitFor('views.open', () => true, 10_000);
     const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
     const now = Math.floor(h.clock() / 1000);
-    await h.submitView('shield.export:window', metadata, {
+    await h.submitView('shield.export:window-and-filters', metadata, {
       from: datetimePicker(now - 1800),
       to: datetimePicker(now),
     });

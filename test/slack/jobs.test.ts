@@ -137,6 +137,6 @@ describe('progress updates', () => {
     h.fake.fail('views.open', { status: 429, retryAfter: 1, times: 1 });
     await h.command('shield export 5101', { userId: 'U0FAY' });
     const opened = await h.fake.waitFor('views.open', () => true, 10_000);
-    expect(JSON.stringify(opened.args.view)).toContain('shield.export:window');
+    expect(JSON.stringify(opened.args.view)).toContain('shield.export:window-and-filters');
   });
 });

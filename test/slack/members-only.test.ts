@@ -146,7 +146,7 @@ describe('on a workspace of its own', () => {
     const uploads = h.fake.uploads.length;
     const now = Math.floor(h.clock() / 1000);
     const ack = await h.submitView(
-      'shield.export:window',
+      'shield.export:window-and-filters',
       JSON.stringify({ c: DEFAULT_CHANNEL_ID, m: '5101' }),
       { from: datetimePicker(now - 1800), to: datetimePicker(now) },
       { userId: OUTSIDER, teamId: ELSEWHERE },

@@ -264,7 +264,7 @@ describe('@edgeops mentions', () => {
     await postSigned(h.eventsUrl, click, { signingSecret: SIGNING_SECRET });
     const opened = await h.fake.waitFor('views.open', undefined, 10_000);
     const view = opened.args.view as { private_metadata: string; callback_id: string };
-    expect(view.callback_id).toBe('shield.export:window');
+    expect(view.callback_id).toBe('shield.export:window-and-filters');
     expect(JSON.parse(view.private_metadata)).toMatchObject({ c: 'C0OPS', m: '5101', t: threadTs });
   });
 

@@ -49,7 +49,9 @@ export function interrupt(state: SessionState, { typed, again }: Interrupt): voi
   }
   // The terminal has cleared a half-typed line: that is all.
   if (typed !== '') return;
-  if (state.inForm) {
+  // A form that asks; once submitted, its run is foreground work like a command's, and a
+  // `:cancel` typed for it would wait in the input and cancel the next form asked, or none.
+  if (state.inForm && !state.foreground) {
     state.terminal.inject(':cancel');
     return;
   }

@@ -226,10 +226,24 @@ const slotLines = (values: ModalValues): string[] =>
     .filter((slot) => slot.some(Boolean))
     .map((slot) => slot.join(':'));
 
+/**
+ * Line breaks other than a line feed: a card draws them as a new line, but the list is not split
+ * there, so two filters on the card would run as one (its values swallowing the second).
+ */
+const OTHER_LINE_BREAKS: Readonly<Record<string, string>> = {
+  '\u2028': 'U+2028 LINE SEPARATOR',
+  '\u2029': 'U+2029 PARAGRAPH SEPARATOR',
+};
+
 /** The form's filters, a line each; the error names the line at fault. */
 function readFilterLines(text: string): { filters: ExportFilter[] } | { error: string } {
   const hidden = hiddenCharacterError(text, 'These filters');
   if (hidden) return { error: hidden };
+  const breaks = /[\u2028\u2029]/.exec(text);
+  if (breaks)
+    return {
+      error: `These filters contain ${OTHER_LINE_BREAKS[breaks[0]]} at character ${Array.from(text.slice(0, breaks.index)).length + 1}, which shows as a new line but does not start one: put each filter on a line of its own with Enter.`,
+    };
   const lines = text
     .split('\n')
     .map((line) => line.trim())
@@ -312,7 +326,7 @@ export const shieldExport = defineOperation({
     const now = ctx.services.now();
     const whose = args.fromDefault ? ' (this channel’s default, /edge context)' : '';
     await ctx.surface.openModal({
-      callbackId: 'shield.export:window',
+      callbackId: 'shield.export:window-and-filters',
       title: 'Shield event export',
       submit: 'Export',
       privateMetadata: args.fromDefault ? `${zoneId} default` : String(zoneId),
@@ -336,40 +350,65 @@ export const shieldExport = defineOperation({
     cancel: async (ctx, value) => cancelJob(ctx, value),
   },
   submissions: {
-    async window(ctx, values, privateMetadata): Promise<SubmissionOutcome> {
-      const zone = readFormZone(privateMetadata);
-      if (!zone) return { errors: { from: 'The form lost its zone; run the command again.' } };
-      const now = ctx.services.now();
-      const from = Number(fieldText(values, 'from'));
-      const to = Number(fieldText(values, 'to'));
-      if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
-      if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
-      if (to <= from) return { errors: { to: 'The end must be after the start.' } };
-      if (from < now - EXPORT_WINDOW_HOURS * 3_600_000)
-        return { errors: { from: `The start must be within the last ${EXPORT_WINDOW_HOURS} hours.` } };
-      if (to > now + 60_000) return { errors: { to: 'The end cannot be in the future.' } };
-      const read = readFilterLines([fieldText(values, 'filters'), ...slotLines(values)].join('\n'));
-      if ('error' in read) return { errors: { filters: read.error } };
-      const { filters } = read;
-      const query = fieldText(values, 'query');
-      const hiddenInQuery = hiddenCharacterError(query, 'The query');
-      if (hiddenInQuery) return { errors: { query: hiddenInQuery } };
-      const body: ExportRequest = {
-        from,
-        to,
-        ...(query ? { query } : {}),
-        ...(filters.length ? { filters } : {}),
-      };
-      const problem = checkBody(body, now);
-      if (problem) return { errors: { from: problem } };
-      return {
-        target: String(zone.zoneId),
-        params: { from, to, query: query || undefined, filters: filters.length },
-        run: async () => {
-          const reply = await exportCsv(ctx, { zoneId: zone.zoneId, body });
-          return reply && zone.fromDefault ? withDefaultNote(reply, 'shieldzone', zone.zoneId) : reply;
-        },
-      };
-    },
+    /**
+     * The form as it is now, its filters one list. A callback id of its own: a replica of the
+     * version with three slots (during an upgrade, or after a rollback) refuses it as a form it
+     * does not know, where under the old id it would export without the filters it never read.
+     */
+    'window-and-filters': (ctx, values, privateMetadata) =>
+      submitExportForm(ctx, values, privateMetadata, 'filters'),
+    /**
+     * The form with three slots of filters, still open in Slack or held for approval across an
+     * upgrade; a fault in its filters is shown on its first slot, a field that form has.
+     */
+    window: (ctx, values, privateMetadata) => submitExportForm(ctx, values, privateMetadata, 'field0'),
   },
 });
+
+/** A submitted export form: the window and filters checked as the platform will check them. */
+async function submitExportForm(
+  ctx: RunContext,
+  values: ModalValues,
+  privateMetadata: string,
+  filtersField: string,
+): Promise<SubmissionOutcome> {
+  const zone = readFormZone(privateMetadata);
+  if (!zone) return { errors: { from: 'The form lost its zone; run the command again.' } };
+  const now = ctx.services.now();
+  const from = Number(fieldText(values, 'from'));
+  const to = Number(fieldText(values, 'to'));
+  if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
+  if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
+  if (to <= from) return { errors: { to: 'The end must be after the start.' } };
+  if (from < now - EXPORT_WINDOW_HOURS * 3_600_000)
+    return { errors: { from: `The start must be within the last ${EXPORT_WINDOW_HOURS} hours.` } };
+  if (to > now + 60_000) return { errors: { to: 'The end cannot be in the future.' } };
+  const read = readFilterLines([fieldText(values, 'filters'), ...slotLines(values)].join('\n'));
+  if ('error' in read) return { errors: { [filtersField]: read.error } };
+  const { filters } = read;
+  const query = fieldText(values, 'query');
+  const hiddenInQuery = hiddenCharacterError(query, 'The query');
+  if (hiddenInQuery) return { errors: { query: hiddenInQuery } };
+  const body: ExportRequest = {
+    from,
+    to,
+    ...(query ? { query } : {}),
+    ...(filters.length ? { filters } : {}),
+  };
+  const problem = checkBody(body, now);
+  if (problem) return { errors: { from: problem } };
+  return {
+    target: String(zone.zoneId),
+    // The audit row records what ran, as a typed command's does: the filters, not their number.
+    params: {
+      from,
+      to,
+      query: query || undefined,
+      filters: filters.length > 0 ? filters.map(filterLine) : undefined,
+    },
+    run: async () => {
+      const reply = await exportCsv(ctx, { zoneId: zone.zoneId, body });
+      return reply && zone.fromDefault ? withDefaultNote(reply, 'shieldzone', zone.zoneId) : reply;
+    },
+  };
+}
