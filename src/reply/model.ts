@@ -115,6 +115,11 @@ export interface Reply {
    */
   requested?: string;
   /**
+   * The answer says that what was asked was cancelled before it finished (a long job's Cancel):
+   * the audit row says `cancelled`, not that it ran, and an approval that ran it says so too.
+   */
+  cancelled?: boolean;
+  /**
    * Secrets this reply exists to deliver (a new key, in a DM to the person who asked). Every
    * other registered secret is scrubbed from whatever the adapter sends.
    */

@@ -238,9 +238,11 @@ export async function replay(
       break;
     }
   }
-  return result === 'succeeded'
-    ? { ok: true, detail: 'It ran as recorded; its answer went to the requester where they asked.' }
-    : { ok: false, detail: `It ended ${result}; the requester was told why.` };
+  if (result === 'succeeded')
+    return { ok: true, detail: 'It ran as recorded; its answer went to the requester where they asked.' };
+  if (result === 'cancelled')
+    return { ok: false, detail: 'It was cancelled before it finished; nothing of it was posted.' };
+  return { ok: false, detail: `It ended ${result}; the requester was told why.` };
 }
 
 /** A held form, checked again with the values recorded and run as approved. */

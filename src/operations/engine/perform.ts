@@ -136,11 +136,13 @@ export async function perform(
   if (held) return holdForApproval(state, ctx, op, fields, run.hold!);
   let refused: string | undefined;
   let requested: string | undefined;
+  let cancelled = false;
   try {
     const reply = await work();
     if (reply) await ctx.surface.respond(reply);
     if (reply?.refused) refused = reply.text;
     requested = reply?.requested;
+    cancelled = reply?.cancelled === true;
   } catch (error) {
     return fail(error);
   }
@@ -160,6 +162,11 @@ export async function perform(
         () => undefined,
       );
     return 'requested';
+  }
+  if (cancelled) {
+    state.outcome(op.id, 'cancelled');
+    if (audited) await audit(state, ctx, auditOperation, 'cancelled', auditFields).catch(() => undefined);
+    return 'cancelled';
   }
   state.outcome(op.id, 'succeeded');
   if (audited)

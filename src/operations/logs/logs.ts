@@ -224,6 +224,8 @@ function sharingKey(ctx: RunContext, args: LogsArgs): string {
  */
 async function answerShared(ctx: RunContext, args: LogsArgs): Promise<Reply | undefined> {
   const what = `origin errors of pull zone ${args.pullZoneId}${args.window.kind === 'last' ? `, last ${formatLength(args.window.lastMs ?? 0)}` : ''}`;
+  // A cancelled job's answer goes back to the engine, which records it as cancelled.
+  let cancelledReply: Reply | undefined;
   const shared = ctx.services.shared.share(
     sharingKey(ctx, args),
     ctx.userId,
@@ -232,9 +234,12 @@ async function answerShared(ctx: RunContext, args: LogsArgs): Promise<Reply | un
       const reply = await summarise(ctx, args, () => {
         cancelled = true;
       });
+      if (cancelled) {
+        cancelledReply = reply;
+        return { kind: 'cancelled' };
+      }
       // The first asker's answer is delivered here, so that the others can be pointed to it.
       const ref = reply ? await ctx.surface.respond(reply) : undefined;
-      if (cancelled) return { kind: 'cancelled' };
       if (ref && ref.channelId !== ctx.channelId) return { kind: 'unshared' };
       if (reply?.visibility === 'channel') return { kind: 'posted', ...(ref ? { ref } : {}) };
       return { kind: 'private', reply: reply ?? ephemeral('Nothing to show.') };
@@ -242,7 +247,7 @@ async function answerShared(ctx: RunContext, args: LogsArgs): Promise<Reply | un
   );
   if (shared.first) {
     await shared.outcome;
-    return undefined;
+    return cancelledReply;
   }
   ctx.logger.info('joined the same request of another person', { starter: shared.starter });
   if (!shared.settled) await ctx.surface.respond(joinedNote(what, shared, ctx.services.now()));

@@ -210,9 +210,12 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     if (job.controller.signal.aborted) {
       options.onCancelled?.();
       finish(md`cancelled; nothing was posted and the temporary file is removed.`);
-      return ephemeral(`${options.title} was cancelled.`, [
-        { type: 'text', text: md`:heavy_multiplication_x: ${options.title} was cancelled.` },
-      ]);
+      return {
+        ...ephemeral(`${options.title} was cancelled.`, [
+          { type: 'text', text: md`:heavy_multiplication_x: ${options.title} was cancelled.` },
+        ]),
+        cancelled: true,
+      };
     }
     finish(md`failed.`);
     throw error;
