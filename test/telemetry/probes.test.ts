@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createLogger } from '../../src/telemetry/log.js';
 import { HEALTH_ROUTE, type ProbeServer, serveProbes } from '../../src/telemetry/probes.js';
+import { pinnedClock } from '../support/clock.js';
 
 let server: ProbeServer;
 const logs: string[] = [];
@@ -18,7 +19,7 @@ beforeAll(async () => {
     logger: createLogger({
       level: 'debug',
       secrets: new SecretRegistry(),
-      clock: () => Date.now(),
+      clock: pinnedClock(),
       write: (line) => logs.push(line),
     }),
   });
