@@ -10,7 +10,7 @@ import { type Plan, performCommand, planCommand } from './command.js';
 import { describeFailure, newCorrelationId } from './failure.js';
 import { perform, safeRespond, subjectReader } from './perform.js';
 import type { Surface } from './ports.js';
-import { resolveCommand, route, usageReply } from './route.js';
+import { own, resolveCommand, route, usageReply } from './route.js';
 import type { EngineState } from './state.js';
 import {
   type AnyOperation,
@@ -61,7 +61,7 @@ async function runAction(
 ): Promise<void> {
   const correlationId = newCorrelationId();
   const caller = callerOf(input);
-  const handler = op?.actions?.[name];
+  const handler = own(op?.actions, name);
   const ctx = state.context(caller, input.surface, correlationId, op?.id ?? 'action');
   if (!op || !handler) {
     ctx.logger.warn('unknown action', { actionId: input.actionId });
@@ -122,7 +122,7 @@ export async function submit(
   if (commandForm) return submitCommandForm(state, input, commandForm, { caller, correlationId, changes });
   const separator = input.callbackId.lastIndexOf(':');
   const op = state.byKey.get(input.callbackId.slice(0, separator));
-  const handler = op?.submissions?.[input.callbackId.slice(separator + 1)];
+  const handler = own(op?.submissions, input.callbackId.slice(separator + 1));
   const ctx = state.context(caller, input.surface, correlationId, op?.id ?? 'submission');
   if (!op || !handler) {
     ctx.logger.warn('unknown form', { callbackId: input.callbackId });
@@ -232,7 +232,7 @@ export async function replay(
       break;
     }
     case 'form': {
-      const handler = op.submissions?.[route(state, entry.callbackId).name];
+      const handler = own(op.submissions, route(state, entry.callbackId).name);
       if (!handler) return { ok: false, detail: 'that form is no longer supported' };
       result = await performForm(state, ctx, op, entry, handler, approvedAs);
       break;

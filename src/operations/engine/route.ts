@@ -106,6 +106,13 @@ export function resolveCommand(
   return parsed.ok ? { ok: true, op: found.op, args: parsed.args } : parsed;
 }
 
+/**
+ * The record's own member under a key people typed or Slack sent: `constructor` or `__proto__`
+ * name nothing, never what every object inherits.
+ */
+export const own = <T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined =>
+  record && Object.hasOwn(record, key) ? record[key] : undefined;
+
 /** Where a command line leads, its words split and matched once. */
 export function routeLine(state: EngineState, text: string): LineRoute {
   const raw = rawOperation(state, text);
@@ -113,7 +120,7 @@ export function routeLine(state: EngineState, text: string): LineRoute {
   const tokens = tokenize(text);
   if (!tokens.ok) return { to: 'unsplit', error: tokens.error };
   const typed = tokens.tokens.length === 0 ? state.bareWords : tokens.tokens;
-  const alias = state.aliases[typed[0]!.toLowerCase()];
+  const alias = own(state.aliases, typed[0]!.toLowerCase());
   const words = alias ? [alias, ...typed.slice(1)] : typed;
   const found = match(state, words);
   return found ? { to: 'operation', ...found } : { to: 'nowhere', words };

@@ -1,0 +1,35 @@
+/**
+ * Words, buttons and forms named after what every JavaScript object inherits (`constructor`,
+ * `__proto__`, `toString`) are unknown names like any other: a clear answer, never a crash.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
+
+let bed: EngineTestbed;
+beforeAll(async () => {
+  bed = await startEngineTestbed();
+});
+afterAll(async () => {
+  await bed?.close();
+});
+
+const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty'];
+
+describe('names every object inherits', () => {
+  it.each(NAMES)('"%s" typed as a command is not a command', async (name) => {
+    const said = wordsOf(onlyAnswer(await bed.run(name)));
+    expect(said).toContain(name);
+    expect(said).toContain('is not a command');
+    expect(said).not.toContain('went wrong');
+  });
+
+  it.each(NAMES)('a button "logs:%s" is no longer supported', async (name) => {
+    const said = wordsOf(onlyAnswer(await bed.click({ actionId: `logs:${name}`, value: 'x' })));
+    expect(said).toContain('That button is no longer supported.');
+  });
+
+  it.each(NAMES)('a form "library.create:%s" is not run', async (name) => {
+    const checked = await bed.submit({ callbackId: `library.create:${name}`, privateMetadata: '' }, {});
+    expect(JSON.stringify(checked)).not.toContain('went wrong');
+  });
+});
