@@ -10,7 +10,7 @@ import { generateDatabaseToken, getDatabase, revokeDatabaseTokens } from './data
 import { listDnsZones } from './dns-zones.js';
 import { PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
-import { listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
+import { getPullZone, listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
 import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
 import { listShieldZones } from './shield-zones.js';
 import { createVideoLibrary } from './video-libraries.js';
@@ -39,6 +39,7 @@ export interface PlatformClient {
   exportShieldEventLogs: Bound<typeof exportShieldEventLogs>;
   getOriginErrorLogs: Bound<typeof getOriginErrorLogs>;
   getDatabase: Bound<typeof getDatabase>;
+  getPullZone: Bound<typeof getPullZone>;
   generateDatabaseToken: Bound<typeof generateDatabaseToken>;
   revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
   close(): Promise<void>;
@@ -66,6 +67,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     exportShieldEventLogs: (...args) => exportShieldEventLogs(ctx, ...args),
     getOriginErrorLogs: (...args) => getOriginErrorLogs(ctx, ...args),
     getDatabase: (...args) => getDatabase(ctx, ...args),
+    getPullZone: (...args) => getPullZone(ctx, ...args),
     generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
     revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
     close: () => http.close(),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { endpoint, type PlatformContext } from './context.js';
 import { invalidRequest } from './errors.js';
 import {
+  type PullZoneDetail,
+  PullZoneDetailSchema,
   type PullZoneList,
   PullZoneListSchema,
   type PullZoneQuery,
@@ -61,5 +63,31 @@ export async function listPullZones(
       signal,
     },
     PullZoneListSchema,
+  );
+}
+
+/**
+ * GET /pullzone/{id}: one pull zone's name, hostnames and origin (the vendor's published API). The
+ * body also holds the zone's secrets; the schema keeps none of them and the body is never logged.
+ */
+export async function getPullZone(
+  ctx: PlatformContext,
+  pullZoneId: number,
+  signal?: AbortSignal,
+): Promise<PullZoneDetail> {
+  const id = PullZoneIdSchema.safeParse(pullZoneId);
+  if (!id.success) throw invalidRequest('pullzone.get', id.error);
+  return ctx.http.json(
+    {
+      operation: 'pullzone.get',
+      subject: `pull zone ${id.data}`,
+      lookup: '/edge pullzones',
+      method: 'GET',
+      url: endpoint(ctx.apiUrl, `/pullzone/${id.data}`),
+      read: true,
+      expect: [200],
+      signal,
+    },
+    PullZoneDetailSchema,
   );
 }

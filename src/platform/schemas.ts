@@ -450,6 +450,30 @@ export type PullZoneSummary = z.infer<typeof PullZoneSummarySchema>;
 export const PullZoneListSchema = pagedList(PullZoneSummarySchema);
 export type PullZoneList = z.infer<typeof PullZoneListSchema>;
 
+/**
+ * GET /pullzone/{id}: the vendor's PullZoneModel also carries the zone's secrets (ZoneSecurityKey,
+ * AWSSigningSecret, LogForwardingToken, …). Only what is shown is parsed; a strict-less plain object
+ * drops every other key, so no secret outlives the parse.
+ */
+export const PullZoneDetailSchema = z
+  .object({
+    Id: z.number().int(),
+    Name: z.string().nullish(),
+    OriginUrl: z.string().nullish(),
+    Hostnames: z
+      .array(z.object({ Value: z.string().nullish(), IsSystemHostname: z.boolean().nullish() }))
+      .nullish(),
+  })
+  .transform((zone) => ({
+    id: zone.Id,
+    name: zone.Name ?? '',
+    originUrl: zone.OriginUrl ?? '',
+    hostnames: (zone.Hostnames ?? []).flatMap((h) =>
+      h.Value ? [{ value: h.Value, system: h.IsSystemHostname === true }] : [],
+    ),
+  }));
+export type PullZoneDetail = z.infer<typeof PullZoneDetailSchema>;
+
 /** Shield plans (the vendor's PlanType): Basic has no bot detection. */
 export const SHIELD_PLAN_NAMES: Readonly<Record<number, string>> = {
   0: 'Basic',

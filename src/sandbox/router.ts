@@ -22,6 +22,7 @@ export const ROUTE_IDS = [
   'database.tokens.revoke',
   'database.pipeline',
   'database.version',
+  'pullzone.get',
 ] as const;
 export type RouteId = (typeof ROUTE_IDS)[number];
 

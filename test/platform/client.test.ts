@@ -70,6 +70,22 @@ describe('platform client against the sandbox', () => {
       expect(www.Items[0]!.Hostnames).toContain('www-example.b-cdn.net');
     });
 
+    it('reads one pull zone, keeping its hostnames and origin and none of its secrets', async () => {
+      const zone = await client.getPullZone(sandbox.ids.pullZone);
+      expect(zone).toEqual({
+        id: sandbox.ids.pullZone,
+        name: 'www-example',
+        originUrl: expect.stringMatching(/^https?:\/\//),
+        hostnames: expect.arrayContaining([{ value: 'www-example.b-cdn.net', system: true }]),
+      });
+      expect(zone.hostnames.some((hostname) => !hostname.system)).toBe(true);
+      expect(JSON.stringify(zone)).not.toMatch(/secret|token|key/i);
+      const missing = await failure(client.getPullZone(999_999_999));
+      expect(missing.userMessage).toBe(
+        'No pull zone 999999999 was found on the platform. Check the id, or find it with /edge pullzones.',
+      );
+    });
+
     it('lists Shield zones with the pull zone each guards', async () => {
       const list = await client.listShieldZones();
       expect(list.data.map((zone) => [zone.shieldZoneId, zone.pullZoneId])).toContainEqual([

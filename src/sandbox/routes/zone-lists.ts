@@ -1,11 +1,13 @@
 /**
  * The two lists people use to find ids, from the vendor's published API (beyond the spec's nine
  * operations): GET /pullzone (core API, paged like /dnszone, with a search) and
- * GET /shield/shield-zones (Shield API: `data` and a `page` object in its envelope).
+ * GET /shield/shield-zones (Shield API: `data` and a `page` object in its envelope), and one pull
+ * zone (GET /pullzone/{id}), whose body carries the zone's secrets as the vendor's does.
  */
 import { z } from 'zod';
 import { hasAccountKey, queryNumber, sendEmpty, sendJson } from '../http.js';
 import type { Route } from '../router.js';
+import type { PullZone } from '../seed.js';
 import type { SandboxState } from '../state.js';
 import { pageOf, queryProblem, vendorPaging } from './paging.js';
 
@@ -15,6 +17,24 @@ const ShieldPagingSchema = z.strictObject({
   page: z.number().int().min(1).default(1),
   perPage: z.number().int().min(1).max(1000).default(SHIELD_DEFAULT_PER_PAGE),
 });
+
+/** A pull zone as the vendor's PullZoneModel shows it in lists: no secrets among these fields. */
+function pullZoneSummary(zone: PullZone) {
+  return {
+    Id: zone.id,
+    Name: zone.name,
+    OriginUrl: zone.originUrl,
+    Enabled: true,
+    Suspended: false,
+    Hostnames: zone.hostnames.map((value, index) => ({
+      Id: zone.id * 10 + index,
+      Value: value,
+      ForceSSL: true,
+      IsSystemHostname: value.endsWith('.b-cdn.net'),
+      HasCertificate: true,
+    })),
+  };
+}
 
 export function zoneListRoutes(state: SandboxState): Route[] {
   return [
@@ -35,21 +55,31 @@ export function zoneListRoutes(state: SandboxState): Route[] {
               zone.name.toLowerCase().includes(search) ||
               zone.hostnames.some((hostname) => hostname.includes(search)),
           )
-          .map((zone) => ({
-            Id: zone.id,
-            Name: zone.name,
-            OriginUrl: zone.originUrl,
-            Enabled: true,
-            Suspended: false,
-            Hostnames: zone.hostnames.map((value, index) => ({
-              Id: zone.id * 10 + index,
-              Value: value,
-              ForceSSL: true,
-              IsSystemHostname: value.endsWith('.b-cdn.net'),
-              HasCertificate: true,
-            })),
-          }));
+          .map(pullZoneSummary);
         sendJson(res, 200, pageOf(zones, paging.page, paging.perPage));
+      },
+    },
+    {
+      id: 'pullzone.get',
+      listener: 'api',
+      method: 'GET',
+      path: /^\/pullzone\/(?<id>[^/]+)$/,
+      handle({ req, res, params }) {
+        if (!hasAccountKey(req, state.apiKey, { bearer: true })) return sendEmpty(res, 401);
+        const zone = /^\d+$/.test(params.id ?? '') ? state.pullZones.get(Number(params.id)) : undefined;
+        if (!zone) return sendEmpty(res, 404);
+        sendJson(res, 200, {
+          ...pullZoneSummary(zone),
+          ZoneSecurityEnabled: true,
+          ZoneSecurityKey: zone.securityKey,
+          AWSSigningEnabled: false,
+          AWSSigningKey: `aws-key-${zone.securityKey}`,
+          AWSSigningSecret: `aws-secret-${zone.securityKey}`,
+          LogForwardingEnabled: false,
+          LogForwardingToken: `log-token-${zone.securityKey}`,
+          IgnoreQueryStrings: true,
+          EnableLogging: true,
+        });
       },
     },
     {
