@@ -1,6 +1,6 @@
 /**
  * The mutable account behind the sandbox routes: seeded data plus what requests change
- * (new libraries and their zones, reset keys, bot-detection configurations).
+ * (new libraries and their zones, reset keys, bot-detection configurations, purges).
  */
 import type { HranaService } from './hrana.js';
 import type { KnobState } from './knobs.js';
@@ -22,6 +22,16 @@ export interface SandboxState {
   databaseId: string;
   tokens: DatabaseTokens;
   hrana: HranaService;
+  /** What was purged, oldest first: the statistics show a purge's dip in cache hits after it. */
+  purges: PurgeRecord[];
+}
+
+/** One accepted purge: a URL (`POST /purge`) or a whole zone, or one cache tag of it (`purgeCache`). */
+export interface PurgeRecord {
+  at: number;
+  pullZoneId: number;
+  url?: string;
+  cacheTag?: string;
 }
 
 /** What a Shield zone reports before anyone changes it: log-only, medium sensitivity. */
@@ -36,7 +46,7 @@ export function defaultBotDetection(shieldZoneId: number): BotDetectionConfig {
 }
 
 export function createState(
-  parts: Omit<SandboxState, 'pullZones' | 'shieldZones' | 'botDetection' | 'nextIds'>,
+  parts: Omit<SandboxState, 'pullZones' | 'shieldZones' | 'botDetection' | 'nextIds' | 'purges'>,
 ): SandboxState {
   const shieldZones = new Map(parts.data.shieldZones.map((zone) => [zone.id, zone]));
   const botDetection = new Map<number, BotDetectionConfig>();
@@ -49,5 +59,6 @@ export function createState(
     shieldZones,
     botDetection,
     nextIds: { library: 245_001, pullZone: SEEDED_IDS.bigPullZone + 1_000, storageZone: 830_001 },
+    purges: [],
   };
 }
