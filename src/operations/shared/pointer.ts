@@ -34,12 +34,16 @@ export async function pointerReply(
     case 'private':
       return outcome.reply;
     case 'cancelled':
-      return ephemeral(`${what} was cancelled by the person who asked first.`, [
-        {
-          type: 'text',
-          text: md`:heavy_multiplication_x: ${starter} cancelled the download of ${what} that your request shared; nothing was posted. Run the command again to fetch it yourself.`,
-        },
-      ]);
+      // Nothing ran for this asker either: their audit row says cancelled, not succeeded.
+      return {
+        ...ephemeral(`${what} was cancelled by the person who asked first.`, [
+          {
+            type: 'text',
+            text: md`:heavy_multiplication_x: ${starter} cancelled the download of ${what} that your request shared; nothing was posted. Run the command again to fetch it yourself.`,
+          },
+        ]),
+        cancelled: true,
+      };
     case 'posted': {
       const asked = formatUtc(start.startedAt);
       const link = outcome.ref ? await ctx.surface.permalink(outcome.ref) : undefined;
