@@ -3,7 +3,16 @@
  * `__proto__`, `toString`) are unknown names like any other: a clear answer, never a crash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
+import { requestIdIn } from '../support/approval-desk.js';
+import {
+  answered,
+  type EngineTestbed,
+  onlyAnswer,
+  recordingSurface,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
+import { everyoneMayRun } from '../support/policies.js';
 
 let bed: EngineTestbed;
 beforeAll(async () => {
@@ -31,5 +40,30 @@ describe('names every object inherits', () => {
   it.each(NAMES)('a form "library.create:%s" is not run', async (name) => {
     const checked = await bed.submit({ callbackId: `library.create:${name}`, privateMetadata: '' }, {});
     expect(JSON.stringify(checked)).not.toContain('went wrong');
+  });
+});
+
+describe('an approved button named after what every object inherits', () => {
+  let held: EngineTestbed;
+  beforeAll(async () => {
+    held = await startEngineTestbed({ policyYaml: everyoneMayRun({ gated: ['logs.origin'] }) });
+  });
+  afterAll(async () => {
+    await held?.close();
+  });
+
+  // Recorded before such names were refused at the click, and approved after.
+  it.each(NAMES)('"logs:%s" is not run when approved', async (name) => {
+    const request = await held.runtime.services.approvals.peek(
+      requestIdIn(answered(await held.run('logs 308006 today'))),
+    );
+    const surface = recordingSurface();
+    const outcome = await held.runtime.engine.replay(
+      { entry: 'button', key: 'logs', actionId: `logs:${name}`, value: 'x' },
+      { request: request!, surface, correlationId: 'c-inherited' },
+    );
+    expect(outcome).toEqual({ ok: false, detail: 'that button is no longer supported' });
+    expect(surface.records).toEqual([]);
+    await held.run(`approvals cancel ${request!.id}`);
   });
 });

@@ -222,7 +222,7 @@ export async function replay(
       break;
     }
     case 'button': {
-      const handler = op.actions?.[route(state, entry.actionId).name];
+      const handler = own(op.actions, route(state, entry.actionId).name);
       if (!handler) return { ok: false, detail: 'that button is no longer supported' };
       result = await perform(state, ctx, op, {
         fields: { params: { action: entry.actionId, value: entry.value } },
