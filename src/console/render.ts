@@ -64,7 +64,10 @@ function markupToTerminal(markup: string, style: Style): string {
   const bolded = style.enabled
     ? safe.replace(/\*([^*\n]+)\*/g, (_all, inner: string) => style.bold(inner))
     : safe;
-  return markupToPlain(bolded).replace(/:([a-z0-9_+-]+):/g, (all, name: string) => EMOJI[name] ?? all);
+  // Own names only: a typed `:constructor:` is not what every object inherits.
+  return markupToPlain(bolded).replace(/:([a-z0-9_+-]+):/g, (all, name: string) =>
+    Object.hasOwn(EMOJI, name) ? EMOJI[name]! : all,
+  );
 }
 
 function buttonLabel(button: ReplyButton, number: number, style: Style): string {

@@ -135,6 +135,15 @@ describe('replies as terminal text', () => {
     expect(lines.slice(2)).toEqual(['Errors per hour (UTC)', '    00:00 ██ 2', '    01:00 █ 1']);
   });
 
+  it('keeps a typed :constructor: or :__proto__: as typed, not as what every object inherits', () => {
+    const { lines } = render({
+      visibility: 'ephemeral',
+      text: '',
+      blocks: [{ type: 'text', text: md`:warning: "${':constructor: :__proto__:'}" is not a command.` }],
+    });
+    expect(lines).toEqual(['⚠ ":constructor: :__proto__:" is not a command.']);
+  });
+
   it('falls back to the reply text when there are no blocks', () => {
     expect(render({ visibility: 'ephemeral', text: 'just text', blocks: [] }).lines).toEqual(['just text']);
   });
