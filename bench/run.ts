@@ -13,6 +13,7 @@ import { benchExport } from './export.js';
 import { benchLogs } from './logs.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
+import { benchStats } from './stats.js';
 import type { BenchRow } from './types.js';
 import { benchWatch } from './watch.js';
 
@@ -65,6 +66,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'watch',
     what: 'one watch poll of a 1,000,000-entry day with nothing new vs a full summary, and takeover',
     load: async () => benchWatch,
+  },
+  {
+    name: 'stats',
+    what: '/edge stats end to end on a 7-day hourly window vs one GET /statistics',
+    load: async () => benchStats,
   },
 ];
 

@@ -19,6 +19,7 @@ import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
 import { botDetectionGate, shieldBotDetection } from './shield/bot-detection.js';
 import { shieldEnums } from './shield/enums.js';
 import { shieldExport } from './shield/export.js';
+import { stats } from './stats/stats.js';
 import { watches, watchLogs } from './watches/watch.js';
 import { contextClear, contextSet, contextShow } from './zones/context.js';
 import { dns } from './zones/dns.js';
@@ -51,6 +52,7 @@ export const operations: readonly AnyOperation[] = [
   contextShow,
   contextSet,
   contextClear,
+  stats,
 ];
 
 /** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */

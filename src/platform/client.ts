@@ -13,6 +13,7 @@ import { getOriginErrorLogs } from './origin-logs.js';
 import { getPullZone, listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
 import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
 import { listShieldZones } from './shield-zones.js';
+import { getStatistics } from './statistics.js';
 import { createVideoLibrary } from './video-libraries.js';
 
 export interface PlatformClientOptions extends Omit<PlatformHttpOptions, 'logger' | 'onCall'> {
@@ -42,6 +43,7 @@ export interface PlatformClient {
   getPullZone: Bound<typeof getPullZone>;
   generateDatabaseToken: Bound<typeof generateDatabaseToken>;
   revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
+  getStatistics: Bound<typeof getStatistics>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     getPullZone: (...args) => getPullZone(ctx, ...args),
     generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
     revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
+    getStatistics: (...args) => getStatistics(ctx, ...args),
     close: () => http.close(),
   };
 }

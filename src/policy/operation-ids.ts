@@ -21,6 +21,7 @@ export const OPERATION_IDS = [
   'approvals.list',
   'audit.list',
   'context.set',
+  'stats.view',
 ] as const;
 
 export type OperationId = (typeof OPERATION_IDS)[number];

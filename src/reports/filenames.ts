@@ -22,3 +22,8 @@ export function originErrorsWindowFilename(pullZoneId: number, fromMs: number, t
 export function shieldExportFilename(zoneId: number, fromMs: number, toMs: number): string {
   return `shield-events-${zoneId}-${compactUtc(fromMs)}-${compactUtc(toMs)}.csv`;
 }
+
+/** `stats-ID-FROM-TO.csv` with compact UTC bounds, e.g. `stats-308006-20261121T0820Z-20261121T1420Z.csv`. */
+export function statsFilename(pullZoneId: number, fromMs: number, toMs: number): string {
+  return `stats-${pullZoneId}-${compactUtc(fromMs)}-${compactUtc(toMs)}.csv`;
+}

@@ -7,6 +7,7 @@
 import { MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
 import { BucketChartSchema } from './chart/bucket.js';
+import { SeriesChartSchema } from './chart/series.js';
 import { OriginDayReadSchema } from './origin/days.js';
 import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin/tally.js';
 import type { ShieldSummary } from './shield/summary.js';
@@ -103,8 +104,11 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type ExportWorkerResult = z.infer<typeof ExportWorkerResultSchema>;
 
+/** A chart of either kind: counts per bucket, or series of percentages or milliseconds. */
+export const ChartSchema = z.union([BucketChartSchema, SeriesChartSchema]);
+
 export const ChartTaskSchema = z.strictObject({
-  chart: BucketChartSchema,
+  chart: ChartSchema,
   /** A TrueType font file: the only font the chart is drawn with. */
   fontFile: z.string().min(1),
 });

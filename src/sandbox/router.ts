@@ -23,6 +23,7 @@ export const ROUTE_IDS = [
   'database.pipeline',
   'database.version',
   'pullzone.get',
+  'statistics',
 ] as const;
 export type RouteId = (typeof ROUTE_IDS)[number];
 

@@ -21,6 +21,7 @@ import { dnsZoneRoutes } from './routes/dns-zones.js';
 import { originLogRoutes } from './routes/origin-logs.js';
 import { pullZoneRoutes } from './routes/pull-zones.js';
 import { shieldRoutes } from './routes/shield.js';
+import { statisticsRoutes } from './routes/statistics.js';
 import { videoLibraryRoutes } from './routes/video-library.js';
 import { zoneListRoutes } from './routes/zone-lists.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
@@ -191,6 +192,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...originLogRoutes(state),
     ...databaseTokenRoutes(state),
     ...databasePipelineRoutes(state),
+    ...statisticsRoutes(state),
   ];
 
   const deps: ServeDeps = { routes, faults, requests, knobs, addPullZones, now, onError };

@@ -119,6 +119,7 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
     values: { REQUEST_ID: 'ap_3f2c9a1b7d4e6f80' },
   },
   { key: 'audit', typed: 'audit --limit 10 --verify', values: { '--limit': '10', '--verify': ['yes'] } },
+  { key: 'stats', typed: 'stats 308006 --last 2h', values: { PULLZONE_ID: '308006', '--last': '2h' } },
 ];
 
 describe('a form for every command', () => {

@@ -20,15 +20,20 @@ import { type AlertHints, suggestedWindow } from './alert-hints.js';
 export const INVESTIGATE_SHORTCUT = 'investigate';
 export const INVESTIGATE_FORM = 'investigate:run';
 
-type Investigation = 'logs' | 'shield';
+type Investigation = 'logs' | 'stats' | 'shield';
 
 const LABELS: Record<Investigation, string> = {
   logs: 'Origin error logs of a pull zone',
+  stats: 'Edge numbers of a pull zone (requests, cache, 4xx/5xx)',
   shield: 'Shield event export of a Shield zone',
 };
 
 /** The kind of zone each investigation runs on. */
-const ZONE_OF: Record<Investigation, ZoneKind> = { logs: 'pullzone', shield: 'shieldzone' };
+const ZONE_OF: Record<Investigation, ZoneKind> = {
+  logs: 'pullzone',
+  stats: 'pullzone',
+  shield: 'shieldzone',
+};
 
 const listed = (ids: number[]) => ids.join(', ');
 
@@ -69,7 +74,7 @@ export function investigateForm(hints: AlertHints, now: number): ModalSpec {
         label: 'Pull zone or Shield zone',
         zones: 'any',
         ...(zone !== undefined ? { initial: { kind: ZONE_OF[what], id: zone } } : {}),
-        hint: 'A pull zone for origin error logs, a Shield zone for the Shield export: type part of its name or id.',
+        hint: 'A pull zone for origin error logs or edge numbers, a Shield zone for the Shield export: type part of its name or id.',
       }),
       { id: 'from', label: 'From', kind: 'datetime', initial: window.from },
       { id: 'to', label: 'To', kind: 'datetime', initial: window.to },
@@ -82,30 +87,31 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** The command line the form stands for, or what to correct on which field. */
 function readInvestigation(values: ModalValues): { errors: Record<string, string> } | { command: string } {
   const what = fieldText(values, 'what');
-  if (what !== 'logs' && what !== 'shield') return { errors: { what: 'Pick what to run.' } };
+  if (what !== 'logs' && what !== 'stats' && what !== 'shield')
+    return { errors: { what: 'Pick what to run.' } };
   const wanted = ZONE_OF[what];
   // The picker says which kind was chosen (shieldzone:5101); a bare id is of the kind asked for.
   const zone = readZoneChoice(fieldText(values, 'zone'));
   if (!zone)
     return {
       errors: {
-        zone: `Type the ${ZONE_KIND_WORDS[wanted]} id as a number, e.g. ${what === 'logs' ? '308006' : '5101'}.`,
+        zone: `Type the ${ZONE_KIND_WORDS[wanted]} id as a number, e.g. ${what === 'shield' ? '5101' : '308006'}.`,
       },
     };
   if (zone.kind && zone.kind !== wanted)
     return {
       errors: {
         zone:
-          what === 'logs'
-            ? `Shield zone ${zone.id} has no origin error logs: pick a pull zone, or run the Shield event export.`
-            : `Pull zone ${zone.id} has no Shield event export: pick a Shield zone, or run the origin error logs.`,
+          what === 'shield'
+            ? `Pull zone ${zone.id} has no Shield event export: pick a Shield zone, or run the origin error logs.`
+            : `Shield zone ${zone.id} has no ${what === 'logs' ? 'origin error logs' : 'edge numbers'}: pick a pull zone, or run the Shield event export.`,
       },
     };
   const from = Number(fieldText(values, 'from'));
   const to = Number(fieldText(values, 'to'));
   if (!Number.isFinite(from) || from <= 0) return { errors: { from: 'Pick the start of the window.' } };
   if (!Number.isFinite(to) || to <= 0) return { errors: { to: 'Pick the end of the window.' } };
-  const words = what === 'logs' ? `logs ${zone.id}` : `shield export ${zone.id}`;
+  const words = what === 'shield' ? `shield export ${zone.id}` : `${what} ${zone.id}`;
   return { command: `${words} --from ${iso(from)} --to ${iso(to)}` };
 }
 
@@ -120,6 +126,6 @@ export const investigateCommandForm: CommandForm = {
   callbackId: INVESTIGATE_FORM,
   read: readInvestigation,
   fieldOf,
-  // Origin logs and the Shield export only read.
+  // Origin logs, edge numbers and the Shield export only read.
   changes: false,
 };

@@ -9,7 +9,7 @@
 import { closestName } from '../../policy/suggest.js';
 import { inlineCode, oneLine } from '../../reply/escape.js';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
-import { ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { formatTable } from '../../reply/table.js';
 import { byteSize, counted } from '../../reply/words.js';
 import type { ChartPicture } from '../../reports/chart/render.js';
@@ -356,6 +356,16 @@ function rateLabel(result: OriginWindowResult): string {
   return result.window.kind === 'day' ? 'That day' : 'That window';
 }
 
+/** The edge's own numbers (`/edge stats`) for the same window, up to now. */
+function edgeNumbersButton(result: OriginWindowResult) {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const endMs = Math.min(result.window.endMs, result.nowMs);
+  return commandButton(
+    'Edge numbers for this window',
+    `stats ${result.pullZoneId} --from ${iso(result.window.startMs)} --to ${iso(endMs)}`,
+  );
+}
+
 /**
  * The headline posted in the channel: enough to tell at a glance how bad it is and whether it is
  * getting worse. The summary (renderOriginSummary) with the chart and the CSV is its thread.
@@ -392,6 +402,7 @@ export function renderOriginHeadline(result: OriginWindowResult): Reply {
           { label: 'Asked by', value: mention(result.requester) },
         ],
       },
+      { type: 'actions', buttons: [edgeNumbersButton(result)] },
     ]),
     thread: [renderOriginSummary(result)],
   };

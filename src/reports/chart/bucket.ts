@@ -67,7 +67,7 @@ export const CHART_LAYOUT = {
   timeLabels: { x: PLOT.x - 24, y: PLOT.y + PLOT.height + 6, width: PLOT.width + 44, height: 22 },
 } as const;
 
-const COLOURS = {
+export const COLOURS = {
   bar: '#c2410c',
   partial: '#fdba74',
   grid: '#e5e7eb',
@@ -78,28 +78,28 @@ const COLOURS = {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export const DAY = 24 * HOUR;
 /** Round UTC spacings of time labels, from a minute to a day. */
 const LABEL_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((minutes) => minutes * MINUTE);
 const MAX_TIME_LABELS = 12;
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 const countFormat = new Intl.NumberFormat('en-US');
 const pad = (n: number) => String(n).padStart(2, '0');
-const clock = (ms: number) => {
+export const clock = (ms: number) => {
   const at = new Date(ms);
   return `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}`;
 };
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-const escapeXml = (text: string) =>
+export const escapeXml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!,
   );
 
 /** A round step for about five count labels: 1, 2 or 5 times a power of ten, never below 1. */
-function countStep(max: number): number {
+export function countStep(max: number): number {
   const rough = Math.max(1, max / 5);
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= rough) ?? rough;
@@ -107,7 +107,7 @@ function countStep(max: number): number {
 }
 
 /** How far apart time labels are: a round UTC spacing, no finer than a bucket, at most 12 labels. */
-function timeLabelStep(bucketMs: number, windowMs: number): number {
+export function timeLabelStep(bucketMs: number, windowMs: number): number {
   return (
     LABEL_STEPS.find((step) => step >= bucketMs && windowMs / step <= MAX_TIME_LABELS) ??
     Math.ceil(windowMs / MAX_TIME_LABELS / DAY) * DAY
@@ -127,10 +127,10 @@ function chartFigures(chart: BucketChart) {
   return { peak, total, from, to, partial: chart.buckets.filter((bucket) => bucket.partial) };
 }
 
-const spansDays = (from: number, to: number) => Math.floor(from / DAY) !== Math.floor((to - 1) / DAY);
+export const spansDays = (from: number, to: number) => Math.floor(from / DAY) !== Math.floor((to - 1) / DAY);
 
 /** "from 16:00 to 18:00 UTC on 2026-11-21", or with both dates when the window spans days. */
-function spanWords(from: number, to: number): string {
+export function spanWords(from: number, to: number): string {
   return spansDays(from, to)
     ? `from ${isoDay(from)} ${clock(from)} to ${isoDay(to)} ${clock(to)} UTC`
     : `from ${clock(from)} to ${to % DAY === 0 ? '24:00' : clock(to)} UTC on ${isoDay(from)}`;
@@ -163,7 +163,7 @@ export function chartAltText(chart: BucketChart): string {
   return parts.join(' ');
 }
 
-function text(
+export function text(
   x: number,
   y: number,
   content: string,
@@ -172,7 +172,7 @@ function text(
   return `<text x="${x}" y="${y}" font-size="${options.size ?? 11}" text-anchor="${options.anchor ?? 'start'}" fill="${options.fill ?? COLOURS.muted}">${escapeXml(content)}</text>`;
 }
 
-const round = (n: number) => Math.round(n * 100) / 100;
+export const round = (n: number) => Math.round(n * 100) / 100;
 
 /** The chart as SVG (CHART_LAYOUT's size), its words in CHART_FONT_FAMILY. */
 export function chartSvg(chart: BucketChart): string {

@@ -5,6 +5,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import { type BucketChart, CHART_FONT_FAMILY, CHART_SCALE, chartSvg } from './bucket.js';
+import { type SeriesChart, seriesSvg } from './series.js';
 
 export interface ChartPng {
   png: Buffer;
@@ -18,8 +19,9 @@ export interface ChartPng {
  * skips text it has no font for). Paths, not buffers: resvg-js passes its options as JSON, and
  * a font buffer there costs a megabyte of text and loses the other options.
  */
-export function drawChartPng(chart: BucketChart, fontFiles: readonly string[]): ChartPng {
-  const picture = new Resvg(chartSvg(chart), {
+export function drawChartPng(chart: BucketChart | SeriesChart, fontFiles: readonly string[]): ChartPng {
+  const svg = 'kind' in chart ? seriesSvg(chart) : chartSvg(chart);
+  const picture = new Resvg(svg, {
     font: { fontFiles: [...fontFiles], loadSystemFonts: false, defaultFontFamily: CHART_FONT_FAMILY },
     fitTo: { mode: 'zoom', value: CHART_SCALE },
     background: '#ffffff',

@@ -1,14 +1,15 @@
 /**
- * Charts as pictures, for the operations: a bucket chart goes to a report worker
+ * Charts as pictures, for the operations: a bucket or series chart goes to a report worker
  * (chart/worker.ts) and comes back as a PNG with its alt text, within a time bound. Anything
  * else (a failure, the bound, a cancelled job) gives no picture: the operation's text chart is
  * then the answer, so a failure is logged for operators and shown to nobody.
  */
 import type { Logger } from '../../telemetry/log.js';
 import type { ReportPool } from '../pool.js';
-import { ChartWorkerResultSchema } from '../tasks.js';
-import { type BucketChart, BucketChartSchema } from './bucket.js';
+import { ChartSchema, ChartWorkerResultSchema } from '../tasks.js';
+import type { BucketChart } from './bucket.js';
 import { chartFontFile } from './font.js';
+import type { SeriesChart } from './series.js';
 
 export interface ChartPicture {
   png: Buffer;
@@ -21,7 +22,10 @@ export interface ChartPicture {
 
 export interface ChartRenderer {
   /** The chart as a PNG, or undefined when it could not be drawn in time. Never throws. */
-  draw(chart: BucketChart, options?: { signal?: AbortSignal }): Promise<ChartPicture | undefined>;
+  draw(
+    chart: BucketChart | SeriesChart,
+    options?: { signal?: AbortSignal },
+  ): Promise<ChartPicture | undefined>;
 }
 
 export interface ChartRendererOptions {
@@ -43,7 +47,7 @@ export function createChartRenderer(options: ChartRendererOptions): ChartRendere
     async draw(chart, { signal } = {}) {
       const bound = AbortSignal.timeout(timeoutMs);
       try {
-        const task = { chart: BucketChartSchema.parse(chart), fontFile: options.fontFile ?? chartFontFile() };
+        const task = { chart: ChartSchema.parse(chart), fontFile: options.fontFile ?? chartFontFile() };
         const raw = await options.pool.run(task, {
           worker: 'chart/worker',
           // Either ends the task: the thread drawing it is terminated.

@@ -27,7 +27,8 @@ const DAY_MS = 24 * HOUR_MS;
 
 const countFormat = new Intl.NumberFormat('en-US');
 
-function bar(value: number, max: number, width: number): string {
+/** A bar of `width` character cells at `max`, in eighths of a cell; at least an eighth above zero. */
+export function bar(value: number, max: number, width: number): string {
   if (value <= 0 || max <= 0) return '';
   // At least one eighth, so a bucket with a single error is still visible next to a busy one.
   const eighths = Math.max(1, Math.round((value / max) * width * 8));

@@ -1,11 +1,12 @@
 /**
- * Runs in a report worker thread: draws a bucket chart as a PNG, so rasterising (tens of
+ * Runs in a report worker thread: draws a chart (bucket or series) as a PNG, so rasterising (tens of
  * milliseconds of CPU) never holds up the event loop.
  */
 import { access, constants } from 'node:fs/promises';
 import { ChartTaskSchema, type ChartWorkerResult, failureOf } from '../tasks.js';
 import { chartAltText } from './bucket.js';
 import { drawChartPng } from './png.js';
+import { seriesAltText } from './series.js';
 
 const readableFonts = new Set<string>();
 
@@ -27,7 +28,7 @@ export default async function drawChartInWorker(input: unknown): Promise<ChartWo
       png: new Uint8Array(drawn.png),
       width: drawn.width,
       height: drawn.height,
-      altText: chartAltText(task.chart),
+      altText: 'kind' in task.chart ? seriesAltText(task.chart) : chartAltText(task.chart),
     };
   } catch (error) {
     return failureOf(error, false, false);
