@@ -11,6 +11,7 @@ import { listDnsZones } from './dns-zones.js';
 import { PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
 import { getPullZone, listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
+import { purgePullZoneCache, purgeUrl } from './purge.js';
 import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
 import { listShieldZones } from './shield-zones.js';
 import { createVideoLibrary } from './video-libraries.js';
@@ -42,6 +43,8 @@ export interface PlatformClient {
   getPullZone: Bound<typeof getPullZone>;
   generateDatabaseToken: Bound<typeof generateDatabaseToken>;
   revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
+  purgeUrl: Bound<typeof purgeUrl>;
+  purgePullZoneCache: Bound<typeof purgePullZoneCache>;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     getPullZone: (...args) => getPullZone(ctx, ...args),
     generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
     revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
+    purgeUrl: (...args) => purgeUrl(ctx, ...args),
+    purgePullZoneCache: (...args) => purgePullZoneCache(ctx, ...args),
     close: () => http.close(),
   };
 }

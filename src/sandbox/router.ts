@@ -23,6 +23,8 @@ export const ROUTE_IDS = [
   'database.pipeline',
   'database.version',
   'pullzone.get',
+  'purge.url',
+  'pullzone.purgeCache',
 ] as const;
 export type RouteId = (typeof ROUTE_IDS)[number];
 
