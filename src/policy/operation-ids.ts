@@ -21,6 +21,8 @@ export const OPERATION_IDS = [
   'approvals.list',
   'audit.list',
   'context.set',
+  'purge.url',
+  'purge.zone',
 ] as const;
 
 export type OperationId = (typeof OPERATION_IDS)[number];
