@@ -71,7 +71,10 @@ export const acceptedWords = (outcomes: readonly UrlOutcome[]): string => {
 export function refusedBlock(refused: readonly RefusedUrl[]): ReplyBlock[] {
   if (refused.length === 0) return [];
   const lines = refused.map((url) => {
-    const close = url.close.length > 0 ? md` Close: ${url.close.join(', ')}.` : md` None of theirs is close.`;
+    const close =
+      url.close.length > 0
+        ? md` Close: ${url.close.join(', ')}.`
+        : md` No hostname of the account is close to it.`;
     return md`• :no_entry: ${nest(code(url.url))} refused: no pull zone of this account has the hostname ${url.host}.${nest(close)}`;
   });
   return [
