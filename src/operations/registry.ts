@@ -16,6 +16,8 @@ import { typedCommandForm } from './menu/command-forms.js';
 import { help, whoami } from './menu/help.js';
 import { menu } from './menu/menu.js';
 import { pullzoneResetKey, resetKeyGate } from './pullzone-reset-key.js';
+import { purgeUrl } from './purge/url.js';
+import { purgeZone, purgeZoneGate } from './purge/zone.js';
 import { botDetectionGate, shieldBotDetection } from './shield/bot-detection.js';
 import { shieldEnums } from './shield/enums.js';
 import { shieldExport } from './shield/export.js';
@@ -53,6 +55,8 @@ export const operations: readonly AnyOperation[] = [
   contextSet,
   contextClear,
   stats,
+  purgeUrl,
+  purgeZone,
 ];
 
 /** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */
@@ -74,4 +78,5 @@ export const gatedOperations: readonly GatedOperation[] = [
   dbExecGate,
   tokenCreateGate,
   tokenInvalidateGate,
+  purgeZoneGate,
 ];

@@ -11,6 +11,7 @@ import { listDnsZones } from './dns-zones.js';
 import { PlatformHttp, type PlatformHttpOptions } from './http.js';
 import { getOriginErrorLogs } from './origin-logs.js';
 import { getPullZone, listPullZones, resetPullZoneSecurityKey } from './pull-zones.js';
+import { purgePullZoneCache, purgeUrl } from './purge.js';
 import { exportShieldEventLogs, getBotDetection, getWafEnums, updateBotDetection } from './shield.js';
 import { listShieldZones } from './shield-zones.js';
 import { getStatistics } from './statistics.js';
@@ -44,6 +45,8 @@ export interface PlatformClient {
   generateDatabaseToken: Bound<typeof generateDatabaseToken>;
   revokeDatabaseTokens: Bound<typeof revokeDatabaseTokens>;
   getStatistics: Bound<typeof getStatistics>;
+  purgeUrl: Bound<typeof purgeUrl>;
+  purgePullZoneCache: Bound<typeof purgePullZoneCache>;
   close(): Promise<void>;
 }
 
@@ -73,6 +76,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     generateDatabaseToken: (...args) => generateDatabaseToken(ctx, ...args),
     revokeDatabaseTokens: (...args) => revokeDatabaseTokens(ctx, ...args),
     getStatistics: (...args) => getStatistics(ctx, ...args),
+    purgeUrl: (...args) => purgeUrl(ctx, ...args),
+    purgePullZoneCache: (...args) => purgePullZoneCache(ctx, ...args),
     close: () => http.close(),
   };
 }

@@ -12,6 +12,8 @@ export const GATED_BY_DEFAULT: readonly OperationId[] = [
   'db.exec',
   'db.tokens.create',
   'db.tokens.invalidate',
+  // A full purge can send every request to the origin at once.
+  'purge.zone',
 ];
 
 const THIRTY_MINUTES = 30 * 60_000;
@@ -49,7 +51,7 @@ export function createDemoPolicy(): Policy {
       ttl: DEFAULT_APPROVAL_TTL,
       rules: [
         {
-          ops: ['pullzone.reset-key', 'db.tokens.create', 'db.exec', 'shield.bot-detection'],
+          ops: ['pullzone.reset-key', 'db.tokens.create', 'db.exec', 'shield.bot-detection', 'purge.zone'],
           approvers: ['leads'],
           required: 1,
         },

@@ -22,6 +22,8 @@ export const OPERATION_IDS = [
   'audit.list',
   'context.set',
   'stats.view',
+  'purge.url',
+  'purge.zone',
 ] as const;
 
 export type OperationId = (typeof OPERATION_IDS)[number];

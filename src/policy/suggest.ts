@@ -15,6 +15,29 @@ export function closestName(input: string, candidates: readonly string[]): strin
   return best;
 }
 
+/**
+ * Candidates close to `input`, closest first, at most `limit`: within a few edits of it (a typo),
+ * or ending like it from the first dot on (`cdn.example.com` for `www.example.com`).
+ */
+export function closeNames(input: string, candidates: readonly string[], limit = 5): string[] {
+  const typed = input.toLowerCase();
+  if (typed.length === 0 || typed.length > 253) return [];
+  const within = Math.max(2, Math.floor(typed.length / 4));
+  const tail = typed.includes('.') ? typed.slice(typed.indexOf('.')) : undefined;
+  const ranked: { name: string; distance: number }[] = [];
+  for (const name of new Set(candidates)) {
+    const lower = name.toLowerCase();
+    // Long names are not typos of short ones, and comparing them would cost quadratic time.
+    const distance = Math.abs(lower.length - typed.length) > within ? within + 1 : editDistance(typed, lower);
+    const sameTail = tail?.includes('.', 1) === true && lower.endsWith(tail);
+    if (distance <= within || sameTail) ranked.push({ name, distance });
+  }
+  return ranked
+    .sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((entry) => entry.name);
+}
+
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
 function editDistance(a: string, b: string): number {
   const rows: number[][] = [];

@@ -24,6 +24,8 @@ export const ROUTE_IDS = [
   'database.version',
   'pullzone.get',
   'statistics',
+  'purge.url',
+  'pullzone.purgeCache',
 ] as const;
 export type RouteId = (typeof ROUTE_IDS)[number];
 

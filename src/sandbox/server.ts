@@ -20,13 +20,14 @@ import { databaseTokenRoutes } from './routes/database-tokens.js';
 import { dnsZoneRoutes } from './routes/dns-zones.js';
 import { originLogRoutes } from './routes/origin-logs.js';
 import { pullZoneRoutes } from './routes/pull-zones.js';
+import { purgeRoutes } from './routes/purge.js';
 import { shieldRoutes } from './routes/shield.js';
 import { statisticsRoutes } from './routes/statistics.js';
 import { videoLibraryRoutes } from './routes/video-library.js';
 import { zoneListRoutes } from './routes/zone-lists.js';
 import { BIG_EXPORT_BYTES, BIG_LOG_DAY_ENTRIES, createSeedData, SEEDED_IDS } from './seed.js';
 import { type ServeDeps, serve } from './serve.js';
-import { createState } from './state.js';
+import { createState, type PurgeRecord } from './state.js';
 import { createDatabaseTokens } from './tokens.js';
 import type { BotDetectionConfig } from './vendor-rules.js';
 
@@ -98,6 +99,8 @@ export interface Sandbox {
   databaseProcessId(): number | undefined;
   /** Statements the database process is running or has queued, to act while one runs. */
   databaseStatementsRunning(): number;
+  /** What was purged, oldest first (POST /purge and purgeCache, accepted). */
+  purges(): readonly PurgeRecord[];
   /** Stops both listeners and the database process, mid-statement if need be. */
   close(): Promise<void>;
 }
@@ -193,6 +196,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     ...databaseTokenRoutes(state),
     ...databasePipelineRoutes(state),
     ...statisticsRoutes(state),
+    ...purgeRoutes(state),
   ];
 
   const deps: ServeDeps = { routes, faults, requests, knobs, addPullZones, now, onError };
@@ -237,6 +241,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     botDetection: (id) => state.botDetection.get(id),
     databaseProcessId: () => database.processId(),
     databaseStatementsRunning: () => database.statementsRunning(),
+    purges: () => [...state.purges],
     async close() {
       await Promise.all([closeServer(apiServer), closeServer(databaseServer)]);
       await hrana.close();

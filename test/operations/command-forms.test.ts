@@ -120,6 +120,16 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
   },
   { key: 'audit', typed: 'audit --limit 10 --verify', values: { '--limit': '10', '--verify': ['yes'] } },
   { key: 'stats', typed: 'stats 308006 --last 2h', values: { PULLZONE_ID: '308006', '--last': '2h' } },
+  {
+    key: 'purge',
+    typed: 'purge https://www.example.com/a.js https://www.example.com/b.js',
+    values: { URL: 'https://www.example.com/a.js\nhttps://www.example.com/b.js' },
+  },
+  {
+    key: 'purge.zone',
+    typed: 'purge zone 308006 --tag product-42',
+    values: { PULLZONE_ID: '308006', '--tag': 'product-42' },
+  },
 ];
 
 describe('a form for every command', () => {

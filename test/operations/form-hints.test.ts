@@ -132,8 +132,15 @@ async function operationForms(): Promise<Opened[]> {
     'shield bot-detection 5101',
     'library create',
     'db tokens create',
+    'purge',
   ])
     forms.push({ form: formIn(await bed.run(command)) });
+  const logs = (await bed.run('logs 308006')).flatMap((record) =>
+    record.kind === 'respond' ? (record.reply.thread ?? []) : [],
+  );
+  const purge = logs.flatMap(buttonsOf).find((button) => button.actionId === 'purge:form');
+  if (!purge) throw new Error('the origin-log summary has no Purge… button');
+  forms.push({ form: formIn(await bed.click(purge)) });
   const lead = { userId: 'U0LEAD', channelId: 'C0APPROVALS' };
   const reset = requestIdIn(await bed.run('pullzone reset-key 308006 rotated'));
   forms.push({
@@ -173,6 +180,8 @@ describe('every value a hint suggests is one its field accepts', () => {
       'shield.bot-detection:submit',
       'library.create:form',
       'db.tokens.create:access',
+      'purge:urls',
+      'purge:urls',
       'approvals:reject',
       'approvals:confirm',
       'investigate:run',

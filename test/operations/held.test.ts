@@ -184,10 +184,23 @@ const CASES: Case[] = [
         .n as number,
     answer: 'dm',
   },
+  {
+    id: 'purge.url',
+    ask: () => bed.run('purge https://www.example.com/assets/app.3f9c1a.js', YOU),
+    calls: ['purge.url'],
+    answer: 'channel',
+  },
+  {
+    id: 'purge.zone',
+    ask: () => bed.run('purge zone 308006 --tag held-tag', YOU),
+    calls: ['pullzone.purgeCache'],
+    readsForItsCard: true,
+    answer: 'card',
+  },
 ];
 
 /** The operation ids a later issue adds; the test lists them so that each gets a case when it lands. */
-const NOT_YET = ['purge.url', 'purge.zone', 'digest.set', 'digest.list'];
+const NOT_YET = ['digest.set', 'digest.list'];
 
 describe('an approval rule on any operation', () => {
   it('has a case for every operation id the bot knows', () => {

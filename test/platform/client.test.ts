@@ -573,3 +573,71 @@ describe('platform client against the sandbox', () => {
     });
   });
 });
+
+describe('purges against the sandbox', () => {
+  it('purges one URL with exactPath and without async, and the sandbox records it for its zone', async () => {
+    const before = sandbox.purges().length;
+    await client.purgeUrl('https://www.example.com/assets/app.3f9c1a.js');
+    const sent = sandbox.requests.last('purge.url')!;
+    expect(sent.method).toBe('POST');
+    expect(sent.query).toEqual({ url: 'https://www.example.com/assets/app.3f9c1a.js', exactPath: 'true' });
+    expect(sandbox.purges().slice(before)).toEqual([
+      { at: clock(), pullZoneId: sandbox.ids.pullZone, url: 'https://www.example.com/assets/app.3f9c1a.js' },
+    ]);
+  });
+
+  it('refuses to send a URL that is not absolute http(s)', async () => {
+    const calls = sandbox.requests.count('purge.url');
+    const refused = await failure(client.purgeUrl('ftp://www.example.com/a'));
+    expect(refused.kind).toBe('invalid-request');
+    expect(sandbox.requests.count('purge.url')).toBe(calls);
+  });
+
+  it('purges a zone whole (no body) or one cache tag, and names a missing zone', async () => {
+    const before = sandbox.purges().length;
+    await client.purgePullZoneCache(sandbox.ids.pullZone);
+    expect(sandbox.requests.last('pullzone.purgeCache')!.body).toBeUndefined();
+    await client.purgePullZoneCache(sandbox.ids.pullZone, 'product-42');
+    expect(sandbox.requests.last('pullzone.purgeCache')!.body).toEqual({ CacheTag: 'product-42' });
+    expect(sandbox.purges().slice(before)).toEqual([
+      { at: clock(), pullZoneId: sandbox.ids.pullZone },
+      { at: clock(), pullZoneId: sandbox.ids.pullZone, cacheTag: 'product-42' },
+    ]);
+    const missing = await failure(client.purgePullZoneCache(999_999_999));
+    expect(missing.userMessage).toBe(
+      'No pull zone 999999999 was found on the platform. Check the id, or find it with /edge pullzones.',
+    );
+  });
+
+  it('never retries a purge that failed on the platform', async () => {
+    sandbox.faults.set('purge.url', { status: 503, times: 1 });
+    const calls = sandbox.requests.count('purge.url');
+    const failed = await failure(client.purgeUrl('https://www.example.com/index.html'));
+    expect(failed.kind).toBe('server');
+    expect(sandbox.requests.count('purge.url')).toBe(calls + 1);
+    sandbox.faults.set('pullzone.purgeCache', { status: 500, times: 1 });
+    const zoneCalls = sandbox.requests.count('pullzone.purgeCache');
+    await failure(client.purgePullZoneCache(sandbox.ids.pullZone));
+    expect(sandbox.requests.count('pullzone.purgeCache')).toBe(zoneCalls + 1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('answers 401 for a wrong key and 400 for a missing url, as the vendor does', async () => {
+    const wrong = await fetch(`${sandbox.apiUrl}/purge?url=https://www.example.com/`, {
+      method: 'POST',
+      headers: { AccessKey: 'wrong' },
+    });
+    expect(wrong.status).toBe(401);
+    const zone = await fetch(`${sandbox.apiUrl}/pullzone/${sandbox.ids.pullZone}/purgeCache`, {
+      method: 'POST',
+      headers: { AccessKey: 'wrong' },
+    });
+    expect(zone.status).toBe(401);
+    const missing = await fetch(`${sandbox.apiUrl}/purge`, {
+      method: 'POST',
+      headers: { AccessKey: sandbox.apiKey },
+    });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ Field: 'url' });
+  });
+});

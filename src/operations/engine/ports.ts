@@ -58,6 +58,8 @@ export interface ZoneChoice {
   typed?: true;
   /** A pull zone's first hostname, e.g. `www-example.b-cdn.net`. */
   hostname?: string;
+  /** Every hostname of a pull zone, its first included. */
+  hostnames?: readonly string[];
   /** The pull zone a Shield zone guards. */
   pullZoneId?: number;
 }
@@ -75,6 +77,14 @@ export interface ZoneDirectory {
    * than the bot reads). Platform errors are thrown.
    */
   find(kind: ZoneKind, id: number): Promise<{ zone: ZoneChoice } | { absent: true } | { unchecked: true }>;
+  /**
+   * The pull zone one of whose hostnames is `host` (in any case), loaded afresh when the kept list
+   * lacks it; `absent`, with every hostname of the account, only when the list read is the
+   * account's whole list, else `unchecked`. Platform errors are thrown.
+   */
+  findHostname(
+    host: string,
+  ): Promise<{ zone: ZoneChoice } | { absent: true; hostnames: string[] } | { unchecked: true }>;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   percentChange,
   utcDaysTouched,
 } from '../../reports/origin/window.js';
+import { purgeFormButton } from '../purge/form.js';
 import { formatAgo } from '../shared/time-args.js';
 import { formatLength, formatSpan, type LogsWindow } from './window.js';
 
@@ -295,6 +296,12 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
         )
         .join('\n'),
     });
+    // The logs carry paths: the form makes them whole on a hostname of the zone before anything is purged.
+    const purge = purgeFormButton(
+      pullZoneId,
+      summary.topUrls.map((u) => u.url),
+    );
+    if (purge) blocks.push({ type: 'actions', buttons: [purge] });
   }
   const buckets = chartBuckets(result.grid, summary.buckets, result.window, result.nowMs);
   const chartTitle = `Errors per ${bucketWidthWords(result.grid.widthMs)} (UTC)`;

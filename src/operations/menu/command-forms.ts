@@ -64,9 +64,9 @@ const DURATION_HINT = 'A number and a unit (s, m, h or d).';
 const recentInstant = (now: number) =>
   new Date(Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000).toISOString().slice(0, 16);
 
-/** `PULLZONE_ID` → "Pull zone id", `SQL` → "SQL". */
+/** `PULLZONE_ID` → "Pull zone id", `SQL` → "SQL", `URL` → "URL". */
 function label(name: string): string {
-  if (name === 'SQL') return name;
+  if (name === 'SQL' || name === 'URL') return name;
   const words = name
     .toLowerCase()
     .replace(/_/g, ' ')

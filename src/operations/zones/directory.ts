@@ -24,6 +24,33 @@ interface Kept {
 /** A list as loaded, and whether it is the account's whole list. */
 type Loaded = ZoneChoice[] & { partial?: boolean };
 
+/** The pull zone one of whose hostnames is `host`, in any case. */
+function servingZone(zones: readonly ZoneChoice[], host: string): ZoneChoice | undefined {
+  const wanted = host.toLowerCase();
+  return zones.find((zone) => zone.hostnames?.some((hostname) => hostname.toLowerCase() === wanted));
+}
+
+/** Every pull zone the list's pages give, with all of their hostnames. */
+async function loadPullZones(platform: PlatformClient): Promise<ZoneChoice[]> {
+  const zones: Loaded = [];
+  zones.partial = false;
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const list = await platform.listPullZones({ page, perPage: PER_PAGE });
+    for (const zone of list.Items)
+      if (zone.Id !== undefined)
+        zones.push({
+          kind: 'pullzone',
+          id: zone.Id,
+          ...(zone.Name ? { name: zone.Name } : {}),
+          ...(zone.Hostnames[0] ? { hostname: zone.Hostnames[0], hostnames: zone.Hostnames } : {}),
+        });
+    const more = list.HasMoreItems ?? list.Items.length === PER_PAGE;
+    if (!more) break;
+    if (page === MAX_PAGES) zones.partial = true;
+  }
+  return zones;
+}
+
 export function createZoneDirectory(options: {
   platform: PlatformClient;
   now: () => number;
@@ -34,26 +61,6 @@ export function createZoneDirectory(options: {
   const ttlMs = options.ttlMs ?? ZONE_LIST_TTL_MS;
   const kept = new Map<ZoneKind, Kept>();
   const loading = new Map<ZoneKind, Promise<ZoneChoice[]>>();
-
-  async function loadPullZones(): Promise<ZoneChoice[]> {
-    const zones: Loaded = [];
-    zones.partial = false;
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const list = await platform.listPullZones({ page, perPage: PER_PAGE });
-      for (const zone of list.Items)
-        if (zone.Id !== undefined)
-          zones.push({
-            kind: 'pullzone',
-            id: zone.Id,
-            ...(zone.Name ? { name: zone.Name } : {}),
-            ...(zone.Hostnames[0] ? { hostname: zone.Hostnames[0] } : {}),
-          });
-      const more = list.HasMoreItems ?? list.Items.length === PER_PAGE;
-      if (!more) break;
-      if (page === MAX_PAGES) zones.partial = true;
-    }
-    return zones;
-  }
 
   async function loadShieldZones(): Promise<ZoneChoice[]> {
     const [pulls, shields] = await Promise.all([
@@ -101,7 +108,7 @@ export function createZoneDirectory(options: {
     if (known) return Promise.resolve(known);
     const running = loading.get(kind);
     if (running) return running;
-    const load = (kind === 'pullzone' ? loadPullZones() : loadShieldZones())
+    const load = (kind === 'pullzone' ? loadPullZones(platform) : loadShieldZones())
       .then((zones) => {
         kept.set(kind, { zones, at: now() });
         return zones;
@@ -109,6 +116,21 @@ export function createZoneDirectory(options: {
       .finally(() => loading.delete(kind));
     loading.set(kind, load);
     return load;
+  }
+
+  /**
+   * The zone `pick` finds in the list, and the list. Made in the last minute, perhaps: it is looked
+   * for once more in a fresh list before it is missing (loads under way are shared, so misses at
+   * once cost one load).
+   */
+  async function lookUp(kind: ZoneKind, pick: (zones: ZoneChoice[]) => ZoneChoice | undefined) {
+    let list: Loaded = await fresh(kind);
+    let zone = pick(list);
+    if (!zone) {
+      list = await fresh(kind, true);
+      zone = pick(list);
+    }
+    return { zone, list };
   }
 
   /** The list, or nothing when it fails or takes longer than `waitMs` (the load goes on). */
@@ -155,16 +177,16 @@ export function createZoneDirectory(options: {
     },
 
     async find(kind, id) {
-      let list: Loaded = await fresh(kind);
-      let zone = list.find((candidate) => candidate.id === id);
-      // Made in the last minute, perhaps: look once more before saying it does not exist
-      // (loads under way are shared, so misses at once cost one load).
-      if (!zone) {
-        list = await fresh(kind, true);
-        zone = list.find((candidate) => candidate.id === id);
-      }
+      const { zone, list } = await lookUp(kind, (zones) => zones.find((candidate) => candidate.id === id));
       if (zone) return { zone };
       return list.partial ? { unchecked: true } : { absent: true };
+    },
+
+    async findHostname(host) {
+      const { zone, list } = await lookUp('pullzone', (zones) => servingZone(zones, host));
+      if (zone) return { zone };
+      if (list.partial) return { unchecked: true };
+      return { absent: true, hostnames: list.flatMap((candidate) => candidate.hostnames ?? []) };
     },
   };
 }
