@@ -11,6 +11,7 @@ import { benchChart } from './chart.js';
 import { benchDbQuery, benchDbQueryValues } from './db-query.js';
 import { benchExport } from './export.js';
 import { benchLogs } from './logs.js';
+import { benchLogsRepeat } from './logs-repeat.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import type { BenchRow } from './types.js';
@@ -65,6 +66,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'watch',
     what: 'one watch poll of a 1,000,000-entry day with nothing new vs a full summary, and takeover',
     load: async () => benchWatch,
+  },
+  {
+    name: 'logs-repeat',
+    what: '/edge logs --last 1h on a 1,000,000-entry day asked again 30 s later vs the first time',
+    load: async () => benchLogsRepeat,
   },
 ];
 
