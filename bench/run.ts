@@ -11,6 +11,7 @@ import { benchChart } from './chart.js';
 import { benchDbQuery, benchDbQueryValues } from './db-query.js';
 import { benchExport } from './export.js';
 import { benchLogs } from './logs.js';
+import { benchLogsRepeat } from './logs-repeat.js';
 import { createReport, formatReport, RESULTS_PATH, writeResults } from './report.js';
 import { benchStartup } from './startup.js';
 import { benchStats } from './stats.js';
@@ -71,6 +72,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'stats',
     what: '/edge stats end to end on a 7-day hourly window vs one GET /statistics',
     load: async () => benchStats,
+  },
+  {
+    name: 'logs-repeat',
+    what: '/edge logs --last 1h on a 1,000,000-entry day asked again 30 s later vs the first time',
+    load: async () => benchLogsRepeat,
   },
 ];
 

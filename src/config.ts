@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { EdgeopsError } from './errors.js';
 import { parseDuration } from './time/duration.js';
@@ -122,6 +124,8 @@ const rawEnvSchema = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1).max(1000).default(30),
   ),
+  EDGEOPS_LOG_CACHE: byteSize('1GB', 1024 ** 4),
+  EDGEOPS_LOG_CACHE_DIR: optionalString,
 });
 
 /** Every environment variable the configuration reads (for .env.example and the docs). */
@@ -164,6 +168,8 @@ export interface Config {
    * person and in the workspace, and the platform calls per minute all of them share.
    */
   watches: { minEveryMs: number; perUser: number; perWorkspace: number; callsPerMinute: number };
+  /** Origin-log day files kept on disk for repeated questions: at most `maxBytes`, in `dir`. */
+  logCache: { maxBytes: number; dir: string };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -276,6 +282,10 @@ export function loadConfig(
       perUser: e.EDGEOPS_MAX_WATCHES_PER_USER,
       perWorkspace: e.EDGEOPS_MAX_WATCHES,
       callsPerMinute: e.EDGEOPS_WATCH_CALLS_PER_MINUTE,
+    },
+    logCache: {
+      maxBytes: e.EDGEOPS_LOG_CACHE,
+      dir: e.EDGEOPS_LOG_CACHE_DIR ?? join(tmpdir(), 'edgeops-log-cache'),
     },
   };
 }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configSecrets, loadConfig } from '../src/config.js';
 
@@ -164,6 +166,20 @@ describe('configuration', () => {
     expect(bytes('1GB')).toBe(1024 ** 3);
     expect(bytes('64 kb')).toBe(64 * 1024);
     expect(bytes('1048576')).toBe(1024 * 1024);
+  });
+
+  it('keeps at most 1 GB of origin-log days in a folder of the temporary directory unless told otherwise', () => {
+    expect(loadConfig({}, noFiles).logCache).toEqual({
+      maxBytes: 1024 ** 3,
+      dir: join(tmpdir(), 'edgeops-log-cache'),
+    });
+    expect(
+      loadConfig({ EDGEOPS_LOG_CACHE: '512MB', EDGEOPS_LOG_CACHE_DIR: '/var/cache/edgeops' }, noFiles)
+        .logCache,
+    ).toEqual({ maxBytes: 512 * 1024 ** 2, dir: '/var/cache/edgeops' });
+    expect(failure({ EDGEOPS_LOG_CACHE: 'lots' }).message).toMatch(
+      /^EDGEOPS_LOG_CACHE: .*100MB, 512KB or 1GB/,
+    );
   });
 
   it('names the db query bound that is not a duration, a row count or a size', () => {

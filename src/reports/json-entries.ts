@@ -130,8 +130,15 @@ export class JsonArraySplitter {
   private awaitingValue = false;
   /** The wanted key held something other than an array or null. */
   private wrongValue = false;
+  /** Where in the document (bytes) the element being read started. */
+  private elementAt = 0;
   skipped = 0;
   bytes = 0;
+  /**
+   * Told where in the document each run of elements lies: `[start, end)` in bytes, from the first
+   * one's `{` to the last one's `}`, and the elements, which are `out[from…]`.
+   */
+  onElements?: (start: number, end: number, out: readonly unknown[], from: number) => void;
 
   constructor(private readonly key: string) {}
 
@@ -179,7 +186,7 @@ export class JsonArraySplitter {
           if (byte === OPEN_BRACE) {
             if (batchable) {
               batchable = false;
-              const after = this.parseElements(chunk, i, out);
+              const after = this.parseElements(chunk, i, out, this.bytes - length);
               if (after > 0) {
                 // Back between elements, at the comma after the last one parsed.
                 this.depth--;
@@ -188,6 +195,7 @@ export class JsonArraySplitter {
               }
             }
             elementStart = i;
+            this.elementAt = this.bytes - length + i;
             this.elementOpen = true;
           } else this.skipped++;
         } else if (
@@ -204,6 +212,7 @@ export class JsonArraySplitter {
       if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
         if (this.elementOpen && this.depth === this.elementDepth + 1 && byte === CLOSE_BRACE) {
           out.push(this.parseElement(chunk, elementStart, i + 1));
+          this.onElements?.(this.elementAt, this.bytes - length + i + 1, out, out.length - 1);
           elementStart = -1;
           this.elementOpen = false;
         } else if (this.elementDepth > 0 && this.depth === this.elementDepth && byte === CLOSE_BRACKET) {
@@ -241,7 +250,7 @@ export class JsonArraySplitter {
    * The elements from the one starting at `start` up to the chunk's last `},{"`, parsed as lists
    * into `out`; returns where the last one parsed ends, or 0 when not even the first list parsed.
    */
-  private parseElements(chunk: Buffer, start: number, out: unknown[]): number {
+  private parseElements(chunk: Buffer, start: number, out: unknown[], chunkAt: number): number {
     const last = chunk.lastIndexOf(BOUNDARY);
     let from = start;
     let parsedTo = 0;
@@ -255,11 +264,13 @@ export class JsonArraySplitter {
       } catch {
         return parsedTo;
       }
+      const first = out.length;
       // As the scanner does: objects are elements, nested lists are skipped, other values ignored.
       for (const element of elements) {
         if (Array.isArray(element)) this.skipped++;
         else if (typeof element === 'object' && element !== null) out.push(element);
       }
+      this.onElements?.(chunkAt + from, chunkAt + cut + 1, out, first);
       // A list that parsed ended at an element's end: the next `{` starts one.
       parsedTo = cut + 1;
       from = cut + 2;

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { BucketChartSchema } from './chart/bucket.js';
 import { SeriesChartSchema } from './chart/series.js';
 import { OriginDayReadSchema } from './origin/days.js';
+import { OriginDayIndexSchema } from './origin/hours.js';
 import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin/tally.js';
 import type { ShieldSummary } from './shield/summary.js';
 import type { WorkerFailure } from './task-failure.js';
@@ -30,6 +31,8 @@ export const OriginTaskSchema = z.strictObject({
   untimedDay: z.number().int().nonnegative().optional(),
   /** Bodies from this position on serve only comparisons: one that breaks leaves its comparisons out. */
   comparisonsFrom: z.number().int().nonnegative().optional(),
+  /** Note where each hour's entries lie in every body, so that a kept copy can be read in part. */
+  indexHours: z.boolean().optional(),
 });
 
 export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
@@ -42,6 +45,8 @@ export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [
     csvBytes: BytesSchema,
     /** Each body read, in order: one per UTC day of the window and its comparisons. */
     days: z.array(OriginDayReadSchema),
+    /** With `indexHours`: each body's index, in order; null for one broken or too mixed to index. */
+    indexes: z.array(OriginDayIndexSchema.nullable()).optional(),
   }),
   FailureSchema,
 ]);

@@ -19,6 +19,7 @@ import type { Services } from '../operations/engine/types.js';
 import { createHomeContent } from '../operations/home/content.js';
 import { homeDrawer } from '../operations/home/draw.js';
 import { createHomeRefresher, refreshingApprovals, refreshingWatches } from '../operations/home/refresh.js';
+import { createKeptOriginDays } from '../operations/logs/kept-days.js';
 import { commandForms, gatedOperations, operations, wordAliases } from '../operations/registry.js';
 import { createWatchPoller, type WatchPoller } from '../operations/watches/poller.js';
 import { createWatchDesk } from '../operations/watches/service.js';
@@ -196,6 +197,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     onChange: (running) => metrics.setRunningJobs(running),
   });
   const reports = createReportPool();
+  const keptDays = await createKeptOriginDays({ ...config.logCache, now, logger, platform });
   const watchStore = refreshingWatches(createWatchStore(state.client), homes);
   const watchPoller = createWatchPoller({
     store: watchStore,
@@ -241,6 +243,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     watches: createWatchDesk({ store: watchStore, authorizer, audit, logger, limits: config.watches, now }),
     home: { show: showHome, refresher: homes },
     now,
+    keptDays,
   };
   engine = createEngine({
     operations,
@@ -290,6 +293,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await watchPoller.close();
       jobs.close();
       await reports.close();
+      await keptDays.close();
       policies.close();
       await database?.close();
       await platform.close();

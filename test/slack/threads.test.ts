@@ -227,7 +227,8 @@ describe('the same /edge logs request in one channel within a minute', () => {
       .poll(async () => (await auditRows(channelId)).sort(), { timeout: 10_000 })
       .toEqual(users.flatMap((userId) => [`${userId} started`, `${userId} succeeded`]).sort());
 
-    // One download: what the same request costs alone, in another channel.
+    // One download: what the same request costs alone, in another channel (not from kept days).
+    await h.runtime.services.keptDays.clear();
     const alone = freshChannel();
     const single = h.sandbox.requests.count('logs.origin');
     await h.command('logs 308006 --last 1h', { channelId: alone });
@@ -240,6 +241,8 @@ describe('the same /edge logs request in one channel within a minute', () => {
     const c = channel(h, channelId);
     await h.command('logs 308006 --last 1h', { channelId, userId: 'U0R1' });
     await c.csv();
+    // Answers not shared are fetched: not from the days the first one kept.
+    await h.runtime.services.keptDays.clear();
     const before = h.sandbox.requests.count('logs.origin');
     await h.command('logs 308006 --last 2h', { channelId, userId: 'U0R2' });
     await h.command('logs 308006 --last 1h --status 5xx', { channelId, userId: 'U0R3' });
@@ -379,6 +382,8 @@ describe('a long job’s answer', () => {
   it('is posted anew when Slack will not update the progress message', async () => {
     const channelId = freshChannel();
     const c = channel(h, channelId);
+    // A slow download, not the days the test before kept: the progress message has time to appear.
+    await h.runtime.services.keptDays.clear();
     h.sandbox.faults.set('logs.origin', { delayMs: 1_000, times: 1 });
     h.fake.fail('chat.update', { error: 'cant_update_message', times: Number.POSITIVE_INFINITY });
     try {

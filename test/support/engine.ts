@@ -16,7 +16,7 @@ import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createLogger } from '../../src/telemetry/log.js';
 import { pinnedClock, type TestClock } from './clock.js';
-import { sandboxEnv } from './sandbox-env.js';
+import { forgetKeptDaysOnKnobs, sandboxEnv } from './sandbox-env.js';
 
 /** One thing the engine did through the surface. */
 export type Recorded =
@@ -331,6 +331,7 @@ export async function startEngineTestbed(
     // Never by itself on the real clock: tests move the pinned one and tick the poller.
     watchTickMs: 3_600_000,
   });
+  forgetKeptDaysOnKnobs(sandbox, runtime.services.keptDays);
   const board = messageBoard();
   const surfaceFor = (caller: Caller) =>
     recordingSurface({

@@ -34,7 +34,7 @@ import {
   slashCommand,
   viewSubmission,
 } from './payloads.js';
-import { sandboxEnv } from './sandbox-env.js';
+import { forgetKeptDaysOnKnobs, sandboxEnv } from './sandbox-env.js';
 import { postSigned, type SignedResponse } from './signer.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0f3c9a7e5b';
@@ -202,6 +202,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: clock,
     fetchGroupMembers: createSlackGroupFetcher({ token: BOT_TOKEN, apiUrl: fake.apiUrl }),
   });
+  forgetKeptDaysOnKnobs(sandbox, runtime.services.keptDays);
   const slack = await startSlackApp({
     mode: 'http',
     botToken: BOT_TOKEN,

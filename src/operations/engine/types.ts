@@ -3,6 +3,7 @@
  * and argument schema, and a run that answers with a Reply. No operation knows whether it
  * was asked from Slack, the console or a test.
  */
+
 import type { z } from 'zod';
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import type { CustomerDatabase } from '../../database/customer-database.js';
@@ -18,6 +19,7 @@ import type { AuditLog } from '../../state/audit.js';
 import type { JsonValue } from '../../state/canonical-json.js';
 import type { StateStore } from '../../state/store.js';
 import type { Logger } from '../../telemetry/log.js';
+import type { KeptOriginDays } from '../logs/kept-days.js';
 import type { JobRegistry } from './jobs.js';
 import type { HomeRedraws, Surface, ZoneDirectory } from './ports.js';
 import type { SharedAnswers } from './shared-answers.js';
@@ -140,6 +142,8 @@ export interface Services {
   watches: WatchDesk;
   home: HomeDesk;
   now: () => number;
+  /** Origin-log days kept on disk: asking again about the same zone and days downloads nothing. */
+  keptDays: KeptOriginDays;
 }
 
 export interface Caller {

@@ -7,7 +7,7 @@ import { byteSize, counted } from '../../reply/words.js';
 import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../../reports/filenames.js';
 import { ORIGIN_ERROR_CODES } from '../../reports/origin/entry.js';
-import type { OriginDayOpener, OriginFilters } from '../../reports/origin/summary.js';
+import type { OriginDayOpener, OriginFilters, OriginSummary } from '../../reports/origin/summary.js';
 import { summariseOriginErrors } from '../../reports/origin/summary.js';
 import { statusFilterOf } from '../../reports/origin/tally.js';
 import { bucketGrid, chartBuckets, planOriginFetch } from '../../reports/origin/window.js';
@@ -17,6 +17,7 @@ import { defineOperation, type ParseResult, type RunContext } from '../engine/ty
 import { cancelJob, runLongJob } from '../shared/long-job.js';
 import { joinedNote, pointerReply } from '../shared/pointer.js';
 import { noDefaultError } from '../zones/context.js';
+import type { OriginDayBody } from './kept-days.js';
 import { type OriginWindowResult, renderNothingFound, renderOriginHeadline } from './render.js';
 import { describeLogsWindow, formatLength, type LogsWindow, parseLogsWindow } from './window.js';
 
@@ -96,6 +97,23 @@ const describeFilters = (args: LogsArgs) =>
 
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * After a summary: a day read whole tells its kept copy where its hours lie; a day read in part
+ * counts as many entries as its whole body has; a copy whose body broke is not kept.
+ */
+function settleKeptDays(opened: readonly (OriginDayBody | undefined)[], summary: OriginSummary): void {
+  for (const [index, day] of opened.entries()) {
+    const read = summary.days[index];
+    if (!day || !read) continue;
+    if (read.broken) void day.forget();
+    else if (day.part) summary.days[index] = { ...read, entries: day.part.entries };
+    else {
+      const hours = summary.indexes?.[index];
+      if (hours) day.indexed(hours);
+    }
+  }
+}
+
 /** A day's body when a day only a comparison needs could not be fetched: that comparison is left out. */
 async function* emptyDay(): AsyncGenerator<Uint8Array> {
   yield Buffer.from('{}');
@@ -122,6 +140,9 @@ async function summarise(
     async work(job) {
       const failedDays = new Map<number, string>();
       let reading = '';
+      // Only these are counted: a kept day that knows where its hours lie is read for them alone.
+      const countedWindows = [plan.counted, ...plan.comparisons];
+      const opened: OriginDayBody[] = [];
       const days = plan.days.map(
         (dayMs, index): OriginDayOpener =>
           async () => {
@@ -129,14 +150,12 @@ async function summarise(
               plan.days.length > 1 ? `${isoDate(dayMs)} (day ${index + 1} of ${plan.days.length}): ` : '';
             job.status(`${reading}fetching`);
             try {
-              const response = await ctx.services.platform.getOriginErrorLogs(
-                args.pullZoneId,
-                new Date(dayMs),
-                {
-                  signal: job.signal,
-                },
-              );
-              return response.body;
+              const day = await ctx.services.keptDays.open(args.pullZoneId, dayMs, {
+                signal: job.signal,
+                only: countedWindows,
+              });
+              opened[index] = day;
+              return day.body;
             } catch (error) {
               // The window's own days must all be read; a day only a comparison needs may be missing.
               if (index < plan.windowDays.length || job.signal.aborted) throw error;
@@ -148,6 +167,7 @@ async function summarise(
       );
       const csvPath = temporaryCsvPath();
       const summary = await summariseOriginErrors({
+        indexHours: true,
         days,
         filters: { ...filtersOf(args), sinceMs: window.startMs, untilMs: window.endMs },
         view: { grid, comparisons: plan.comparisons.map(({ startMs, endMs }) => ({ startMs, endMs })) },
@@ -161,7 +181,12 @@ async function summarise(
           job.status(
             `${reading}fetched ${byteSize(progress.bytes)}, summarised ${counted(progress.entries, 'entry', 'entries')}`,
           ),
+      }).catch(async (error: unknown) => {
+        // Which body was not what it should be is not known: none of them is kept.
+        await Promise.all(opened.map((day) => day?.forget()));
+        throw error;
       });
+      settleKeptDays(opened, summary);
       for (const [index, read] of summary.days.entries())
         if (read.broken && !failedDays.has(plan.days[index]!))
           failedDays.set(plan.days[index]!, 'its response broke off or was not valid JSON');

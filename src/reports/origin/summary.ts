@@ -10,6 +10,7 @@ import type { ReportPool } from '../pool.js';
 import { OriginWorkerResultSchema } from '../tasks.js';
 import { DOCUMENT_BREAK, type SourcePiece, streamToWorker } from '../worker-channel.js';
 import { OriginDayReadSchema } from './days.js';
+import { OriginDayIndexSchema } from './hours.js';
 import {
   OriginCountsSchema,
   type OriginFilters,
@@ -32,6 +33,8 @@ export const OriginSummarySchema = OriginCountsSchema.extend({
   bodyBytes: z.number().int().nonnegative(),
   /** Each day read, in the order of `days` (one, for a single `source`). */
   days: z.array(OriginDayReadSchema),
+  /** With `indexHours`: where each day's hours lie in its body, in the order of `days`. */
+  indexes: z.array(OriginDayIndexSchema.nullable()).optional(),
   csv: z.strictObject({
     path: z.string(),
     /** Data rows, header excluded: equals `total`. */
@@ -66,6 +69,8 @@ export interface SummariseOriginErrorsOptions {
    * bad JSON, is read as nothing and marked `broken` in `days`; a broken window day fails the summary.
    */
   comparisonsFrom?: number;
+  /** Note where each day's hours lie in its body (see hours.ts). */
+  indexHours?: boolean;
   /** Where the CSV goes; removed again when the summary fails or is cancelled. */
   csvPath: string;
   signal?: AbortSignal;
@@ -84,7 +89,7 @@ const WORDS: ReportFailureWords = {
 export async function summariseOriginErrors(options: SummariseOriginErrorsOptions): Promise<OriginSummary> {
   const filters = OriginFiltersSchema.parse(options.filters ?? {});
   const view = OriginViewSchema.parse(options.view ?? {});
-  const { csvPath, signal, onProgress, untimedDay, comparisonsFrom } = options;
+  const { csvPath, signal, onProgress, untimedDay, comparisonsFrom, indexHours } = options;
   try {
     const raw = await streamToWorker({
       pool: options.pool,
@@ -95,6 +100,7 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
         view,
         ...(untimedDay === undefined ? {} : { untimedDay }),
         ...(comparisonsFrom === undefined ? {} : { comparisonsFrom }),
+        ...(indexHours ? { indexHours } : {}),
       },
       source: bodiesOf(options),
       signal,
@@ -102,12 +108,13 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
     });
     const result = OriginWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
-    const { counts, listed, bodyBytes, csvBytes, days } = result;
+    const { counts, listed, bodyBytes, csvBytes, days, indexes } = result;
     return {
       ...counts,
       listed,
       bodyBytes,
       days,
+      ...(indexes ? { indexes } : {}),
       csv: { path: csvPath, rows: counts.total, bytes: csvBytes },
     };
   } catch (error) {

@@ -132,7 +132,7 @@ export type OriginCsvRow = [string, string, string, string, string, string, stri
 
 const UNKNOWN = 'unknown';
 /** The range a JS Date can represent; anything outside cannot be a log time. */
-const MAX_TIME_MS = 8.64e15;
+export const MAX_TIME_MS = 8.64e15;
 
 function wordsFor(code: string): string | null {
   return Object.hasOwn(ORIGIN_ERROR_CODES, code)

@@ -9,6 +9,7 @@ import { JsonArraySplitter, JsonStreamError } from '../json-entries.js';
 import { failureOf, OriginTaskSchema, type OriginWorkerResult } from '../tasks.js';
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
 import { OriginDayLedger } from './days.js';
+import { type OriginDayIndex, OriginHourIndexer } from './hours.js';
 import { CSV_HEADER, OriginTally } from './tally.js';
 
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
@@ -16,9 +17,24 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
   const receiver = new ChunkReceiver(task.port);
   const tally = new OriginTally(task.filters, task.view);
   const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
-  let splitter = new JsonArraySplitter('logs');
+  const indexes: (OriginDayIndex | null)[] = [];
+  let indexer: OriginHourIndexer | undefined;
+  const begin = (next: JsonArraySplitter) => {
+    indexer = task.indexHours ? new OriginHourIndexer() : undefined;
+    if (indexer) next.onElements = indexer.add;
+    return next;
+  };
+  // Called once the ledger has recorded the day `closed` read.
+  const finish = (closed: JsonArraySplitter) => {
+    const read = days.days[indexes.length];
+    indexes.push((read && !read.broken && indexer?.finish(read.entries, closed.bytes)) || null);
+  };
+  let splitter = begin(new JsonArraySplitter('logs'));
   receiver.onBreak = () => {
-    splitter = days.next(splitter);
+    const closed = splitter;
+    const next = days.next(splitter);
+    finish(closed);
+    splitter = begin(next);
   };
   const csv = new CsvFileWriter(task.csvPath);
   try {
@@ -39,6 +55,7 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
       if (text.length > 0) await csv.write(text, receiver.signal);
     }
     days.close(splitter);
+    finish(splitter);
     await csv.close();
     const counts = tally.counts();
     return {
@@ -52,6 +69,7 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
       bodyBytes: days.bytes,
       csvBytes: csv.bytesWritten,
       days: [...days.days],
+      ...(task.indexHours ? { indexes } : {}),
     };
   } catch (error) {
     await csv.discard();
