@@ -112,20 +112,24 @@ export type ExportWorkerResult = z.infer<typeof ExportWorkerResultSchema>;
 /** A chart of either kind: counts per bucket, or series of percentages or milliseconds. */
 export const ChartSchema = z.union([BucketChartSchema, SeriesChartSchema]);
 
+/** The most charts one task draws: the pictures of one answer, drawn side by side. */
+export const MAX_CHARTS_PER_TASK = 4;
+
 export const ChartTaskSchema = z.strictObject({
-  chart: ChartSchema,
-  /** A TrueType font file: the only font the chart is drawn with. */
+  charts: z.array(ChartSchema).min(1).max(MAX_CHARTS_PER_TASK),
+  /** A TrueType font file: the only font the charts are drawn with. */
   fontFile: z.string().min(1),
 });
 
+export const ChartPictureSchema = z.strictObject({
+  png: z.instanceof(Uint8Array),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  altText: z.string(),
+});
+
 export const ChartWorkerResultSchema = z.discriminatedUnion('ok', [
-  z.strictObject({
-    ok: z.literal(true),
-    png: z.instanceof(Uint8Array),
-    width: z.number().int().positive(),
-    height: z.number().int().positive(),
-    altText: z.string(),
-  }),
+  z.strictObject({ ok: z.literal(true), pictures: z.array(ChartPictureSchema).min(1) }),
   FailureSchema,
 ]);
 export type ChartWorkerResult = z.infer<typeof ChartWorkerResultSchema>;

@@ -57,7 +57,8 @@ async function answer(ctx: RunContext, pullZoneId: number, window: StatsArgs['wi
   };
   if (current.points.length === 0) return renderNoPoints(base);
   const result: StatsResult = { ...base, previous: before };
-  const pictures = await Promise.all(statsCharts(result).map((chart) => ctx.services.charts.draw(chart)));
+  const charts = statsCharts(result);
+  const pictures = (await ctx.services.charts.drawAll(charts)) ?? charts.map(() => undefined);
   return renderStatsHeadline({ ...result, pictures });
 }
 

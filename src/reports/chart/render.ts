@@ -26,6 +26,14 @@ export interface ChartRenderer {
     chart: BucketChart | SeriesChart,
     options?: { signal?: AbortSignal },
   ): Promise<ChartPicture | undefined>;
+  /**
+   * The charts of one answer (at most MAX_CHARTS_PER_TASK), drawn at once in one task: all of them,
+   * in order, or undefined when they could not be drawn in time. Never throws.
+   */
+  drawAll(
+    charts: readonly (BucketChart | SeriesChart)[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ChartPicture[] | undefined>;
 }
 
 export interface ChartRendererOptions {
@@ -43,32 +51,45 @@ export const CHART_TIMEOUT_MS = 10_000;
 
 export function createChartRenderer(options: ChartRendererOptions): ChartRenderer {
   const timeoutMs = options.timeoutMs ?? CHART_TIMEOUT_MS;
+  const drawAll: ChartRenderer['drawAll'] = async (charts, { signal } = {}) => {
+    const bound = AbortSignal.timeout(timeoutMs);
+    try {
+      const task = {
+        charts: charts.map((chart) => ChartSchema.parse(chart)),
+        fontFile: options.fontFile ?? chartFontFile(),
+      };
+      const raw = await options.pool.run(task, {
+        worker: 'chart/worker',
+        // Either ends the task: the thread drawing it is terminated.
+        signal: signal ? AbortSignal.any([signal, bound]) : bound,
+      });
+      const result = ChartWorkerResultSchema.parse(raw);
+      if (!result.ok) throw new Error(result.message);
+      if (result.pictures.length !== charts.length)
+        throw new Error('the worker drew another number of charts');
+      return result.pictures.map(({ png, width, height, altText }) => ({
+        png: Buffer.from(png.buffer, png.byteOffset, png.byteLength),
+        width,
+        height,
+        altText,
+      }));
+    } catch (error) {
+      // A cancelled job says so itself.
+      if (signal?.aborted) return undefined;
+      options.logger.warn('the chart picture could not be drawn; the text chart stands in for it', {
+        reason: bound.aborted
+          ? `no picture within ${timeoutMs} ms`
+          : error instanceof Error
+            ? error.message
+            : String(error),
+      });
+      return undefined;
+    }
+  };
   return {
-    async draw(chart, { signal } = {}) {
-      const bound = AbortSignal.timeout(timeoutMs);
-      try {
-        const task = { chart: ChartSchema.parse(chart), fontFile: options.fontFile ?? chartFontFile() };
-        const raw = await options.pool.run(task, {
-          worker: 'chart/worker',
-          // Either ends the task: the thread drawing it is terminated.
-          signal: signal ? AbortSignal.any([signal, bound]) : bound,
-        });
-        const result = ChartWorkerResultSchema.parse(raw);
-        if (!result.ok) throw new Error(result.message);
-        const { png, width, height, altText } = result;
-        return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), width, height, altText };
-      } catch (error) {
-        // A cancelled job says so itself.
-        if (signal?.aborted) return undefined;
-        options.logger.warn('the chart picture could not be drawn; the text chart stands in for it', {
-          reason: bound.aborted
-            ? `no picture within ${timeoutMs} ms`
-            : error instanceof Error
-              ? error.message
-              : String(error),
-        });
-        return undefined;
-      }
+    drawAll,
+    async draw(chart, drawOptions) {
+      return (await drawAll([chart], drawOptions))?.[0];
     },
   };
 }

@@ -84,6 +84,25 @@ describe('drawing a chart off the event loop', () => {
     expect(picture!.altText).toContain('The bar from 14:00 UTC is partial');
   });
 
+  it('draws the charts of one answer in one task, in order, each as the single draw makes it', async () => {
+    const quiet: BucketChart = {
+      ...chart,
+      title: 'Quiet day',
+      buckets: chart.buckets.map((b) => ({ ...b, count: 1 })),
+    };
+    const pictures = await createChartRenderer({ logger, pool }).drawAll([chart, quiet, chart]);
+    expect(pictures).toHaveLength(3);
+    const alone = drawChartPng(chart, [chartFontFile()]).png;
+    const whole = { x: 0, y: 0, width: CHART_LAYOUT.width, height: CHART_LAYOUT.height };
+    expect(differingPixels(decodePng(pictures![0]!.png), decodePng(alone), whole)).toBe(0);
+    expect(differingPixels(decodePng(pictures![2]!.png), decodePng(alone), whole)).toBe(0);
+    expect(differingPixels(decodePng(pictures![1]!.png), decodePng(alone), whole)).toBeGreaterThan(0);
+    expect(pictures![1]!.altText).toContain('Quiet day');
+    expect(
+      await createChartRenderer({ logger, pool }).drawAll([chart, { ...chart, buckets: [] }]),
+    ).toBeUndefined();
+  });
+
   it('gives no picture when the font cannot be read, and says why in the log only', async () => {
     lines.length = 0;
     const picture = await createChartRenderer({ logger, pool, fontFile: '/nonexistent/inter.ttf' }).draw(
