@@ -6,6 +6,7 @@
  * parameters recorded, answered where it was asked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readableTimes } from '../../src/operations/approvals/held.js';
 import { OPERATION_IDS, type OperationId } from '../../src/policy/operation-ids.js';
 import type { ModalValues } from '../../src/reply/form.js';
 import type { RouteId } from '../../src/sandbox/router.js';
@@ -202,6 +203,23 @@ const CASES: Case[] = [
 /** The operation ids a later issue adds; the test lists them so that each gets a case when it lands. */
 const NOT_YET = ['digest.set', 'digest.list'];
 
+/** A moment as the card writes it: `2026-11-21 14:00:00 UTC`. */
+const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+describe('the moments on a held card', () => {
+  it('are read from epoch milliseconds whose name says they are moments, as numbers or digits', () => {
+    const at = Date.UTC(2026, 10, 21, 14, 5, 9);
+    expect(
+      readableTimes({ from: String(at), to: at + 60_000, limit: at, window: { startMs: at }, ids: [at] }),
+    ).toEqual([
+      'from = 2026-11-21 14:05:09 UTC',
+      'to = 2026-11-21 14:06:09 UTC',
+      'window.startMs = 2026-11-21 14:05:09 UTC',
+    ]);
+    expect(readableTimes({ from: '12', to: 'yesterday', at: 1e20 })).toEqual([]);
+  });
+});
+
 describe('an approval rule on any operation', () => {
   it('has a case for every operation id the bot knows', () => {
     expect(CASES.map((c) => c.id).sort()).toEqual(OPERATION_IDS.filter((id) => !NOT_YET.includes(id)).sort());
@@ -285,6 +303,9 @@ describe('each way of asking is held the same', () => {
     expect(bed.sandbox.requests.count('logs.origin')).toBe(calls);
     const card = wordsOf(cardIn(outcome.records).reply);
     expect(card).toContain('logs 308006');
+    // The recorded milliseconds stay in full, and are readable beside them.
+    expect(card).toContain(`window.startMs = ${utc(now - 3_600_000)}`);
+    expect(card).toContain(`window.endMs = ${utc(now)}`);
     // Approved later, it still reads the window asked about.
     bed.clock.advance(20 * 60_000);
     const ran = await approved(outcome.records);
@@ -300,6 +321,7 @@ describe('each way of asking is held the same', () => {
     const card = wordsOf(cardIn(asked).reply);
     const askedAt = bed.clock();
     expect(card).toContain(String(askedAt - 3_600_000));
+    expect(card).toContain(utc(askedAt - 3_600_000));
     bed.clock.advance(25 * 60_000);
     const ran = await approved(asked);
     const answer = ran.find((record) => record.kind === 'post' && record.channelId === 'C0OPS');

@@ -102,6 +102,42 @@ export function entryWords(entry: HeldEntry): string {
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
+/** A member whose name says it is a moment: `from`, `toMs`, `since`, `startedAt`, … */
+const TIME_NAME = /(?:^|[a-z_])(?:from|to|since|until|start|end|at)(?:Ms)?$/i;
+/** Milliseconds since 1970 between the years 2000 and 2100: anything else is not read as a time. */
+const EPOCH_MS = { min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) };
+
+/**
+ * The moments among recorded values (epoch milliseconds, as numbers or digits), as people read
+ * them: the values themselves stay in full beside this line, which only makes them readable.
+ */
+export function readableTimes(value: unknown, path = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, member]) => {
+    const name = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    const ms =
+      typeof member === 'number'
+        ? member
+        : typeof member === 'string' && /^\d{12,13}$/.test(member)
+          ? Number(member)
+          : Number.NaN;
+    if (TIME_NAME.test(key) && Number.isInteger(ms) && ms >= EPOCH_MS.min && ms < EPOCH_MS.max)
+      return [
+        `${name} = ${new Date(ms)
+          .toISOString()
+          .replace('T', ' ')
+          .replace(/\.\d+Z$/, ' UTC')}`,
+      ];
+    return readableTimes(member, name);
+  });
+}
+
+/** The card's line for the moments among `values`, when there are any. */
+function timesField(values: unknown): { label: string; value: string }[] {
+  const times = readableTimes(values);
+  return times.length > 0 ? [{ label: 'Times (UTC)', value: times.join('\n') }] : [];
+}
+
 /** Runs a held entry as recorded, as the requester where they asked; says how it ended. */
 export type HeldReplay = (
   entry: HeldEntry,
@@ -132,6 +168,7 @@ export function heldGate(id: OperationId, replay: HeldReplay): GatedOperation {
               value: `${pretty(entry.args)}${entry.channelDefault ? `\n(${entry.channelDefault.kind} ${entry.channelDefault.id} from the channel's defaults)` : ''}`,
               code: true,
             },
+            ...timesField(entry.args),
             answer,
           ];
         case 'button':
@@ -144,6 +181,7 @@ export function heldGate(id: OperationId, replay: HeldReplay): GatedOperation {
           return [
             { label: 'Form', value: entry.callbackId, code: true },
             { label: 'Every field', value: pretty(entry.values), code: true },
+            ...timesField(entry.values),
             answer,
           ];
       }
