@@ -3,6 +3,7 @@
  * that field, saying where commands are typed, and nothing runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REJECT_CALLBACK } from '../../src/operations/approvals/click.js';
 import { commandFormSpec } from '../../src/operations/menu/command-forms.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import { type EngineTestbed, formIn, recordingSurface, startEngineTestbed } from '../support/engine.js';
@@ -54,6 +55,19 @@ describe('a command typed into a form', () => {
         '--query': '/edge',
       }),
     ).toEqual({ errors: { '--query': WHERE } });
+  });
+
+  it('is a reason like any other in a Reject form, where prose may quote a command', async () => {
+    const checked = await bed.runtime.engine.submit({
+      userId: 'U0LEAD',
+      channelId: 'C0APPROVALS',
+      callbackId: REJECT_CALLBACK,
+      privateMetadata: 'ap_0123456789abcdef',
+      values: { reason: '/edge purge zone would be safer than a key reset' },
+      surface: recordingSurface(),
+    });
+    expect(checked).not.toHaveProperty('errors.reason');
+    expect(checked).toHaveProperty('run');
   });
 
   it('is told apart from a value that only starts like one', async () => {

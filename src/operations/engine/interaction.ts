@@ -94,10 +94,14 @@ function submissionChanges(state: EngineState, callbackId: string): boolean {
   return op?.changes?.interactions?.includes(name) ?? false;
 }
 
+/** Fields of prose, where a line may well quote a command ("/edge purge zone during the sale"). */
+const PROSE_FIELDS: ReadonlySet<string> = new Set(['reason']);
+
 /** Fields holding an `/edge …` line: typed into a form where the message box was meant. */
 function commandLineErrors(values: ModalValues): Record<string, string> | undefined {
   const fields = Object.entries(values).filter(
-    (entry): entry is [string, string] => typeof entry[1] === 'string' && isCommandLine(entry[1]),
+    (entry): entry is [string, string] =>
+      !PROSE_FIELDS.has(entry[0]) && typeof entry[1] === 'string' && isCommandLine(entry[1]),
   );
   if (fields.length === 0) return undefined;
   const error =
