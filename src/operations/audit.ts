@@ -1,15 +1,17 @@
 import { z } from 'zod';
 import { APPROVAL_ID_PATTERN } from '../approvals/machine.js';
 import { OPERATION_IDS } from '../policy/operation-ids.js';
-import { closestName } from '../policy/suggest.js';
+import { closeNames } from '../policy/suggest.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
 import { ephemeral, type ReplyBlock } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv/safety.js';
 import type { AuditLog, AuditRow } from '../state/audit.js';
 import { parseDuration } from '../time/duration.js';
+import { type AuditExportArgs, exportAudit } from './audit-export.js';
 import type { FlagValues } from './engine/tokenize.js';
 import { defineOperation, type ParseResult, parseWith } from './engine/types.js';
+import { cancelJob } from './shared/long-job.js';
 import { parseInstant } from './shared/time-args.js';
 
 const AuditArgsSchema = z.object({
@@ -23,14 +25,14 @@ const AuditArgsSchema = z.object({
   all: z.boolean(),
   csv: z.boolean(),
   filter: z.object({
-    userId: z.string().optional(),
+    userIds: z.array(z.string()).optional(),
     operation: z.string().optional(),
     target: z.string().max(200, { error: '--target is too long (200 characters at most)' }).optional(),
     approvalId: z.string().optional(),
     since: z.string().optional(),
   }),
 });
-type AuditArgs = z.infer<typeof AuditArgsSchema>;
+type AuditArgs = z.infer<typeof AuditArgsSchema> & { export?: AuditExportArgs };
 
 /** Longest a target is shown in the message; the file has it whole. */
 const MAX_VALUE_CHARS = 40;
@@ -71,7 +73,9 @@ const chunk = <T>(items: readonly T[], size: number): T[][] =>
 /** The filter in words, for the answer's footer; undefined when there is none. */
 function describeFilter(filter: AuditArgs['filter']): Markup | undefined {
   const parts = [
-    filter.userId ? md`user ${nest(mention(filter.userId))}` : undefined,
+    filter.userIds?.length
+      ? md`${filter.userIds.length === 1 ? 'user' : 'users'} ${nest(joinMarkup(filter.userIds.map(mention), ', '))}`
+      : undefined,
     filter.operation ? md`operation ${filter.operation}` : undefined,
     filter.target ? md`target ${filter.target}` : undefined,
     filter.approvalId ? md`request ${filter.approvalId}` : undefined,
@@ -99,32 +103,90 @@ function readSince(text: string, now: number): { ok: true; iso: string } | { ok:
     : { ok: false, error: `--since: ${instant.error}, or a duration such as 2h` };
 }
 
+/** Every --user given, as member ids; an error saying how to type one that is not. */
+function readUsers(typed: readonly string[]): { ok: true; ids: string[] } | { ok: false; error: string } {
+  const ids: string[] = [];
+  for (const text of typed) {
+    const user = readUser(text);
+    if (!user)
+      return {
+        ok: false,
+        error: `--user takes a Slack member id, e.g. --user U0ABC123 (in Slack: their profile, ⋮, Copy member ID); "${text.slice(0, 40)}" is not one, and a name such as @ann cannot be looked up`,
+      };
+    if (!ids.includes(user)) ids.push(user);
+  }
+  return { ok: true, ids };
+}
+
+/** An operation id of --op; an unknown one is refused with the ids close to it. */
+function readOperation(typed: string): { ok: true; id: string } | { ok: false; error: string } {
+  if (KNOWN_OPERATIONS.includes(typed)) return { ok: true, id: typed };
+  const area = typed.split('.')[0]?.toLowerCase();
+  const close = closeNames(typed, KNOWN_OPERATIONS, 4);
+  const sameArea = KNOWN_OPERATIONS.filter((id) => id.split('.')[0] === area && !close.includes(id));
+  const near = [...close, ...sameArea].slice(0, 5);
+  const named = near.map((id) => `--op ${id}`);
+  const guess = named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0];
+  return {
+    ok: false,
+    error: `--op takes an operation id such as logs.origin or db.exec${guess ? ` (did you mean ${guess}?)` : ''}`,
+  };
+}
+
+/** Flags of the listing that an export does not take. */
+const LISTING_ONLY = ['limit', 'verify', 'all', 'csv', 'target', 'request'] as const;
+const EXPORT_USAGE = '/edge audit --export [--since 30d] [--user MEMBER_ID]… [--op OPERATION]';
+
+function parseExport(flags: FlagValues<typeof AUDIT_FLAGS>, now: number): ParseResult<AuditArgs> {
+  const extra = LISTING_ONLY.find((name) => flags[name] !== undefined && flags[name] !== false);
+  if (extra) return { ok: false, error: `--export does not take --${extra}: type ${EXPORT_USAGE}` };
+  const users = readUsers(flags.user);
+  if (!users.ok) return users;
+  const operation = flags.op === undefined ? undefined : readOperation(flags.op);
+  if (operation && !operation.ok) return operation;
+  const sinceText = flags.since ?? '30d';
+  const since = readSince(sinceText, now);
+  if (!since.ok) return { ok: false, error: `${since.error}; e.g. --since 30d or --since 12h` };
+  if (Date.parse(since.iso) > now)
+    return {
+      ok: false,
+      error: '--since is in the future: type how far back, e.g. --since 30d or --since 12h',
+    };
+  return {
+    ok: true,
+    args: {
+      limit: 20,
+      verify: false,
+      all: false,
+      csv: false,
+      filter: {},
+      export: {
+        since: since.iso,
+        sinceText,
+        userIds: users.ids,
+        ...(operation ? { operation: operation.id } : {}),
+      },
+    },
+  };
+}
+
 function parseAudit(
   positionals: string[],
   flags: FlagValues<typeof AUDIT_FLAGS>,
   now: number,
 ): ParseResult<AuditArgs> {
   if (positionals.length > 0) return { ok: false, error: `unexpected argument "${positionals[0]}"` };
+  if (flags.export) return parseExport(flags, now);
   const filter: AuditArgs['filter'] = {};
-  if (flags.user !== undefined) {
-    const user = readUser(flags.user);
-    if (!user)
-      return {
-        ok: false,
-        error:
-          '--user takes a Slack member id, e.g. --user U0ABC123 (in Slack: their profile, ⋮, Copy member ID); a name such as @ann cannot be looked up',
-      };
-    filter.userId = user;
+  if (flags.user.length > 0) {
+    const users = readUsers(flags.user);
+    if (!users.ok) return users;
+    filter.userIds = users.ids;
   }
   if (flags.op !== undefined) {
-    if (!KNOWN_OPERATIONS.includes(flags.op)) {
-      const guess = closestName(flags.op, KNOWN_OPERATIONS);
-      return {
-        ok: false,
-        error: `--op takes an operation id such as logs.origin or db.exec${guess ? ` (did you mean --op ${guess}?)` : ''}`,
-      };
-    }
-    filter.operation = flags.op;
+    const operation = readOperation(flags.op);
+    if (!operation.ok) return operation;
+    filter.operation = operation.id;
   }
   if (flags.target !== undefined) filter.target = flags.target;
   if (flags.request !== undefined) {
@@ -216,30 +278,37 @@ export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
 const AUDIT_FLAGS = {
   limit: { kind: 'number' },
   verify: { kind: 'boolean' },
-  user: { kind: 'string' },
+  user: { kind: 'repeatable' },
   op: { kind: 'string' },
   target: { kind: 'string' },
   request: { kind: 'string' },
   since: { kind: 'string', value: 'instant' },
   all: { kind: 'boolean' },
   csv: { kind: 'boolean' },
+  export: { kind: 'boolean' },
 } as const;
 
 /**
  * `/edge audit [--user U] [--op OP] [--target T] [--request ID] [--since 2h] [--limit N] [--all]
  * [--csv] [--verify]`: the newest audit rows, one line per request; its own reads are left out
- * unless --all; --csv attaches the selection; --verify checks the whole hash chain.
+ * unless --all; --csv attaches the selection; --verify checks the whole hash chain. With
+ * `--export [--since 30d] [--user U]… [--op OP]`, the period's rows as a CSV by DM (audit-export.ts).
  */
 export const audit = defineOperation({
   id: 'audit.list',
   words: ['audit'],
   usage:
-    '/edge audit [--user MEMBER_ID] [--op OPERATION] [--target T] [--request ID] [--since 2h] [--limit N] [--all] [--csv] [--verify]',
-  summary: 'show the newest audit entries, filtered, or verify the hash chain',
+    '/edge audit [--user MEMBER_ID]… [--op OPERATION] [--target T] [--request ID] [--since 2h] [--limit N] [--all] [--csv] [--verify] | --export [--since 30d] [--user MEMBER_ID]… [--op OPERATION]',
+  summary: 'show the newest audit entries, filtered, verify the hash chain, or export a period as CSV by DM',
   example: '/edge audit --op db.exec --since 24h',
   flags: AUDIT_FLAGS,
   parse: (positionals, flags, input) => parseAudit(positionals, flags, input.now),
-  async run(ctx, { limit, verify, all, csv, filter }) {
+  outsideApproval: { interactions: ['cancel'] },
+  actions: {
+    cancel: async (ctx, value) => cancelJob(ctx, value),
+  },
+  async run(ctx, { limit, verify, all, csv, filter, export: exported }) {
+    if (exported) return exportAudit(ctx, exported);
     // Four rows a line: a request's started row, its steps and its closing row become one line.
     const fetched = await ctx.services.audit.list({
       limit: Math.min(limit * 4, 1000),

@@ -55,6 +55,8 @@ export type AuditVerification =
 /** Which rows `/edge audit` asks for; every field given must match. */
 export interface AuditFilter {
   userId?: string;
+  /** Rows of any of these users. */
+  userIds?: readonly string[];
   operation?: string;
   target?: string;
   approvalId?: string;
@@ -70,6 +72,11 @@ export interface AuditLog {
   list(options: { limit: number; beforeId?: number; filter?: AuditFilter }): Promise<AuditRow[]>;
   /** Walks the chain oldest first, a page per turn of the event loop, and reports the first broken link. */
   verify(): Promise<AuditVerification>;
+  /**
+   * Hands on the rows of a period a page at a time (never all at once), checking the chain over
+   * the whole period as it goes, then filtering; a broken chain is reported and exported all the same.
+   */
+  exportRows(request: AuditExportRequest): Promise<AuditExportResult>;
 }
 
 export interface AuditLogOptions {
@@ -185,74 +192,233 @@ const MAX_APPEND_ATTEMPTS = 50;
 const VERIFY_PAGE = 100;
 const LIST_MAX = 1000;
 
+/** The first broken link of a chain: the row where it breaks, and why. */
+interface ChainBreak {
+  brokenAt: number;
+  reason: string;
+}
+
+/**
+ * Whether the row read just after row `lastId` (whose hash was `expectedPrev`) holds: readable,
+ * linked to it, next in line, and hashed over what it says. Undefined when it does.
+ */
+function brokenLink(decoded: Decoded, expectedPrev: string, lastId: number): ChainBreak | undefined {
+  if (!decoded.ok) return { brokenAt: decoded.id ?? lastId + 1, reason: decoded.reason };
+  const row = decoded.row;
+  if (row.prevHash !== expectedPrev)
+    return {
+      brokenAt: row.id,
+      reason: 'prev_hash does not match the previous row: a row before it was deleted or rewritten',
+    };
+  // Ids are issued one after another and rows are never deleted (an append that fails
+  // takes no id), so a gap is rows deleted: at the end of the chain, before a new row
+  // was chained onto what was left, the hashes alone cannot show it.
+  if (row.id !== lastId + 1)
+    return {
+      brokenAt: row.id,
+      reason: `ids ${lastId + 1}–${row.id - 1} are missing: rows before this one were deleted`,
+    };
+  if (hashAuditRow(row, row.prevHash) !== row.hash)
+    return { brokenAt: row.id, reason: 'hash does not match the row: the row was changed' };
+  return undefined;
+}
+
+/** The highest id issued so far; a chain cannot show its own tail being cut off, this counter can. */
+async function issuedUpTo(client: Client): Promise<number | undefined> {
+  const sequence = await retryBusy(() =>
+    client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
+  );
+  const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
+  return seq.success ? seq.data.seq : undefined;
+}
+
+/** The tail's verdict: the chain read must reach as far as ids had been issued before it was read. */
+function cutTail(issued: number | undefined, lastId: number): ChainBreak | undefined {
+  if (issued === undefined || issued <= lastId) return undefined;
+  return {
+    brokenAt: lastId + 1,
+    reason: `the newest rows were deleted: ids up to ${issued} were issued, ${lastId} is the last left`,
+  };
+}
+
+/**
+ * Raw rows with ids above `afterId` (and at most `upToId`), oldest first, a page at a time,
+ * after a turn of the event loop each: a `file:` database answers without yielding, and without
+ * these turns a long chain would hold the event loop.
+ */
+async function* chainPages(
+  client: Client,
+  afterId: number,
+  pageRows: number,
+  upToId?: number,
+): AsyncGenerator<readonly Record<string, unknown>[]> {
+  let lastId = afterId;
+  const upTo = upToId === undefined ? '' : ' AND id <= ?';
+  for (;;) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const page = await retryBusy(() =>
+      client.execute({
+        sql: `SELECT ${COLUMNS} FROM audit_log WHERE id > ?${upTo} ORDER BY id LIMIT ?`,
+        args: upToId === undefined ? [lastId, pageRows] : [lastId, upToId, pageRows],
+      }),
+    );
+    if (page.rows.length > 0) yield page.rows;
+    if (page.rows.length < pageRows) return;
+    const id = z.object({ id: z.number().int() }).safeParse(page.rows.at(-1));
+    // A row without a readable id cannot be paged past; the check has already said where it broke.
+    if (!id.success) return;
+    lastId = id.data.id;
+  }
+}
+
 /**
  * Walks the chain from its first row, a page at a time, yielding to the event loop before each
  * page; says where it first breaks, or how many rows hold.
  */
 async function verifyChain(client: Client, verifyPage: number): Promise<AuditVerification> {
-  // A chain cannot show its own tail being cut off; the AUTOINCREMENT counter still remembers it.
-  const sequence = await retryBusy(() =>
-    client.execute("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'"),
-  );
-  const seq = SequenceRowSchema.safeParse(sequence.rows[0]);
+  // Read first: rows appended meanwhile (here or on another replica) only lengthen the chain.
+  const issued = await issuedUpTo(client);
   let expectedPrev = GENESIS_HASH;
   let count = 0;
   let lastId = 0;
-  for (;;) {
-    // A `file:` database answers without yielding: without this turn, the whole chain would hold the event loop.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const page = await retryBusy(() =>
-      client.execute({
-        sql: `SELECT ${COLUMNS} FROM audit_log WHERE id > ? ORDER BY id LIMIT ?`,
-        args: [lastId, verifyPage],
-      }),
-    );
-    for (const raw of page.rows) {
+  for await (const page of chainPages(client, 0, verifyPage)) {
+    for (const raw of page) {
       const decoded = decodeRow(raw);
-      if (!decoded.ok)
-        return { ok: false, count, brokenAt: decoded.id ?? lastId + 1, reason: decoded.reason };
-      const row = decoded.row;
-      if (row.prevHash !== expectedPrev)
-        return {
-          ok: false,
-          count,
-          brokenAt: row.id,
-          reason: 'prev_hash does not match the previous row: a row before it was deleted or rewritten',
-        };
-      // Ids are issued one after another and rows are never deleted (an append that fails
-      // takes no id), so a gap is rows deleted: at the end of the chain, before a new row
-      // was chained onto what was left, the hashes alone cannot show it.
-      if (row.id !== lastId + 1)
-        return {
-          ok: false,
-          count,
-          brokenAt: row.id,
-          reason: `ids ${lastId + 1}–${row.id - 1} are missing: rows before this one were deleted`,
-        };
-      if (hashAuditRow(row, row.prevHash) !== row.hash)
-        return {
-          ok: false,
-          count,
-          brokenAt: row.id,
-          reason: 'hash does not match the row: the row was changed',
-        };
-      expectedPrev = row.hash;
-      lastId = row.id;
+      const broken = brokenLink(decoded, expectedPrev, lastId);
+      if (broken) return { ok: false, count, ...broken };
+      if (!decoded.ok) break;
+      expectedPrev = decoded.row.hash;
+      lastId = decoded.row.id;
       count++;
     }
-    if (page.rows.length < verifyPage) break;
   }
-  // The chain must reach at least as far as ids were issued before it was read: the
-  // counter was read first, so rows appended meanwhile (here or on another replica) only
-  // lengthen the chain and are never taken for a tail that was cut off.
-  if (seq.success && seq.data.seq > lastId)
-    return {
-      ok: false,
-      count,
-      brokenAt: lastId + 1,
-      reason: `the newest rows were deleted: ids up to ${seq.data.seq} were issued, ${lastId} is the last left`,
-    };
-  return { ok: true, count };
+  const tail = cutTail(issued, lastId);
+  return tail ? { ok: false, count, ...tail } : { ok: true, count };
+}
+
+/** The columns of an exported row, in the table's order: every field, with both hashes. */
+export const AUDIT_EXPORT_COLUMNS = [
+  'id',
+  'time',
+  'user_id',
+  'channel_id',
+  'operation',
+  'target',
+  'params',
+  'outcome',
+  'approval_id',
+  'correlation_id',
+  'detail',
+  'prev_hash',
+  'hash',
+] as const;
+
+/** What `/edge audit --export` asks for: the period, then the rows kept of it. */
+export interface AuditExportRequest {
+  /** ISO 8601: the period starts here and runs to the newest row when the export starts. */
+  since: string;
+  /** Rows of any of these users; every user when empty. */
+  userIds?: readonly string[];
+  operation?: string;
+  /**
+   * Takes each page's kept rows, as stored (AUDIT_EXPORT_COLUMNS, null as ''), oldest first;
+   * the next page is read once it resolves. Throwing stops the export.
+   */
+  write(rows: readonly string[][]): Promise<void>;
+}
+
+export interface AuditExportResult {
+  /** The chain over the whole period (and the link into it), before any filter. */
+  verification: AuditVerification;
+  /** Rows the period holds, and those the filter kept. */
+  inPeriod: number;
+  exported: number;
+}
+
+const ExportCellSchema = z.union([z.string(), z.number(), z.null()]);
+
+/** A stored row's columns as text, whatever a tampered row holds: the file shows what is there. */
+const exportCells = (raw: Record<string, unknown>): string[] =>
+  AUDIT_EXPORT_COLUMNS.map((column) => {
+    const value = ExportCellSchema.safeParse(raw[column]);
+    return value.success && value.data !== null ? String(value.data) : '';
+  });
+
+const IdTimeSchema = z.object({ id: z.number().int(), time: z.unknown() });
+
+/**
+ * The smallest id from which every row is in the period, found by halving over ids, a few
+ * indexed reads (the time column has no index, and a scan would hold the event loop). Rows are
+ * appended in time order, so the first row at or after an id tells which side of `since` it is.
+ */
+async function firstIdSince(client: Client, since: string, upToId: number): Promise<number> {
+  let low = 1;
+  let high = upToId + 1;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    const result = await retryBusy(() =>
+      client.execute({
+        sql: 'SELECT id, time FROM audit_log WHERE id >= ? AND id <= ? ORDER BY id LIMIT 1',
+        args: [middle, upToId],
+      }),
+    );
+    const row = IdTimeSchema.safeParse(result.rows[0]);
+    if (!row.success || (typeof row.data.time === 'string' && row.data.time >= since)) high = middle;
+    else low = row.data.id + 1;
+  }
+  return low;
+}
+
+/**
+ * The rows of a period, oldest first, a page per turn of the event loop: the chain is checked
+ * over every row of the period (from the link into its first row), whatever the filter keeps,
+ * and a break is reported, not a reason to stop.
+ */
+async function exportPeriod(
+  client: Client,
+  pageRows: number,
+  request: AuditExportRequest,
+): Promise<AuditExportResult> {
+  const issued = (await issuedUpTo(client)) ?? 0;
+  const first = await firstIdSince(client, request.since, issued);
+  // The row before the period is read too: its hash is what the period's first row links to.
+  const afterId = Math.max(0, first - 2);
+  const users = new Set(request.userIds ?? []);
+  let expectedPrev: string | undefined = afterId === 0 ? GENESIS_HASH : undefined;
+  let lastId = afterId;
+  let broken: ChainBreak | undefined;
+  let inPeriod = 0;
+  let intact = 0;
+  let exported = 0;
+  for await (const page of chainPages(client, afterId, pageRows, issued)) {
+    const kept: string[][] = [];
+    for (const raw of page) {
+      const decoded = decodeRow(raw);
+      const cells = exportCells(raw);
+      // The row before the period vouches for itself only: its link to older rows is not this period's.
+      const linkedTo = expectedPrev ?? (decoded.ok ? decoded.row.prevHash : '');
+      broken ??= brokenLink(decoded, linkedTo, lastId);
+      expectedPrev = cells[12]!;
+      lastId = Number(cells[0]) || lastId + 1;
+      if (lastId < first) continue;
+      inPeriod++;
+      if (!broken) intact++;
+      const [, time, userId, , operation] = cells;
+      if (time! < request.since) continue;
+      if (users.size > 0 && !users.has(userId!)) continue;
+      if (request.operation !== undefined && operation !== request.operation) continue;
+      kept.push(cells);
+    }
+    if (kept.length > 0) {
+      exported += kept.length;
+      await request.write(kept);
+    }
+  }
+  broken ??= cutTail(issued, lastId);
+  const verification: AuditVerification = broken
+    ? { ok: false, count: intact, ...broken }
+    : { ok: true, count: intact };
+  return { verification, inPeriod, exported };
 }
 
 export function createAuditLog(options: AuditLogOptions): AuditLog {
@@ -359,6 +525,10 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
         args.push(value);
       };
       equal('user_id', filter.userId);
+      if (filter.userIds && filter.userIds.length > 0) {
+        where.push(`user_id IN (${filter.userIds.map(() => '?').join(', ')})`);
+        args.push(...filter.userIds);
+      }
       equal('operation', filter.operation);
       equal('target', filter.target);
       equal('approval_id', filter.approvalId);
@@ -386,5 +556,6 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
     },
 
     verify: () => verifyChain(client, verifyPage),
+    exportRows: (request) => exportPeriod(client, verifyPage, request),
   };
 }
