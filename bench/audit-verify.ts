@@ -47,7 +47,7 @@ function fieldsOf(index: number): AuditFields {
 }
 
 /** Writes an intact chain of `rows` rows into a new state database at `url`. */
-async function writeChain(url: string, rows: number): Promise<void> {
+export async function writeChain(url: string, rows: number): Promise<void> {
   const store = await openStateStore({ url, logger: quietLogger(), now: () => new Date(0), migrations });
   try {
     let prevHash = GENESIS_HASH;

@@ -6,6 +6,7 @@
 import { benchAck, benchAckUnderLoad } from './ack.js';
 import { benchAckOpenLoop } from './ack-open.js';
 import { benchApprovals } from './approvals.js';
+import { benchAuditExport } from './audit-export.js';
 import { benchAuditVerify } from './audit-verify.js';
 import { benchChart } from './chart.js';
 import { benchDbQuery, benchDbQueryValues } from './db-query.js';
@@ -77,6 +78,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'logs-repeat',
     what: '/edge logs --last 1h on a 1,000,000-entry day asked again 30 s later vs the first time',
     load: async () => benchLogsRepeat,
+  },
+  {
+    name: 'audit-export',
+    what: 'peak RSS and longest event-loop delay while 100,000 audit rows are exported',
+    load: async () => benchAuditExport,
   },
 ];
 

@@ -11,7 +11,7 @@ import { counted } from '../reply/words.js';
 import { CsvFileWriter } from '../reports/csv/file.js';
 import { csvRecord } from '../reports/csv/safety.js';
 import { temporaryCsvPath } from '../reports/csv/temp-file.js';
-import { AUDIT_EXPORT_COLUMNS, type AuditExportResult } from '../state/audit.js';
+import { AUDIT_EXPORT_COLUMNS, type AuditExportResult, type AuditLog } from '../state/audit.js';
 import { UserFacingError } from './engine/errors.js';
 import type { RunContext } from './engine/types.js';
 import { deliveryErrorCode } from './shared/delivery-errors.js';
@@ -65,8 +65,8 @@ const tooLarge = () => {
 };
 
 /** Streams the period into a temporary CSV; the file's path and what the walk found. */
-async function writeExport(
-  ctx: RunContext,
+export async function writeAuditExport(
+  audit: AuditLog,
   args: AuditExportArgs,
   signal: AbortSignal,
   status: (text: string) => void,
@@ -79,7 +79,7 @@ async function writeExport(
     const header = csvRecord(AUDIT_EXPORT_COLUMNS);
     chars += header.length;
     await writer.write(header, signal);
-    const result = await ctx.services.audit.exportRows({
+    const result = await audit.exportRows({
       since: args.since,
       userIds: args.userIds,
       ...(args.operation ? { operation: args.operation } : {}),
@@ -112,7 +112,7 @@ export function exportAudit(ctx: RunContext, args: AuditExportArgs): Promise<Rep
     cancelActionId: EXPORT_CANCEL_ACTION,
     async work(job) {
       job.status('reading the audit log');
-      const { path, result } = await writeExport(ctx, args, job.signal, job.status);
+      const { path, result } = await writeAuditExport(ctx.services.audit, args, job.signal, job.status);
       job.status('sending it by direct message');
       const rows = counted(result.exported, 'row');
       const file: Reply = {
