@@ -179,12 +179,16 @@ describe('the folder of the kept days', () => {
     mkdirSync(dir, { recursive: true });
     // A process id no process has (above the kernel's pid_max).
     const left = join(dir, 'edgeops-99999999-abcdef-308006-2026-11-20-1.json');
+    // A process that had this one's id before it (a container restarted keeps its folders and its ids).
+    const leftUnderOurId = join(dir, `edgeops-${process.pid}-abcdef-308006-2026-11-19-1.json`);
     const someoneElses = join(dir, 'notes.txt');
     writeFileSync(left, '{"logs":[]}');
+    writeFileSync(leftUnderOurId, '{"logs":[]}');
     writeFileSync(someoneElses, 'not ours');
     const bed = await startEngineTestbed({ env: { EDGEOPS_LOG_CACHE_DIR: dir } });
     try {
       expect(existsSync(left)).toBe(false);
+      expect(existsSync(leftUnderOurId)).toBe(false);
       bed.clock.set(AT);
       await bed.run('logs 308006 --last 1h', { channelId: freshChannel() });
       expect(readdirSync(dir).filter((name) => name.endsWith('.json'))).toHaveLength(2);
