@@ -94,6 +94,39 @@ describe('asking again about the same pull zone and days', () => {
     expect(fromKept.summary).toContain('a day earlier');
   });
 
+  it('names the error codes of the whole day when a filter matched nothing, as a download does', async () => {
+    const entry = (id: string, at: string, code: string) => ({
+      logId: id,
+      timestamp: Date.parse(at),
+      log: JSON.stringify({
+        RequestUrl: '/a',
+        PullZoneId: 308006,
+        Message: 'm',
+        ErrorCode: code,
+        StatusCode: 502,
+      }),
+      labels: { ErrorCode: code, StatusCode: '502', ServerZone: 'DE' },
+    });
+    bed.sandbox.faults.set('logs.origin', {
+      status: 200,
+      body: {
+        logs: [
+          entry('a', '2026-11-10T03:00:00Z', 'rare_code'),
+          entry('b', '2026-11-10T14:30:00Z', 'http_timeout'),
+        ],
+      },
+    });
+    const window = '--from 2026-11-10T14:00Z --to 2026-11-10T15:00Z';
+    await ask(bed, `logs 308006 ${window}`);
+    const before = lastSeq(bed);
+    // rare_code is on the day, outside the hours counted: the day has it, the window does not.
+    const records = await bed.run(`logs 308006 ${window} --code rare_code`, { channelId: freshChannel() });
+    expect(askedDates(bed, before)).toEqual([]);
+    const said = records.map((record) => JSON.stringify(record)).join('\n');
+    expect(said).toContain('matched code rare_code');
+    expect(said).not.toContain('has error code `rare_code`');
+  });
+
   it("reads today again once its kept copy is older than a minute, and yesterday's never", async () => {
     await ask(bed, 'logs 308006 --last 1h');
     bed.clock.advance(59_000);
@@ -179,12 +212,16 @@ describe('the folder of the kept days', () => {
     mkdirSync(dir, { recursive: true });
     // A process id no process has (above the kernel's pid_max).
     const left = join(dir, 'edgeops-99999999-abcdef-308006-2026-11-20-1.json');
+    // A process that had this one's id before it (a container restarted keeps its folders and its ids).
+    const leftUnderOurId = join(dir, `edgeops-${process.pid}-abcdef-308006-2026-11-19-1.json`);
     const someoneElses = join(dir, 'notes.txt');
     writeFileSync(left, '{"logs":[]}');
+    writeFileSync(leftUnderOurId, '{"logs":[]}');
     writeFileSync(someoneElses, 'not ours');
     const bed = await startEngineTestbed({ env: { EDGEOPS_LOG_CACHE_DIR: dir } });
     try {
       expect(existsSync(left)).toBe(false);
+      expect(existsSync(leftUnderOurId)).toBe(false);
       bed.clock.set(AT);
       await bed.run('logs 308006 --last 1h', { channelId: freshChannel() });
       expect(readdirSync(dir).filter((name) => name.endsWith('.json'))).toHaveLength(2);

@@ -158,6 +158,9 @@ describe('what purges more than itself counts as purge.zone', () => {
   it.each([
     ['a *', 'https://www.example.com/assets/*'],
     ['a path ending in /', 'https://www.example.com/assets/'],
+    ['an escaped *', 'https://www.example.com/assets/%2a.js'],
+    ['a path ending in an escaped /', 'https://www.example.com/assets%2F'],
+    ['a path ending in an escaped /..', 'https://www.example.com/assets/app.js%2F%2E%2E'],
   ])('a URL with %s waits for purge.zone’s approval, then is purged once', async (_what, url) => {
     const calls = bed.sandbox.requests.count('purge.url');
     const asked = await bed.run(`purge ${url} https://www.example.com/index.html`, YOU);

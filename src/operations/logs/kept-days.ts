@@ -62,6 +62,13 @@ interface KeptCopy {
   index?: OriginDayIndex;
 }
 
+/**
+ * The name prefixes of the tables open in this process. A file with this process's id and none of
+ * them was left by an earlier process that had the same id (a restarted container keeps its
+ * folders, and gives its process the same id again).
+ */
+const openPrefixes = new Set<string>();
+
 /** True while a process with that id runs (or exists and is not ours to signal). */
 function alive(pid: number): boolean {
   try {
@@ -123,7 +130,9 @@ export async function createKeptOriginDays(options: {
   const { dir, maxBytes, now, logger } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const swept = await sweep(dir, (pid) => pid !== process.pid && !alive(pid));
+  const swept = await sweep(dir, (pid, name) =>
+    pid === process.pid ? ![...openPrefixes].some((open) => name.startsWith(open)) : !alive(pid),
+  );
   if (swept > 0) logger.info('removed origin-log copies left by a stopped process', { count: swept });
 
   /** In order of use, least recent first. */
@@ -134,6 +143,7 @@ export async function createKeptOriginDays(options: {
 
   // Several runtimes may share a process (tests) and a folder: each names its own files.
   const prefix = `edgeops-${process.pid}-${randomBytes(3).toString('hex')}-`;
+  openPrefixes.add(prefix);
   const fileName = (pullZoneId: number, dayMs: number, suffix: string) =>
     join(dir, `${prefix}${pullZoneId}-${new Date(dayMs).toISOString().slice(0, 10)}-${suffix}`);
 
@@ -291,6 +301,7 @@ export async function createKeptOriginDays(options: {
       copies.clear();
       total = 0;
       await sweep(dir, (_pid, name) => name.startsWith(prefix));
+      openPrefixes.delete(prefix);
       // The folder goes when nothing else is in it (it may be one the operator named).
       await rmdir(dir).catch(() => undefined);
     },

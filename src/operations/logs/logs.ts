@@ -140,8 +140,9 @@ async function summarise(
     async work(job) {
       const failedDays = new Map<number, string>();
       let reading = '';
-      // Only these are counted: a kept day that knows where its hours lie is read for them alone.
-      const countedWindows = [plan.counted, ...plan.comparisons];
+      // Only these are counted: a kept day that knows where its hours lie is read for them alone,
+      // unless a code or zone is asked for, whose hint when nothing matches names what the whole days hold.
+      const countedWindows = args.code || args.zone ? undefined : [plan.counted, ...plan.comparisons];
       const opened: OriginDayBody[] = [];
       const days = plan.days.map(
         (dayMs, index): OriginDayOpener =>

@@ -64,10 +64,22 @@ export function readPurgeUrls(
   return { ok: true, urls };
 }
 
-/** Why a URL purges more than itself, or undefined when it purges only itself. */
+/** A URL's path with its escapes read once, as a platform that decodes it would read it. */
+function decodedPath(url: URL): string {
+  try {
+    return decodeURIComponent(url.pathname);
+  } catch {
+    return url.pathname;
+  }
+}
+
+/**
+ * Why a URL purges more than itself, or undefined when it purges only itself. Escaped, as the
+ * platform may read it: `%2A` is a *, and a path ending in `%2F`, `/.` or `/..` ends in a folder.
+ */
 export function purgesMore(url: string): string | undefined {
-  if (url.includes('*')) return 'it has a *, which purges every URL it matches';
-  if (new URL(url).pathname.endsWith('/'))
+  if (url.includes('*') || /%2a/i.test(url)) return 'it has a *, which purges every URL it matches';
+  if (/\/(\.\.?)?$/.test(decodedPath(new URL(url))))
     return 'its path ends in /, which may purge everything below it, depending on the zone’s query-string setting';
   return undefined;
 }

@@ -26,6 +26,8 @@ export interface StatsResult {
   zoneName: string;
   window: StatsWindow;
   current: EdgeStatistics;
+  /** Points the platform dated outside the window, left out of `current`. */
+  outside?: number;
   /** The previous window's numbers, or what the platform said instead. */
   previous: EdgeStatistics | { failed: string };
   /** The width of a point: an hour up to 7 days, a day beyond. */
@@ -259,6 +261,11 @@ export function renderStatsThread(result: StatsResult): Reply {
       blocks.push({ type: 'code', text });
     }
   });
+  if (result.outside)
+    blocks.push({
+      type: 'context',
+      text: md`:warning: ${counted(result.outside, 'point')} dated outside the window ${result.outside === 1 ? 'was' : 'were'} left out: the platform sent more than was asked for.`,
+    });
   if (result.current.unreadKeys > 0)
     blocks.push({
       type: 'context',

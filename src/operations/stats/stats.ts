@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { PlatformError } from '../../platform/errors.js';
-import { HOURLY_STATISTICS_MAX_MS } from '../../platform/statistics.js';
+import { type EdgeStatistics, HOURLY_STATISTICS_MAX_MS } from '../../platform/statistics.js';
 import type { Reply } from '../../reply/model.js';
 import { statsFilename } from '../../reports/filenames.js';
 import { UserFacingError } from '../engine/errors.js';
@@ -29,12 +29,25 @@ type StatsArgs = z.infer<typeof ArgsSchema>;
 const looksLikeDay = (word: string) =>
   /^(today|yesterday)$/i.test(word) || /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$/.test(word);
 
+/** The points whose hour (or day) meets the window, and how many the platform dated outside it. */
+function withinWindow(
+  stats: EdgeStatistics,
+  window: { startMs: number; endMs: number },
+  stepMs: number,
+): { stats: EdgeStatistics; outside: number } {
+  const points = stats.points.filter(
+    (point) => point.atMs + stepMs > window.startMs && point.atMs < window.endMs,
+  );
+  return { stats: { ...stats, points }, outside: stats.points.length - points.length };
+}
+
 async function answer(ctx: RunContext, pullZoneId: number, window: StatsArgs['window']): Promise<Reply> {
   const { platform } = ctx.services;
   const zone = await platform.getPullZone(pullZoneId);
   const nowMs = ctx.services.now();
   const previous = previousWindow(window);
-  const [current, before] = await Promise.all([
+  const stepMs = window.endMs - window.startMs <= HOURLY_STATISTICS_MAX_MS ? HOUR_MS : 24 * HOUR_MS;
+  const [asked, before] = await Promise.all([
     platform.getStatistics({ pullZoneId, fromMs: window.startMs, toMs: window.endMs }),
     platform
       .getStatistics({ pullZoneId, fromMs: previous.startMs, toMs: previous.endMs })
@@ -45,18 +58,22 @@ async function answer(ctx: RunContext, pullZoneId: number, window: StatsArgs['wi
         return { failed: error.userMessage.replace(/\.$/, '') };
       }),
   ]);
+  // A point the platform dates outside the window is not this window's: left out, and said so.
+  const { stats: current, outside } = withinWindow(asked, window, stepMs);
   const base = {
     pullZoneId,
     zoneName: zone.name,
     window,
     current,
-    stepMs: window.endMs - window.startMs <= HOURLY_STATISTICS_MAX_MS ? HOUR_MS : 24 * HOUR_MS,
+    outside,
+    stepMs,
     nowMs,
     requester: ctx.userId,
     filename: statsFilename(pullZoneId, window.startMs, window.endMs),
   };
   if (current.points.length === 0) return renderNoPoints(base);
-  const result: StatsResult = { ...base, previous: before };
+  const previousPoints = 'failed' in before ? before : withinWindow(before, previous, stepMs).stats;
+  const result: StatsResult = { ...base, previous: previousPoints };
   const charts = statsCharts(result);
   const pictures = (await ctx.services.charts.drawAll(charts)) ?? charts.map(() => undefined);
   return renderStatsHeadline({ ...result, pictures });
