@@ -129,6 +129,8 @@ describe('/edge stats', () => {
     ['stats 308006 --from 2099-01-01T00:00Z', '--from is in the future'],
     ['stats 308006 --last soon', '--last: "soon" is not a duration'],
     ['stats abc', 'the pull zone id must be a number'],
+    ['stats 308006 --last 30m', '--last covers at least 1h for /edge stats'],
+    ['stats 308006 --from 2026-11-21T12:00Z --to 2026-11-21T12:30Z', 'a window covers at least 1 hour'],
   ])('answers %s with what to type instead, and calls nothing', async (command, error) => {
     const before = bed.sandbox.requests.count();
     const said = answers(await run(command))
@@ -280,10 +282,21 @@ describe('/edge stats', () => {
     const logs = headlineIn(await bed.click(toLogs, { channelId }));
     expect(wordsOf(logs)).toContain('origin errors');
     const toStats = buttonNamed(logs, 'Edge numbers for this window');
-    expect(toStats.value).toBe('stats 308006 --from 2026-11-21T12:20:00.000Z --to 2026-11-21T14:20:00.000Z');
+    // From the start of the hour: the platform counts by the hour, so the same points are read.
+    expect(toStats.value).toBe('stats 308006 --from 2026-11-21T12:00:00.000Z --to 2026-11-21T14:20:00.000Z');
 
     const again = headlineIn(await bed.click(toStats, { channelId }));
-    expect(fieldsOf(again).get('Requests')).toBe(fieldsOf(stats).get('Requests'));
+    // The same requests; the window before is 20 minutes longer, so the comparison differs.
+    const requests = (headline: typeof stats) => fieldsOf(headline).get('Requests')?.split(' · ')[0];
+    expect(requests(again)).toBe(requests(stats));
+  });
+
+  it('offers the edge numbers of at least the hour before from a shorter origin-error window', async () => {
+    const channelId = `C0STATS${++channels}`;
+    const logs = headlineIn(await bed.run('logs 308006 --last 15m', { channelId }));
+    const toStats = buttonNamed(logs, 'Edge numbers for this window');
+    expect(toStats.value).toBe('stats 308006 --from 2026-11-21T13:20:00.000Z --to 2026-11-21T14:20:00.000Z');
+    expect(fieldsOf(headlineIn(await bed.click(toStats, { channelId }))).get('Requests')).toBeDefined();
   });
 
   it('offers the edge numbers in the Investigate form, run as /edge stats for its window', async () => {

@@ -363,13 +363,18 @@ function rateLabel(result: OriginWindowResult): string {
   return result.window.kind === 'day' ? 'That day' : 'That window';
 }
 
-/** The edge's own numbers (`/edge stats`) for the same window, up to now. */
+/**
+ * The edge's own numbers (`/edge stats`) for the same window, up to now, from the start of its
+ * hour: the platform counts by the hour, and stats takes no window under one.
+ */
 function edgeNumbersButton(result: OriginWindowResult) {
+  const hour = 3_600_000;
   const iso = (ms: number) => new Date(ms).toISOString();
   const endMs = Math.min(result.window.endMs, result.nowMs);
+  const startMs = Math.min(Math.floor(result.window.startMs / hour) * hour, endMs - hour);
   return commandButton(
     'Edge numbers for this window',
-    `stats ${result.pullZoneId} --from ${iso(result.window.startMs)} --to ${iso(endMs)}`,
+    `stats ${result.pullZoneId} --from ${iso(startMs)} --to ${iso(endMs)}`,
   );
 }
 

@@ -20,7 +20,15 @@ export interface StatsWindow {
 
 export type StatsWindowResult = { ok: true; window: StatsWindow } | { ok: false; error: string };
 
+/** The platform counts by the hour at the finest: a shorter window would be compared with itself. */
+export const MIN_STATS_WINDOW_MS = HOUR_MS;
+
 const withinStatsLimit = (window: FlagWindow): string | undefined => {
+  const length = window.kind === 'last' ? window.lastMs : window.endMs - window.startMs;
+  if (length < MIN_STATS_WINDOW_MS)
+    return window.kind === 'last'
+      ? '--last covers at least 1h for /edge stats, as the platform counts by the hour: e.g. --last 1h'
+      : 'a window covers at least 1 hour for /edge stats, as the platform counts by the hour: move --from and --to an hour apart or more';
   if (window.kind === 'last')
     return window.lastMs > MAX_STATS_WINDOW_MS
       ? '--last covers at most 90d for /edge stats, e.g. --last 30d; use --from and --to for an older window'
