@@ -7,11 +7,17 @@ import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const TEMPORARY_CSV = /^edgeops-(\d+)-[0-9a-f]{16}\.csv$/;
+const TEMPORARY_CSV = /^edgeops-(\d+)-([0-9a-f]{16})\.csv$/;
+
+/**
+ * Starts the hex part of every name this process writes. A restarted container often gives the
+ * bot the same process id again: what the earlier process left has the id but not this mark.
+ */
+const PROCESS_MARK = randomBytes(3).toString('hex');
 
 /** A fresh path for a CSV being written before upload; the uploader removes it afterwards. */
 export const temporaryCsvPath = (): string =>
-  join(tmpdir(), `edgeops-${process.pid}-${randomBytes(8).toString('hex')}.csv`);
+  join(tmpdir(), `edgeops-${process.pid}-${PROCESS_MARK}${randomBytes(5).toString('hex')}.csv`);
 
 /** True while a process with that id runs (or exists and is not ours to signal). */
 function alive(pid: number): boolean {
@@ -24,8 +30,9 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Removes the temporary CSVs of processes that no longer run (a crash, a kill). Files of live
- * processes, other replicas on the same host included, are left alone. Returns how many went.
+ * Removes the temporary CSVs of processes that no longer run (a crash, a kill), an earlier one
+ * with this process's id included. Files of live processes, other replicas on the same host
+ * included, are left alone. Returns how many went.
  */
 export async function sweepTemporaryFiles(dir: string = tmpdir()): Promise<number> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -34,7 +41,8 @@ export async function sweepTemporaryFiles(dir: string = tmpdir()): Promise<numbe
     const match = TEMPORARY_CSV.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
-    if (pid === process.pid || alive(pid)) continue;
+    const ours = pid === process.pid && match[2]!.startsWith(PROCESS_MARK);
+    if (ours || (pid !== process.pid && alive(pid))) continue;
     await rm(join(dir, name), { force: true }).then(
       () => removed++,
       () => undefined,

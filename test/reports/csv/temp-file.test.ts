@@ -21,16 +21,20 @@ describe('temporary CSV files', () => {
     expect(basename(temporaryCsvPath())).toMatch(new RegExp(`^edgeops-${process.pid}-[0-9a-f]{16}\\.csv$`));
   });
 
-  it('left by a dead process are removed at start-up; those of live processes stay', async () => {
+  it('left by a dead process, or an earlier one with this id, are removed at start-up; those of live processes stay', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgeops-sweep-'));
     dirs.push(dir);
     const dead = join(dir, `edgeops-${deadPid()}-0123456789abcdef.csv`);
-    const mine = join(dir, `edgeops-${process.pid}-0123456789abcdef.csv`);
+    const mine = join(dir, basename(temporaryCsvPath()));
+    // An earlier process given this one's id again (a restarted container): its name lacks our mark.
+    const hex = /-([0-9a-f]{16})\.csv$/.exec(mine)![1]!;
+    const flipped = (Number.parseInt(hex[0]!, 16) ^ 1).toString(16);
+    const earlier = join(dir, `edgeops-${process.pid}-${flipped}${hex.slice(1)}.csv`);
     const parent = join(dir, `edgeops-${process.ppid}-0123456789abcdef.csv`);
     const other = join(dir, 'edgeops-notes.csv');
-    for (const path of [dead, mine, parent, other]) writeFileSync(path, 'a,b\r\n');
-    expect(await sweepTemporaryFiles(dir)).toBe(1);
-    expect(existsSync(dead)).toBe(false);
+    for (const path of [dead, mine, earlier, parent, other]) writeFileSync(path, 'a,b\r\n');
+    expect(await sweepTemporaryFiles(dir)).toBe(2);
+    for (const path of [dead, earlier]) expect(existsSync(path)).toBe(false);
     for (const path of [mine, parent, other]) expect(existsSync(path)).toBe(true);
   });
 });
