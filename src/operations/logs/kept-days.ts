@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, type FileHandle, mkdir, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlatformClient } from '../../platform/client.js';
+import { processAlive } from '../../reports/csv/temp-file.js';
 import { type OriginDayIndex, runsWithin } from '../../reports/origin/hours.js';
 import { DAY_MS, MINUTE_MS, type OriginWindow } from '../../reports/origin/window.js';
 import type { Logger } from '../../telemetry/log.js';
@@ -69,16 +70,6 @@ interface KeptCopy {
  */
 const openPrefixes = new Set<string>();
 
-/** True while a process with that id runs (or exists and is not ours to signal). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the copies in `dir` that `stale` picks, by the id of the process that kept them and their name. */
 async function sweep(dir: string, stale: (pid: number, name: string) => boolean): Promise<number> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -131,7 +122,7 @@ export async function createKeptOriginDays(options: {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const swept = await sweep(dir, (pid, name) =>
-    pid === process.pid ? ![...openPrefixes].some((open) => name.startsWith(open)) : !alive(pid),
+    pid === process.pid ? ![...openPrefixes].some((open) => name.startsWith(open)) : !processAlive(pid),
   );
   if (swept > 0) logger.info('removed origin-log copies left by a stopped process', { count: swept });
 

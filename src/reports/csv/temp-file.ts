@@ -20,7 +20,7 @@ export const temporaryCsvPath = (): string =>
   join(tmpdir(), `edgeops-${process.pid}-${PROCESS_MARK}${randomBytes(5).toString('hex')}.csv`);
 
 /** True while a process with that id runs (or exists and is not ours to signal). */
-function alive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -42,7 +42,7 @@ export async function sweepTemporaryFiles(dir: string = tmpdir()): Promise<numbe
     if (!match) continue;
     const pid = Number(match[1]);
     const ours = pid === process.pid && match[2]!.startsWith(PROCESS_MARK);
-    if (ours || (pid !== process.pid && alive(pid))) continue;
+    if (ours || (pid !== process.pid && processAlive(pid))) continue;
     await rm(join(dir, name), { force: true }).then(
       () => removed++,
       () => undefined,
