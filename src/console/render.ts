@@ -6,6 +6,7 @@
 import { type FittedBlock, fitReply } from '../reply/fit.js';
 import { markupToPlain } from '../reply/markup.js';
 import type { Reply, ReplyButton } from '../reply/model.js';
+import { replyTableText } from '../reply/table.js';
 import { type Style, safeForTerminal } from './style.js';
 
 export interface TerminalRenderOptions {
@@ -124,6 +125,10 @@ function blockLines(block: Exclude<FittedBlock, { type: 'actions' }>, style: Sty
       );
     case 'divider':
       return [style.dim('─'.repeat(Math.min(width, 60)))];
+    case 'table':
+      return safeForTerminal(replyTableText({ columns: block.columns, rows: block.rows }))
+        .split('\n')
+        .map((line) => CODE_INDENT + line);
   }
 }
 

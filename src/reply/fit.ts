@@ -7,8 +7,17 @@
 import { MESSAGE_BUDGET as BUDGET } from './budget.js';
 import { codeBlock, truncate } from './escape.js';
 import { type Markup, md } from './markup.js';
-import type { Reply, ReplyBlock, ReplyButton, ReplyFile, ReplyImage } from './model.js';
+import type {
+  Reply,
+  ReplyBlock,
+  ReplyButton,
+  ReplyCell,
+  ReplyColumn,
+  ReplyFile,
+  ReplyImage,
+} from './model.js';
 import { overflowFile, replyToPlainText } from './plain.js';
+import { blocksWithTablesAsCode } from './table.js';
 
 /** A reply block cut to the budget: each fits one block of any adapter. */
 export type FittedBlock =
@@ -22,7 +31,15 @@ export type FittedBlock =
   | { type: 'context'; texts: Markup[] }
   | { type: 'divider' }
   /** At most a row of buttons, each action id unique within the row. */
-  | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean };
+  | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean }
+  /** The one table of a message: at most TABLE_ROWS rows with its headers, TABLE_COLUMNS columns. */
+  | { type: 'table'; columns: ReplyColumn[]; rows: ReplyCell[][] };
+
+/** Rows of a table block, its header row included, and its cells a row (Slack's limits). */
+export const TABLE_ROWS = 100;
+export const TABLE_COLUMNS = 20;
+/** A cell longer than this is cut, and the whole reply goes to a file. */
+const TABLE_CELL_CHARS = 1_000;
 
 export interface FittedReply {
   /** The notification text, plain (adapters escape it), within `notificationChars`. */
@@ -189,6 +206,22 @@ function fitBlock(
       const buttons = uniqueActionIds(shown.map((b) => fitButton(b, cut)));
       return done([{ type: 'actions', buttons, ...(block.closing ? { closing: true } : {}) }]);
     }
+    case 'table': {
+      const { columns, rows } = block.table;
+      if (columns.length > TABLE_COLUMNS) cut.value = true;
+      const width = Math.min(columns.length, TABLE_COLUMNS);
+      const cell = (value: ReplyCell | undefined): ReplyCell =>
+        typeof value === 'number' ? value : clip(value?.trim() ? value : NOTHING, TABLE_CELL_CHARS, cut);
+      return done([
+        {
+          type: 'table',
+          columns: columns
+            .slice(0, width)
+            .map((c) => ({ ...c, header: clip(c.header, TABLE_CELL_CHARS, cut) })),
+          rows: rows.map((row) => columns.slice(0, width).map((_, i) => cell(row[i]))),
+        },
+      ]);
+    }
     case 'image': {
       if (uploadImage(block.image)) return { blocks: [], cut: false, image: block.image };
       const title = textSections(md`*${block.image.title}*`, cut).map(
@@ -202,8 +235,34 @@ function fitBlock(
   }
 }
 
+/** What a table's text costs: its cells, with room for each cell's framing. */
+const tableSize = (columns: readonly ReplyColumn[], rows: readonly ReplyCell[][]) =>
+  columns.reduce((sum, c) => sum + c.header.length + 4, 40) +
+  rows.reduce((sum, row) => sum + row.reduce<number>((n, cell) => n + String(cell).length + 4, 0), 0);
+
 /** What a block costs of the message's text budget: its text, with room for its framing. */
-const size = (block: FittedBlock) => JSON.stringify(block).length + 40;
+const size = (block: FittedBlock) =>
+  block.type === 'table' ? tableSize(block.columns, block.rows) : JSON.stringify(block).length + 40;
+
+/** The note under a table showing only its first rows, naming where all of them are. */
+const rowsNote = (shown: number, total: number, inFile: boolean): FittedBlock => ({
+  type: 'context',
+  texts: [
+    md`Showing the first ${shown} of ${total} rows; ${inFile ? 'every row is in the attached CSV' : 'the whole answer is in the attached file'}.`,
+  ],
+});
+
+/**
+ * The first rows of a table that fit the rows a table takes and `budget` (with room for the note
+ * naming the rest), or none when not even one fits.
+ */
+function firstRows(table: Extract<FittedBlock, { type: 'table' }>, budget: number) {
+  let rows = table.rows.slice(0, TABLE_ROWS - 1);
+  const room = budget - 200;
+  while (rows.length > 0 && tableSize(table.columns, rows) > room)
+    rows = rows.slice(0, Math.floor(rows.length * 0.9));
+  return rows;
+}
 
 function noteBlocks(notes: readonly Markup[]): FittedBlock[] {
   const out: FittedBlock[] = [];
@@ -216,9 +275,18 @@ function noteBlocks(notes: readonly Markup[]): FittedBlock[] {
 const notification = (reply: Reply) =>
   truncate(reply.text.trim() ? reply.text : replyToPlainText(reply), BUDGET.notificationChars) || NOTHING;
 
+/** One table a message: any after the first are shown as aligned text. */
+function oneTable(blocks: readonly ReplyBlock[]): ReplyBlock[] {
+  const first = blocks.findIndex((block) => block.type === 'table');
+  if (first < 0) return [...blocks];
+  return [...blocks.slice(0, first + 1), ...blocksWithTablesAsCode(blocks.slice(first + 1))];
+}
+
 export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const uploadImage = options.uploadImage ?? (() => false);
-  const fitted = reply.blocks.map((block) => fitBlock(block, uploadImage));
+  const fitted = oneTable(reply.blocks).map((block) => fitBlock(block, uploadImage));
+  const tableFile = reply.blocks.find((block) => block.type === 'table')?.table.file;
+  const fileOfTable = tableFile !== undefined && (reply.files ?? []).some((f) => f.filename === tableFile);
   const images = fitted.flatMap((f) => (f.image ? [f.image] : []));
   const all = fitted.flatMap((f) => f.blocks);
   let cut = fitted.some((f) => f.cut);
@@ -236,6 +304,18 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const room = BUDGET.blocks - reserved.length - (trailing ? 1 : 0);
   const kept: FittedBlock[] = [];
   for (const block of body) {
+    if (block.type === 'table' && (block.rows.length >= TABLE_ROWS || size(block) > budget)) {
+      const rows = firstRows(block, budget);
+      if (rows.length > 0 && kept.length + 2 <= room) {
+        // Rows left out are in the table's CSV, or in the whole reply's file when it has none.
+        if (!fileOfTable) cut = true;
+        const shown: FittedBlock = { ...block, rows };
+        const note = rowsNote(rows.length, block.rows.length, fileOfTable);
+        kept.push(shown, note);
+        budget -= size(shown) + size(note);
+        continue;
+      }
+    }
     const cost = size(block);
     if (kept.length >= room || cost > budget) {
       cut = true;

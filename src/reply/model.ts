@@ -43,7 +43,31 @@ export type ReplyBlock =
    */
   | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean }
   /** A picture in its place among the blocks; see ReplyImage for how each adapter shows it. */
-  | { type: 'image'; image: ReplyImage };
+  | { type: 'image'; image: ReplyImage }
+  /** Rows under headers; see ReplyTable for how each adapter shows it. */
+  | { type: 'table'; table: ReplyTable };
+
+/** How a column's cells read: numbers are right-aligned; text (ids, hosts, names) is left as it is. */
+export type ReplyColumnKind = 'text' | 'number';
+
+export interface ReplyColumn {
+  header: string;
+  kind: ReplyColumnKind;
+}
+
+/** A cell: plain text from the platform (never markup), or a number a number column shows as it is. */
+export type ReplyCell = string | number;
+
+/**
+ * A table: Slack draws it as a `table` block (one a message), the console and every plain form as
+ * aligned text. Rows past what a message holds are named in it, with the file that has them all.
+ */
+export interface ReplyTable {
+  columns: ReplyColumn[];
+  rows: ReplyCell[][];
+  /** The filename of one of the reply's files that holds every row (a CSV), for when not all fit. */
+  file?: string;
+}
 
 /**
  * A picture (a chart) with its text form. An adapter that shows pictures uploads the PNG, with

@@ -6,6 +6,7 @@ import { MESSAGE_BUDGET as BUDGET } from './budget.js';
 import { truncate } from './escape.js';
 import { markupToPlain } from './markup.js';
 import type { Reply, ReplyFile } from './model.js';
+import { replyTableText } from './table.js';
 
 export function replyToPlainText(reply: Reply): string {
   const lines: string[] = [];
@@ -29,6 +30,9 @@ export function replyToPlainText(reply: Reply): string {
         break;
       case 'image':
         lines.push(block.image.title, block.image.text);
+        break;
+      case 'table':
+        lines.push(replyTableText(block.table, { maxColumnWidth: Number.POSITIVE_INFINITY }));
         break;
       case 'actions':
         break;

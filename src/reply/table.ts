@@ -1,7 +1,11 @@
 /** Aligned plain-text tables for code blocks: columns padded, long cells cut to a width. */
+import type { Reply, ReplyBlock, ReplyCell, ReplyTable } from './model.js';
+
 export interface TableOptions {
   /** Widest a column may be; longer cells end in "…". */
   maxColumnWidth?: number;
+  /** Columns whose cells are padded on the left (numbers), by index. */
+  rightAligned?: ReadonlySet<number>;
 }
 
 const cut = (text: string, width: number) =>
@@ -31,12 +35,43 @@ export function tableWithCuts(
     }),
   );
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const right = options.rightAligned ?? new Set<number>();
   const render = (row: string[]) =>
     row
-      .map((cell, i) => cell.padEnd(widths[i]!))
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
   const [head, ...body] = cells;
   const text = [render(head!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(render)].join('\n');
   return { text, cut: changed };
 }
+
+/** A cell as text: a number as it is written, an empty cell as a dash. */
+export const cellText = (cell: ReplyCell): string =>
+  typeof cell === 'number' ? String(cell) : cell.trim() === '' ? '—' : cell;
+
+/** A reply table as aligned text: headers, then every row, numbers right-aligned. */
+export function replyTableText(table: ReplyTable, options: TableOptions = {}): string {
+  const rightAligned = new Set(table.columns.flatMap((column, i) => (column.kind === 'number' ? [i] : [])));
+  return formatTable(
+    table.columns.map((column) => column.header),
+    table.rows.map((row) => row.map(cellText)),
+    { ...options, rightAligned },
+  );
+}
+
+/** The same blocks with every table as a code block: where tables cannot be drawn, or were refused. */
+export const blocksWithTablesAsCode = (blocks: readonly ReplyBlock[]): ReplyBlock[] =>
+  blocks.map((block) =>
+    block.type === 'table'
+      ? { type: 'code', text: replyTableText(block.table, { maxColumnWidth: 60 }) }
+      : block,
+  );
+
+/** The reply with its tables as code blocks (its thread keeps its own). */
+export const replyWithTablesAsCode = (reply: Reply): Reply => ({
+  ...reply,
+  blocks: blocksWithTablesAsCode(reply.blocks),
+});
+
+export const hasTable = (reply: Reply): boolean => reply.blocks.some((block) => block.type === 'table');

@@ -26,6 +26,7 @@ import { membersOnly } from './members-only.js';
 import { AckOnArrivalApp } from './receivers/ack-on-arrival.js';
 import type { PreparedAckThread } from './receivers/ack-thread-start.js';
 import { ThreadedHttpReceiver } from './receivers/threaded-receiver.js';
+import { createTableMemory } from './tables.js';
 
 export interface SlackAppOptions extends ListenerDeps {
   mode: 'http' | 'socket';
@@ -183,11 +184,16 @@ export async function startSlackApp(options: SlackAppOptions): Promise<RunningSl
       logger: options.logger,
     }),
   );
-  registerCommands(app, options, deliveries);
-  registerActions(app, options, deliveries);
-  registerViews(app, options, deliveries);
-  registerMentions(app, options, deliveries);
-  registerShortcuts(app, options);
+  // One memory for the app: a workspace that refused a table gets code blocks for an hour.
+  const listeners = {
+    ...options,
+    tables: options.tables ?? createTableMemory({ now: options.services.now, logger: options.logger }),
+  };
+  registerCommands(app, listeners, deliveries);
+  registerActions(app, listeners, deliveries);
+  registerViews(app, listeners, deliveries);
+  registerMentions(app, listeners, deliveries);
+  registerShortcuts(app, listeners);
   registerOptions(app, options);
   // Outside a request (approval sweeps, Home refreshes) with the bot token; listeners get Bolt's per-request one.
   const client = new WebClient(options.botToken, clientOptions);

@@ -5,8 +5,14 @@
  * another way (respond.ts).
  */
 import type { Reply } from '../reply/model.js';
+import { hasTable } from '../reply/table.js';
 import type { LogFields, Logger } from '../telemetry/log.js';
-import { type FileDelivery, renderPlainReply, renderReply } from './blocks/reply.js';
+import {
+  type FileDelivery,
+  renderPlainReply,
+  renderReply,
+  renderReplyWithoutTables,
+} from './blocks/reply.js';
 import {
   type Message,
   type Outgoing,
@@ -17,6 +23,7 @@ import {
   scrub,
 } from './outgoing.js';
 import { ResponseUrlError } from './response-url.js';
+import { refusesTable } from './tables.js';
 import { UploadError } from './upload.js';
 
 /** Slack's word for a failed call: a Web API error code, or a response_url's answer. */
@@ -64,10 +71,11 @@ export async function withPlainFallback<T>(
 }
 
 /**
- * Sends the rendered reply; when Slack refuses its content, sends it again as plain text.
- * Returns where it went and what was sent (whose files are to follow it).
+ * Sends the rendered reply; when Slack refuses its table, sends it again with its tables as code
+ * blocks (and remembers the workspace refuses them); when Slack refuses its content, as plain
+ * text. Returns where it went and what was sent (whose files are to follow it).
  */
-export function sendRendered(
+export async function sendRendered(
   slack: Outgoing,
   reply: Reply,
   delivery: FileDelivery,
@@ -77,8 +85,23 @@ export function sendRendered(
     const rendered = render(reply, delivery);
     return { sent: await send(scrub(slack, payload(rendered), reply)), rendered, render };
   };
-  return withPlainFallback(
-    { rich: sendAs(renderReply), plain: sendAs(renderPlainReply) },
-    { logger: slack.logger, message: 'Slack refused a message; sending it again as plain text' },
-  );
+  const withoutTables = () =>
+    withPlainFallback(
+      { rich: sendAs(renderReplyWithoutTables), plain: sendAs(renderPlainReply) },
+      { logger: slack.logger, message: 'Slack refused a message; sending it again as plain text' },
+    );
+  const tables = slack.tables;
+  if (!hasTable(reply) || tables?.memory.refused(tables.teamId)) return withoutTables();
+  try {
+    return await sendAs(renderReply)();
+  } catch (error) {
+    const code = slackErrorCode(error);
+    if (!refusesTable(code)) throw error;
+    if (tables) tables.memory.remember(tables.teamId, code ?? '');
+    else
+      slack.logger.warn('Slack refused a table; sending the answer again with code blocks', {
+        slackError: code,
+      });
+    return withoutTables();
+  }
 }

@@ -9,11 +9,14 @@ import type { SecretRegistry } from '../secrets/registry.js';
 import { scrubbed } from '../secrets/scrub.js';
 import type { Logger } from '../telemetry/log.js';
 import type { FileDelivery, RenderedMessage } from './blocks/reply.js';
+import type { TablePolicy } from './tables.js';
 
 export interface SlackMessengerOptions {
   client: WebClient;
   logger: Logger;
   secrets: SecretRegistry;
+  /** Whether the workspace asking takes tables; without it every message tries them. */
+  tables?: TablePolicy;
 }
 
 /** The state every send is handed: the client, the logger, the secrets, each user's DM channel once opened. */
@@ -21,10 +24,11 @@ export interface Outgoing extends SlackMessengerOptions {
   readonly dmChannels: Map<string, string>;
 }
 
-export const createOutgoing = ({ client, logger, secrets }: SlackMessengerOptions): Outgoing => ({
+export const createOutgoing = ({ client, logger, secrets, tables }: SlackMessengerOptions): Outgoing => ({
   client,
   logger,
   secrets,
+  ...(tables ? { tables } : {}),
   dmChannels: new Map(),
 });
 

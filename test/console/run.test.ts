@@ -39,7 +39,9 @@ describe('the console against the in-process sandbox', () => {
     const out = await c.type('/edge dns');
     expect(out).toContain('only you (U0YOU) see this');
     expect(out).toContain('DNS zones (11)');
-    expect(out).toMatch(/• edgeops\.dev \(id \d+\) · \d+ records/);
+    // A table as aligned text: headers, then a row a zone, its record count right-aligned.
+    expect(out).toMatch(/Domain +Id +Records +Nameservers detected +DNSSEC +Logging/);
+    expect(out).toMatch(/edgeops\.dev +\d+ +\d+ +(yes|no|\?) /);
     expect(out).toContain('shop-example.com');
   });
 

@@ -26,6 +26,29 @@ describe('/edge dns', () => {
     expect(all).toContain('<!channel>');
   });
 
+  it('lists the zones as a table: domain and id as text, the records counted as a number', async () => {
+    const list = onlyAnswer(await bed.run('dns --per-page 100'));
+    const tables = list.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
+    expect(tables).toHaveLength(1);
+    expect(tables[0]!.columns).toEqual([
+      { header: 'Domain', kind: 'text' },
+      { header: 'Id', kind: 'text' },
+      { header: 'Records', kind: 'number' },
+      { header: 'Nameservers detected', kind: 'text' },
+      { header: 'DNSSEC', kind: 'text' },
+      { header: 'Logging', kind: 'text' },
+    ]);
+    expect(tables[0]!.rows.map((row) => row[1])).toEqual(bed.sandbox.dnsZoneIds.map(String));
+    for (const row of tables[0]!.rows) expect(typeof row[2]).toBe('number');
+    // Every zone on the page is a row: no CSV needed.
+    expect(list.files ?? []).toEqual([]);
+    const lite = onlyAnswer(await bed.run('dns --lite'));
+    const liteTable = lite.blocks.find((block) => block.type === 'table');
+    expect(liteTable?.type === 'table' && liteTable.table.columns.map((c) => c.header)).not.toContain(
+      'Records',
+    );
+  });
+
   it('searches DNS zones and uses the Lite view with --lite', async () => {
     const answer = onlyAnswer(await bed.run('dns example --lite --per-page 5'));
     expect(JSON.stringify(answer.blocks)).toContain('matching \\"example\\"');

@@ -35,11 +35,24 @@ const changes = (input: { text: string } | { actionId: string; value: string }) 
     .changes;
 
 describe('/edge pullzones', () => {
-  it('lists every pull zone with its id, hostnames and the Shield zone guarding it', async () => {
-    const text = wordsOf(await privateAnswer('pullzones'));
-    for (const id of bed.sandbox.pullZoneIds) expect(text).toContain(`(id ${id})`);
-    expect(text).toContain('www-example.b-cdn.net');
-    expect(text).toContain('Shield zone 5101');
+  it('lists every pull zone as a table row: its id, hostnames and the Shield zone guarding it', async () => {
+    const reply = await privateAnswer('pullzones');
+    const tables = reply.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
+    expect(tables).toHaveLength(1);
+    const table = tables[0]!;
+    expect(table.columns).toEqual([
+      { header: 'Name', kind: 'text' },
+      { header: 'Id', kind: 'text' },
+      { header: 'State', kind: 'text' },
+      { header: 'Hostnames', kind: 'text' },
+      { header: 'Origin', kind: 'text' },
+      { header: 'Shield zone', kind: 'text' },
+    ]);
+    expect(table.rows.map((row) => row[1])).toEqual(bed.sandbox.pullZoneIds.map(String));
+    const www = table.rows.find((row) => row[1] === '308006')!;
+    expect(www[0]).toBe('www-example');
+    expect(www[3]).toContain('www-example.b-cdn.net');
+    expect(www[5]).toBe('5101');
     expect(bed.sandbox.requests.all().at(-1)?.routeId).toMatch(/pullzone.list|shieldzone.list/);
   });
 
@@ -56,7 +69,7 @@ describe('/edge pullzones', () => {
     const buttons = buttonsOf(await privateAnswer('pullzones www'));
     expect(buttons.map((b) => [b.text, b.value])).toEqual(
       expect.arrayContaining([
-        ['Logs today', 'logs 308006 today'],
+        ['www-example: Logs today', 'logs 308006 today'],
         ['Export events', 'shield export 5101'],
         ['Bot detection', 'shield bot-detection 5101'],
         ['Reset key', 'pullzone reset-key 308006'],

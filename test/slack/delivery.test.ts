@@ -94,11 +94,12 @@ describe('a refused message still reaches the user', () => {
   );
 
   it('a private answer the response URL refuses is sent again as plain text through it', async () => {
-    h.fake.fail('response_url', { status: 400, error: 'invalid_blocks', times: 1 });
+    // Refused with its table, then with its table as code blocks: plain text is what is left.
+    h.fake.fail('response_url', { status: 400, error: 'invalid_blocks', times: 2 });
     const body = await privateAnswer('dns shop-example');
     expect(body.blocks).toBeUndefined();
     expect(String(body.text)).toContain('shop-example.com');
-    expect(h.fake.refusedResponses).toHaveLength(1);
+    expect(h.fake.refusedResponses).toHaveLength(2);
   });
 
   it('a private answer whose response URL expired comes by chat.postEphemeral', async () => {

@@ -40,7 +40,9 @@ describe('/edge pullzones', () => {
   });
 
   it('a Logs button runs /edge logs for that zone, in the channel it was clicked in', async () => {
-    const logs = buttonsOf(await privateAnswer('pullzones www')).find((b) => b.text.text === 'Logs today')!;
+    const logs = buttonsOf(await privateAnswer('pullzones www')).find((b) =>
+      b.text.text.endsWith(': Logs today'),
+    )!;
     const before = h.sandbox.requests.count('logs.origin');
     await h.click(logs.action_id, logs.value, { channelId: 'C0OPS' });
     const file = await h.fake.waitForUpload((f) => f.filename.startsWith('origin-errors-308006-'), 20_000);

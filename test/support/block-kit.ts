@@ -59,7 +59,7 @@ function blockKit(): BlockKitValidators | undefined {
   if (!validators) {
     const ajv = new Ajv2020({ allErrors: true, strict: false });
     addFormats(ajv);
-    const schema = readSlackSchema('tightknit.slack-block-kit.schema.json');
+    const schema = withRawNumberCells(readSlackSchema('tightknit.slack-block-kit.schema.json'));
     ajv.addSchema(schema);
     validators = {
       ajv,
@@ -72,6 +72,27 @@ function blockKit(): BlockKitValidators | undefined {
     if (isObject(defs)) for (const name of Object.keys(defs)) validators.byType.set(name, null);
   }
   return validators;
+}
+
+/**
+ * The shared schema's table_cell knows raw_text and rich_text only; Slack (and @slack/types 3.2.0)
+ * also take raw_number in a table, as in a data_table: the check accepts what Slack accepts.
+ */
+function withRawNumberCells(schema: Record<string, unknown>): Record<string, unknown> {
+  const defs = schema.$defs;
+  if (!isObject(defs) || !isObject(defs.table_cell) || !Array.isArray(defs.table_cell.oneOf)) return schema;
+  const rawNumber = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', 'value'],
+    properties: {
+      type: { const: 'raw_number' },
+      value: { type: 'number' },
+      text: { type: 'string', minLength: 1 },
+    },
+  };
+  const tableCell = { ...defs.table_cell, oneOf: [...defs.table_cell.oneOf, rawNumber] };
+  return { ...schema, $defs: { ...defs, table_cell: tableCell } };
 }
 
 function blockValidator(kit: BlockKitValidators, type: unknown): ValidateFunction | undefined {
@@ -159,7 +180,13 @@ export type LimitRule =
   | 'duplicate-block-id'
   | 'duplicate-action-id'
   | 'empty-text'
-  | 'option-value-length';
+  | 'option-value-length'
+  | 'table-rows'
+  | 'table-cells'
+  | 'table-column-settings'
+  | 'table-cell-type'
+  | 'empty-cell'
+  | 'second-table';
 
 /** The rules Slack itself enforces with `invalid_blocks` (the text budget is edgeops' own). */
 export const SLACK_REFUSES: ReadonlySet<LimitRule> = new Set([
@@ -168,7 +195,78 @@ export const SLACK_REFUSES: ReadonlySet<LimitRule> = new Set([
   'duplicate-action-id',
   'empty-text',
   'option-value-length',
+  'table-rows',
+  'table-cells',
+  'table-column-settings',
+  'table-cell-type',
+  'empty-cell',
 ]);
+
+/** Rows of a table (its header row included), cells of a row, column settings: Slack's limits. */
+export const TABLE_MAX_ROWS = 100;
+export const TABLE_MAX_CELLS = 20;
+export const TABLE_MAX_COLUMN_SETTINGS = 20;
+const TABLE_CELL_TYPES = new Set(['raw_text', 'raw_number', 'rich_text']);
+const isTable = (block: unknown) =>
+  isObject(block) && (block.type === 'table' || block.type === 'data_table');
+
+/**
+ * Slack takes one table (or data_table) a message; a second is refused with its own error
+ * (only_one_table_allowed), which no schema can say.
+ */
+export function secondTable(blocks: unknown): LimitViolation | undefined {
+  const list = Array.isArray(blocks) ? blocks : [];
+  const tables = list.flatMap((block, index) => (isTable(block) ? [index] : []));
+  if (tables.length < 2) return undefined;
+  return {
+    rule: 'second-table',
+    message: `blocks ${tables.join(', ')} are tables; a message takes one`,
+    path: `/${tables[1]}`,
+  };
+}
+
+/** A table's own rules, whatever the schema at hand says: counts, cell types, no empty cell. */
+function tableViolations(block: Record<string, unknown>, index: number): LimitViolation[] {
+  const out: LimitViolation[] = [];
+  const rows = Array.isArray(block.rows) ? block.rows : [];
+  if (block.type === 'table' && rows.length > TABLE_MAX_ROWS)
+    out.push({
+      rule: 'table-rows',
+      message: `table ${index} has ${rows.length} rows; Slack takes ${TABLE_MAX_ROWS}`,
+    });
+  const settings = Array.isArray(block.column_settings) ? block.column_settings : [];
+  if (settings.length > TABLE_MAX_COLUMN_SETTINGS)
+    out.push({
+      rule: 'table-column-settings',
+      message: `table ${index} has ${settings.length} column settings; Slack takes ${TABLE_MAX_COLUMN_SETTINGS}`,
+    });
+  rows.forEach((row, r) => {
+    const cells = Array.isArray(row) ? row : [];
+    if (cells.length > TABLE_MAX_CELLS)
+      out.push({
+        rule: 'table-cells',
+        message: `row ${r} of table ${index} has ${cells.length} cells; Slack takes ${TABLE_MAX_CELLS}`,
+      });
+    cells.forEach((cell, c) => {
+      const at = `/${index}/rows/${r}/${c}`;
+      if (!isObject(cell) || !TABLE_CELL_TYPES.has(String(cell.type)))
+        out.push({
+          rule: 'table-cell-type',
+          message: `cell ${at} is not raw_text, raw_number or rich_text`,
+          path: at,
+        });
+      else if (cell.type === 'raw_text' && (typeof cell.text !== 'string' || cell.text.trim() === ''))
+        out.push({ rule: 'empty-cell', message: `raw_text cell ${at} is empty`, path: at });
+      else if (cell.type === 'raw_number' && typeof cell.value !== 'number')
+        out.push({
+          rule: 'table-cell-type',
+          message: `raw_number cell ${at} has no numeric value`,
+          path: at,
+        });
+    });
+  });
+  return out;
+}
 
 export interface LimitViolation {
   rule: LimitRule;
@@ -211,6 +309,7 @@ function structuralViolations(blocks: unknown[]): LimitViolation[] {
   const blockIds = new Map<string, number>();
   blocks.forEach((block, index) => {
     if (!isObject(block)) return;
+    if (isTable(block)) violations.push(...tableViolations(block, index));
     if (typeof block.block_id === 'string') {
       const first = blockIds.get(block.block_id);
       if (first !== undefined) {

@@ -142,6 +142,8 @@ export function readableOf(reply: Reply): string {
         return block.fields.map((field) => `*${field.label}*\n${field.value}`);
       case 'image':
         return [block.image.title, block.image.text];
+      case 'table':
+        return [block.table.columns.map((c) => c.header), ...block.table.rows].map((row) => row.join(' | '));
       default:
         return [];
     }

@@ -78,6 +78,64 @@ describe('the Web API', () => {
     });
   });
 
+  describe('tables', () => {
+    const text = (t: string) => ({ type: 'raw_text', text: t });
+    const table = (rows: unknown[][], extra: Record<string, unknown> = {}) => ({
+      type: 'table',
+      rows,
+      ...extra,
+    });
+    const post = (blocks: unknown[]) =>
+      client().chat.postMessage({ channel: 'C0OPS', text: 'x', blocks: blocks as never });
+
+    it('takes a table of raw_text, raw_number and rich_text cells, 100 rows of 20 cells', async () => {
+      const row = Array.from({ length: 20 }, (_, i) => text(`c${i}`));
+      const rows: unknown[][] = [row, ...Array.from({ length: 98 }, () => row)];
+      rows.push([
+        { type: 'raw_number', value: 42, text: '42' },
+        {
+          type: 'rich_text',
+          elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'r' }] }],
+        },
+      ]);
+      const settings = Array.from({ length: 20 }, () => ({ align: 'right' }));
+      await expect(post([table(rows, { column_settings: settings })])).resolves.toMatchObject({ ok: true });
+    });
+
+    it.each([
+      ['101 rows', table(Array.from({ length: 101 }, () => [text('a')]))],
+      ['21 cells in a row', table([Array.from({ length: 21 }, () => text('a'))])],
+      [
+        '21 column settings',
+        table([[text('a')]], { column_settings: Array.from({ length: 21 }, () => ({})) }),
+      ],
+      ['a cell of another type', table([[{ type: 'mrkdwn', text: '*a*' }]])],
+      ['an empty raw_text cell', table([[text('')]])],
+    ])('refuses a table with %s as invalid_blocks', async (_what, block) => {
+      await expect(post([block])).rejects.toMatchObject({ data: { error: 'invalid_blocks' } });
+    });
+
+    it('refuses a second table (or data_table) in one message as only_one_table_allowed', async () => {
+      const one = table([[text('a')]]);
+      await expect(post([one, one])).rejects.toMatchObject({ data: { error: 'only_one_table_allowed' } });
+      const data = { type: 'data_table', caption: 'c', rows: [[text('h')], [text('a')]] };
+      await expect(post([one, data])).rejects.toMatchObject({ data: { error: 'only_one_table_allowed' } });
+      expect(fake.refusals.at(-1)?.error).toBe('only_one_table_allowed');
+    });
+
+    it('refuses every table when told to, as a workspace that takes none, and takes them again', async () => {
+      fake.refuseTables();
+      await expect(post([table([[text('a')]])])).rejects.toMatchObject({ data: { error: 'invalid_blocks' } });
+      await expect(post([{ type: 'divider' }])).resolves.toMatchObject({ ok: true });
+      fake.refuseTables('invalid_attachments');
+      await expect(post([table([[text('a')]])])).rejects.toMatchObject({
+        data: { error: 'invalid_attachments' },
+      });
+      fake.refuseTables(false);
+      await expect(post([table([[text('a')]])])).resolves.toMatchObject({ ok: true });
+    });
+  });
+
   it('answers an injected error as ok:false, once, then works again', async () => {
     fake.fail('views.open', { error: 'expired_trigger_id' });
     const view = {

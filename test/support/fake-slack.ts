@@ -17,6 +17,7 @@ import {
   formatSchemaErrors,
   SLACK_REFUSES,
   schemasAvailable,
+  secondTable,
   validateBlocks,
   validateHome,
   validateModal,
@@ -209,6 +210,11 @@ export interface FakeSlack {
    * `undefined` makes the channel work again.
    */
   setChannelProblem(channelId: string, problem: ChannelProblem | undefined): void;
+  /**
+   * What a workspace, client or Enterprise policy that takes no table answers: every message with
+   * a table (or data_table) is refused with `error` (invalid_blocks by default); `false` takes them again.
+   */
+  refuseTables(error?: 'invalid_blocks' | 'invalid_attachments' | false): void;
   /** Overrides what users.info answers for a user (any other U…/W… id gets a generated profile). */
   setUser(userId: string, profile: { name?: string; realName?: string; tz?: string; isBot?: boolean }): void;
   /** The DM channel conversations.open answers for this user. */
@@ -457,6 +463,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const botId = options.botId ?? DEFAULT_BOT_ID;
   const appId = options.appId ?? DEFAULT_APP_ID;
   const strictBlocks = options.validateBlocks ?? schemasAvailable;
+  let tablesRefused: 'invalid_blocks' | 'invalid_attachments' | false = false;
   const acceptedTokens = options.tokens ? new Set(options.tokens) : undefined;
 
   const calls: RecordedCall[] = [];
@@ -541,6 +548,21 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (text !== undefined && text.length > MESSAGE_TEXT_MAX) throw new SlackApiError('msg_too_long');
     if (blocks === undefined) return;
     if (!Array.isArray(blocks)) throw new SlackApiError('invalid_blocks_format');
+    const tables = blocks.filter(
+      (b: unknown) =>
+        typeof b === 'object' &&
+        b !== null &&
+        ['table', 'data_table'].includes(String((b as SlackArgs).type)),
+    );
+    if (tablesRefused && tables.length > 0) {
+      refusals.push({ error: tablesRefused, problems: ['this workspace takes no tables'] });
+      throw new SlackApiError(tablesRefused);
+    }
+    const second = secondTable(blocks);
+    if (second) {
+      refusals.push({ error: 'only_one_table_allowed', problems: [second.message] });
+      throw new SlackApiError('only_one_table_allowed');
+    }
     const problems: string[] = [];
     for (const violation of checkMessageLimits(blocks))
       if (SLACK_REFUSES.has(violation.rule)) problems.push(violation.message);
@@ -1155,6 +1177,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     hold: (method, spec) => {
       holds.set(method, [...(holds.get(method) ?? []), spec]);
     },
+    refuseTables: (error = 'invalid_blocks') => {
+      tablesRefused = error;
+    },
     setChannelProblem: (channelId, problem) => {
       if (problem) channelProblems.set(channelId, problem);
       else channelProblems.delete(channelId);
@@ -1180,6 +1205,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       pendingFiles.clear();
       failures.clear();
       holds.clear();
+      tablesRefused = false;
     },
     close: async () => {
       // A closing handshake first: cutting the TCP connection makes the app's client report an error.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DnsView, type DnsZone, dnsRecordTypeName } from '../../platform/schemas.js';
 import { md, nest, trusted } from '../../reply/markup.js';
-import { ephemeral, type Reply, type ReplyButton } from '../../reply/model.js';
+import { ephemeral, type Reply, type ReplyButton, type ReplyTable } from '../../reply/model.js';
 import { tableWithCuts } from '../../reply/table.js';
 import { counted } from '../../reply/words.js';
 import { csvRecord } from '../../reports/csv/safety.js';
@@ -16,6 +16,7 @@ import {
   pastLastPage,
   readPagingState,
 } from '../shared/paging.js';
+import { tableWithCsv } from '../shared/table-csv.js';
 
 const DnsArgsSchema = PagingArgsSchema.extend({
   search: z
@@ -48,12 +49,26 @@ const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value
 const zoneName = (zone: DnsZone) =>
   zone.Domain ? zone.Domain : zone.Id !== undefined ? `zone ${zone.Id}` : 'a zone without domain or id';
 
-function zoneLine(zone: DnsZone, lite: boolean) {
-  const records = lite ? trusted('') : md` · ${counted(zone.Records.length, 'record')}`;
-  const id = zone.Domain
-    ? md` (id ${zone.Id ?? 'not given'})`
-    : trusted(zone.Id !== undefined ? ' (no domain name)' : '');
-  return md`• *${zoneName(zone)}*${nest(id)}${nest(records)} · nameservers detected: ${yesNo(zone.NameserversDetected)} · DNSSEC: ${yesNo(zone.DnsSecEnabled)} · logging: ${yesNo(zone.LoggingEnabled)}`;
+/** One row a zone; the lite view has no records to count. */
+function zoneTable(zones: readonly DnsZone[], lite: boolean): ReplyTable {
+  return {
+    columns: [
+      { header: 'Domain', kind: 'text' },
+      { header: 'Id', kind: 'text' },
+      ...(lite ? [] : [{ header: 'Records', kind: 'number' as const }]),
+      { header: 'Nameservers detected', kind: 'text' },
+      { header: 'DNSSEC', kind: 'text' },
+      { header: 'Logging', kind: 'text' },
+    ],
+    rows: zones.map((zone) => [
+      zone.Domain || '(no domain name)',
+      zone.Id === undefined ? 'not given' : String(zone.Id),
+      ...(lite ? [] : [zone.Records.length]),
+      yesNo(zone.NameserversDetected),
+      yesNo(zone.DnsSecEnabled),
+      yesNo(zone.LoggingEnabled),
+    ]),
+  };
 }
 
 async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise<Reply> {
@@ -75,22 +90,27 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
       value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
     }));
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
-  return ephemeral(total === undefined ? `DNS zones, ${where.toLowerCase()}` : counted(total, 'DNS zone'), [
-    { type: 'header', text: total === undefined ? 'DNS zones' : `DNS zones (${total})` },
-    {
-      type: 'text',
-      text:
-        list.Items.length > 0
-          ? trusted(list.Items.map((zone) => zoneLine(zone, args.lite)).join('\n'))
-          : md`_No DNS zones${nest(searched)}._`,
-    },
-    {
-      type: 'context',
-      text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
-    },
-    ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
-    { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
-  ]);
+  // More zones than a table shows (--per-page up to 1,000): every row goes to a CSV as well.
+  const zones = tableWithCsv(zoneTable(list.Items, args.lite), {
+    filename: `dns-zones-page-${args.page}.csv`,
+    title: 'DNS zones',
+  });
+  const reply = ephemeral(
+    total === undefined ? `DNS zones, ${where.toLowerCase()}` : counted(total, 'DNS zone'),
+    [
+      { type: 'header', text: total === undefined ? 'DNS zones' : `DNS zones (${total})` },
+      list.Items.length > 0
+        ? { type: 'table', table: zones.table }
+        : { type: 'text', text: md`_No DNS zones${nest(searched)}._` },
+      {
+        type: 'context',
+        text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+      },
+      ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
+      { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
+    ],
+  );
+  return zones.files.length > 0 ? { ...reply, files: zones.files } : reply;
 }
 
 /** The spec has no "get zone" operation: search by domain (or read the pages) and pick the zone by id. */

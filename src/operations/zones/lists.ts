@@ -11,6 +11,7 @@ import {
   type Reply,
   type ReplyBlock,
   type ReplyButton,
+  type ReplyTable,
 } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import { UserFacingError } from '../engine/errors.js';
@@ -26,7 +27,7 @@ import {
   readPagingState,
 } from '../shared/paging.js';
 
-/** Each zone is two blocks (its line and its buttons): 20 of them stay well inside a message. */
+/** Each zone is a row of the table and a row of buttons: 20 of them stay well inside a message. */
 const MAX_PER_PAGE = 20;
 
 const ListArgsSchema = PagingArgsSchema.extend({
@@ -64,23 +65,42 @@ function shieldButtons(shieldZoneId: number): ReplyButton[] {
   ];
 }
 
-function pullZoneBlocks(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyBlock[] {
-  const name =
-    zone.Name || (zone.Id !== undefined ? `pull zone ${zone.Id}` : 'a pull zone without name or id');
-  const state = zone.Suspended ? 'suspended' : zone.Enabled === false ? 'disabled' : 'enabled';
-  const hostnames = zone.Hostnames.length > 0 ? zone.Hostnames.join(', ') : 'no hostnames';
-  const shield = shieldZoneId === undefined ? '' : ` · Shield zone ${shieldZoneId}`;
-  const line: ReplyBlock = {
-    type: 'text',
-    text: md`• *${name}* (id ${zone.Id ?? 'not given'}) · ${state} · ${hostnames}${zone.OriginUrl ? ` · origin ${zone.OriginUrl}` : ''}${shield}`,
+const pullZoneName = (zone: PullZoneSummary) =>
+  zone.Name || (zone.Id !== undefined ? `pull zone ${zone.Id}` : 'a pull zone without name or id');
+
+/** One row a zone: ids and hostnames as they are, for copying. */
+function pullZoneTable(zones: readonly PullZoneSummary[], shields: Map<number, number>): ReplyTable {
+  return {
+    columns: [
+      { header: 'Name', kind: 'text' },
+      { header: 'Id', kind: 'text' },
+      { header: 'State', kind: 'text' },
+      { header: 'Hostnames', kind: 'text' },
+      { header: 'Origin', kind: 'text' },
+      { header: 'Shield zone', kind: 'text' },
+    ],
+    rows: zones.map((zone) => {
+      const shield = zone.Id === undefined ? undefined : shields.get(zone.Id);
+      return [
+        pullZoneName(zone),
+        zone.Id === undefined ? 'not given' : String(zone.Id),
+        zone.Suspended ? 'suspended' : zone.Enabled === false ? 'disabled' : 'enabled',
+        zone.Hostnames.length > 0 ? zone.Hostnames.join(', ') : 'no hostnames',
+        zone.OriginUrl || '—',
+        shield === undefined ? '—' : String(shield),
+      ];
+    }),
   };
-  if (zone.Id === undefined) return [line];
+}
+
+/** A table has no buttons: each zone's next steps are a row below it, its first button naming the zone. */
+function pullZoneButtons(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyBlock[] {
+  if (zone.Id === undefined) return [];
   return [
-    line,
     {
       type: 'actions',
       buttons: [
-        commandButton('Logs today', `logs ${zone.Id} today`),
+        commandButton(`${pullZoneName(zone)}: Logs today`, `logs ${zone.Id} today`),
         ...(shieldZoneId === undefined ? [] : shieldButtons(shieldZoneId)),
         // A change: its form opens, for the reason, rather than a request filed at once.
         formButton('Reset key', `pullzone reset-key ${zone.Id}`),
@@ -103,9 +123,12 @@ async function pullZonePage(ctx: RunContext, args: ListArgs, asked?: number): Pr
   const blocks: ReplyBlock[] = [
     { type: 'header', text: total === undefined ? 'Pull zones' : `Pull zones (${total})` },
     ...(list.Items.length > 0
-      ? list.Items.flatMap((zone) =>
-          pullZoneBlocks(zone, zone.Id === undefined ? undefined : shields.get(zone.Id)),
-        )
+      ? [
+          { type: 'table' as const, table: pullZoneTable(list.Items, shields) },
+          ...list.Items.flatMap((zone) =>
+            pullZoneButtons(zone, zone.Id === undefined ? undefined : shields.get(zone.Id)),
+          ),
+        ]
       : [{ type: 'text' as const, text: md`_No pull zones${nest(searched)}._` }]),
     {
       type: 'context',

@@ -5,10 +5,11 @@ import { textSections } from '../../reply/fit.js';
 import type { Reply } from '../../reply/model.js';
 import { replyToPlainText } from '../../reply/plain.js';
 import { HOME_MAX_BLOCKS } from '../limits.js';
-import { renderReply } from './reply.js';
+import { renderReplyWithoutTables } from './reply.js';
 
 export function renderHome(reply: Reply): types.HomeView {
-  const { blocks } = renderReply(reply);
+  // Slack draws tables in messages only: a view shows them as aligned text.
+  const { blocks } = renderReplyWithoutTables(reply);
   // The Home content stays within a message's budget; this only guards Slack's own limit.
   return { type: 'home', blocks: blocks.slice(0, HOME_MAX_BLOCKS) as types.HomeView['blocks'] };
 }

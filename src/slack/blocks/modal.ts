@@ -29,7 +29,7 @@ import {
   SECTION_TEXT_MAX,
   STATIC_SELECT_MAX_OPTIONS,
 } from '../limits.js';
-import { renderReply } from './reply.js';
+import { renderReplyWithoutTables } from './reply.js';
 
 /** The callback id of a panel: it has no submit, so nothing routes on it. */
 const PANEL_CALLBACK = 'panel';
@@ -178,7 +178,7 @@ export function renderPanel(title: string, reply: Reply, privateMetadata: string
     title: plain(title, MODAL_TITLE_MAX),
     close: plain('Close', MODAL_CLOSE_MAX),
     private_metadata: privateMetadata.slice(0, PRIVATE_METADATA_MAX),
-    blocks: renderReply(reply).blocks.slice(0, MODAL_MAX_BLOCKS) as types.ModalView['blocks'],
+    blocks: renderReplyWithoutTables(reply).blocks.slice(0, MODAL_MAX_BLOCKS) as types.ModalView['blocks'],
   };
 }
 

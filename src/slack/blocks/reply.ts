@@ -8,8 +8,9 @@ import { codeBlock, escapeMrkdwn } from '../../reply/escape.js';
 import { type FileDelivery, fileNotes, imageNotes } from '../../reply/files.js';
 import { type FittedBlock, fitReply } from '../../reply/fit.js';
 import { type Markup, md } from '../../reply/markup.js';
-import type { Reply, ReplyButton, ReplyFile, ReplyImage } from '../../reply/model.js';
+import type { Reply, ReplyButton, ReplyCell, ReplyColumn, ReplyFile, ReplyImage } from '../../reply/model.js';
 import { plainReply } from '../../reply/plain.js';
+import { replyWithTablesAsCode } from '../../reply/table.js';
 
 type Block = types.Block;
 type KnownBlock = types.KnownBlock;
@@ -51,6 +52,26 @@ function button(b: ReplyButton) {
   };
 }
 
+/** Platform text stays text: a raw_text cell cannot mention, link or format. */
+function tableCell(cell: ReplyCell, column: ReplyColumn | undefined) {
+  if (typeof cell === 'number' && column?.kind === 'number' && Number.isFinite(cell))
+    return { type: 'raw_number' as const, value: cell, text: String(cell) };
+  return { type: 'raw_text' as const, text: String(cell) };
+}
+
+function tableBlock(block: Extract<FittedBlock, { type: 'table' }>): KnownBlock {
+  return {
+    type: 'table',
+    rows: [
+      block.columns.map((column) => ({ type: 'raw_text' as const, text: column.header })),
+      ...block.rows.map((row) => row.map((cell, i) => tableCell(cell, block.columns[i]))),
+    ],
+    column_settings: block.columns.map((column) =>
+      column.kind === 'number' ? { align: 'right' as const } : { align: 'left' as const, is_wrapped: true },
+    ),
+  };
+}
+
 function toBlock(block: FittedBlock): KnownBlock {
   switch (block.type) {
     case 'header':
@@ -70,6 +91,8 @@ function toBlock(block: FittedBlock): KnownBlock {
       return { type: 'divider' };
     case 'actions':
       return { type: 'actions', elements: block.buttons.map(button) };
+    case 'table':
+      return tableBlock(block);
   }
 }
 
@@ -98,6 +121,12 @@ export function renderReply(reply: Reply, delivery: FileDelivery = { place: 'bel
     overflow: fitted.overflow,
   };
 }
+
+/** The reply with its tables as aligned text in code blocks: for where Slack will not draw a table. */
+export const renderReplyWithoutTables = (
+  reply: Reply,
+  delivery: FileDelivery = { place: 'below' },
+): RenderedMessage => renderReply(replyWithTablesAsCode(reply), delivery);
 
 /**
  * The same reply with no blocks at all, for when Slack refused the rich message: plain text

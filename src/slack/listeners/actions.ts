@@ -4,7 +4,7 @@ import { unwrapMetadata } from '../blocks/metadata.js';
 import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
-import type { ListenerDeps } from './deps.js';
+import { type ListenerDeps, tablesOf } from './deps.js';
 
 /**
  * The thread a clicked message is a reply in (an approval card or a form button posted in a
@@ -61,6 +61,7 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         ...(clicked ? { clicked } : {}),
         logger: options.logger,
         secrets: options.services.secrets,
+        ...tablesOf(options, context.teamId),
       });
       const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
       const plan = options.engine.plan({ ...caller, actionId: action.action_id, value: action.value ?? '' });

@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
-import { type ListenerDeps, runCommandOnce } from './deps.js';
+import { type ListenerDeps, runCommandOnce, tablesOf } from './deps.js';
 
 export const EDGE_COMMAND = '/edge';
 
@@ -22,6 +22,7 @@ export function registerCommands(app: App, options: ListenerDeps, deliveries: De
       triggerId: command.trigger_id,
       logger: options.logger,
       secrets: options.services.secrets,
+      ...tablesOf(options, context.teamId),
     });
     const caller = { userId: command.user_id, channelId: command.channel_id, surface };
     await runCommandOnce(

@@ -4,6 +4,7 @@ import type { Caller, Services } from '../../operations/engine/types.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { Metrics } from '../../telemetry/metrics.js';
 import type { Deliveries } from '../deliveries.js';
+import type { TableMemory, TablePolicy } from '../tables.js';
 
 /** What every listener needs of the app: the engine to delegate to, and what it logs and counts. */
 export interface ListenerDeps {
@@ -11,7 +12,13 @@ export interface ListenerDeps {
   services: Services;
   metrics: Metrics;
   logger: Logger;
+  /** Which workspaces refused a table in the last hour (one memory for the app). */
+  tables?: TableMemory;
 }
+
+/** The table policy of a request from `teamId`, for its surface. */
+export const tablesOf = (options: ListenerDeps, teamId: string | undefined): { tables?: TablePolicy } =>
+  options.tables ? { tables: { memory: options.tables, teamId: teamId ?? '' } } : {};
 
 /**
  * Runs a typed command line (a slash command, a mention) once across redeliveries: one that

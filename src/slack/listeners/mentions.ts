@@ -2,7 +2,7 @@ import type { App } from '@slack/bolt';
 import type { Deliveries } from '../deliveries.js';
 import { commandAfterMention } from '../mention-text.js';
 import { createSlackSurface } from '../surface.js';
-import { type ListenerDeps, runCommandOnce } from './deps.js';
+import { type ListenerDeps, runCommandOnce, tablesOf } from './deps.js';
 
 /** Subtypes of messages a person wrote: a reply also sent to the channel, a message with a file. */
 const TYPED_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
@@ -29,6 +29,7 @@ export function registerMentions(app: App, options: ListenerDeps, deliveries: De
       formCommand: text,
       logger: options.logger,
       secrets: options.services.secrets,
+      ...tablesOf(options, context.teamId),
     });
     const caller = { userId: event.user, channelId: event.channel, threadTs, surface };
     await runCommandOnce(

@@ -5,7 +5,7 @@ import { INVESTIGATE_SHORTCUT, investigateForm } from '../../operations/logs/inv
 import { messageText } from '../message-text.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
-import type { ListenerDeps } from './deps.js';
+import { type ListenerDeps, tablesOf } from './deps.js';
 
 /**
  * "Investigate with edgeops" on a message: acknowledge, then open the form pre-filled from the
@@ -15,7 +15,7 @@ import type { ListenerDeps } from './deps.js';
 export function registerShortcuts(app: App, options: ListenerDeps): void {
   app.shortcut<MessageShortcut>(
     { type: 'message_action', callback_id: INVESTIGATE_SHORTCUT },
-    async ({ ack, shortcut, client }) => {
+    async ({ ack, shortcut, client, context }) => {
       const received = performance.now();
       await ack();
       options.metrics.ackObserved((performance.now() - received) / 1000);
@@ -30,6 +30,7 @@ export function registerShortcuts(app: App, options: ListenerDeps): void {
         threadTs: threadTs ?? shortcut.message.ts,
         logger: options.logger,
         secrets: options.services.secrets,
+        ...tablesOf(options, context.teamId),
       });
       const now = options.services.now();
       const hints = findAlertHints(messageText(shortcut.message, MAX_SCANNED), now);

@@ -4,7 +4,7 @@ import { unwrapMetadata } from '../blocks/metadata.js';
 import { readViewValues } from '../blocks/modal.js';
 import type { Deliveries } from '../deliveries.js';
 import { createSlackSurface } from '../surface.js';
-import type { ListenerDeps } from './deps.js';
+import { type ListenerDeps, tablesOf } from './deps.js';
 
 /**
  * Form submissions: validation answers inside the acknowledgement (errors on the fields);
@@ -23,6 +23,7 @@ export function registerViews(app: App, options: ListenerDeps, deliveries: Deliv
       threadTs,
       logger: options.logger,
       secrets: options.services.secrets,
+      ...tablesOf(options, context.teamId),
     });
     const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
     const result = await options.engine.submit({
