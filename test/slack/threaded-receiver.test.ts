@@ -113,13 +113,18 @@ const interactive = () => {
 /** A raw connection to a started receiver, keeping what it answers, for requests sent by hand. */
 async function rawConnection(url: string) {
   const socket = connect(Number(new URL(url).port), '127.0.0.1');
-  socket.on('error', () => undefined);
+  let failure: string | undefined;
+  socket.on('error', (error: NodeJS.ErrnoException) => {
+    failure = error.code;
+  });
   await once(socket, 'connect');
   let answered = '';
   socket.on('data', (chunk: Buffer) => {
     answered += chunk.toString();
   });
-  return { socket, closed: once(socket, 'close'), answered: () => answered };
+  // Not events.once: it rejects on an error before the close, and a reset is a close here too.
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, closed, answered: () => answered, failure: () => failure };
 }
 
 /** A signed interactive request's head (with `extra` headers) and the first 10 characters of its body. */
@@ -318,7 +323,7 @@ describe('the receiving thread', () => {
 
   it('closes, within the body’s deadline, a connection whose headers trickle in', async () => {
     const url = await start(receiverFor(async () => undefined, { bodyDeadlineMs: 600 }));
-    const { socket, closed, answered } = await rawConnection(url);
+    const { socket, closed, answered, failure } = await rawConnection(url);
     const sentAt = performance.now();
     socket.write('POST /slack/events HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     // One more header line every 200 ms: never a whole request.
@@ -330,7 +335,10 @@ describe('the receiving thread', () => {
     clearInterval(trickle);
     // Node's own default holds such a connection for a minute.
     expect(performance.now() - sentAt).toBeLessThan(10_000);
-    expect(answered()).toMatch(/^HTTP\/1.1 408 /);
+    // A header line sent while the 408 was on its way meets a closed socket, which answers it with
+    // a reset that may discard the 408 unread (seen on a busy machine): the server closed it all the same.
+    if (answered() === '') expect(failure()).toBe('ECONNRESET');
+    else expect(answered()).toMatch(/^HTTP\/1.1 408 /);
     await expect.poll(() => logs.join('\n')).toContain('1 connection(s) closed before a request was read');
   });
 

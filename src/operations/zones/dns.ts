@@ -82,13 +82,12 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
   if (last !== undefined) return listPage(ctx, { ...args, page: last }, args.page);
   const { total, where, hasMore } = pageFacts(list, args);
   // A zone without an id cannot be looked up again, so it gets no Records button.
-  const recordButtons: ReplyButton[] = list.Items.filter((zone) => zone.Id !== undefined)
-    .slice(0, 20)
-    .map((zone) => ({
-      text: `Records · ${zoneName(zone)}`,
-      actionId: `dns:records#${zone.Id}`,
-      value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
-    }));
+  const findable = list.Items.filter((zone) => zone.Id !== undefined);
+  const recordButtons: ReplyButton[] = findable.slice(0, 20).map((zone) => ({
+    text: `Records · ${zoneName(zone)}`,
+    actionId: `dns:records#${zone.Id}`,
+    value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
+  }));
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
   // More zones than a table shows (--per-page up to 1,000): every row goes to a CSV as well.
   const zones = tableWithCsv(zoneTable(list.Items, args.lite), {
@@ -104,7 +103,7 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
         : { type: 'text', text: md`_No DNS zones${nest(searched)}._` },
       {
         type: 'context',
-        text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${list.Items.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+        text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${findable.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
       },
       ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
       { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
