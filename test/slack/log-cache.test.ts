@@ -1,6 +1,7 @@
 /**
  * Asking `/edge logs` again through the Bolt app and the fake Slack: the second answer is posted
- * like the first, from the origin-log days kept on disk, without a platform call.
+ * like the first, from the origin-log days kept on disk, without a platform call; today's copy is
+ * fetched again once it is older than a minute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UploadedFile } from '../support/fake-slack.js';
@@ -39,5 +40,15 @@ describe('a repeated /edge logs ID --last 1h', () => {
     expect(headlines).toHaveLength(1);
     expect(JSON.stringify(headlines[0]!.args.blocks)).toContain('origin errors* · pull zone 308006');
     expect(second.filename).toBe(first.filename);
+  });
+
+  it('reads today again once its kept copy is older than a minute, and the day before not at all', async () => {
+    await ask('C0CACHE3');
+    const calls = h.sandbox.requests.count('logs.origin');
+    h.clock.advance(61_000);
+    await ask('C0CACHE4');
+    // Today may have grown: fetched again. Yesterday is over: still the kept copy.
+    expect(h.sandbox.requests.count('logs.origin')).toBe(calls + 1);
+    expect(h.sandbox.requests.last('logs.origin')?.path).toContain('11-21-2026');
   });
 });
