@@ -96,7 +96,12 @@ export async function sendRendered(
     return await sendAs(renderReply)();
   } catch (error) {
     const code = slackErrorCode(error);
-    if (!refusesTable(code)) throw error;
+    if (!refusesTable(code)) {
+      // Refused for something else than its table (too long, no text, …): plain text, as any reply.
+      if (!isContentRefusal(error)) throw error;
+      slack.logger.warn('Slack refused a message; sending it again as plain text', { slackError: code });
+      return sendAs(renderPlainReply)();
+    }
     if (tables) tables.memory.remember(tables.teamId, code ?? '');
     else
       slack.logger.warn('Slack refused a table; sending the answer again with code blocks', {

@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TABLES_REFUSED_FOR_MS } from '../../src/slack/tables.js';
 import { renderedText } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { DEFAULT_USER_ID, datetimePicker } from '../support/payloads.js';
@@ -101,6 +102,21 @@ describe('a refused message still reaches the user', () => {
     expect(String(body.text)).toContain('shop-example.com');
     expect(h.fake.refusedResponses).toHaveLength(2);
   });
+
+  it.each(['msg_too_long', 'no_text', 'invalid_blocks_format'])(
+    'a private answer with a table refused for %s, not for its table, is sent again as plain text',
+    async (error) => {
+      // An earlier refusal of a table here is forgotten after the hour: a table is tried again.
+      h.clock.advance(TABLES_REFUSED_FOR_MS);
+      h.fake.fail('response_url', { status: 400, error, times: 1 });
+      const body = await privateAnswer('dns');
+      expect(body.blocks).toBeUndefined();
+      expect(String(body.text)).toContain('shop-example.com');
+      expect(h.fake.refusedResponses.map((post) => JSON.stringify(post.body))).toEqual([
+        expect.stringContaining('"type":"table"'),
+      ]);
+    },
+  );
 
   it('a private answer whose response URL expired comes by chat.postEphemeral', async () => {
     const channelId = freshChannel();
