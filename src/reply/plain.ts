@@ -32,7 +32,7 @@ export function replyToPlainText(reply: Reply): string {
         lines.push(block.image.title, block.image.text);
         break;
       case 'table':
-        lines.push(replyTableText(block.table, { maxColumnWidth: Number.POSITIVE_INFINITY }));
+        lines.push(replyTableText(block.table));
         break;
       case 'actions':
         break;

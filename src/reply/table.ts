@@ -50,13 +50,16 @@ export function tableWithCuts(
 export const cellText = (cell: ReplyCell): string =>
   typeof cell === 'number' ? String(cell) : cell.trim() === '' ? '—' : cell;
 
-/** A reply table as aligned text: headers, then every row, numbers right-aligned. */
-export function replyTableText(table: ReplyTable, options: TableOptions = {}): string {
+/**
+ * A reply table as aligned text: headers, then every row, numbers right-aligned, every cell whole
+ * (a table's rows may move to a file, and the message says so; its cells are never cut).
+ */
+export function replyTableText(table: ReplyTable): string {
   const rightAligned = new Set(table.columns.flatMap((column, i) => (column.kind === 'number' ? [i] : [])));
   return formatTable(
     table.columns.map((column) => column.header),
     table.rows.map((row) => row.map(cellText)),
-    { ...options, rightAligned },
+    { maxColumnWidth: Number.POSITIVE_INFINITY, rightAligned },
   );
 }
 
@@ -64,7 +67,7 @@ export function replyTableText(table: ReplyTable, options: TableOptions = {}): s
 export const blocksWithTablesAsCode = (blocks: readonly ReplyBlock[]): ReplyBlock[] =>
   blocks.map((block) =>
     block.type === 'table'
-      ? { type: 'code', text: replyTableText(block.table, { maxColumnWidth: 60 }) }
+      ? { type: 'code', text: replyTableText(block.table) }
       : block,
   );
 

@@ -128,6 +128,28 @@ describe('a table in a Slack message', () => {
   });
 });
 
+describe('a table drawn as text', () => {
+  it('keeps every cell whole: in code blocks, in plain text and in the console', () => {
+    const hostnames = Array.from({ length: 6 }, (_, i) => `edge-${i}.www-example.example.com`).join(', ');
+    const table: ReplyTable = {
+      columns: [
+        { header: 'Name', kind: 'text' },
+        { header: 'Hostnames', kind: 'text' },
+      ],
+      rows: [['www-example', hostnames]],
+    };
+    const shown = reply([{ type: 'table', table }]);
+    expect(JSON.stringify(renderReplyWithoutTables(shown).blocks)).toContain(hostnames);
+    expect(renderPlainReply(shown).text).toContain(hostnames);
+    const terminal = renderReplyForTerminal(shown, {
+      style: createStyle(false),
+      width: 80,
+      numberButton: () => 1,
+    });
+    expect(terminal.lines.join('\n')).toContain(hostnames);
+  });
+});
+
 describe('a table in the console', () => {
   it('is aligned text under its headers, numbers right-aligned, the rows past 99 named', () => {
     const out = renderReplyForTerminal(reply([{ type: 'table', table: zones(120, 'zones.csv') }], [csv]), {
