@@ -83,6 +83,7 @@ export async function writeAuditExport(
       since: args.since,
       userIds: args.userIds,
       ...(args.operation ? { operation: args.operation } : {}),
+      signal,
       async write(page) {
         signal.throwIfAborted();
         rows += page.length;
@@ -113,6 +114,11 @@ export function exportAudit(ctx: RunContext, args: AuditExportArgs): Promise<Rep
     async work(job) {
       job.status('reading the audit log');
       const { path, result } = await writeAuditExport(ctx.services.audit, args, job.signal, job.status);
+      if (job.signal.aborted) {
+        // Cancelled once the last page was read: nothing is sent.
+        await rm(path, { force: true });
+        job.signal.throwIfAborted();
+      }
       job.status('sending it by direct message');
       const rows = counted(result.exported, 'row');
       const file: Reply = {

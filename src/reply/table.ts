@@ -66,9 +66,7 @@ export function replyTableText(table: ReplyTable): string {
 /** The same blocks with every table as a code block: where tables cannot be drawn, or were refused. */
 export const blocksWithTablesAsCode = (blocks: readonly ReplyBlock[]): ReplyBlock[] =>
   blocks.map((block) =>
-    block.type === 'table'
-      ? { type: 'code', text: replyTableText(block.table) }
-      : block,
+    block.type === 'table' ? { type: 'code', text: replyTableText(block.table) } : block,
   );
 
 /** The reply with its tables as code blocks (its thread keeps its own). */

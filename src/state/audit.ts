@@ -325,6 +325,8 @@ export interface AuditExportRequest {
    * the next page is read once it resolves. Throwing stops the export.
    */
   write(rows: readonly string[][]): Promise<void>;
+  /** Cancels the walk between pages, whether or not a page had rows to write. */
+  signal?: AbortSignal;
 }
 
 export interface AuditExportResult {
@@ -391,6 +393,7 @@ async function exportPeriod(
   let intact = 0;
   let exported = 0;
   for await (const page of chainPages(client, afterId, pageRows, issued)) {
+    request.signal?.throwIfAborted();
     const kept: string[][] = [];
     for (const raw of page) {
       const decoded = decodeRow(raw);

@@ -206,6 +206,40 @@ describe('/edge audit --export', () => {
     expect(csvRows(fileText(exportedFile(records)))).toHaveLength(46);
   });
 
+  it('stops between pages when cancelled, even while no page has rows to write', async () => {
+    const state = bed.runtime.services.state;
+    const cancel = new AbortController();
+    let pagesRead = 0;
+    const client = {
+      execute: async (statement: { sql: string; args: unknown[] } | string) => {
+        const result = await state.client.execute(statement as Parameters<Client['execute']>[0]);
+        const sql = typeof statement === 'string' ? statement : statement.sql;
+        // Cancel is clicked while the second page is read.
+        if (/SELECT id, time, user_id/.test(sql) && /id > \?/.test(sql) && ++pagesRead === 2) cancel.abort();
+        return result;
+      },
+      batch: (...args: Parameters<Client['batch']>) => state.client.batch(...args),
+    } as unknown as Client;
+    const paged = createAuditLog({
+      store: { ...state, client },
+      secrets: bed.runtime.services.secrets,
+      verifyPageRows: 10,
+    });
+    for (let i = 0; i < 44; i++) await append(paged, 'U0WALK', 'dns.list');
+    const written: number[] = [];
+    const exporting = paged.exportRows({
+      since: new Date(bed.clock() - 3_600_000).toISOString(),
+      operation: 'nothing.matches',
+      signal: cancel.signal,
+      write: async (rows) => {
+        written.push(rows.length);
+      },
+    });
+    await expect(exporting).rejects.toThrow();
+    expect(pagesRead).toBe(2);
+    expect(written).toEqual([]);
+  });
+
   it('refuses a period past the bound, saying how to narrow it', async () => {
     const rows = EXPORT_LIMITS.rows;
     EXPORT_LIMITS.rows = 3;
