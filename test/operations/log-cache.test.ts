@@ -5,9 +5,11 @@
  * failed download keeps nothing, and the folder is swept at start and removed at stop.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeKeptFolder } from '../../src/operations/logs/kept-days.js';
 import {
   type EngineTestbed,
   fieldsOf,
@@ -239,5 +241,48 @@ describe('the folder of the kept days', () => {
     expect(readdirSync(empty).length).toBeGreaterThan(0);
     await other.close();
     expect(existsSync(empty)).toBe(false);
+  });
+});
+
+describe('the folder of kept days', () => {
+  it('that cannot be made keeps nothing, says so once, and the answers still come', async () => {
+    const blocker = join(tmpdir(), `edgeops-log-cache-blocker-${process.pid}`);
+    writeFileSync(blocker, 'a file where the folder would go');
+    const other = await startEngineTestbed({ env: { EDGEOPS_LOG_CACHE_DIR: join(blocker, 'cache') } });
+    try {
+      other.clock.set(AT);
+      const records = await other.run('logs 308006 --last 1h', { channelId: freshChannel() });
+      expect(wordsOf(headlineIn(records))).toContain('origin errors');
+      expect(other.logs.filter((line) => line.includes('will not be kept on disk'))).toHaveLength(1);
+      expect(other.logs.filter((line) => line.includes('cannot be kept'))).toEqual([]);
+    } finally {
+      await other.close();
+      rmSync(blocker, { force: true });
+    }
+  });
+
+  it('is made again when a stopping replica removes it while it is being made', async () => {
+    const dir = join(tmpdir(), `edgeops-log-cache-race-${process.pid}`);
+    let chmods = 0;
+    const fs = {
+      mkdir,
+      // The first chmod finds the folder gone: another replica removed it, empty, as it stopped.
+      chmod: async (path: string, mode: number) => {
+        if (++chmods === 1) {
+          rmSync(dir, { recursive: true, force: true });
+          throw Object.assign(new Error(`ENOENT: no such file or directory, chmod '${path}'`), {
+            code: 'ENOENT',
+          });
+        }
+        return chmod(path, mode);
+      },
+    } as unknown as Parameters<typeof makeKeptFolder>[1];
+    try {
+      await makeKeptFolder(dir, fs);
+      expect(chmods).toBe(2);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -109,6 +109,25 @@ async function* readRanges(
   }
 }
 
+/**
+ * Makes the folder, only the bot's to read. Replicas on one host share the default folder, and one
+ * that stops removes it when it is empty: made again when it vanishes while it is being made.
+ */
+export async function makeKeptFolder(
+  dir: string,
+  fs: { mkdir: typeof mkdir; chmod: typeof chmod } = { mkdir, chmod },
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.chmod(dir, 0o700);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+    }
+  }
+}
+
 // One piece: the copies' table, and the reading, keeping and eviction that share it.
 export async function createKeptOriginDays(options: {
   dir: string;
@@ -119,8 +138,15 @@ export async function createKeptOriginDays(options: {
   platform: Pick<PlatformClient, 'getOriginErrorLogs'>;
 }): Promise<KeptOriginDays> {
   const { dir, maxBytes, now, logger } = options;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
+  // A folder the bot cannot make or own (another user's, a read-only disk) keeps nothing: the
+  // answers are read from the platform as before, and the start goes on.
+  const usable = await makeKeptFolder(dir).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn('origin-log days will not be kept on disk: their folder cannot be made', { dir, error });
+      return false;
+    },
+  );
   const swept = await sweep(dir, (pid, name) =>
     pid === process.pid ? ![...openPrefixes].some((open) => name.startsWith(open)) : !processAlive(pid),
   );
@@ -175,12 +201,20 @@ export async function createKeptOriginDays(options: {
     made: (copy: KeptCopy) => void,
   ): AsyncGenerator<Uint8Array> {
     const temp = `${copy.path.slice(0, -'.json'.length)}.part`;
-    let file = closed
-      ? undefined
-      : await open(temp, 'wx', 0o600).catch((error: unknown) => {
-          logger.warn('an origin-log day cannot be kept: its file could not be made', { error });
-          return undefined;
-        });
+    let file =
+      closed || !usable
+        ? undefined
+        : await open(temp, 'wx', 0o600)
+            .catch(async (error: unknown) => {
+              // The folder went with a replica that stopped while it was empty: made again once.
+              if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+              await makeKeptFolder(dir);
+              return open(temp, 'wx', 0o600);
+            })
+            .catch((error: unknown) => {
+              logger.warn('an origin-log day cannot be kept: its file could not be made', { error });
+              return undefined;
+            });
     let bytes = 0;
     let whole = false;
     try {
