@@ -128,6 +128,21 @@ export async function makeKeptFolder(
   }
 }
 
+/** The `.part` file a day is written to, made again once if its folder went meanwhile. */
+async function openPart(temp: string, dir: string, logger: Logger): Promise<FileHandle | undefined> {
+  return open(temp, 'wx', 0o600)
+    .catch(async (error: unknown) => {
+      // The folder went with a replica that stopped while it was empty: made again once.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await makeKeptFolder(dir);
+      return open(temp, 'wx', 0o600);
+    })
+    .catch((error: unknown) => {
+      logger.warn('an origin-log day cannot be kept: its file could not be made', { error });
+      return undefined;
+    });
+}
+
 // One piece: the copies' table, and the reading, keeping and eviction that share it.
 export async function createKeptOriginDays(options: {
   dir: string;
@@ -201,20 +216,7 @@ export async function createKeptOriginDays(options: {
     made: (copy: KeptCopy) => void,
   ): AsyncGenerator<Uint8Array> {
     const temp = `${copy.path.slice(0, -'.json'.length)}.part`;
-    let file =
-      closed || !usable
-        ? undefined
-        : await open(temp, 'wx', 0o600)
-            .catch(async (error: unknown) => {
-              // The folder went with a replica that stopped while it was empty: made again once.
-              if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-              await makeKeptFolder(dir);
-              return open(temp, 'wx', 0o600);
-            })
-            .catch((error: unknown) => {
-              logger.warn('an origin-log day cannot be kept: its file could not be made', { error });
-              return undefined;
-            });
+    let file = closed || !usable ? undefined : await openPart(temp, dir, logger);
     let bytes = 0;
     let whole = false;
     try {
