@@ -56,6 +56,22 @@ export async function startAppProcess(
   waitFor = 'edgeops is ready',
   entry = 'src/main.ts',
 ): Promise<AppProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(env, timeoutMs, waitFor, entry);
+    } catch (error) {
+      // The free port was taken by another process between our look and the bot's listen.
+      if (!String(error).includes('EADDRINUSE') || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startOnFreePort(
+  env: Record<string, string>,
+  timeoutMs: number,
+  waitFor: string,
+  entry: string,
+): Promise<AppProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(repoRoot, entry)], {
     cwd: repoRoot,
