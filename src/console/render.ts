@@ -95,7 +95,23 @@ function buttonRows(buttons: ReplyButton[], options: TerminalRenderOptions): str
   return rows;
 }
 
-function blockLines(block: Exclude<FittedBlock, { type: 'actions' }>, style: Style, width: number): string[] {
+/** A menu as a line per group: the row it names, then its options numbered like buttons. */
+function menuLines(block: Extract<FittedBlock, { type: 'menu' }>, options: TerminalRenderOptions): string[] {
+  return [
+    options.style.dim(`${safeForTerminal(block.placeholder)}:`),
+    ...block.groups.flatMap((group) =>
+      buttonRows(group.options, { ...options, width: options.width - 2 }).map((row, i) =>
+        i === 0 ? `  ${safeForTerminal(group.label)}: ${row}` : `    ${row}`,
+      ),
+    ),
+  ];
+}
+
+function blockLines(
+  block: Exclude<FittedBlock, { type: 'actions' | 'menu' }>,
+  style: Style,
+  width: number,
+): string[] {
   switch (block.type) {
     case 'header': {
       const text = safeForTerminal(block.text);
@@ -145,6 +161,7 @@ export function renderReplyForTerminal(reply: Reply, options: TerminalRenderOpti
   const body = trailing ? fitted.blocks.slice(0, -1) : fitted.blocks;
   for (const block of body) {
     if (block.type === 'actions') lines.push(...buttonRows(block.buttons, options));
+    else if (block.type === 'menu') lines.push(...menuLines(block, options));
     else lines.push(...blockLines(block, style, width));
   }
   if (fitted.overflow !== undefined) lines.push(style.dim(CUT_NOTE));

@@ -26,6 +26,13 @@ export const MESSAGE_BUDGET = {
   confirmTitleChars: 100,
   confirmTextChars: 300,
   confirmButtonChars: 30,
+  /** Options of a menu, across its groups. */
+  menuOptions: 100,
+  /** A menu option's text, and a group's label. */
+  optionTextChars: 75,
+  /** A menu option's value: its button's action id and value, with a space between. */
+  optionValueChars: 75,
+  menuPlaceholderChars: 150,
   /** The notification text (what a phone shows). */
   notificationChars: 4_000,
 } as const;

@@ -15,6 +15,7 @@ import type {
   ReplyColumn,
   ReplyFile,
   ReplyImage,
+  ReplyMenuGroup,
 } from './model.js';
 import { overflowFile, replyToPlainText } from './plain.js';
 import { blocksWithTablesAsCode } from './table.js';
@@ -32,6 +33,8 @@ export type FittedBlock =
   | { type: 'divider' }
   /** At most a row of buttons, each action id unique within the row. */
   | { type: 'actions'; buttons: ReplyButton[]; closing?: boolean }
+  /** One menu: at most `menuOptions` options across its groups, none empty. */
+  | { type: 'menu'; placeholder: string; groups: ReplyMenuGroup[] }
   /** The one table of a message: at most TABLE_ROWS rows with its headers, TABLE_COLUMNS columns. */
   | { type: 'table'; columns: ReplyColumn[]; rows: ReplyCell[][] };
 
@@ -162,6 +165,40 @@ function fitButton(button: ReplyButton, cut: { value: boolean }): ReplyButton {
 }
 
 /**
+ * A menu within its budget. An option whose value would not fit, or past the options a menu
+ * takes, is not reachable from this message: the whole reply goes to a file as for buttons.
+ */
+function fitMenu(
+  placeholder: string,
+  groups: readonly ReplyMenuGroup[],
+  cut: { value: boolean },
+): FittedBlock[] {
+  let room = BUDGET.menuOptions;
+  const fitted: ReplyMenuGroup[] = [];
+  for (const group of groups) {
+    const options = group.options.filter(
+      (option) => option.actionId.length + 1 + option.value.length <= BUDGET.optionValueChars,
+    );
+    if (options.length < group.options.length || options.length > room) cut.value = true;
+    const shown = options.slice(0, room).map((option) => ({
+      ...option,
+      text: truncate(option.text, BUDGET.optionTextChars) || NOTHING,
+    }));
+    room -= shown.length;
+    if (shown.length > 0)
+      fitted.push({ label: truncate(group.label, BUDGET.optionTextChars) || NOTHING, options: shown });
+  }
+  if (fitted.length === 0) return [];
+  return [
+    {
+      type: 'menu',
+      placeholder: truncate(placeholder, BUDGET.menuPlaceholderChars) || NOTHING,
+      groups: fitted,
+    },
+  ];
+}
+
+/**
  * A reply block as the budget allows it, whether any of its content had to be cut, and the
  * picture it is when that is uploaded rather than shown.
  */
@@ -206,6 +243,8 @@ function fitBlock(
       const buttons = uniqueActionIds(shown.map((b) => fitButton(b, cut)));
       return done([{ type: 'actions', buttons, ...(block.closing ? { closing: true } : {}) }]);
     }
+    case 'menu':
+      return done(fitMenu(block.placeholder, block.groups, cut));
     case 'table': {
       const { columns, rows } = block.table;
       if (columns.length > TABLE_COLUMNS) cut.value = true;

@@ -18,6 +18,12 @@ export const commandButton = (text: string, command: string, style?: 'primary' |
   ...(style ? { style } : {}),
 });
 
+/**
+ * The action id of a menu below a table. Its options are buttons the adapter carries in each
+ * option's value (`${actionId} ${value}`), so a pick runs what that button would.
+ */
+export const MENU_ACTION = 'edge:menu';
+
 export interface ReplyButton {
   text: string;
   /** Routed back to the operation that rendered it: `${operationKey}:${name}`, plus `#suffix` when
@@ -45,7 +51,21 @@ export type ReplyBlock =
   /** A picture in its place among the blocks; see ReplyImage for how each adapter shows it. */
   | { type: 'image'; image: ReplyImage }
   /** Rows under headers; see ReplyTable for how each adapter shows it. */
-  | { type: 'table'; table: ReplyTable };
+  | { type: 'table'; table: ReplyTable }
+  /**
+   * One menu of next steps below a table, which has no buttons of its own: each group names a
+   * row. Never an approval decision: Approve and Reject stay buttons beside what they decide.
+   */
+  | { type: 'menu'; placeholder: string; groups: ReplyMenuGroup[] };
+
+/** A menu option: a button without a style or a confirmation, which a menu cannot carry. */
+export type ReplyMenuOption = Pick<ReplyButton, 'text' | 'actionId' | 'value'>;
+
+export interface ReplyMenuGroup {
+  /** Plain: the row the options act on. */
+  label: string;
+  options: ReplyMenuOption[];
+}
 
 /** How a column's cells read: numbers are right-aligned; text (ids, hosts, names) is left as it is. */
 export type ReplyColumnKind = 'text' | 'number';

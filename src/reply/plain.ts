@@ -35,6 +35,7 @@ export function replyToPlainText(reply: Reply): string {
         lines.push(replyTableText(block.table));
         break;
       case 'actions':
+      case 'menu':
         break;
     }
   }

@@ -173,3 +173,53 @@ describe('buttons about the blocks above them', () => {
     expect(lines.join('\n')).not.toContain('Approve');
   });
 });
+
+describe('a menu below a table', () => {
+  const option = (text: string, value: string) => ({ text, actionId: 'edge:run', value });
+  const menuReply = (groups: { label: string; options: ReturnType<typeof option>[] }[]): Reply => ({
+    visibility: 'ephemeral',
+    text: 'zones',
+    blocks: [{ type: 'menu', placeholder: 'Next step for a zone…', groups }],
+  });
+
+  it('shows each group on a line, named after its row, with its options numbered like buttons', () => {
+    const { lines } = render(
+      menuReply([
+        {
+          label: 'www (1)',
+          options: [option('Logs today', 'logs 1 today'), option('Export', 'shield export 9')],
+        },
+        { label: 'cdn (2)', options: [option('Logs today', 'logs 2 today')] },
+      ]),
+    );
+    expect(lines).toEqual([
+      'Next step for a zone…:',
+      '  www (1): [1] Logs today  [2] Export',
+      '  cdn (2): [3] Logs today',
+    ]);
+  });
+
+  it('shows at most the options a menu takes, and sends the whole reply to a file when more were asked', () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      label: `zone ${i}`,
+      options: [option('Logs today', `logs ${i} today`)],
+    }));
+    const { lines, overflow } = render(menuReply(many));
+    expect(lines.filter((line) => line.includes('Logs today'))).toHaveLength(100);
+    expect(overflow).toBeDefined();
+  });
+
+  it('leaves out an option whose value would not fit what Slack carries back, and says the reply was cut', () => {
+    const { lines, overflow } = render(
+      menuReply([
+        {
+          label: 'www',
+          options: [option('Fits', 'logs 1 today'), option('Too long', `logs ${'9'.repeat(80)}`)],
+        },
+      ]),
+    );
+    expect(lines.join('\n')).toContain('[1] Fits');
+    expect(lines.join('\n')).not.toContain('Too long');
+    expect(overflow).toBeDefined();
+  });
+});

@@ -1,6 +1,12 @@
 /** `/edge dns` through the engine: the listing, a zone's records, argument errors and failed reads. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buttonsOf, type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
+import {
+  type EngineTestbed,
+  menuOptionsOf,
+  onlyAnswer,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
 
 let bed: EngineTestbed;
 beforeAll(async () => {
@@ -15,7 +21,7 @@ const lastRequest = () => bed.sandbox.requests.last('dnszone.list');
 describe('/edge dns', () => {
   it('shows a zone’s records with type names, hostile values kept as the platform sent them', async () => {
     const list = onlyAnswer(await bed.run('dns'));
-    const recordButtons = buttonsOf(list).filter((b) => b.actionId.startsWith('dns:records#'));
+    const recordButtons = menuOptionsOf(list).filter((b) => b.actionId === 'dns:records');
     expect(recordButtons.length).toBeGreaterThan(1);
     const texts: string[] = [];
     for (const button of recordButtons) texts.push(wordsOf(onlyAnswer(await bed.click(button))));

@@ -1,10 +1,16 @@
 /**
- * A click that will be refused is refused before any form: the Reset key next-step button on a
+ * A click that will be refused is refused before any form: the Reset key next step on a
  * pull zone whose key reset already waits for approval says so at once, instead of opening the
  * form, asking for a reason, and refusing it on submit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buttonsOf, type EngineTestbed, onlyAnswer, startEngineTestbed, wordsOf } from '../support/engine.js';
+import {
+  type EngineTestbed,
+  menuOptionsOf,
+  onlyAnswer,
+  startEngineTestbed,
+  wordsOf,
+} from '../support/engine.js';
 import { ZONE_LISTS_POLICY } from '../support/policies.js';
 
 let bed: EngineTestbed;
@@ -25,8 +31,8 @@ describe('Reset key on a zone whose reset already waits', () => {
     expect(id).toBeDefined();
 
     const listing = onlyAnswer(await bed.run('pullzones www', { userId: 'U0YOU', channelId: 'C0OPS' }));
-    const reset = buttonsOf(listing).find(
-      (button) => button.text === 'Reset key' && button.value.includes('308006'),
+    const reset = menuOptionsOf(listing).find(
+      (button) => button.text === 'Reset key…' && button.value.includes('308006'),
     );
     expect(reset).toBeDefined();
     const clicked = await bed.click(reset!, { userId: 'U0YOU', channelId: 'C0OPS' });

@@ -391,8 +391,8 @@ describe('texts that read as finished', () => {
     const cases = [
       ['apikeys --page 99', 'Page 2 of 2. There is no page 99: the last page is 2. Keys are masked'],
       ['dns --page 99', 'Page 2 of 2. There is no page 99: the last page is 2.'],
-      ['pullzones --page 99', 'Page 1 of 1. There is no page 99: the last page is 1. The buttons run'],
-      ['shield zones --page 99', 'Page 1 of 1. There is no page 99: the last page is 1. The buttons run'],
+      ['pullzones --page 99', 'Page 1 of 1. There is no page 99: the last page is 1. The menu runs'],
+      ['shield zones --page 99', 'Page 1 of 1. There is no page 99: the last page is 1. The menu runs'],
     ] as const;
     for (const [command, said] of cases)
       expect(wordsIn(onlyAnswer(await bed.run(command))), `/edge ${command}`).toContain(said);

@@ -17,12 +17,20 @@ describe('the product’s message budget', () => {
     ['confirmTitleChars', MESSAGE_BUDGET.confirmTitleChars, slack.CONFIRM_TITLE_MAX],
     ['confirmTextChars', MESSAGE_BUDGET.confirmTextChars, slack.CONFIRM_TEXT_MAX],
     ['confirmButtonChars', MESSAGE_BUDGET.confirmButtonChars, slack.CONFIRM_BUTTON_MAX],
+    ['menuOptions', MESSAGE_BUDGET.menuOptions, slack.STATIC_SELECT_MAX_OPTIONS],
+    [
+      'optionTextChars',
+      MESSAGE_BUDGET.optionTextChars,
+      Math.min(slack.OPTION_TEXT_MAX, slack.OPTION_GROUP_LABEL_MAX),
+    ],
+    ['optionValueChars', MESSAGE_BUDGET.optionValueChars, slack.OPTION_VALUE_MAX],
+    ['menuPlaceholderChars', MESSAGE_BUDGET.menuPlaceholderChars, slack.PLACEHOLDER_MAX],
     ['notificationChars', MESSAGE_BUDGET.notificationChars, slack.MESSAGE_TEXT_RECOMMENDED_MAX],
   ])('%s (%i) fits within Slack’s limit (%i)', (_name, budget, limit) => {
     expect(budget).toBeLessThanOrEqual(limit);
   });
 
   it('names every figure of the budget in the check above', () => {
-    expect(Object.keys(MESSAGE_BUDGET)).toHaveLength(14);
+    expect(Object.keys(MESSAGE_BUDGET)).toHaveLength(18);
   });
 });

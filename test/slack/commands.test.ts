@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkMessageLimits, schemasAvailable, validateBlocks } from '../support/block-kit.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { menuOptionsIn } from '../support/menus.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -46,12 +47,12 @@ describe('read operations through Slack', () => {
 
   it('escapes hostile values in a zone’s records so nobody is pinged', async () => {
     const list = await reply('dns');
-    const recordButtons = buttons(list).filter((b) => b.action_id?.startsWith('dns:records#'));
-    expect(recordButtons.length).toBeGreaterThan(1);
+    const recordOptions = menuOptionsIn(list).filter((o) => o.value.startsWith('dns:records '));
+    expect(recordOptions.length).toBeGreaterThan(1);
     const texts: string[] = [];
-    for (const button of recordButtons) {
+    for (const option of recordOptions) {
       const responseUrl = h.fake.responseUrl();
-      await h.click('dns:records', button.value!, { responseUrl });
+      await h.pick(option.actionId, option, { responseUrl });
       texts.push(
         JSON.stringify((await h.fake.waitForResponse((p) => responseUrl.endsWith(p.id), 5_000)).body),
       );

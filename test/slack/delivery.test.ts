@@ -4,6 +4,7 @@
  * plain text or by another way, and is told where it went. Files are never claimed and then
  * lost, and whatever Slack renders passes the secret registry and is escaped.
  */
+
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TABLES_REFUSED_FOR_MS } from '../../src/slack/tables.js';
 import { renderedText } from '../support/fake-slack.js';
 import { type Harness, startHarness } from '../support/harness.js';
+import { menuOptionsIn } from '../support/menus.js';
 import { DEFAULT_USER_ID, datetimePicker } from '../support/payloads.js';
 
 let h: Harness;
@@ -278,11 +280,9 @@ describe('nothing leaks, nothing pings', () => {
 describe('nothing is cut silently', () => {
   it("a zone's 120 records: the message says how many it shows, and the file has all of them in full", async () => {
     const listing = await privateAnswer('dns large-example');
-    const records = buttons(listing)
-      .flat()
-      .find((b) => b.action_id.startsWith('dns:records'))!;
+    const records = menuOptionsIn(listing).find((o) => o.value.startsWith('dns:records '))!;
     const responseUrl = h.fake.responseUrl();
-    await h.click(records.action_id, records.value, { responseUrl });
+    await h.pick(records.actionId, records, { responseUrl });
     const shown = await h.fake.waitForResponse((post) => responseUrl.endsWith(post.id), 10_000);
     expect(text(shown.body)).toContain('Showing 40 of 120 records');
     expect(text(shown.body)).toContain('values longer than 48 characters are cut here');

@@ -22,32 +22,59 @@ async function privateAnswer(text: string, userId = 'U0YOU') {
   return (await h.fake.waitForResponse((post) => responseUrl.endsWith(post.id), 10_000)).body;
 }
 
-interface Button {
-  action_id: string;
-  value: string;
+interface Option {
   text: { text: string };
+  value: string;
 }
-const buttonsOf = (body: Record<string, unknown>): Button[] =>
-  ((body.blocks as { type: string; elements?: Button[] }[]) ?? []).flatMap((block) =>
-    block.type === 'actions' ? (block.elements ?? []) : [],
+interface Menu {
+  type: string;
+  action_id: string;
+  option_groups: { label: { text: string }; options: Option[] }[];
+}
+const blocksOf = (body: Record<string, unknown>) =>
+  (body.blocks as { type: string; elements?: Menu[] }[] | undefined) ?? [];
+const menusOf = (body: Record<string, unknown>): Menu[] =>
+  blocksOf(body).flatMap((block) =>
+    block.type === 'actions' ? (block.elements ?? []).filter((e) => e.type === 'static_select') : [],
   );
 
 describe('/edge pullzones', () => {
-  it('gives the buttons of a block action ids that are unique within it, as Slack requires', async () => {
-    const buttons = buttonsOf(await privateAnswer('pullzones www'));
-    expect(buttons.map((b) => b.value)).toContain('logs 308006 today');
-    expect(new Set(buttons.map((b) => b.action_id)).size).toBe(buttons.length);
+  it('draws the zones as a table and their next steps as one menu below it, grouped by zone', async () => {
+    const body = await privateAnswer('pullzones www');
+    const types = blocksOf(body).map((block) => block.type);
+    expect(types.filter((type) => type === 'table')).toHaveLength(1);
+    const menus = menusOf(body);
+    expect(menus).toHaveLength(1);
+    const group = menus[0]!.option_groups.find((g) => g.label.text === 'www-example (308006)')!;
+    expect(group.options.map((o) => o.text.text)).toEqual([
+      'Logs today',
+      'Export events',
+      'Bot detection',
+      'Reset key…',
+    ]);
+    // Slack's option values are at most 75 characters: each carries the button it stands for.
+    for (const option of group.options) expect(option.value.length).toBeLessThanOrEqual(75);
   });
 
-  it('a Logs button runs /edge logs for that zone, in the channel it was clicked in', async () => {
-    const logs = buttonsOf(await privateAnswer('pullzones www')).find((b) =>
-      b.text.text.endsWith(': Logs today'),
-    )!;
+  it('picking Logs today runs /edge logs for that zone, in the channel it was picked in', async () => {
+    const menu = menusOf(await privateAnswer('pullzones www'))[0]!;
+    const logs = menu.option_groups[0]!.options.find((o) => o.text.text === 'Logs today')!;
     const before = h.sandbox.requests.count('logs.origin');
-    await h.click(logs.action_id, logs.value, { channelId: 'C0OPS' });
+    await h.pick(menu.action_id, { text: logs.text.text, value: logs.value }, { channelId: 'C0OPS' });
     const file = await h.fake.waitForUpload((f) => f.filename.startsWith('origin-errors-308006-'), 20_000);
     expect(file.channelId).toBe('C0OPS');
     // Today, and yesterday for the comparison with the hours before.
     expect(h.sandbox.requests.count('logs.origin')).toBe(before + 2);
+  });
+
+  it('a picked value no menu of ours made runs nothing and says so', async () => {
+    const before = h.sandbox.requests.all().length;
+    await h.pick('edge:menu', { text: 'Forged', value: 'no-space-here' }, { channelId: 'C0OPS' });
+    const answer = await h.fake.waitForResponse(
+      (post) => JSON.stringify(post.body).includes('no longer supported'),
+      10_000,
+    );
+    expect(answer).toBeDefined();
+    expect(h.sandbox.requests.all().length).toBe(before);
   });
 });

@@ -244,6 +244,14 @@ export const fileText = (file: ReplyFile): string =>
 export const buttonsOf = (reply: Reply): ReplyButton[] =>
   reply.blocks.flatMap((block) => (block.type === 'actions' ? block.buttons : []));
 
+/** The options of a reply's menus, each with the label of its group (the row it acts on). */
+export const menuOptionsOf = (reply: Reply): (ReplyButton & { group: string })[] =>
+  reply.blocks.flatMap((block) =>
+    block.type === 'menu'
+      ? block.groups.flatMap((group) => group.options.map((option) => ({ ...option, group: group.label })))
+      : [],
+  );
+
 type Caller = {
   userId?: string;
   channelId?: string;

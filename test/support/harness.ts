@@ -31,6 +31,7 @@ import {
   DEFAULT_USER_ID,
   type MessageShortcutInput,
   messageShortcut,
+  newTs,
   slashCommand,
   viewSubmission,
 } from './payloads.js';
@@ -130,6 +131,12 @@ export interface Harness {
       /** The clicker's workspace (`user.team_id`). */
       teamId?: string;
     },
+  ): Promise<SignedResponse>;
+  /** Picks an option of a menu (a static_select) with a signed block_actions payload. */
+  pick(
+    actionId: string,
+    option: { text: string; value: string },
+    options?: { userId?: string; channelId?: string; responseUrl?: string },
   ): Promise<SignedResponse>;
   /** Submits a form; `values` maps field ids to Slack state values. Returns the parsed ack body. */
   submitView(
@@ -312,6 +319,28 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           responseUrl: clickOptions.responseUrl ?? fake.responseUrl(),
           ...(clickOptions.messageTs ? { messageTs: clickOptions.messageTs } : {}),
           ...(clickOptions.teamId ? { teamId: clickOptions.teamId } : {}),
+        }),
+        { signingSecret: SIGNING_SECRET },
+      );
+    },
+    pick(actionId, option, pickOptions = {}) {
+      return postSigned(
+        eventsUrl,
+        blockActions({
+          actionId,
+          actions: [
+            {
+              type: 'static_select',
+              block_id: 'menu',
+              action_id: actionId,
+              selected_option: { text: { type: 'plain_text', text: option.text }, value: option.value },
+              placeholder: { type: 'plain_text', text: 'Pick…' },
+              action_ts: newTs(),
+            },
+          ],
+          userId: pickOptions.userId ?? DEFAULT_USER_ID,
+          channelId: pickOptions.channelId ?? DEFAULT_CHANNEL_ID,
+          responseUrl: pickOptions.responseUrl ?? fake.responseUrl(),
         }),
         { signingSecret: SIGNING_SECRET },
       );

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DnsView, type DnsZone, dnsRecordTypeName } from '../../platform/schemas.js';
+import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { md, nest, trusted } from '../../reply/markup.js';
-import { ephemeral, type Reply, type ReplyButton, type ReplyTable } from '../../reply/model.js';
+import { ephemeral, type Reply, type ReplyMenuOption, type ReplyTable } from '../../reply/model.js';
 import { tableWithCuts } from '../../reply/table.js';
 import { counted } from '../../reply/words.js';
 import { csvRecord } from '../../reports/csv/safety.js';
@@ -71,6 +72,20 @@ function zoneTable(zones: readonly DnsZone[], lite: boolean): ReplyTable {
   };
 }
 
+/** The options a menu takes. */
+const MAX_RECORD_OPTIONS = 100;
+
+/** An option's value carries at most 75 characters: the domain (to search by) only when it fits. */
+function recordsOption(zone: DnsZone): ReplyMenuOption {
+  const actionId = 'dns:records';
+  const withDomain = JSON.stringify({ id: zone.Id, domain: zone.Domain || undefined });
+  const value =
+    actionId.length + 1 + withDomain.length <= MESSAGE_BUDGET.optionValueChars
+      ? withDomain
+      : JSON.stringify({ id: zone.Id });
+  return { text: zoneName(zone), actionId, value };
+}
+
 async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise<Reply> {
   const list = await ctx.services.platform.listDnsZones({
     page: args.page,
@@ -81,13 +96,9 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
   const last = lastPageInstead(args.page, list.TotalItems, args.perPage);
   if (last !== undefined) return listPage(ctx, { ...args, page: last }, args.page);
   const { total, where, hasMore } = pageFacts(list, args);
-  // A zone without an id cannot be looked up again, so it gets no Records button.
+  // A zone without an id cannot be looked up again, so it gets no Records option.
   const findable = list.Items.filter((zone) => zone.Id !== undefined);
-  const recordButtons: ReplyButton[] = findable.slice(0, 20).map((zone) => ({
-    text: `Records · ${zoneName(zone)}`,
-    actionId: `dns:records#${zone.Id}`,
-    value: JSON.stringify({ id: zone.Id, domain: zone.Domain ? zone.Domain.slice(0, 255) : undefined }),
-  }));
+  const recordOptions = findable.slice(0, MAX_RECORD_OPTIONS).map(recordsOption);
   const searched = args.search ? md` matching "${args.search}"` : trusted('');
   // More zones than a table shows (--per-page up to 1,000): every row goes to a CSV as well.
   const zones = tableWithCsv(zoneTable(list.Items, args.lite), {
@@ -103,9 +114,17 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
         : { type: 'text', text: md`_No DNS zones${nest(searched)}._` },
       {
         type: 'context',
-        text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${findable.length > recordButtons.length ? ` Records buttons are shown for the first ${recordButtons.length} zones; use --per-page ${recordButtons.length} or a search to reach the others.` : ''}`,
+        text: md`${where}${nest(searched)}.${pastLastPage(asked, args.page)}${findable.length > recordOptions.length ? ` The Records menu names the first ${recordOptions.length} zones; use --per-page ${recordOptions.length} or a search to reach the others.` : ''}`,
       },
-      ...(recordButtons.length > 0 ? [{ type: 'actions' as const, buttons: recordButtons }] : []),
+      ...(recordOptions.length > 0
+        ? [
+            {
+              type: 'menu' as const,
+              placeholder: 'Records of a zone…',
+              groups: [{ label: 'Records', options: recordOptions }],
+            },
+          ]
+        : []),
       { type: 'actions', closing: true, buttons: pagingButtons('dns:page', args, hasMore) },
     ],
   );
@@ -175,7 +194,7 @@ export const dns = defineOperation({
   id: 'dns.list',
   words: ['dns'],
   usage: '/edge dns [SEARCH] [--page N] [--per-page N] [--lite]',
-  summary: 'list DNS zones, with a Records button for each',
+  summary: 'list DNS zones, with a menu for the records of each',
   example: '/edge dns example.com',
   flags: { ...pagingFlags, lite: { kind: 'boolean' } },
   parse: (positionals, flags) =>

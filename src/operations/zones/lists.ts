@@ -1,6 +1,6 @@
 /**
  * `/edge pullzones [SEARCH]` and `/edge shield zones`: the ids every incident command needs,
- * found instead of typed from memory, each with buttons for its next steps.
+ * found instead of typed from memory: a table, and below it one menu of each zone's next steps.
  */
 import { z } from 'zod';
 import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../../platform/schemas.js';
@@ -11,6 +11,7 @@ import {
   type Reply,
   type ReplyBlock,
   type ReplyButton,
+  type ReplyMenuGroup,
   type ReplyTable,
 } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
@@ -27,7 +28,7 @@ import {
   readPagingState,
 } from '../shared/paging.js';
 
-/** Each zone is a row of the table and a row of buttons: 20 of them stay well inside a message. */
+/** Each zone is a row of the table and up to four options of the menu: 20 stay within its 100. */
 const MAX_PER_PAGE = 20;
 
 const ListArgsSchema = PagingArgsSchema.extend({
@@ -93,17 +94,17 @@ function pullZoneTable(zones: readonly PullZoneSummary[], shields: Map<number, n
   };
 }
 
-/** A table has no buttons: each zone's next steps are a row below it, its first button naming the zone. */
-function pullZoneButtons(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyBlock[] {
+/** A table has no buttons: each zone's next steps are a group of the menu below it, named after the zone. */
+function pullZoneSteps(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyMenuGroup[] {
   if (zone.Id === undefined) return [];
   return [
     {
-      type: 'actions',
-      buttons: [
-        commandButton(`${pullZoneName(zone)}: Logs today`, `logs ${zone.Id} today`),
+      label: `${pullZoneName(zone)} (${zone.Id})`,
+      options: [
+        commandButton('Logs today', `logs ${zone.Id} today`),
         ...(shieldZoneId === undefined ? [] : shieldButtons(shieldZoneId)),
         // A change: its form opens, for the reason, rather than a request filed at once.
-        formButton('Reset key', `pullzone reset-key ${zone.Id}`),
+        formButton('Reset key…', `pullzone reset-key ${zone.Id}`),
       ],
     },
   ];
@@ -125,14 +126,18 @@ async function pullZonePage(ctx: RunContext, args: ListArgs, asked?: number): Pr
     ...(list.Items.length > 0
       ? [
           { type: 'table' as const, table: pullZoneTable(list.Items, shields) },
-          ...list.Items.flatMap((zone) =>
-            pullZoneButtons(zone, zone.Id === undefined ? undefined : shields.get(zone.Id)),
-          ),
+          {
+            type: 'menu' as const,
+            placeholder: 'Next step for a zone…',
+            groups: list.Items.flatMap((zone) =>
+              pullZoneSteps(zone, zone.Id === undefined ? undefined : shields.get(zone.Id)),
+            ),
+          },
         ]
       : [{ type: 'text' as const, text: md`_No pull zones${nest(searched)}._` }]),
     {
       type: 'context',
-      text: md`${pageWhere(args.page, pages)}${nest(searched)}.${pastLastPage(asked, args.page)} The buttons run the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
+      text: md`${pageWhere(args.page, pages)}${nest(searched)}.${pastLastPage(asked, args.page)} The menu runs the command for you, as if you had typed it; Reset key opens its form first, for the reason.`,
     },
     { type: 'actions', closing: true, buttons: pagingButtons('pullzones:page', args, hasMore) },
   ];
@@ -163,26 +168,43 @@ export const pullZones = defineOperation({
   },
 });
 
-function shieldZoneBlocks(zone: ShieldZoneSummary, pullZoneNames: Map<number, string>): ReplyBlock[] {
-  const plan =
-    zone.planType == null
-      ? 'plan not given'
-      : `${SHIELD_PLAN_NAMES[zone.planType] ?? `plan ${zone.planType}`} plan`;
-  const pullZone =
-    zone.pullZoneId == null
-      ? 'no pull zone'
-      : `pull zone ${zone.pullZoneId}${pullZoneNames.has(zone.pullZoneId) ? ` (${pullZoneNames.get(zone.pullZoneId)})` : ''}`;
-  const waf = zone.wafEnabled == null ? '' : ` · WAF ${zone.wafEnabled ? 'on' : 'off'}`;
-  const line: ReplyBlock = {
-    type: 'text',
-    text: md`• *Shield zone ${zone.shieldZoneId ?? 'without id'}* · ${pullZone} · ${plan}${waf}${zone.learningMode ? ' · learning mode' : ''}`,
+const planName = (zone: ShieldZoneSummary) =>
+  zone.planType == null ? 'not given' : (SHIELD_PLAN_NAMES[zone.planType] ?? `plan ${zone.planType}`);
+
+const onOff = (value: boolean | null | undefined) => (value == null ? '—' : value ? 'on' : 'off');
+
+/** One row a Shield zone: its id, the pull zone it guards, its plan, WAF and learning mode. */
+function shieldZoneTable(
+  zones: readonly ShieldZoneSummary[],
+  pullZoneNames: Map<number, string>,
+): ReplyTable {
+  return {
+    columns: [
+      { header: 'Shield zone', kind: 'text' },
+      { header: 'Pull zone', kind: 'text' },
+      { header: 'Pull zone name', kind: 'text' },
+      { header: 'Plan', kind: 'text' },
+      { header: 'WAF', kind: 'text' },
+      { header: 'Learning mode', kind: 'text' },
+    ],
+    rows: zones.map((zone) => [
+      zone.shieldZoneId === undefined ? 'not given' : String(zone.shieldZoneId),
+      zone.pullZoneId == null ? 'none' : String(zone.pullZoneId),
+      (zone.pullZoneId == null ? undefined : pullZoneNames.get(zone.pullZoneId)) ?? '—',
+      planName(zone),
+      onOff(zone.wafEnabled),
+      onOff(zone.learningMode),
+    ]),
   };
-  if (zone.shieldZoneId === undefined) return [line];
+}
+
+/** A Shield zone's next steps, a group of the menu below the table named after the zone. */
+function shieldZoneSteps(zone: ShieldZoneSummary): ReplyMenuGroup[] {
+  if (zone.shieldZoneId === undefined) return [];
   return [
-    line,
     {
-      type: 'actions',
-      buttons: [
+      label: `Shield zone ${zone.shieldZoneId}${zone.pullZoneId == null ? '' : ` (pull zone ${zone.pullZoneId})`}`,
+      options: [
         ...shieldButtons(zone.shieldZoneId),
         ...(zone.pullZoneId == null ? [] : [commandButton('Logs today', `logs ${zone.pullZoneId} today`)]),
       ],
@@ -215,11 +237,18 @@ async function shieldZonePage(ctx: RunContext, args: ShieldArgs, asked?: number)
   return ephemeral(total == null ? 'Shield zones' : counted(total, 'Shield zone'), [
     { type: 'header', text: total == null ? 'Shield zones' : `Shield zones (${total})` },
     ...(list.data.length > 0
-      ? list.data.flatMap((zone) => shieldZoneBlocks(zone, names))
+      ? [
+          { type: 'table' as const, table: shieldZoneTable(list.data, names) },
+          {
+            type: 'menu' as const,
+            placeholder: 'Next step for a zone…',
+            groups: list.data.flatMap(shieldZoneSteps),
+          },
+        ]
       : [{ type: 'text' as const, text: trusted('_No Shield zones._') }]),
     {
       type: 'context',
-      text: md`${pageWhere(args.page, pages)}.${pastLastPage(asked, args.page)} The buttons run the command for you, as if you had typed it.`,
+      text: md`${pageWhere(args.page, pages)}.${pastLastPage(asked, args.page)} The menu runs the command for you, as if you had typed it.`,
     },
     { type: 'actions', closing: true, buttons: pagingButtons('shield.zones:page', args, hasMore) },
   ]);

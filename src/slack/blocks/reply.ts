@@ -8,7 +8,16 @@ import { codeBlock, escapeMrkdwn } from '../../reply/escape.js';
 import { type FileDelivery, fileNotes, imageNotes } from '../../reply/files.js';
 import { type FittedBlock, fitReply } from '../../reply/fit.js';
 import { type Markup, md } from '../../reply/markup.js';
-import type { Reply, ReplyButton, ReplyCell, ReplyColumn, ReplyFile, ReplyImage } from '../../reply/model.js';
+import {
+  MENU_ACTION,
+  type Reply,
+  type ReplyButton,
+  type ReplyCell,
+  type ReplyColumn,
+  type ReplyFile,
+  type ReplyImage,
+  type ReplyMenuOption,
+} from '../../reply/model.js';
 import { plainReply } from '../../reply/plain.js';
 import { replyWithTablesAsCode } from '../../reply/table.js';
 
@@ -72,6 +81,36 @@ function tableBlock(block: Extract<FittedBlock, { type: 'table' }>): KnownBlock 
   };
 }
 
+/** What a menu option carries back: the action id and value of the button it stands for. */
+export const menuOptionValue = (option: ReplyMenuOption): string => `${option.actionId} ${option.value}`;
+
+/** The button a picked option stands for; undefined for a value no menu of ours made. */
+export function pickedButton(value: string): { actionId: string; value: string } | undefined {
+  const space = value.indexOf(' ');
+  if (space <= 0) return undefined;
+  return { actionId: value.slice(0, space), value: value.slice(space + 1) };
+}
+
+function menuBlock(block: Extract<FittedBlock, { type: 'menu' }>): KnownBlock {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'static_select',
+        action_id: MENU_ACTION,
+        placeholder: { type: 'plain_text', text: block.placeholder },
+        option_groups: block.groups.map((group) => ({
+          label: { type: 'plain_text' as const, text: group.label },
+          options: group.options.map((option) => ({
+            text: { type: 'plain_text' as const, text: option.text },
+            value: menuOptionValue(option),
+          })),
+        })),
+      },
+    ],
+  };
+}
+
 function toBlock(block: FittedBlock): KnownBlock {
   switch (block.type) {
     case 'header':
@@ -93,6 +132,8 @@ function toBlock(block: FittedBlock): KnownBlock {
       return { type: 'actions', elements: block.buttons.map(button) };
     case 'table':
       return tableBlock(block);
+    case 'menu':
+      return menuBlock(block);
   }
 }
 

@@ -1,6 +1,7 @@
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, StaticSelectAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { unwrapMetadata } from '../blocks/metadata.js';
+import { pickedButton } from '../blocks/reply.js';
 import type { Deliveries } from '../deliveries.js';
 import { responseUrlPoster } from '../response-url.js';
 import { createSlackSurface } from '../surface.js';
@@ -31,9 +32,16 @@ async function homeChannel(
   }
 }
 
-/** Buttons: action ids are `${operation key}:${name}`; the engine routes them. */
+/** What was clicked: a button, or the button a menu's picked option stands for. */
+function clickedButton(action: ButtonAction | StaticSelectAction): { actionId: string; value: string } {
+  if (action.type !== 'static_select') return { actionId: action.action_id, value: action.value ?? '' };
+  // A value no menu of ours made routes nowhere, and the engine answers that it is not supported.
+  return pickedButton(action.selected_option?.value ?? '') ?? { actionId: action.action_id, value: '' };
+}
+
+/** Buttons and menus: action ids are `${operation key}:${name}`; the engine routes them. */
 export function registerActions(app: App, options: ListenerDeps, deliveries: Deliveries): void {
-  app.action<BlockAction<ButtonAction>>(
+  app.action<BlockAction<ButtonAction | StaticSelectAction>>(
     /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
     async ({ ack, body, action, client, context }) => {
       const received = performance.now();
@@ -64,10 +72,11 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
         ...tablesOf(options, context.teamId),
       });
       const caller = { userId: body.user.id, channelId, ...(threadTs ? { threadTs } : {}), surface };
-      const plan = options.engine.plan({ ...caller, actionId: action.action_id, value: action.value ?? '' });
+      const clickedAs = clickedButton(action);
+      const plan = options.engine.plan({ ...caller, ...clickedAs });
       await deliveries.once(
         {
-          key: `action:${action.action_ts}:${body.user.id}:${action.action_id}`,
+          key: `action:${action.action_ts}:${body.user.id}:${clickedAs.actionId}`,
           retryNum: context.retryNum,
           changes: plan.changes,
         },
