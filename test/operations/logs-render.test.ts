@@ -4,6 +4,7 @@ import {
   renderNothingFound,
   renderOriginHeadline,
   renderOriginSummary,
+  renderOriginThread,
 } from '../../src/operations/logs/render.js';
 import { parseLogsWindow } from '../../src/operations/logs/window.js';
 import { replyToPlainText } from '../../src/reply/plain.js';
@@ -120,10 +121,20 @@ describe('the headline of a window', () => {
     expect(text).toContain('"label":"Top error code","value":"`dns_lookup` ×4"');
     expect(text).toContain('"label":"Last seen","value":"1 min ago (2026-11-21 00:19:00 UTC)"');
     expect(text).toContain('"label":"Asked by","value":"<@U0ONCALL>"');
-    // The breakdown is its thread, not part of it.
+    // The breakdowns are its thread, not part of it: one message a table.
     expect(text).not.toContain('By error code');
     expect(headline.thread?.map((reply) => replyToPlainText(reply))).toEqual([
       expect.stringContaining('By error code'),
+      expect.stringContaining('Compared with'),
+      expect.stringContaining('Top URLs'),
+    ]);
+    for (const reply of headline.thread ?? [])
+      expect(reply.blocks.filter((block) => block.type === 'table')).toHaveLength(1);
+    // The CSV goes with the summary, the purge form with the URLs.
+    expect(headline.thread?.map((reply) => (reply.files ?? []).map((file) => file.filename))).toEqual([
+      ['origin-errors-308006-20261120T2220Z-20261121T0020Z.csv'],
+      [],
+      [],
     ]);
   });
 
@@ -143,20 +154,29 @@ describe('the headline of a window', () => {
 });
 
 describe('platform text in the summary', () => {
-  it('shows an error code as one line of code and keeps each URL on its own row', () => {
+  it('keeps an error code and a URL as the plain text of one cell each, on their own rows', () => {
     const result = resultOf({ days: [entries(20), entries(5), entries(15)] });
     result.summary.byErrorCode = [{ code: 'x`*forged*\n• `ok` ×0', words: null, count: 4 }];
     result.summary.topUrls = [{ url: '/a\n      9 /forged', count: 4, overcount: 0 }];
-    const reply = renderOriginSummary(result);
-    const byCode = reply.blocks.find(
-      (block) => block.type === 'text' && String(block.text).startsWith('*By error code*'),
+    const thread = renderOriginThread(result);
+    const tables = thread.flatMap((reply) =>
+      reply.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : [])),
     );
-    const codes = byCode?.type === 'text' ? String(byCode.text).split('\n').slice(1) : [];
-    // One bullet, the code inside one pair of backticks: nothing after it is formatting.
-    expect(codes).toHaveLength(1);
-    expect(codes[0]).toMatch(/^• `[^`]*` ×4( · \*new\*)?$/);
-    const urls = reply.blocks.find((block) => block.type === 'code' && block.text.includes('/forged'));
-    expect(urls?.type === 'code' && urls.text.split('\n')).toHaveLength(1);
+    const rowsOf = (header: string) => tables.find((table) => table.columns[0]?.header === header)?.rows;
+    expect(rowsOf('Error code')).toEqual([['x`*forged*\n• `ok` ×0', '', 4, 'new']]);
+    expect(rowsOf('URL')).toEqual([['/a\n      9 /forged', 4, 'new']]);
+    // No text shown as mrkdwn carries them: they are cells, never formatting (a button's value is not shown).
+    const mrkdwn = JSON.stringify(
+      thread.map((reply) => reply.blocks.filter((b) => b.type !== 'table' && b.type !== 'actions')),
+    );
+    expect(mrkdwn).not.toContain('forged');
+    // Drawn as text (the console, a refused table), each stays on its row.
+    const text = thread.map((reply) => replyToPlainText(reply)).join('\n');
+    const lines = text.split('\n');
+    expect(lines.some((line) => /^\s*(9 \/forged|• `ok`)/.test(line))).toBe(false);
+    expect(lines.filter((line) => line.includes('9 /forged'))).toEqual([
+      expect.stringMatching(/^\/a +9 \/forged/),
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/reply/model.js';
+import type { Reply, ReplyTable } from '../../src/reply/model.js';
 import { percentChange } from '../../src/reports/origin/window.js';
 import {
   answers,
@@ -85,6 +85,15 @@ async function run(text: string) {
     expect(said).toMatch(pattern);
     return said;
   };
+  /** The one table of the thread's message that is titled `*title*`. */
+  const table = (title: string): ReplyTable => {
+    const message = (headlineIn(records).thread ?? []).find((reply) =>
+      reply.blocks.some((block) => block.type === 'text' && block.text.startsWith(title)),
+    );
+    const tables = (message?.blocks ?? []).flatMap((block) => (block.type === 'table' ? [block.table] : []));
+    if (tables.length !== 1) throw new Error(`no message with one table under ${title} in the thread`);
+    return tables[0]!;
+  };
   /** The CSV, in the thread of the headline. */
   const file = () => {
     const csv = (headlineIn(records).thread ?? [])
@@ -93,7 +102,16 @@ async function run(text: string) {
     if (!csv) throw new Error('no CSV in the thread of the headline');
     return csv;
   };
-  return { channelId, records, privately, posts: () => channelMessages(records), summary, answer, file };
+  return {
+    channelId,
+    records,
+    privately,
+    posts: () => channelMessages(records),
+    summary,
+    table,
+    answer,
+    file,
+  };
 }
 
 /** The lines of the chart: they start with a UTC time. */
@@ -204,10 +222,34 @@ describe('the comparison with earlier windows', () => {
     const signed = (n: number | undefined) => (n === undefined ? 'none before' : `${n > 0 ? '+' : ''}${n}%`);
     expect(blocks).toContain(`${signed(percentChange(current, previous))} on previous 2h (${previous})`);
     expect(blocks).toContain(`${signed(percentChange(current, dayBefore))} on a day earlier (${dayBefore})`);
-    expect(blocks).toContain(
+    // The figures side by side: a table in a message of its own, the counts as numbers.
+    const comparison = r.table(
       '*Compared with* the previous 2h (2026-11-21 10:00–12:00 UTC) and the same window a day earlier (2026-11-20 12:00–14:00 UTC)',
     );
-    expect(blocks).toMatch(/errors +\d+ +\d+ \([+-]?\d+%\) +\d+ \([+-]?\d+%\)/);
+    expect(comparison.columns).toEqual([
+      { header: 'Errors', kind: 'text' },
+      { header: 'This window', kind: 'number' },
+      { header: 'Previous 2h', kind: 'number' },
+      { header: 'vs previous 2h', kind: 'text' },
+      { header: 'A day earlier', kind: 'number' },
+      { header: 'vs a day earlier', kind: 'text' },
+    ]);
+    const change = (n: number | undefined) => (n === undefined ? 'new' : `${n > 0 ? '+' : ''}${n}%`);
+    expect(comparison.rows[0]).toEqual([
+      'all',
+      current,
+      previous,
+      change(percentChange(current, previous)),
+      dayBefore,
+      change(percentChange(current, dayBefore)),
+    ]);
+    // The total, then the top statuses and codes of the window, three of each at most.
+    const summary = r.summary();
+    const statuses = fieldsOf(summary).get('By status')!.split(' · ').length;
+    const codes = r.table('*By error code*').rows.length;
+    expect(comparison.rows).toHaveLength(1 + Math.min(3, statuses) + Math.min(3, codes));
+    expect(comparison.rows[1]![0]).toMatch(/^status \d{3}$/);
+    expect(wordsOf(summary)).not.toContain('Compared with');
   });
 
   it('marks the error codes and URLs that no earlier window had', async () => {
@@ -239,13 +281,28 @@ describe('the comparison with earlier windows', () => {
       times: 1,
     });
     const r = await run('logs 308006 --last 2h');
-    const blocks = wordsOf(r.summary());
-    expect(blocks).toContain('• `brand_new_code` ×2 · *new*');
-    expect(blocks).toContain('• `http_timeout` (origin timed out) ×1');
-    expect(blocks).not.toContain('×1 · *new*');
-    expect(blocks).toContain('      2  new  /brand-new');
-    expect(blocks).toContain('      1       /index.html');
-    expect(blocks).toContain('+200% on previous 2h (1)');
+    const codes = r.table('*By error code*');
+    expect(codes.columns).toEqual([
+      { header: 'Error code', kind: 'text' },
+      { header: 'Meaning', kind: 'text' },
+      { header: 'Errors', kind: 'number' },
+      { header: 'New', kind: 'text' },
+    ]);
+    expect(codes.rows).toEqual([
+      ['brand_new_code', '', 2, 'new'],
+      ['http_timeout', 'origin timed out', 1, ''],
+    ]);
+    const urls = r.table('*Top URLs*');
+    expect(urls.columns).toEqual([
+      { header: 'URL', kind: 'text' },
+      { header: 'Errors', kind: 'number' },
+      { header: 'New', kind: 'text' },
+    ]);
+    expect(urls.rows).toEqual([
+      ['/brand-new', 2, 'new'],
+      ['/index.html', 1, ''],
+    ]);
+    expect(wordsOf(r.summary())).toContain('+200% on previous 2h (1)');
   });
 
   it('says which comparison the platform had no days for, instead of comparing with nothing', async () => {

@@ -220,7 +220,9 @@ describe('the Purge… button of an origin-log summary', () => {
   it('opens the form with the top URLs made whole on the zone’s custom hostname, and purges on the one picked', async () => {
     const records = await bed.run('logs 308006', YOU);
     const headline = answers(records).find((reply) => reply.visibility === 'channel')!;
-    const purge = buttonsOf(headline.thread![0]!).find((button) => button.text === 'Purge…');
+    // Below the top URLs, in their message of the thread.
+    const topUrls = headline.thread!.find((reply) => wordsOf(reply).includes('*Top URLs*'))!;
+    const purge = buttonsOf(topUrls).find((button) => button.text === 'Purge…');
     expect(purge).toBeDefined();
     const form = formIn(await bed.click(purge!, YOU));
     const urls = form.fields.find((field) => field.id === 'urls')!;

@@ -1,12 +1,12 @@
 /**
  * `/edge shield export` through the engine: the summary beside the CSV counts what the CSV holds,
  * by action, country, ASN, rule, top IPs and per bucket, and says what an export has no column
- * for. Where Slack puts it (the headline's thread) and its escaping are in
- * test/slack/shield-summary.test.ts.
+ * for. The rules are its one table; the top IPs are a table in the next message of the thread.
+ * Where Slack puts it (the headline's thread) and its escaping are in test/slack/shield-summary.test.ts.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Reply, ReplyFile } from '../../src/reply/model.js';
+import type { Reply, ReplyFile, ReplyTable } from '../../src/reply/model.js';
 import {
   type EngineTestbed,
   fieldsOf,
@@ -27,8 +27,13 @@ beforeEach(() => {
   bed.sandbox.faults.clear();
 });
 
-/** Runs the export; the CSV, and the summary that carries it in the thread of the headline. */
-async function exportWithSummary(command: string): Promise<{ file: ReplyFile; summary: Reply }> {
+/**
+ * Runs the export; the CSV, the summary that carries it in the thread of the headline, and the
+ * further messages of that thread.
+ */
+async function exportWithSummary(
+  command: string,
+): Promise<{ file: ReplyFile; summary: Reply; further: Reply[] }> {
   const headline = headlineIn(await bed.run(command));
   expect(wordsOf(headline)).toContain('Shield events* · zone 5101');
   const summary = headline.thread?.find((reply) =>
@@ -36,12 +41,22 @@ async function exportWithSummary(command: string): Promise<{ file: ReplyFile; su
   );
   if (!summary) throw new Error('no summary with the CSV in the thread of the headline');
   const file = summary.files!.find((candidate) => candidate.filename.startsWith('shield-events-5101-'))!;
-  return { file, summary };
+  return { file, summary, further: headline.thread!.filter((reply) => reply !== summary) };
 }
 
-/** The text of each text block of a reply. */
-const textBlocks = (reply: Reply) =>
-  reply.blocks.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+/** The tables of a reply. */
+const tablesOf = (reply: Reply): ReplyTable[] =>
+  reply.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
+
+/** The one table of a reply, after the text block that is `*title*`. */
+function tableAfter(reply: Reply, title: string): ReplyTable {
+  const at = reply.blocks.findIndex((block) => block.type === 'text' && block.text === title);
+  expect(at, `a section titled ${title}`).toBeGreaterThanOrEqual(0);
+  const next = reply.blocks[at + 1];
+  if (next?.type !== 'table') throw new Error(`no table after ${title}`);
+  expect(tablesOf(reply)).toHaveLength(1);
+  return next.table;
+}
 
 /** `` `Block` ×317 · `Log` ×253 `` → [['Block', 317], ['Log', 253]]: platform values are shown as code. */
 const counted = (text: string) =>
@@ -67,7 +82,7 @@ function countBy(rows: Record<string, string>[], key: (row: Record<string, strin
 
 describe('/edge shield export: the summary beside the CSV', () => {
   it('posts counts by action, country, ASN, rule, top IPs and per bucket that match the CSV it carries', async () => {
-    const { file, summary } = await exportWithSummary('shield export 5101 --last 2h');
+    const { file, summary, further } = await exportWithSummary('shield export 5101 --last 2h');
     // The CSV counted independently, as a reader of the file would.
     const rows = parseCsv(fileText(file), { columns: true }) as Record<string, string>[];
     expect(rows.length).toBeGreaterThan(100);
@@ -88,22 +103,30 @@ describe('/edge shield export: the summary beside the CSV', () => {
       expect(shown.map(([, n]) => n)).toEqual(busiest);
     }
 
+    // The rules: the summary's one table, ids and names as text, the events as a number.
     const rules = countBy(rows, (row) => `${row.ruleId} ${row.ruleName}`);
-    const ruleBlock = textBlocks(summary).find((text) => text.startsWith('*By rule*'))!;
-    const ruleLines = ruleBlock.split('\n').slice(1);
-    const shownRules = ruleLines.filter((line) => !line.startsWith('• +'));
-    expect(shownRules).toHaveLength(Math.min(10, rules.size));
-    for (const line of shownRules) {
-      const [, id = '', name = '', n = ''] = /^• `([^`]*)` `(.*)` ×([\d,]+)$/.exec(line) ?? [];
-      expect(Number(n.replaceAll(',', '')), line).toBe(rules.get(`${id} ${name}`));
-    }
-    if (rules.size > 10) expect(ruleLines.at(-1)).toBe(`• +${rules.size - 10} more rules`);
+    const ruleTable = tableAfter(summary, '*By rule*');
+    expect(ruleTable.columns).toEqual([
+      { header: 'Rule id', kind: 'text' },
+      { header: 'Rule name', kind: 'text' },
+      { header: 'Events', kind: 'number' },
+    ]);
+    expect(ruleTable.rows).toHaveLength(Math.min(10, rules.size));
+    for (const [id, name, n] of ruleTable.rows) expect(n, `${id} ${name}`).toBe(rules.get(`${id} ${name}`));
+    if (rules.size > 10) expect(wordsOf(summary)).toContain(`+${rules.size - 10} more rules.`);
 
+    // The IPs: a table of their own, in the next message of the thread.
+    expect(further).toHaveLength(1);
     const ips = countBy(rows, (row) => row.ip!);
-    const topIps = codeAfter(summary, /^\*Top IPs\*$/).map((line) => line.trim().split(/\s+/));
+    const ipTable = tableAfter(further[0]!, '*Top IPs*');
+    expect(ipTable.columns.slice(0, 2)).toEqual([
+      { header: 'IP', kind: 'text' },
+      { header: 'Events', kind: 'number' },
+    ]);
+    const topIps = ipTable.rows.map(([ip, n]) => [Number(n), String(ip)] as const);
     expect(topIps).toHaveLength(10);
-    for (const [n, ip] of topIps) expect(Number(n), ip).toBe(ips.get(ip!));
-    expect(Number(topIps.at(-1)![0])).toBeGreaterThanOrEqual(
+    for (const [n, ip] of topIps) expect(n, ip).toBe(ips.get(ip));
+    expect(topIps.at(-1)![0]).toBeGreaterThanOrEqual(
       Math.max(...[...ips].filter(([ip]) => !topIps.some(([, shown]) => shown === ip)).map(([, n]) => n)),
     );
 
@@ -129,7 +152,7 @@ describe('/edge shield export: the summary beside the CSV', () => {
       body: 'Time,ACTION,Url\r\n2026-11-21T13:10:00Z,Block,/a\r\n2026-11-21T13:20:00Z,block,/b\r\n2026-11-21T13:30:00Z,Block,"=cmd"\r\n',
       times: 1,
     });
-    const { file, summary } = await exportWithSummary('shield export 5101 --last 2h');
+    const { file, summary, further } = await exportWithSummary('shield export 5101 --last 2h');
     expect(parseCsv(fileText(file))).toHaveLength(4);
     const fields = fieldsOf(summary);
     expect([...fields.keys()]).toEqual(['Events', 'First – last event', 'By action']);
@@ -140,6 +163,8 @@ describe('/edge shield export: the summary beside the CSV', () => {
     const text = JSON.stringify(summary.blocks);
     expect(text).not.toContain('Top IPs');
     expect(text).not.toContain('By rule');
+    expect(tablesOf(summary)).toEqual([]);
+    expect(further).toEqual([]);
     expect(text).toContain('The export has no rule id, rule name, country, ASN, IP columns');
     // Twenty minutes of events: one-minute buckets, the first event's to the last one's.
     const bars = codeAfter(summary, /^\*Events per minute \(UTC\)\*$/);

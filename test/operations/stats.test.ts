@@ -7,6 +7,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fitReply } from '../../src/reply/fit.js';
 import type { Reply, ReplyButton } from '../../src/reply/model.js';
 import {
   answered,
@@ -229,6 +230,68 @@ describe('/edge stats', () => {
       ]),
     );
     expect(files[0]!.comment).toContain('percent (0–100)');
+  });
+
+  it('shows every point in the thread as a table row: its hour as text, each number in a number column', async () => {
+    const now = Date.parse(AT);
+    const expected = await platformStats(now - 6 * HOUR, now);
+    const thread = threadOf(headlineIn(await run('stats 308006 --last 6h')));
+    const tables = thread.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
+    expect(tables).toHaveLength(1);
+    const table = tables[0]!;
+    expect(table.columns).toEqual([
+      { header: 'Hour (UTC)', kind: 'text' },
+      { header: 'Requests', kind: 'number' },
+      { header: 'Bandwidth (MB)', kind: 'number' },
+      { header: 'Cache hit rate %', kind: 'number' },
+      { header: '4xx share %', kind: 'number' },
+      { header: '5xx share %', kind: 'number' },
+      { header: 'Origin response ms', kind: 'number' },
+    ]);
+    expect(table.rows).toHaveLength(expected.points.length);
+    // 08:20 to 14:20: the first hour is cut by the window's start, the last one still runs.
+    expect(table.rows.map((row) => row[0])).toEqual([
+      '08:00 (partial)',
+      '09:00',
+      '10:00',
+      '11:00',
+      '12:00',
+      '13:00',
+      '14:00 (partial)',
+    ]);
+    const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+    expect(table.rows.map((row) => row.slice(1))).toEqual(
+      expected.points.map((point) => [
+        point.requests,
+        round(point.bandwidthBytes! / 1_000_000, 1),
+        round(point.cacheHitRate!, 1),
+        round((point.errors4xx! / point.requests!) * 100, 2),
+        round((point.errors5xx! / point.requests!) * 100, 2),
+        round(point.originResponseMs!, 0),
+      ]),
+    );
+    // The text of a chart not drawn is not repeated: the table has its numbers.
+    expect(thread.blocks.filter((block) => block.type === 'code')).toEqual([]);
+  });
+
+  it('shows the first 99 points of a longer window, says so, and has them all in the CSV beside it', async () => {
+    const thread = threadOf(headlineIn(await run('stats 308006 --last 7d')));
+    const table = thread.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []))[0]!;
+    expect(table.rows.length).toBeGreaterThan(100);
+    expect(table.rows[0]![0]).toMatch(/^\d\d-\d\d \d\d:00 \(partial\)$/);
+    const csv = thread.files!.find((file) => file.filename.endsWith('.csv'))!;
+    expect(table.file).toBe(csv.filename);
+    expect(parseCsv(fileText(csv), { columns: true })).toHaveLength(table.rows.length);
+    // As Slack shows it, the pictures uploaded beside it: a table block of 99 rows, and the note.
+    const fitted = fitReply(thread, { uploadImage: () => true });
+    const shown = fitted.blocks.filter((block) => block.type === 'table');
+    expect(shown.map((block) => block.type === 'table' && block.rows.length)).toEqual([99]);
+    expect(JSON.stringify(fitted.blocks)).toContain(
+      `Showing the first 99 of ${table.rows.length} rows; every row is in the attached CSV.`,
+    );
+    // Nothing else was cut: the CSV is the only file, no overflow of the whole answer.
+    expect(fitted.overflow).toBeUndefined();
+    expect(fitted.files.map((file) => file.filename)).toEqual([csv.filename]);
   });
 
   it('draws three charts in the thread, each with alt text that says what it shows', async () => {

@@ -1,6 +1,7 @@
 /**
  * `/edge stats` through the real Bolt app and the fake Slack: the headline in the channel with
- * its next-step button, and in its thread the charts as pictures and the CSV of every series.
+ * its next-step button, and in its thread the series as a table, the charts as pictures and the CSV
+ * of every series.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,7 +47,29 @@ describe('/edge stats in Slack', () => {
     ])
       expect(shown).toContain(words);
 
-    // The thread: three pictures with alt text, then the CSV, all under the headline.
+    // The thread: the series as one table, headers first, the numbers right-aligned raw numbers.
+    const tables = (thread.args.blocks as { type: string }[]).filter((block) => block.type === 'table');
+    expect(tables).toHaveLength(1);
+    const table = tables[0] as unknown as {
+      rows: { type: string; text: string }[][];
+      column_settings: { align: string }[];
+    };
+    expect(table.rows).toHaveLength(8);
+    expect(table.rows[0]!.map((cell) => cell.text)).toEqual([
+      'Hour (UTC)',
+      'Requests',
+      'Bandwidth (MB)',
+      'Cache hit rate %',
+      '4xx share %',
+      '5xx share %',
+      'Origin response ms',
+    ]);
+    expect(table.rows[2]!.map((cell) => cell.type)).toEqual(['raw_text', ...Array(6).fill('raw_number')]);
+    expect(table.column_settings.map((setting) => setting.align)).toEqual([
+      'left',
+      ...Array(6).fill('right'),
+    ]);
+    // Three pictures with alt text, then the CSV, all under the headline.
     const pictures = h.fake.uploads.filter(
       (upload) => upload.filename.startsWith('stats-') && upload.filename.endsWith('.png'),
     );

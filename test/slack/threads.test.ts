@@ -45,6 +45,11 @@ function channel(h: Harness, channelId: string) {
     topLevel: () => posts().filter((call) => call.args.thread_ts === undefined),
     /** Replies in the thread of `ts`. */
     replies: (ts: string) => posts().filter((call) => call.args.thread_ts === ts),
+    /** The replies in the thread of `ts`, once there are `count` of them. */
+    async thread(ts: string, count: number) {
+      await expect.poll(() => this.replies(ts).length, { timeout: 10_000 }).toBe(count);
+      return this.replies(ts);
+    },
     uploads: () => h.fake.uploads.filter((file) => file.channelId === channelId),
     csv: () =>
       h.fake.waitForUpload(
@@ -53,6 +58,16 @@ function channel(h: Harness, channelId: string) {
       ) as Promise<UploadedFile>,
   };
 }
+
+interface TableCell {
+  type: string;
+  text: string;
+}
+/** The table blocks of a message. */
+const tablesIn = (call: RecordedCall) =>
+  ((call.args.blocks as { type: string; rows?: TableCell[][]; column_settings?: unknown[] }[]) ?? []).filter(
+    (block) => block.type === 'table',
+  );
 
 /** `*Label*\nvalue` fields of a message, by label. */
 function fieldsOf(call: RecordedCall): Map<string, string> {
@@ -76,7 +91,7 @@ describe('a channel answer of /edge logs', () => {
     await h?.close();
   });
 
-  it('is a compact headline, with the breakdown, the chart and the CSV in its thread', async () => {
+  it('is a compact headline, with the breakdowns, the chart and the CSV in its thread', async () => {
     const channelId = freshChannel();
     const c = channel(h, channelId);
     const now = h.clock();
@@ -86,13 +101,16 @@ describe('a channel answer of /edge logs', () => {
     const [headline, ...others] = c.topLevel();
     expect(others).toEqual([]);
     const ts = String(headline!.response.ts);
-    // The breakdown is one reply in the thread; the picture and the CSV are in the thread too.
-    await expect.poll(() => c.replies(ts).length, { timeout: 10_000 }).toBe(1);
-    const breakdown = c.replies(ts)[0]!;
-    expect(text(breakdown.args.blocks)).toContain('Origin errors · pull zone 308006 · last 2h');
-    expect(text(breakdown.args.blocks)).toContain('*By error code*');
-    expect(text(breakdown.args.blocks)).toContain(`📎 ${csv.filename}`);
-    expect(text(breakdown.args.blocks)).toContain(
+    // The summary, the comparison and the top URLs are replies in the thread; the picture and
+    // the CSV are in the thread too.
+    const [breakdown, comparison, urls] = await c.thread(ts, 3);
+    expect(text(comparison!.args.blocks)).toContain('*Compared with* the previous 2h');
+    expect(text(urls!.args.blocks)).toContain('*Top URLs*');
+    expect(text(urls!.args.blocks)).toContain('"action_id":"purge:form"');
+    expect(text(breakdown!.args.blocks)).toContain('Origin errors · pull zone 308006 · last 2h');
+    expect(text(breakdown!.args.blocks)).toContain('*By error code*');
+    expect(text(breakdown!.args.blocks)).toContain(`📎 ${csv.filename}`);
+    expect(text(breakdown!.args.blocks)).toContain(
       '📈 Errors per 5 min (UTC): the picture is attached below.',
     );
     const picture = c.uploads().find((file) => file.filename.endsWith('.png'));
@@ -131,6 +149,43 @@ describe('a channel answer of /edge logs', () => {
     expect(fields.get('Asked by')).toBe('<@U0ONCALL>');
   });
 
+  it('puts each breakdown in a message of its own: no message carries two tables', async () => {
+    const channelId = freshChannel();
+    const c = channel(h, channelId);
+    await h.command('logs 308006 --last 2h', { channelId });
+    await c.csv();
+    const [headline] = c.topLevel();
+    const replies = await c.thread(String(headline!.response.ts), 3);
+    // The fake refuses a message with two tables: every message was taken, one table at most each.
+    expect(h.fake.refusals).toEqual([]);
+    const sent = h.fake.callsTo('chat.postMessage').filter((call) => call.args.channel === channelId);
+    expect(sent).toHaveLength(4);
+    for (const call of sent) expect(tablesIn(call).length).toBeLessThanOrEqual(1);
+    expect(tablesIn(headline!)).toEqual([]);
+    // The summary's error codes, the comparison, the top URLs: headers first, counts as numbers.
+    const tables = replies.map((reply) => tablesIn(reply)[0]!);
+    const first = (table: (typeof tables)[number], i: number) => ({
+      headers: table.rows![0]!.slice(0, 3 - i).map((cell) => cell.text),
+      cells: table.rows![1]!.slice(0, 3 - i).map((cell) => cell.type),
+      settings: table.column_settings!.slice(0, 3 - i),
+    });
+    const left = { align: 'left', is_wrapped: true };
+    const right = { align: 'right' };
+    expect(tables.map((table, i) => first(table, i === 2 ? 1 : 0))).toEqual([
+      {
+        headers: ['Error code', 'Meaning', 'Errors'],
+        cells: ['raw_text', 'raw_text', 'raw_number'],
+        settings: [left, left, right],
+      },
+      {
+        headers: ['Errors', 'This window', 'Previous 2h'],
+        cells: ['raw_text', 'raw_number', 'raw_number'],
+        settings: [left, right, right],
+      },
+      { headers: ['URL', 'Errors'], cells: ['raw_text', 'raw_number'], settings: [left, right] },
+    ]);
+  });
+
   it('asked in a thread, goes in that thread, its follow-ups and files too', async () => {
     const channelId = freshChannel();
     const c = channel(h, channelId);
@@ -144,12 +199,15 @@ describe('a channel answer of /edge logs', () => {
     });
     await h.runtime.engine.plan({ ...caller, text: 'logs 308006 --last 2h', surface }).run();
     await c.csv();
-    // Slack has no nested threads: the headline and the breakdown are both replies to the parent.
+    // Slack has no nested threads: the headline and the breakdowns are all replies to the parent.
+    await expect.poll(() => c.posts().length, { timeout: 10_000 }).toBe(4);
     expect(c.topLevel()).toEqual([]);
     const posted = c.posts();
-    expect(posted.map((call) => call.args.thread_ts)).toEqual([parent, parent]);
+    expect(posted.map((call) => call.args.thread_ts)).toEqual([parent, parent, parent, parent]);
     expect(text(posted[0]!.args.blocks)).toContain('origin errors* · pull zone 308006');
     expect(text(posted[1]!.args.blocks)).toContain('*By error code*');
+    expect(text(posted[2]!.args.blocks)).toContain('*Compared with*');
+    expect(text(posted[3]!.args.blocks)).toContain('*Top URLs*');
     expect(c.uploads().map((file) => file.threadTs)).toEqual([parent, parent]);
   });
 });
@@ -318,9 +376,12 @@ describe('a channel answer of /edge shield export', () => {
     expect(others).toEqual([]);
     const ts = String(headline!.response.ts);
     expect(csv.threadTs).toBe(ts);
-    await expect.poll(() => c.replies(ts).length, { timeout: 10_000 }).toBe(1);
-    expect(text(c.replies(ts)[0]!.args.blocks)).toContain('*By rule*');
-    expect(text(c.replies(ts)[0]!.args.blocks)).toContain(`📎 ${csv.filename}`);
+    // The summary with the CSV, then the top IPs: a table each.
+    const [summary, ips] = await c.thread(ts, 2);
+    expect(text(summary!.args.blocks)).toContain('*By rule*');
+    expect(text(summary!.args.blocks)).toContain(`📎 ${csv.filename}`);
+    expect(text(ips!.args.blocks)).toContain('*Top IPs*');
+    expect([headline, summary, ips].map((call) => tablesIn(call!).length)).toEqual([0, 1, 1]);
 
     const rows = parseCsv(csv.bytes, { columns: true }) as Record<string, string>[];
     const busiest = (key: (row: Record<string, string>) => string) => {
@@ -374,8 +435,8 @@ describe('a long job’s answer', () => {
     expect(text(headline.blocks)).toContain('<@U0ONCALL>');
     expect(text(headline.blocks)).not.toContain('logs:cancel');
     expect(text(headline.blocks)).not.toContain('done');
-    expect(c.replies(ts)).toHaveLength(1);
-    expect(text(c.replies(ts)[0]!.args.blocks)).toContain('*By error code*');
+    const [summary] = await c.thread(ts, 3);
+    expect(text(summary!.args.blocks)).toContain('*By error code*');
     expect(csv.threadTs).toBe(ts);
   });
 
@@ -394,7 +455,7 @@ describe('a long job’s answer', () => {
       expect(text(progress!.args.blocks)).toContain('logs:cancel');
       expect(text(headline!.args.blocks)).toContain('origin errors* · pull zone 308006');
       expect(csv.threadTs).toBe(headline!.response.ts);
-      expect(c.replies(String(headline!.response.ts))).toHaveLength(1);
+      await c.thread(String(headline!.response.ts), 3);
     } finally {
       h.fake.reset();
     }
@@ -433,8 +494,10 @@ describe('a headline or its thread that Slack refuses', () => {
   it('whose summary is refused as invalid_blocks gets it as plain text in the thread, naming the CSV there', async () => {
     const channelId = freshChannel();
     const c = channel(h, channelId);
+    // Refused with its table, then with the table as a code block: plain text is what is left.
     h.fake.fail('chat.postMessage', {
       error: 'invalid_blocks',
+      times: 2,
       when: (args) => args.channel === channelId && args.thread_ts !== undefined,
     });
     await h.command('shield export 5101 --last 2h', { channelId, userId: 'U0ONCALL' });
@@ -444,8 +507,8 @@ describe('a headline or its thread that Slack refuses', () => {
     expect(text(headline!.args.blocks)).toContain('Shield events* · zone 5101');
     const ts = String(headline!.response.ts);
     expect(csv.threadTs).toBe(ts);
-    const [summary, ...more] = c.replies(ts);
-    expect(more).toEqual([]);
+    const [summary, ips] = await c.thread(ts, 2);
+    expect(text(ips!.args.blocks)).toContain('*Top IPs*');
     expect(summary!.args.blocks).toBeUndefined();
     expect(String(summary!.args.text)).toContain('By rule');
     expect(String(summary!.args.text)).toContain(csv.filename);
@@ -465,7 +528,10 @@ describe('a headline or its thread that Slack refuses', () => {
     );
     const [headline, ...others] = c.topLevel();
     expect(others).toEqual([]);
-    expect(c.replies(String(headline!.response.ts))).toEqual([]);
+    // The top IPs, which Slack took after it, are in the thread; the summary is not.
+    const [ips, ...more] = await c.thread(String(headline!.response.ts), 1);
+    expect(more).toEqual([]);
+    expect(text(ips!.args.blocks)).toContain('*Top IPs*');
     // Not a correlation id alone: the summary itself, saying why it is here, with its CSV.
     expect(csv.channelId).toBe(dm('U0ONCALL'));
     const moved = h.fake

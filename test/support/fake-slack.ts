@@ -386,13 +386,20 @@ function sendJson(
   response.end(JSON.stringify(body));
 }
 
-function collectText(value: unknown, out: string[], skipKeys: ReadonlySet<string> = new Set()): void {
+function collectText(
+  value: unknown,
+  out: string[],
+  skipKeys: ReadonlySet<string> = new Set(),
+  skipRawText = false,
+): void {
   if (typeof value === 'string') out.push(value);
   else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
   else if (Buffer.isBuffer(value)) out.push(value.toString('utf8'));
-  else if (Array.isArray(value)) for (const item of value) collectText(item, out);
+  else if (Array.isArray(value)) for (const item of value) collectText(item, out, skipKeys, skipRawText);
   else if (typeof value === 'object' && value !== null) {
-    for (const [key, child] of Object.entries(value)) if (!skipKeys.has(key)) collectText(child, out);
+    if (skipRawText && (value as { type?: unknown }).type === 'raw_text') return;
+    for (const [key, child] of Object.entries(value))
+      if (!skipKeys.has(key)) collectText(child, out, skipKeys, skipRawText);
   }
 }
 
@@ -442,16 +449,17 @@ const RENDERED_FIELDS = [
 /**
  * Every text Slack shows people, joined by newlines: message text and blocks (Web API and
  * response_url), views, file titles and file comments. Not file contents: a CSV keeps the
- * platform's bytes (PRODUCT §6), and Slack does not render it as mrkdwn. Mention checks use this.
+ * platform's bytes (PRODUCT §6), and Slack does not render it as mrkdwn; nor a table's raw_text
+ * cells, shown as they are: Slack neither formats, links nor mentions in them. Mention checks use this.
  */
 export function renderedText(fake: FakeSlack): string {
   const out: string[] = [];
   for (const call of fake.calls)
     for (const field of RENDERED_FIELDS)
-      if (call.args[field] !== undefined) collectText(call.args[field], out);
+      if (call.args[field] !== undefined) collectText(call.args[field], out, undefined, true);
   for (const post of fake.responses)
     for (const field of RENDERED_FIELDS)
-      if (post.body[field] !== undefined) collectText(post.body[field], out);
+      if (post.body[field] !== undefined) collectText(post.body[field], out, undefined, true);
   for (const file of fake.uploads) out.push(file.title ?? '', file.initialComment ?? '');
   return out.join('\n');
 }

@@ -7,10 +7,18 @@
  * all-clear in the channel.
  */
 import { closestName } from '../../policy/suggest.js';
-import { inlineCode, oneLine } from '../../reply/escape.js';
+import { inlineCode } from '../../reply/escape.js';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
-import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
-import { formatTable } from '../../reply/table.js';
+import {
+  commandButton,
+  ephemeral,
+  inChannel,
+  type Reply,
+  type ReplyBlock,
+  type ReplyCell,
+  type ReplyColumn,
+  type ReplyTable,
+} from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
 import type { ChartPicture } from '../../reports/chart/render.js';
 import { bucketBars, bucketWidthWords } from '../../reports/chart/text.js';
@@ -124,45 +132,44 @@ const theShortName = (window: ComparisonWindow): string => {
   return name.startsWith('the ') || name.startsWith('a ') ? name : `the ${name}`;
 };
 
-/** `60 (+67%)`, `0 (new)`, `0`. */
+/** `+67%`, `new` (none before), or empty when there were none either time. */
 function changeCell(now: number, before: number): string {
   const change = percentChange(now, before);
-  if (change !== undefined) return `${number(before)} (${change > 0 ? '+' : ''}${change}%)`;
-  return now > 0 ? `${number(before)} (new)` : number(before);
+  if (change !== undefined) return `${change > 0 ? '+' : ''}${change}%`;
+  return now > 0 ? 'new' : '';
 }
 
 const countOf = <T extends { count: number }>(items: readonly T[], match: (item: T) => boolean) =>
   items.find(match)?.count ?? 0;
 
+const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 /** The same figures side by side: the total, the top statuses and the top error codes. */
-function comparisonTable(summary: OriginSummary, compared: readonly ComparisonState[]): string {
+function comparisonTable(summary: OriginSummary, compared: readonly ComparisonState[]): ReplyTable {
   const available = compared.filter((c): c is Extract<ComparisonState, { available: true }> => c.available);
-  const rows: string[][] = [
-    ['errors', number(summary.total), ...available.map((c) => changeCell(summary.total, c.counts.total))],
+  const row = (label: string, now: number, before: (counts: ComparisonCounts) => number): ReplyCell[] => [
+    label,
+    now,
+    ...available.flatMap((c) => [before(c.counts), changeCell(now, before(c.counts))]),
   ];
+  const rows: ReplyCell[][] = [row('all', summary.total, (counts) => counts.total)];
   for (const { status, count } of summary.byStatus.slice(0, 3))
-    rows.push([
-      `status ${status}`,
-      number(count),
-      ...available.map((c) =>
-        changeCell(
-          count,
-          countOf(c.counts.byStatus, (s) => s.status === status),
-        ),
-      ),
-    ]);
+    rows.push(
+      row(`status ${status}`, count, (counts) => countOf(counts.byStatus, (s) => s.status === status)),
+    );
   for (const { code, count } of summary.byErrorCode.slice(0, 3))
-    rows.push([
-      code,
-      number(count),
-      ...available.map((c) =>
-        changeCell(
-          count,
-          countOf(c.counts.byErrorCode, (e) => e.code === code),
-        ),
-      ),
-    ]);
-  return formatTable(['', 'this window', ...available.map((c) => shortName(c.window))], rows);
+    rows.push(row(code, count, (counts) => countOf(counts.byErrorCode, (e) => e.code === code)));
+  return {
+    columns: [
+      { header: 'Errors', kind: 'text' },
+      { header: 'This window', kind: 'number' },
+      ...available.flatMap((c): ReplyColumn[] => [
+        { header: capitalised(shortName(c.window)), kind: 'number' },
+        { header: `vs ${shortName(c.window)}`, kind: 'text' },
+      ]),
+    ],
+    rows,
+  };
 }
 
 /** Codes and URLs new in this window: seen in none of the comparisons the platform had days for. */
@@ -208,6 +215,52 @@ function changeLine(summary: OriginSummary, compared: readonly ComparisonState[]
   return parts.join(' · ') || 'not compared';
 }
 
+/** Error codes shown in the summary; the CSV has every entry. */
+const SHOWN_CODES = 12;
+
+/** The busiest error codes, what each means and whether no earlier window had it. */
+function errorCodeTable(summary: OriginSummary, fresh: ReadonlySet<string>): ReplyTable {
+  const codes = summary.byErrorCode.slice(0, SHOWN_CODES);
+  const marked = codes.some((c) => fresh.has(c.code));
+  return {
+    columns: [
+      { header: 'Error code', kind: 'text' },
+      { header: 'Meaning', kind: 'text' },
+      { header: 'Errors', kind: 'number' },
+      ...(marked ? [{ header: 'New', kind: 'text' } as const] : []),
+    ],
+    rows: codes.map((c) => [
+      c.code,
+      c.words ?? '',
+      c.count,
+      ...(marked ? [fresh.has(c.code) ? 'new' : ''] : []),
+    ]),
+  };
+}
+
+/** The most requested URLs that failed; a count the tracker may have overstated says so. */
+function topUrlTable(summary: OriginSummary, fresh: ReadonlySet<string>): ReplyTable {
+  const marked = summary.topUrls.some((u) => fresh.has(u.url));
+  const estimated = summary.topUrls.some((u) => u.overcount > 0);
+  return {
+    columns: [
+      { header: 'URL', kind: 'text' },
+      { header: 'Errors', kind: 'number' },
+      ...(estimated ? [{ header: 'Count is', kind: 'text' } as const] : []),
+      ...(marked ? [{ header: 'New', kind: 'text' } as const] : []),
+    ],
+    rows: summary.topUrls.map((u) => [
+      u.url,
+      u.count,
+      ...(estimated ? [u.overcount > 0 ? 'an upper bound' : 'exact'] : []),
+      ...(marked ? [fresh.has(u.url) ? 'new' : ''] : []),
+    ]),
+  };
+}
+
+/** What a table's New column means, said under it. */
+const NEW_NOTE = md`New: seen in none of the earlier windows compared.`;
+
 export function renderOriginSummary(result: OriginWindowResult): Reply {
   const { summary, pullZoneId, title, filters } = result;
   const compared = comparisonStates(result);
@@ -235,11 +288,6 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       ],
     },
   ];
-  if (compared.some((c) => c.available)) {
-    const names = compared.filter((c) => c.available).map((c) => comparisonName(c.window));
-    blocks.push({ type: 'text', text: md`*Compared with* ${names.join(' and ')}` });
-    blocks.push({ type: 'code', text: comparisonTable(summary, compared) });
-  }
   const notes: Markup[] = [];
   for (const c of compared)
     if (!c.available) notes.push(md`Not compared with ${comparisonName(c.window)}: ${c.reason}.`);
@@ -253,23 +301,16 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       md`:warning: The platform returned no entries for ${listDates(unkept)}; it may keep fewer days, so errors of that part of the window are unknown, not absent.`,
     );
   if (notes.length > 0) blocks.push({ type: 'context', text: trusted(notes.join('\n')) });
-  blocks.push({
-    type: 'text',
-    text: md`*By error code*\n${nest(
-      trusted(
-        summary.byErrorCode
-          .slice(0, 12)
-          .map(
-            (c) =>
-              md`• ${nest(trusted(inlineCode(c.code)))} ${c.words ? `(${c.words}) ` : ''}×${number(c.count)}${fresh.codes.has(c.code) ? ' · *new*' : ''}`,
-          )
-          .concat(
-            summary.byErrorCode.length > 12 ? [md`• +${summary.byErrorCode.length - 12} more codes`] : [],
-          )
-          .join('\n') || '—',
-      ),
-    )}`,
-  });
+  // The one table of this message: the other breakdowns follow in the thread (renderOriginThread).
+  blocks.push({ type: 'text', text: trusted('*By error code*') });
+  const codes = errorCodeTable(summary, fresh.codes);
+  blocks.push({ type: 'table', table: codes });
+  const moreCodes = summary.byErrorCode.length - SHOWN_CODES;
+  const codeNotes = [
+    ...(codes.columns.some((c) => c.header === 'New') ? [NEW_NOTE] : []),
+    ...(moreCodes > 0 ? [md`+${moreCodes} more codes: every entry is in the CSV.`] : []),
+  ];
+  if (codeNotes.length > 0) blocks.push({ type: 'context', text: trusted(codeNotes.join(' ')) });
   if (summary.malformed > 0)
     blocks.push({
       type: 'context',
@@ -280,29 +321,6 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       type: 'context',
       text: md`:warning: ${summary.untimed} entr${summary.untimed === 1 ? 'y has no timestamp; it is' : 'ies have no timestamp; they are'} in the counts and the CSV (with an empty timestamp), not in the chart.`,
     });
-  if (summary.topUrls.length > 0) {
-    blocks.push({
-      type: 'text',
-      text: trusted(
-        fresh.urls.size > 0 ? '*Top URLs* (new: seen in no earlier window compared)' : '*Top URLs*',
-      ),
-    });
-    blocks.push({
-      type: 'code',
-      text: summary.topUrls
-        .map(
-          (u) =>
-            `${String(u.count).padStart(7)}${u.overcount > 0 ? '≈' : ' '}${fresh.urls.size > 0 ? (fresh.urls.has(u.url) ? ' new ' : '     ') : ''} ${oneLine(u.url)}`,
-        )
-        .join('\n'),
-    });
-    // The logs carry paths: the form makes them whole on a hostname of the zone before anything is purged.
-    const purge = purgeFormButton(
-      pullZoneId,
-      summary.topUrls.map((u) => u.url),
-    );
-    if (purge) blocks.push({ type: 'actions', buttons: [purge] });
-  }
   const buckets = chartBuckets(result.grid, summary.buckets, result.window, result.nowMs);
   const chartTitle = `Errors per ${bucketWidthWords(result.grid.widthMs)} (UTC)`;
   const bars = bucketBars(buckets, result.grid.widthMs).join('\n');
@@ -338,6 +356,55 @@ export function renderOriginSummary(result: OriginWindowResult): Reply {
       },
     ],
   };
+}
+
+/** The figures of the window beside those of the earlier windows the platform had every day of. */
+function renderComparison(result: OriginWindowResult): Reply | undefined {
+  const compared = comparisonStates(result);
+  const names = compared.filter((c) => c.available).map((c) => comparisonName(c.window));
+  if (names.length === 0) return undefined;
+  return inChannel(
+    `Origin errors of pull zone ${result.pullZoneId}, ${result.title}, compared with ${names.join(' and ')}`,
+    [
+      { type: 'text', text: md`*Compared with* ${names.join(' and ')}` },
+      { type: 'table', table: comparisonTable(result.summary, compared) },
+    ],
+  );
+}
+
+/** The URLs that failed most, with the form that purges them. */
+function renderTopUrls(result: OriginWindowResult): Reply | undefined {
+  const { summary, pullZoneId } = result;
+  if (summary.topUrls.length === 0) return undefined;
+  const table = topUrlTable(summary, newcomers(summary, comparisonStates(result)).urls);
+  const blocks: ReplyBlock[] = [
+    { type: 'text', text: trusted('*Top URLs*') },
+    { type: 'table', table },
+  ];
+  const notes = [
+    ...(table.columns.some((c) => c.header === 'New') ? [NEW_NOTE] : []),
+    ...(table.columns.some((c) => c.header === 'Count is')
+      ? [md`An upper bound: with this many distinct URLs, the count of the rarest ones is estimated.`]
+      : []),
+  ];
+  if (notes.length > 0) blocks.push({ type: 'context', text: trusted(notes.join(' ')) });
+  // The logs carry paths: the form makes them whole on a hostname of the zone before anything is purged.
+  const purge = purgeFormButton(
+    pullZoneId,
+    summary.topUrls.map((u) => u.url),
+  );
+  if (purge) blocks.push({ type: 'actions', buttons: [purge] });
+  return inChannel(`Top URLs of the origin errors of pull zone ${pullZoneId}, ${result.title}`, blocks);
+}
+
+/**
+ * The thread under the headline, one table a message: the summary with its error codes, the
+ * chart and the CSV; then the comparison with earlier windows; then the top URLs.
+ */
+export function renderOriginThread(result: OriginWindowResult): Reply[] {
+  return [renderOriginSummary(result), renderComparison(result), renderTopUrls(result)].filter(
+    (reply): reply is Reply => reply !== undefined,
+  );
 }
 
 /** The rate now against the previous window of the same length, or why there is none to compare. */
@@ -380,7 +447,7 @@ function edgeNumbersButton(result: OriginWindowResult) {
 
 /**
  * The headline posted in the channel: enough to tell at a glance how bad it is and whether it is
- * getting worse. The summary (renderOriginSummary) with the chart and the CSV is its thread.
+ * getting worse. The summary with the chart and the CSV, and each further breakdown, is its thread.
  */
 export function renderOriginHeadline(result: OriginWindowResult): Reply {
   const { summary, pullZoneId, title, filters } = result;
@@ -416,7 +483,7 @@ export function renderOriginHeadline(result: OriginWindowResult): Reply {
       },
       { type: 'actions', buttons: [edgeNumbersButton(result)] },
     ]),
-    thread: [renderOriginSummary(result)],
+    thread: renderOriginThread(result),
   };
 }
 

@@ -26,7 +26,7 @@ import { cancelJob, runLongJob } from '../shared/long-job.js';
 import { formatUtc } from '../shared/time-args.js';
 import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/window.js';
 import { noDefaultError, withDefaultNote } from '../zones/context.js';
-import { renderShieldSummary, shieldHeadlineFields } from './summary-render.js';
+import { renderShieldSummary, shieldFurtherBreakdowns, shieldHeadlineFields } from './summary-render.js';
 
 const EXPORT_WINDOW_MS = EXPORT_WINDOW_HOURS * 3_600_000;
 
@@ -142,7 +142,7 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
       const comment = `${counted(written.rows, 'Shield event')} of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
       const rows = counted(written.rows, 'row');
       const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
-      // The headline in the channel; the summary and the CSV in its thread.
+      // The headline in the channel; the summary and the CSV in its thread, then each further breakdown.
       return {
         ...inChannel(`Shield events of zone ${zoneId}: ${rows}`, [
           {
@@ -177,6 +177,9 @@ async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | und
               },
             ],
           },
+          ...(written.rows > 0
+            ? shieldFurtherBreakdowns(written.summary, `the Shield events of zone ${zoneId}, ${window}`)
+            : []),
         ],
       };
     },

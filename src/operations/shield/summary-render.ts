@@ -3,9 +3,9 @@
  * by which rule, and when. Dimensions the export has no column for are named, not shown empty.
  */
 import { labelledBars } from '../../reply/bars.js';
-import { inlineCode, oneLine } from '../../reply/escape.js';
+import { inlineCode } from '../../reply/escape.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
-import type { ReplyBlock } from '../../reply/model.js';
+import { inChannel, type Reply, type ReplyBlock, type ReplyTable } from '../../reply/model.js';
 import type { Breakdown, ShieldColumn, ShieldSummary, ShieldTimeline } from '../../reports/shield/summary.js';
 import { formatAgo } from '../shared/time-args.js';
 
@@ -80,6 +80,36 @@ function span(timeline: ShieldTimeline): string {
   return `${at(first)} – ${at(last)} UTC`;
 }
 
+/** The rules that matched most: their id and name as the export wrote them, and the events. */
+function ruleTable(rules: NonNullable<ShieldSummary['byRule']>['rules']): ReplyTable {
+  return {
+    columns: [
+      { header: 'Rule id', kind: 'text' },
+      { header: 'Rule name', kind: 'text' },
+      { header: 'Events', kind: 'number' },
+    ],
+    rows: rules.slice(0, SHOWN).map((rule) => [rule.id, rule.name, rule.count]),
+  };
+}
+
+/** The IPs seen most; a count that may be overstated says so. */
+function ipTable(ips: NonNullable<ShieldSummary['topIps']>['ips']): ReplyTable {
+  const estimated = ips.some((ip) => ip.overcount > 0);
+  return {
+    columns: [
+      { header: 'IP', kind: 'text' },
+      { header: 'Events', kind: 'number' },
+      ...(estimated ? [{ header: 'Count is', kind: 'text' } as const] : []),
+    ],
+    rows: ips.map((ip) => [
+      shownValue(ip.ip),
+      ip.count,
+      ...(estimated ? [ip.overcount > 0 ? 'an upper bound' : 'exact'] : []),
+    ]),
+  };
+}
+
+/** The summary beside the CSV: the counts at a glance and, its one table, the rules that matched. */
 export function renderShieldSummary(summary: ShieldSummary): ReplyBlock[] {
   const fields: { label: string; value: Markup }[] = [
     { label: 'Events', value: md`${count(summary.events)}` },
@@ -92,26 +122,12 @@ export function renderShieldSummary(summary: ShieldSummary): ReplyBlock[] {
 
   if (summary.byRule && summary.byRule.rules.length > 0) {
     const { rules, other } = summary.byRule;
-    const lines = rules.slice(0, SHOWN).map((rule) => md`• ${nest(ruleWords(rule))} ×${count(rule.count)}`);
-    if (rules.length > SHOWN) lines.push(md`• +${rules.length - SHOWN} more rules`);
-    if (other > 0) lines.push(md`• ${count(other)} more events past the ${rules.length} rules counted`);
-    blocks.push({ type: 'text', text: md`*By rule*\n${nest(joinMarkup(lines))}` });
-  }
-
-  if (summary.topIps && summary.topIps.ips.length > 0) {
-    const ips = summary.topIps.ips.slice(0, SHOWN);
-    const width = Math.max(...ips.map((ip) => count(ip.count).length));
-    blocks.push({ type: 'text', text: trusted('*Top IPs*') });
-    blocks.push({
-      type: 'code',
-      // ≈: an upper bound (another IP may have held its place in the count).
-      text: ips
-        .map(
-          (ip) =>
-            `${count(ip.count).padStart(width)}${ip.overcount > 0 ? '≈' : ' '} ${oneLine(shownValue(ip.ip))}`,
-        )
-        .join('\n'),
-    });
+    blocks.push({ type: 'text', text: trusted('*By rule*') });
+    blocks.push({ type: 'table', table: ruleTable(rules) });
+    const more: Markup[] = [];
+    if (rules.length > SHOWN) more.push(md`+${rules.length - SHOWN} more rules.`);
+    if (other > 0) more.push(md`${count(other)} more events past the ${rules.length} rules counted.`);
+    if (more.length > 0) blocks.push({ type: 'context', text: joinMarkup(more, ' ') });
   }
 
   const timeline = summary.timeline;
@@ -139,12 +155,28 @@ export function renderShieldSummary(summary: ShieldSummary): ReplyBlock[] {
     notes.push(
       md`:warning: ${count(timeline.untimed)} event${timeline.untimed === 1 ? ' has' : 's have'} no readable time: in the counts, not in the chart.`,
     );
-  if (summary.topIps?.ips.some((ip) => ip.overcount > 0))
-    notes.push(
-      md`≈ marks an upper bound: with this many distinct IPs the count of the rarest ones is estimated.`,
-    );
   if (notes.length > 0) blocks.push({ type: 'context', text: joinMarkup(notes) });
   return blocks;
+}
+
+/**
+ * The breakdowns after the summary, a message each in its thread (a message holds one table):
+ * the IPs seen most.
+ */
+export function shieldFurtherBreakdowns(summary: ShieldSummary, where: string): Reply[] {
+  const ips = summary.topIps?.ips.slice(0, SHOWN) ?? [];
+  if (ips.length === 0) return [];
+  const table = ipTable(ips);
+  const blocks: ReplyBlock[] = [
+    { type: 'text', text: trusted('*Top IPs*') },
+    { type: 'table', table },
+  ];
+  if (table.columns.some((column) => column.header === 'Count is'))
+    blocks.push({
+      type: 'context',
+      text: md`An upper bound: with this many distinct IPs the count of the rarest ones is estimated.`,
+    });
+  return [inChannel(`Top IPs of ${where}`, blocks)];
 }
 
 /**

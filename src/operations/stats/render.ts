@@ -7,7 +7,15 @@
  */
 import type { EdgeStatistics, StatisticsPoint } from '../../platform/statistics.js';
 import { type Markup, md, mention } from '../../reply/markup.js';
-import { commandButton, ephemeral, inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
+import {
+  commandButton,
+  ephemeral,
+  inChannel,
+  type Reply,
+  type ReplyBlock,
+  type ReplyCell,
+  type ReplyTable,
+} from '../../reply/model.js';
 import { counted, number } from '../../reply/words.js';
 import type { ChartPicture } from '../../reports/chart/render.js';
 import { formatLineValue, type SeriesChart, seriesText } from '../../reports/chart/series.js';
@@ -229,7 +237,48 @@ function previousWords(result: StatsResult): string {
 const title = (result: StatsResult) =>
   `pull zone ${result.pullZoneId}${result.zoneName ? ` (${result.zoneName})` : ''} · ${describeStatsWindow(result.window)}`;
 
-/** The thread: the three charts (or their text) and the CSV of every series. */
+/** A value rounded to `digits` decimals, or empty (a dash) where the platform gave none. */
+const rounded = (value: number | null, digits: number): ReplyCell =>
+  value === null ? '' : Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * Every point of the series, a row each: its time, and the numbers as number columns. The CSV
+ * beside it has them all, with the columns the table leaves out.
+ */
+function seriesTable(result: StatsResult): ReplyTable {
+  const { points } = result.current;
+  const asOf = Math.min(result.window.endMs, result.nowMs);
+  const daily = result.stepMs >= DAY_MS;
+  const dated =
+    points.length > 0 && iso(points[0]!.atMs).slice(0, 10) !== iso(points.at(-1)!.atMs).slice(0, 10);
+  const time = (ms: number) =>
+    daily ? iso(ms).slice(0, 10) : dated ? `${iso(ms).slice(5, 10)} ${clock(ms)}` : clock(ms);
+  return {
+    columns: [
+      { header: daily ? 'Day (UTC)' : 'Hour (UTC)', kind: 'text' },
+      { header: 'Requests', kind: 'number' },
+      { header: 'Bandwidth (MB)', kind: 'number' },
+      { header: 'Cache hit rate %', kind: 'number' },
+      { header: '4xx share %', kind: 'number' },
+      { header: '5xx share %', kind: 'number' },
+      { header: 'Origin response ms', kind: 'number' },
+    ],
+    rows: points.map((point) => [
+      // A point cut by the window's start or still running counts only part of its hour or day.
+      `${time(point.atMs)}${point.atMs < result.window.startMs || point.atMs + result.stepMs > asOf ? ' (partial)' : ''}`,
+      rounded(point.requests, 0),
+      rounded(point.bandwidthBytes === null ? null : point.bandwidthBytes / 1_000_000, 1),
+      rounded(point.cacheHitRate, 1),
+      rounded(shareOf(point.errors4xx, point.requests), 2),
+      rounded(shareOf(point.errors5xx, point.requests), 2),
+      rounded(point.originResponseMs, 0),
+    ]),
+    // Past the rows a message shows, the CSV of every series has them all.
+    file: result.filename,
+  };
+}
+
+/** The thread: the series as a table, the three charts, and the CSV of every series. */
 export function renderStatsThread(result: StatsResult): Reply {
   const charts = statsCharts(result);
   const width = bucketWidthWords(result.stepMs);
@@ -237,12 +286,13 @@ export function renderStatsThread(result: StatsResult): Reply {
     { type: 'header', text: `Edge numbers · ${title(result)}` },
     {
       type: 'context',
-      text: md`${counted(result.current.points.length, `point`)} from the platform, one per ${width} (UTC). The cache hit rate and the error shares are percentages (0–100), as the platform's dashboard shows them; the shares are 4xx and 5xx responses over requests served.`,
+      text: md`${counted(result.current.points.length, `point`)} from the platform, one per ${width} (UTC). The cache hit rate and the error shares are percentages (0–100), as the platform's dashboard shows them; the shares are 4xx and 5xx responses over requests served; bandwidth in MB of 1,000,000 bytes.`,
     },
+    { type: 'table', table: seriesTable(result) },
   ];
+  // A chart not drawn as a picture is left out: the table above has its numbers.
   charts.forEach((chart, index) => {
     const picture = result.pictures?.[index];
-    const text = seriesText(chart).join('\n');
     if (picture)
       blocks.push({
         type: 'image',
@@ -253,13 +303,9 @@ export function renderStatsThread(result: StatsResult): Reply {
           title: chart.title,
           png: picture.png,
           altText: picture.altText,
-          text,
+          text: seriesText(chart).join('\n'),
         },
       });
-    else {
-      blocks.push({ type: 'text', text: md`*${chart.title}*` });
-      blocks.push({ type: 'code', text });
-    }
   });
   if (result.outside)
     blocks.push({
