@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SIGNING_SECRET, startHarness } from '../support/harness.js';
-import { slashCommand } from '../support/payloads.js';
+import { blockActions, slashCommand } from '../support/payloads.js';
 import { signSlackRequest } from '../support/signer.js';
 
 let h: Harness;
@@ -77,6 +77,27 @@ describe('a slash command acknowledged on arrival', () => {
     expect(JSON.parse(child.stdout)).toEqual({ status: 200, body: '' });
     // Once this thread runs again, the app hears of the command and answers it.
     expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('/edge');
+    expect(await ackCount()).toBe(before + 1);
+  });
+
+  it('acknowledges a click by its own thread too while the main thread cannot run, and runs it after', async () => {
+    const responseUrl = h.fake.responseUrl();
+    const { body, contentType } = blockActions({ actionId: 'edge:run', value: 'help', responseUrl });
+    const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, body, contentType });
+    const send = `
+      fetch(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]), body: process.argv[3],
+        signal: AbortSignal.timeout(5000) })
+        .then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))
+        .catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
+    const before = await ackCount();
+    const child = spawnSync(
+      process.execPath,
+      ['-e', send, `${h.baseUrl}/slack/events`, JSON.stringify(headers), body],
+      { encoding: 'utf8', timeout: 15_000 },
+    );
+    expect(JSON.parse(child.stdout)).toEqual({ status: 200, body: '' });
+    expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('/edge');
+    // Timed once, on arrival: the listener's own ack is the no-op of an event acknowledged already.
     expect(await ackCount()).toBe(before + 1);
   });
 

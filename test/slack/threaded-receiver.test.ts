@@ -101,9 +101,9 @@ async function startHearing(options: ReceiverTestOptions = {}) {
   return { url, heard };
 }
 
-/** A block_actions payload: not a slash command, so its listener acknowledges it. */
-const interactive = () => {
-  const payload = JSON.stringify({ type: 'block_actions', actions: [] });
+/** A view_submission payload: neither a slash command nor a click, so its listener acknowledges it. */
+const interactive = (type = 'view_submission') => {
+  const payload = JSON.stringify({ type, actions: [] });
   return {
     body: `payload=${encodeURIComponent(payload)}`,
     contentType: 'application/x-www-form-urlencoded',
@@ -174,6 +174,48 @@ describe('the receiving thread', () => {
     await expect.poll(() => heard.length).toBe(1);
     // The listener's ack is the no-op of an event acknowledged already, and refuses a body.
     await expect(heard[0]!.ack({ text: 'late' } as never)).rejects.toThrow(/acknowledged on arrival/);
+  });
+
+  it('acknowledges a click itself, with no body, so an app that never acknowledges still answers it at once', async () => {
+    const { url, heard } = await startHearing();
+    const response = await postSigned(`${url}/slack/events`, interactive('block_actions'), {
+      signingSecret: SECRET,
+    });
+    expect(response).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => heard.length).toBe(1);
+    await expect(heard[0]!.ack({ text: 'late' } as never)).rejects.toThrow(/acknowledged on arrival/);
+  });
+
+  it('leaves a click to its listener’s ack while too many wait for the main thread, instead of dropping it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const heard: string[] = [];
+    const url = await start(
+      receiverFor(
+        async (event) => {
+          const type = String(
+            (event.body as { type?: string }).type ?? (event.body as { text?: string }).text,
+          );
+          heard.push(type);
+          if (heard.length === 1) await held;
+          else await event.ack();
+        },
+        { maxWaiting: 1 },
+      ),
+    );
+    expect(
+      await postSigned(`${url}/slack/events`, slashCommand({ text: 'first' }), { signingSecret: SECRET }),
+    ).toMatchObject({ status: 200, body: '' });
+    await expect.poll(() => heard).toEqual(['first']);
+    const click = await postSigned(`${url}/slack/events`, interactive('block_actions'), {
+      signingSecret: SECRET,
+    });
+    expect(click).toMatchObject({ status: 200, body: '' });
+    // Answered by its listener's ack on the main thread, past the commands waiting there.
+    expect(heard).toEqual(['first', 'block_actions']);
+    release();
   });
 
   it('answers a command as busy, running nothing, while too many wait for the main thread', async () => {

@@ -44,9 +44,8 @@ export function registerActions(app: App, options: ListenerDeps, deliveries: Del
   app.action<BlockAction<ButtonAction | StaticSelectAction>>(
     /^[a-z0-9.-]+:[a-z0-9-]+(#[\w-]+)?$/,
     async ({ ack, body, action, client, context }) => {
-      const received = performance.now();
+      // Acknowledged on arrival already (ack-thread-messages.ts), and timed there: a no-op.
       await ack();
-      options.metrics.ackObserved((performance.now() - received) / 1000);
       // A button in a modal (the menu): the channel it was opened from is in its metadata.
       const fromHome = body.view?.type === 'home';
       const inView = body.view && !fromHome ? unwrapMetadata(body.view.private_metadata) : undefined;

@@ -1,14 +1,14 @@
 /**
- * Slash commands acknowledged the moment the receiver hands them to the app, before Bolt
- * authorizes them and runs its middleware and every listener's matchers: Socket Mode's way.
+ * Slash commands and clicks acknowledged the moment the receiver hands them to the app, before
+ * Bolt authorizes them and runs its middleware and every listener's matchers: Socket Mode's way.
  * (In HTTP mode the receiving thread acknowledges them before the app hears of them at all:
- * threaded-receiver.ts.) The `/edge` listener always acknowledged with an empty body as its first
- * step, so nothing it learns could change the ack. What else now comes after the ack needs no
+ * threaded-receiver.ts.) The `/edge` and click listeners always acknowledged with an empty body as
+ * their first step, so nothing they learn could change the ack. What else now comes after the ack needs no
  * body in it: `authorize` reads the token checked at start-up and never throws, and the one
  * global middleware (members-only.ts) answers a command it refuses through its response_url.
  */
 import { App, type ReceiverEvent } from '@slack/bolt';
-import { commandAcknowledgedOnArrival } from './ack-thread-messages.js';
+import { acknowledgedOnArrival } from './ack-thread-messages.js';
 
 export interface AckOnArrivalOptions {
   /** The slash commands acknowledged on arrival: those whose listener acks with no body. */
@@ -39,7 +39,7 @@ export class AckOnArrivalApp extends App {
   }
 
   override async processEvent(event: ReceiverEvent): Promise<void> {
-    const command = commandAcknowledgedOnArrival(event.body, this.#arrival.commands);
+    const command = acknowledgedOnArrival(event.body, this.#arrival.commands);
     if (command === undefined) return super.processEvent(event);
     const received = performance.now();
     await event.ack();

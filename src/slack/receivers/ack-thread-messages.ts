@@ -4,14 +4,20 @@
  */
 import { z } from 'zod';
 
+/** What a click is acknowledged as on arrival: Slack reads no body in the ack of a block action. */
+export const BLOCK_ACTIONS = 'block_actions';
+
 /**
- * The command of a slash command's body, when it is one of `commands` (acknowledged on arrival,
- * by the receiving thread or, over Socket Mode, by the app). Anything else, a payload-less
- * Socket Mode envelope included, is left to Bolt's own checks.
+ * What an event acknowledged on arrival is (by the receiving thread or, over Socket Mode, by the
+ * app): the command of a slash command's body when it is one of `commands`, or a click
+ * (block_actions), whose listener acknowledges with no body as its first step and whose ack
+ * Slack takes without one. Anything else, a payload-less Socket Mode envelope included, is left
+ * to Bolt's own checks and its listener's ack.
  */
-export function commandAcknowledgedOnArrival(body: unknown, commands: readonly string[]): string | undefined {
+export function acknowledgedOnArrival(body: unknown, commands: readonly string[]): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { command } = body as { command?: unknown };
+  const { command, type } = body as { command?: unknown; type?: unknown };
+  if (type === BLOCK_ACTIONS) return BLOCK_ACTIONS;
   return typeof command === 'string' && commands.includes(command) ? command : undefined;
 }
 

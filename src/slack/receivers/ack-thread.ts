@@ -1,6 +1,6 @@
 /**
  * The acknowledging thread: Bolt's HTTP receiver (signature check, body limit, ssl_check,
- * url_verification) in a worker thread of its own. The named slash commands are acknowledged
+ * url_verification) in a worker thread of its own. The named slash commands and clicks are acknowledged
  * here with an empty body the moment they are verified; every other event waits for its
  * listener's ack from the main thread, as it would in one thread. An answer's work on the main
  * thread (and that thread's garbage collections) never delays an ack: this thread does nothing else.
@@ -13,8 +13,9 @@ import { parentPort } from 'node:worker_threads';
 import type { App, HTTPReceiver as HTTPReceiverClass, Logger, LogLevel, ReceiverEvent } from '@slack/bolt';
 import {
   type AckThreadData,
+  acknowledgedOnArrival,
+  BLOCK_ACTIONS,
   BOLT_FUNCTION_ACK_MS,
-  commandAcknowledgedOnArrival,
   type FromAckThread,
   type HTTP_LOG_LEVELS,
   ToAckThreadSchema,
@@ -108,7 +109,7 @@ interface Waiting {
   givenUpAt: number;
 }
 const events = new Map<number, Waiting>();
-/** Commands acknowledged here that the main thread has not finished yet. */
+/** Commands and clicks acknowledged here that the main thread has not finished yet. */
 const handedOver = new Set<number>();
 
 /** The answer to a command while too many wait for the main thread: nothing of it runs. */
@@ -289,10 +290,12 @@ const proxy = {
       retryNum: Number.isSafeInteger(event.retryNum) ? event.retryNum : undefined,
       retryReason: event.retryReason,
     };
-    const command = commandAcknowledgedOnArrival(body, data.commands);
-    if (command !== undefined) {
+    const command = acknowledgedOnArrival(body, data.commands);
+    // A click past the limit waits for its listener's ack instead: a click has no busy answer to show.
+    const tooMany = handedOver.size >= data.maxWaiting;
+    if (command !== undefined && !(tooMany && command === BLOCK_ACTIONS)) {
       const received = performance.now();
-      if (handedOver.size >= data.maxWaiting) {
+      if (tooMany) {
         // The main thread is that far behind: say so now instead of queueing without end.
         await event.ack(BUSY);
         reportBusy();

@@ -1,7 +1,7 @@
 /**
  * HTTP mode's receiver: Bolt's HTTPReceiver runs in a worker thread of its own (ack-thread.ts),
- * and the app, its listeners and all their work stay on the main thread. `/edge` is acknowledged
- * over there as soon as it is verified, so a command's ack never waits for an earlier command's
+ * and the app, its listeners and all their work stay on the main thread. `/edge` and clicks are
+ * acknowledged over there as soon as they are verified, so an ack never waits for an earlier command's
  * answer or for a garbage collection of the main thread's heap (bench/ack-open.ts measures the
  * ack's p99 against bare Bolt's). Every other event is acknowledged by its listener, as before,
  * over a message to that thread.
