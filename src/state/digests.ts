@@ -205,7 +205,10 @@ export interface DigestStore {
   claim(claim: DigestClaim, now: number, leaseUntil: number): Promise<boolean>;
   /** Moves the lease of a run still summarising on; false when it was lost. */
   renew(claim: DigestClaim, leaseUntil: number): Promise<boolean>;
-  /** `running → posting`, by the claim's holder only: after this nobody else may post it. */
+  /**
+   * `running → posting`, by the claim's holder only and while the digest still runs (a Stop while it
+   * was summarised posts nothing): after this nobody else may post it.
+   */
   beginPosting(claim: DigestClaim): Promise<boolean>;
   /**
    * Ends a run and moves the digest to its next occurrence. A run that failed before posting
@@ -327,8 +330,9 @@ export function createDigestStore(client: Client): DigestStore {
       const [moved] = await write([
         {
           sql: `UPDATE digest_runs SET state = 'posting'
-                WHERE digest_id = ? AND occurrence_at = ? AND runner = ? AND state = 'running'`,
-          args: [digestId, occurrenceAt, runner],
+                WHERE digest_id = ? AND occurrence_at = ? AND runner = ? AND state = 'running'
+                  AND EXISTS (SELECT 1 FROM digests WHERE id = ? AND state = 'running')`,
+          args: [digestId, occurrenceAt, runner, digestId],
         },
       ]);
       return changed(moved);

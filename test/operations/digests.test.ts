@@ -206,7 +206,9 @@ describe('a digest posts at its local time', () => {
     const posts = digestPosts(channelId).map(textOf);
     expect(posts).toHaveLength(2);
     expect(posts[1]).toContain('between 09:00 yesterday and 09:00 today (UTC)');
-    expect(posts[1]).toContain('posted late: it was due at Thu 2026-11-26 09:00 UTC');
+    expect(posts[1]).toContain(
+      'posted late: it was due at Thu 2026-11-26 09:00 UTC; 2 earlier ones were missed while the bot was not running, and not posted',
+    );
     await tickAt('2026-11-27T09:00:00.000Z');
     const next = digestPosts(channelId).map(textOf);
     expect(next).toHaveLength(3);

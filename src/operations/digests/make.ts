@@ -40,7 +40,7 @@ export interface DigestMakerDeps extends OriginWindowDeps {
 /** What an occurrence posts, and how its run is recorded. */
 export interface DigestPost {
   reply: Reply;
-  outcome: 'posted' | 'quiet';
+  outcome: 'posted' | 'quiet' | 'failed';
   /** Counted in the period, for the audit row. */
   count: number;
 }

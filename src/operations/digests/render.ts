@@ -87,15 +87,19 @@ export function digestContext(digest: Digest, note: OccurrenceNote): ReplyBlock 
   ];
   if (note.late)
     parts.push(
-      md`:hourglass: Posted late: it was due at ${formatLocal(note.occurrenceAt, digest.timeZone)}, when the bot was not running.${note.missed > 0 ? ` ${note.missed} earlier ${note.missed === 1 ? 'one was' : 'ones were'} missed too and ${note.missed === 1 ? 'is' : 'are'} not posted.` : ''}`,
+      md`:hourglass: Posted late: it was due at ${formatLocal(note.occurrenceAt, digest.timeZone)}.${note.missed > 0 ? ` ${note.missed} earlier ${note.missed === 1 ? 'one was' : 'ones were'} missed while the bot was not running, and ${note.missed === 1 ? 'is' : 'are'} not posted.` : ''}`,
     );
   return { type: 'context', text: joinMarkup(parts) };
 }
 
 /** A period with nothing to report, in one line, so that silence never stands for a broken digest. */
 export function quietLine(digest: Digest, text: string, note: OccurrenceNote, caveat?: string): Reply {
+  const missed =
+    note.missed > 0
+      ? `; ${note.missed} earlier ${note.missed === 1 ? 'one was' : 'ones were'} missed while the bot was not running, and not posted`
+      : '';
   const late = note.late
-    ? ` (posted late: it was due at ${formatLocal(note.occurrenceAt, digest.timeZone)})`
+    ? ` (posted late: it was due at ${formatLocal(note.occurrenceAt, digest.timeZone)}${missed})`
     : '';
   const line = `${text}${late}.${caveat ? ` ${caveat}` : ''}`;
   return inChannel(line, [{ type: 'text', text: md`:calendar: ${line}` }]);

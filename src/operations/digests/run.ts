@@ -32,7 +32,7 @@ import {
 
 /** How long a claim holds without being renewed: a replica that died summarising loses it then. */
 export const CLAIM_LEASE_MS = 10 * 60_000;
-/** Posted later than this after its time, an occurrence says it is late. */
+/** Found due later than this after its time, an occurrence says it is late. */
 export const LATE_AFTER_MS = 5 * 60_000;
 
 export interface DigestRunnerDeps extends DigestMakerDeps {
@@ -92,7 +92,7 @@ function failurePost(digest: Digest, note: OccurrenceNote, period: string, error
       digestContext(digest, note),
       { type: 'text', text: md`:warning: The digest ${period} could not be made: ${why}` },
     ]),
-    outcome: 'posted',
+    outcome: 'failed',
     count: 0,
   };
 }
@@ -139,12 +139,16 @@ async function makePost(
 /** Posts what was made, once: only the claim's holder moves it to posting, and then nobody else may. */
 async function post(state: DigestRunnerState, digest: Digest, claim: DigestClaim, made: DigestPost) {
   const { store, messenger, logger } = state;
-  if (!messenger || state.closed || !(await store.beginPosting(claim))) {
+  if (!messenger || state.closed) {
     await discard(made.reply);
-    logger.info('a digest was not posted: another replica holds it, or the bot is stopping', {
+    return undefined;
+  }
+  if (!(await store.beginPosting(claim))) {
+    await discard(made.reply);
+    logger.info('a digest was not posted: it was stopped meanwhile, or another replica holds it', {
       digest: digest.id,
     });
-    return undefined;
+    return 'dropped' as const;
   }
   try {
     await messenger.postToChannel(digest.channelId, made.reply);
@@ -185,8 +189,11 @@ async function audit(
   });
 }
 
-/** Runs the digest's latest occurrence that has come, if this replica claims it. */
-export async function runOccurrence(state: DigestRunnerState, due: Digest): Promise<void> {
+/**
+ * Runs the digest's latest occurrence that has come, if this replica claims it. `foundAt`: when
+ * the runner found it due; found more than LATE_AFTER_MS after its time, it says it is late.
+ */
+export async function runOccurrence(state: DigestRunnerState, due: Digest, foundAt: number): Promise<void> {
   const { store, now, instanceId } = state;
   const schedule = scheduleOf(due);
   const startedAt = now();
@@ -210,7 +217,7 @@ export async function runOccurrence(state: DigestRunnerState, due: Digest): Prom
   const note: OccurrenceNote = {
     occurrenceAt,
     postedAt: startedAt,
-    late: startedAt - occurrenceAt > LATE_AFTER_MS,
+    late: foundAt - occurrenceAt > LATE_AFTER_MS,
     missed: occurrencesBetween(schedule, due.nextRunAt, occurrenceAt),
     nextAt,
   };
@@ -218,6 +225,8 @@ export async function runOccurrence(state: DigestRunnerState, due: Digest): Prom
   if (!made) return;
   const end = await post(state, digest, claim, made);
   if (!end) return;
+  // Stopped while it was summarised: the claim, if still ours, ends unposted, and nothing is audited.
+  if (end === 'dropped') return store.finish(claim, 'failed', now(), nextAt);
   await store.finish(claim, end, now(), nextAt);
   await audit(state, digest, note, end, made);
   state.logger.info('digest posted', { digest: digest.id, outcome: end, late: note.late });

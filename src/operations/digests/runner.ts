@@ -38,12 +38,13 @@ function byZone(due: readonly Digest[]): Digest[][] {
 
 async function pass(state: DigestRunnerState, concurrency: number): Promise<void> {
   if (state.closed || !state.messenger) return;
-  const waiting = byZone(await state.store.due(state.now()));
+  const foundAt = state.now();
+  const waiting = byZone(await state.store.due(foundAt));
   const worker = async () => {
     for (let group = waiting.shift(); group && !state.closed; group = waiting.shift())
       for (const digest of group) {
         if (state.closed) return;
-        await runOccurrence(state, digest).catch((error: unknown) =>
+        await runOccurrence(state, digest, foundAt).catch((error: unknown) =>
           state.logger.warn('a digest run failed', { digest: digest.id, error }),
         );
       }
