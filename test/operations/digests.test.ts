@@ -134,6 +134,10 @@ describe('setting, listing and stopping a digest', () => {
     expect(await refusal('digest shield 5101 --at 09:00 --filter country:near:DE')).toContain(
       '--filter operator',
     );
+    // The group word alone is its help.
+    const help = answered(await bed.run('digest', { channelId: newChannel() }));
+    expect(help).toContain('/edge digest logs PULLZONE_ID --at HH:MM');
+    expect(help).toContain('/edge digest shield SHIELD_ZONE_ID --at HH:MM');
     // Any spelling of a zone the database knows is taken, as the database spells it.
     const { set } = await setDigest(`digest logs ${quietZone()} --at 7:30 --tz america/new_york`);
     expect(textOf(set)).toContain('every day at 07:30 America/New_York');

@@ -65,7 +65,7 @@ const scheduleFlags = {
 export const digestLogs = defineOperation({
   id: 'digest.set',
   words: ['digest', 'logs'],
-  usage: '/edge digest logs PULLZONE_ID --at HH:MM [--tz Area/City] [--every day|weekday|week]',
+  usage: '/edge digest logs PULLZONE_ID --at HH:MM [--tz Europe/Berlin] [--every day|weekday|week]',
   summary:
     'post a summary of a pull zone’s origin errors in this channel at a local time every day, weekday or week, covering the time since the one before',
   example: '/edge digest logs 308006 --at 09:00 --tz Europe/Berlin --every weekday',
@@ -90,7 +90,7 @@ export const digestShield = defineOperation({
   id: 'digest.set',
   words: ['digest', 'shield'],
   usage:
-    '/edge digest shield SHIELD_ZONE_ID --at HH:MM [--tz Area/City] [--every day|weekday|week] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
+    '/edge digest shield SHIELD_ZONE_ID --at HH:MM [--tz Europe/Berlin] [--every day|weekday|week] [--query TEXT] [--filter FIELD:OP:V1,V2]…',
   summary:
     'post a summary of a Shield zone’s events in this channel at a local time every day, weekday or week, with the CSV (the last 71 hours at most)',
   example: '/edge digest shield 5101 --at 08:30 --tz America/New_York --filter action:eq:block',
