@@ -10,6 +10,7 @@ import { benchAuditExport } from './audit-export.js';
 import { benchAuditVerify } from './audit-verify.js';
 import { benchChart } from './chart.js';
 import { benchDbQuery, benchDbQueryValues } from './db-query.js';
+import { benchDigests } from './digests.js';
 import { benchExport } from './export.js';
 import { benchLogs } from './logs.js';
 import { benchLogsRepeat } from './logs-repeat.js';
@@ -83,6 +84,11 @@ const BENCHMARKS: Benchmark[] = [
     name: 'audit-export',
     what: 'peak RSS and longest event-loop delay while 100,000 audit rows are exported',
     load: async () => benchAuditExport,
+  },
+  {
+    name: 'digests',
+    what: 'ten digests of ten 1,000,000-entry zones due at one minute vs those summaries back to back',
+    load: async () => benchDigests,
   },
 ];
 

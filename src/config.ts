@@ -126,6 +126,11 @@ const rawEnvSchema = z.object({
   ),
   EDGEOPS_LOG_CACHE: byteSize('1GB', 1024 ** 4),
   EDGEOPS_LOG_CACHE_DIR: optionalString,
+  EDGEOPS_MAX_DIGESTS_PER_USER: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100).default(5),
+  ),
+  EDGEOPS_MAX_DIGESTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1000).default(50)),
 });
 
 /** Every environment variable the configuration reads (for .env.example and the docs). */
@@ -170,6 +175,8 @@ export interface Config {
   watches: { minEveryMs: number; perUser: number; perWorkspace: number; callsPerMinute: number };
   /** Origin-log day files kept on disk for repeated questions: at most `maxBytes`, in `dir`. */
   logCache: { maxBytes: number; dir: string };
+  /** Scheduled digests (`/edge digest`): the running ones allowed per person and in the workspace. */
+  digests: { perUser: number; perWorkspace: number };
 }
 
 /** A start-up configuration problem: one line naming the variable, never its value. */
@@ -287,6 +294,7 @@ export function loadConfig(
       maxBytes: e.EDGEOPS_LOG_CACHE,
       dir: e.EDGEOPS_LOG_CACHE_DIR ?? join(tmpdir(), 'edgeops-log-cache'),
     },
+    digests: { perUser: e.EDGEOPS_MAX_DIGESTS_PER_USER, perWorkspace: e.EDGEOPS_MAX_DIGESTS },
   };
 }
 

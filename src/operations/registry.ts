@@ -7,6 +7,7 @@ import { audit } from './audit.js';
 import { dbExec, dbExecGate } from './db/exec.js';
 import { dbQuery } from './db/query.js';
 import { dbTokensCreate, dbTokensInvalidate, tokenCreateGate, tokenInvalidateGate } from './db/tokens.js';
+import { digestLogs, digestShield, digests } from './digests/digest.js';
 import type { AnyOperation, CommandForm } from './engine/types.js';
 import { home } from './home/operation.js';
 import { libraryCreate } from './library.js';
@@ -57,6 +58,9 @@ export const operations: readonly AnyOperation[] = [
   stats,
   purgeUrl,
   purgeZone,
+  digestLogs,
+  digestShield,
+  digests,
 ];
 
 /** Forms that stand for a command line: the message shortcut's "Investigate", and each command's own. */

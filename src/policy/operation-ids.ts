@@ -24,6 +24,8 @@ export const OPERATION_IDS = [
   'stats.view',
   'purge.url',
   'purge.zone',
+  'digest.set',
+  'digest.list',
 ] as const;
 
 export type OperationId = (typeof OPERATION_IDS)[number];

@@ -11,6 +11,7 @@ import {
   remindersAndReasonsMigration,
 } from '../approvals/migration.js';
 import { channelDefaultsMigration } from '../state/channel-defaults.js';
+import { digestsMigration } from '../state/digests.js';
 import { auditAndClaimsMigration, type Migration } from '../state/migrations.js';
 import { secretMessagesStatements } from '../state/secret-messages.js';
 import { watchApprovalMigration, watchesMigration } from '../watches/migration.js';
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   lockPerRequesterMigration,
   escalationAndSecretMessagesMigration,
   watchApprovalMigration,
+  digestsMigration,
 ];

@@ -10,6 +10,12 @@ import { configSecrets } from '../config.js';
 import { createCustomerDatabase } from '../database/customer-database.js';
 import { type ApprovalFlow, createApprovalFlow } from '../operations/approvals/flow.js';
 import { type HeldReplay, heldGate } from '../operations/approvals/held.js';
+import {
+  createDigestRunner,
+  type DigestRunner,
+  type DigestRunnerOptions,
+} from '../operations/digests/runner.js';
+import { createDigestDesk } from '../operations/digests/service.js';
 import { createTtlCache } from '../operations/engine/cache.js';
 import { createEngine, type Engine } from '../operations/engine/engine.js';
 import { createJobRegistry, type ProgressTiming } from '../operations/engine/jobs.js';
@@ -18,7 +24,13 @@ import { createSharedAnswers } from '../operations/engine/shared-answers.js';
 import type { Services } from '../operations/engine/types.js';
 import { createHomeContent } from '../operations/home/content.js';
 import { homeDrawer } from '../operations/home/draw.js';
-import { createHomeRefresher, refreshingApprovals, refreshingWatches } from '../operations/home/refresh.js';
+import {
+  createHomeRefresher,
+  type HomeRefresher,
+  refreshingApprovals,
+  refreshingDigests,
+  refreshingWatches,
+} from '../operations/home/refresh.js';
 import { createKeptOriginDays } from '../operations/logs/kept-days.js';
 import { commandForms, gatedOperations, operations, wordAliases } from '../operations/registry.js';
 import { createWatchPoller, type WatchPoller } from '../operations/watches/poller.js';
@@ -39,8 +51,9 @@ import { sweepTemporaryFiles } from '../reports/csv/temp-file.js';
 import { createReportPool } from '../reports/pool.js';
 import { SecretRegistry } from '../secrets/registry.js';
 import { createAuditLog } from '../state/audit.js';
+import { createDigestStore } from '../state/digests.js';
 import { createSecretMessages } from '../state/secret-messages.js';
-import { openStateStore } from '../state/store.js';
+import { openStateStore, type StateStore } from '../state/store.js';
 import { createLogger, type Logger } from '../telemetry/log.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import type { Clock } from '../time/clock.js';
@@ -74,6 +87,8 @@ export interface RuntimeOptions {
   charts?: Pick<ChartRendererOptions, 'timeoutMs' | 'fontFile'>;
   /** How often (real time) the watch poller wakes to look for due watches; tests tick it by hand. */
   watchTickMs?: number;
+  /** How often (real time) the digest runner wakes to look for due digests; tests tick it by hand. */
+  digestTickMs?: number;
   /** How long changes are gathered before the Homes they concern are drawn again. */
   homeRefreshDelayMs?: number;
   /** The clock every part of the bot reads; main passes the system clock, tests a pinned one. */
@@ -92,12 +107,42 @@ export interface Runtime {
   logger: Logger;
   /** Polls the watches this replica holds the lease of; tests call tick() after moving the clock. */
   watchPoller: WatchPoller;
+  /** Posts the digests whose time has come, each occurrence once; tests call tick() after moving the clock. */
+  digestRunner: DigestRunner;
   /**
    * Starts the approval sweep (expiry, crash recovery) with a surface that can update cards
    * and send DMs outside any request; runs one sweep at once.
    */
   startBackground(messenger: Messenger): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Digests: their store (which redraws Homes), the desk the commands call, and the runner that posts them. */
+function createDigests(
+  options: RuntimeOptions,
+  deps: Omit<DigestRunnerOptions, 'store'> & { state: StateStore; homes: HomeRefresher },
+) {
+  const store = refreshingDigests(createDigestStore(deps.state.client), deps.homes);
+  return {
+    store,
+    desk: createDigestDesk({ ...deps, store, limits: options.config.digests }),
+    runner: createDigestRunner({ ...deps, store, tickMs: options.digestTickMs }),
+  };
+}
+
+/** Expires and recovers approvals, then refreshes the approvals-by-state gauge. */
+async function sweepApprovals(
+  deps: { approvals: ApprovalFlow; state: StateStore; metrics: Metrics; logger: Logger },
+  surface: Messenger,
+): Promise<void> {
+  try {
+    await deps.approvals.sweep(surface);
+    await deps.state.purgeClaims();
+    const counts = await deps.approvals.countByState();
+    for (const [name, count] of Object.entries(counts)) deps.metrics.setApprovals(name, count);
+  } catch (error) {
+    deps.logger.warn('approval sweep failed', { error });
+  }
 }
 
 // One piece: the composition root's assembly of every service, in the order each needs the others.
@@ -199,23 +244,23 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const reports = createReportPool();
   const keptDays = await createKeptOriginDays({ ...config.logCache, now, logger, platform });
   const watchStore = refreshingWatches(createWatchStore(state.client), homes);
+  // What the background work (watches, digests) reads and posts with, outside any request.
+  const background = { platform, authorizer, audit, logger, now, instanceId };
   const watchPoller = createWatchPoller({
+    ...background,
     store: watchStore,
-    platform,
-    authorizer,
-    audit,
-    logger,
     metrics,
-    now,
-    instanceId,
     callsPerMinute: config.watches.callsPerMinute,
     tickMs: options.watchTickMs,
   });
+  const charts = createChartRenderer({ logger, pool: reports, ...options.charts });
+  const digests = createDigests(options, { ...background, state, homes, keptDays, reports, charts });
   const { show: showHome } = createHomeContent({
     approvals: approvalService,
     mayApprove: approvals.mayApprove,
     audit,
     watches: watchStore,
+    digests: digests.store,
     gated: gates,
     now,
   });
@@ -238,12 +283,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     shared: createSharedAnswers({ now }),
     reports,
     database,
-    charts: createChartRenderer({ logger, pool: reports, ...options.charts }),
+    charts,
     zones: createZoneDirectory({ platform, now, logger }),
     watches: createWatchDesk({ store: watchStore, authorizer, audit, logger, limits: config.watches, now }),
     home: { show: showHome, refresher: homes },
     now,
     keptDays,
+    digests: digests.desk,
   };
   engine = createEngine({
     operations,
@@ -258,17 +304,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
 
   let sweeper: NodeJS.Timeout | undefined;
-  /** Expires and recovers approvals, then refreshes the approvals-by-state gauge. */
-  const sweep = async (surface: Messenger) => {
-    try {
-      await approvals.sweep(surface);
-      await state.purgeClaims();
-      const counts = await approvals.countByState();
-      for (const [name, count] of Object.entries(counts)) metrics.setApprovals(name, count);
-    } catch (error) {
-      logger.warn('approval sweep failed', { error });
-    }
-  };
+  const sweep = (surface: Messenger) => sweepApprovals({ approvals, state, metrics, logger }, surface);
 
   return {
     engine,
@@ -280,10 +316,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     secrets,
     logger,
     watchPoller,
+    digestRunner: digests.runner,
     async startBackground(surface) {
       await sweep(surface);
       // A restart resumes every watch: the poller takes the leases nobody renews.
       watchPoller.start(surface);
+      // And every digest: an occurrence missed meanwhile is posted once, late.
+      digests.runner.start(surface);
       sweeper = setInterval(() => void sweep(surface), options.sweepIntervalMs ?? 30_000);
       sweeper.unref();
     },
@@ -291,6 +330,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (sweeper) clearInterval(sweeper);
       homes.close();
       await watchPoller.close();
+      await digests.runner.close();
       jobs.close();
       await reports.close();
       await keptDays.close();

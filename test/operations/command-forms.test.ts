@@ -130,6 +130,17 @@ const ROWS: readonly { key: string; typed: string; values: ModalValues }[] = [
     typed: 'purge zone 308006 --tag product-42',
     values: { PULLZONE_ID: '308006', '--tag': 'product-42' },
   },
+  {
+    key: 'digest.logs',
+    typed: 'digest logs 308006 --at 09:00 --tz Europe/Berlin --every weekday',
+    values: { PULLZONE_ID: '308006', '--at': '09:00', '--tz': 'Europe/Berlin', '--every': 'weekday' },
+  },
+  {
+    key: 'digest.shield',
+    typed: 'digest shield 5101 --at 08:30 --query wp-login --filter action:eq:block',
+    values: { SHIELD_ZONE_ID: '5101', '--at': '08:30', '--query': 'wp-login', '--filter': 'action:eq:block' },
+  },
+  { key: 'digests', typed: 'digests', values: {} },
 ];
 
 describe('a form for every command', () => {

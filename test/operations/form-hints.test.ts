@@ -78,7 +78,8 @@ function untouched(form: ModalSpec): ModalValues {
 const NEEDED: Readonly<Record<string, ModalValues>> = {
   '--to': { '--from': '-6h' },
 };
-const ZONES: ModalValues = { PULLZONE_ID: '308006', SHIELD_ZONE_ID: '5101' };
+/** What forms need whatever field is tried: the zone they are about, and a digest's time. */
+const ZONES: ModalValues = { PULLZONE_ID: '308006', SHIELD_ZONE_ID: '5101', '--at': '09:00' };
 
 interface Opened {
   form: ModalSpec;

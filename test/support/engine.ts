@@ -340,6 +340,7 @@ export async function startEngineTestbed(
     charts: options.charts,
     // Never by itself on the real clock: tests move the pinned one and tick the poller.
     watchTickMs: 3_600_000,
+    digestTickMs: 3_600_000,
   });
   forgetKeptDaysOnKnobs(sandbox, runtime.services.keptDays);
   const board = messageBoard();
@@ -406,6 +407,38 @@ export async function startEngineTestbed(
     async close() {
       await runtime.close();
       await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Another replica of a testbed's bot: its own runtime on the same state database, sandbox and clock. */
+export interface EngineReplica {
+  runtime: Runtime;
+  /** What its background work posts through, onto the testbed's board. */
+  messenger: RecordingSurface;
+  close(): Promise<void>;
+}
+
+export async function startReplica(bed: EngineTestbed): Promise<EngineReplica> {
+  const secrets = new SecretRegistry();
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-replica-'));
+  const runtime = await createRuntime({
+    // Its own kept days, as on another host.
+    config: { ...bed.config, logCache: { ...bed.config.logCache, dir: join(dir, 'log-cache') } },
+    platform: bed.config.platform!,
+    secrets,
+    logger: createLogger({ level: 'debug', secrets, clock: bed.clock, write: (line) => bed.logs.push(line) }),
+    now: bed.clock,
+    watchTickMs: 3_600_000,
+    digestTickMs: 3_600_000,
+  });
+  forgetKeptDaysOnKnobs(bed.sandbox, runtime.services.keptDays);
+  return {
+    runtime,
+    messenger: recordingSurface({ board: bed.board }),
+    async close() {
+      await runtime.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

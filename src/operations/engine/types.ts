@@ -92,6 +92,34 @@ export interface WatchDesk {
   snooze(ctx: RunContext, watchId: string, options?: WatchClick): Promise<Reply | undefined>;
 }
 
+/** What `/edge digest logs` and `/edge digest shield` ask for, parsed. */
+export interface DigestRequest {
+  kind: 'logs' | 'shield';
+  /** The pull zone (logs) or the Shield zone (shield). */
+  zoneId: number;
+  /** Minutes after local midnight. */
+  atMinute: number;
+  /** An IANA zone, as the zone database spells it. */
+  timeZone: string;
+  every: 'day' | 'weekday' | 'week';
+  /** Shield only: the export's `--query`. */
+  query?: string;
+  /** Shield only: the export's `--filter` values as typed, each already checked. */
+  filters: string[];
+}
+
+/** Digests as operations call them; operations/digests/service.ts implements it. */
+export interface DigestDesk {
+  set(ctx: RunContext, request: DigestRequest): Promise<Reply | undefined>;
+  /** This channel's running digests, with who set them, when each comes next and Stop buttons. */
+  list(ctx: RunContext, stopActionId: string): Promise<Reply>;
+  /**
+   * Stops a digest for its owner or whoever holds digest.set in its channel. `fromHome`: the click
+   * came from the Home, in no channel of its own, so the digest's channel is checked whatever ctx says.
+   */
+  stop(ctx: RunContext, digestId: string, options?: { fromHome?: boolean }): Promise<Reply | undefined>;
+}
+
 /** Where a click on a watch's Stop or Snooze came from. */
 export interface WatchClick {
   /** The Home, in no channel of its own: the watch's channel is checked whatever ctx says. */
@@ -144,6 +172,8 @@ export interface Services {
   now: () => number;
   /** Origin-log days kept on disk: asking again about the same zone and days downloads nothing. */
   keptDays: KeptOriginDays;
+  /** Scheduled digests, each occurrence posted by one replica. */
+  digests: DigestDesk;
 }
 
 export interface Caller {

@@ -12,6 +12,7 @@ import { channelRef, joinMarkup, type Markup, md, mention, nest, trusted } from 
 import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import type { AuditLog } from '../../state/audit.js';
+import type { DigestStore } from '../../state/digests.js';
 import type { WatchStore } from '../../watches/store.js';
 import {
   APPROVAL_ACTIONS,
@@ -23,6 +24,7 @@ import {
 } from '../approvals/card.js';
 import type { GatedOperation } from '../approvals/gate.js';
 import { requestLines } from '../audit.js';
+import { describeDigest, describeWhen, formatLocal } from '../digests/render.js';
 import type { HomeViewer } from '../engine/types.js';
 import { formatClock, formatUtc } from '../shared/time-args.js';
 import { describeWatchFilters } from '../watches/render.js';
@@ -39,6 +41,8 @@ export const HOME_OWN_SHOWN = 5;
 export const HOME_ACTIONS_SHOWN = 10;
 /** Running watches shown with their Stop buttons. */
 export const HOME_WATCHES_SHOWN = 3;
+/** Digests shown with their Stop buttons. */
+export const HOME_DIGESTS_SHOWN = 3;
 /** Characters of a request's description and reason in a list; its card shows them whole. */
 const LINE_PART_MAX = 160;
 /** Pending requests read at most: the approval service lists no more in one go. */
@@ -50,12 +54,17 @@ export interface HomeContentOptions {
   mayApprove: (request: ApprovalRequest, userId: string) => Promise<boolean>;
   audit: AuditLog;
   watches: WatchStore;
+  digests: DigestStore;
   gated: readonly GatedOperation[];
   now: () => number;
 }
 
 /** The Home's own buttons: `home:…`, so that they are allowed wherever the Home is. */
-export const HOME_ACTIONS = { approvals: 'home:approvals', stop: 'home:stop' } as const;
+export const HOME_ACTIONS = {
+  approvals: 'home:approvals',
+  stop: 'home:stop',
+  stopDigest: 'home:stop-digest',
+} as const;
 
 /** "3 more are not shown here", with a button that lists them all. */
 function moreBlocks(hidden: number, atLeast: boolean, what: string): ReplyBlock[] {
@@ -80,6 +89,37 @@ function requestLine(request: ApprovalRequest, op: GatedOperation | undefined, n
   const who = mine ? trusted('') : md` · asked by ${nest(mention(request.requester))}`;
   const reason = request.reason ? md`\nReason: ${shortened(request.reason)}` : trusted('');
   return md`*${shortened(describeRequest(request, op))}*${nest(who)} · ${request.approvals.length} of ${request.required} approvals\n${timingText(request, now)} · ${request.id}${nest(reason)}`;
+}
+
+/** The viewer's own digests, with Stop, wherever they post. */
+async function ownDigests(digests: DigestStore, userId: string): Promise<ReplyBlock[]> {
+  const mine = (await digests.running()).filter((digest) => digest.owner === userId);
+  const blocks: ReplyBlock[] = [{ type: 'header', text: `Your digests (${mine.length})` }];
+  if (mine.length === 0) blocks.push({ type: 'text', text: trusted('_You have no digest set._') });
+  for (const digest of mine.slice(0, HOME_DIGESTS_SHOWN))
+    blocks.push(
+      {
+        type: 'text',
+        text: md`${describeDigest(digest)}, ${describeWhen(digest)}, in ${nest(channelRef(digest.channelId))} · next ${formatLocal(digest.nextRunAt, digest.timeZone)}`,
+      },
+      {
+        type: 'actions',
+        buttons: [
+          {
+            text: 'Stop',
+            actionId: `${HOME_ACTIONS.stopDigest}#${digest.id}`,
+            value: digest.id,
+            style: 'danger',
+          },
+        ],
+      },
+    );
+  if (mine.length > HOME_DIGESTS_SHOWN)
+    blocks.push({
+      type: 'context',
+      text: md`${counted(mine.length - HOME_DIGESTS_SHOWN, 'more digest')} not shown here; \`/edge digests\` in its channel lists it.`,
+    });
+  return blocks;
 }
 
 export function createHomeContent(options: HomeContentOptions) {
@@ -222,6 +262,7 @@ export function createHomeContent(options: HomeContentOptions) {
         ...(await requestSections(viewer, now)),
         ...(await recentActions(viewer.userId)),
         ...(await runningWatches(viewer.userId, nowMs)),
+        ...(await ownDigests(options.digests, viewer.userId)),
         ...(await mayRun(viewer)),
         { type: 'context', text: md`As of ${formatClock(nowMs, nowMs)}.` },
       ];

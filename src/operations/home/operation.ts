@@ -17,7 +17,7 @@ export const home = defineOperation({
   run: (ctx) => ctx.services.home.show({ ...ctx, permalink: (ref) => ctx.surface.permalink(ref) }),
   // The Home's buttons run as part of it, allowed wherever the Home is (a Home click answers in
   // the app's DM, where grants and channels would refuse what the Home itself offers).
-  changes: { interactions: ['stop'] },
+  changes: { interactions: ['stop', 'stop-digest'] },
   actions: {
     /**
      * "Show all waiting for you" / "Show all of yours": the Home's two lists whole, privately. Its
@@ -27,5 +27,7 @@ export const home = defineOperation({
     approvals: (ctx) => ctx.services.approvals.list(ctx, false, 'yours'),
     /** Stop on a watch: checked against watch.logs in the watch's own channel. */
     stop: (ctx, value) => ctx.services.watches.stop(ctx, value, { fromHome: true }),
+    /** Stop on a digest: for its owner, or whoever holds digest.set in its channel. */
+    'stop-digest': (ctx, value) => ctx.services.digests.stop(ctx, value, { fromHome: true }),
   },
 });

@@ -12,6 +12,7 @@ import { type ApprovalRequest, isEscalated } from '../../approvals/machine.js';
 import type { ApprovalService } from '../../approvals/service.js';
 import type { GroupMembership } from '../../policy/groups.js';
 import type { Reply } from '../../reply/model.js';
+import type { DigestStore } from '../../state/digests.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { WatchStore } from '../../watches/store.js';
 import type { HomePublisher, HomeRedraws } from '../engine/ports.js';
@@ -250,6 +251,23 @@ export function refreshingWatches(store: WatchStore, refresher: HomeRefresher): 
     async insert(watch, caps) {
       const outcome = await store.insert(watch, caps);
       if (outcome.inserted) refresher.changed([watch.owner]);
+      return outcome;
+    },
+    async end(id, reason, by, at) {
+      const ended = await store.end(id, reason, by, at);
+      if (ended) refresher.changed([ended.owner]);
+      return ended;
+    },
+  };
+}
+
+/** The digest store, telling the refresher when a digest is set or stops (by a click or the runner). */
+export function refreshingDigests(store: DigestStore, refresher: HomeRefresher): DigestStore {
+  return {
+    ...store,
+    async insert(digest, caps) {
+      const outcome = await store.insert(digest, caps);
+      if (outcome.inserted) refresher.changed([digest.owner]);
       return outcome;
     },
     async end(id, reason, by, at) {

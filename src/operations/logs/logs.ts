@@ -4,20 +4,23 @@ import { PlatformError } from '../../platform/errors.js';
 import { closestName } from '../../policy/suggest.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
+import type { ChartRenderer } from '../../reports/chart/render.js';
 import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
 import { originErrorsFilename, originErrorsWindowFilename } from '../../reports/filenames.js';
 import { ORIGIN_ERROR_CODES } from '../../reports/origin/entry.js';
 import type { OriginDayOpener, OriginFilters, OriginSummary } from '../../reports/origin/summary.js';
 import { summariseOriginErrors } from '../../reports/origin/summary.js';
 import { statusFilterOf } from '../../reports/origin/tally.js';
-import { bucketGrid, chartBuckets, planOriginFetch } from '../../reports/origin/window.js';
+import { type BucketGrid, bucketGrid, chartBuckets, planOriginFetch } from '../../reports/origin/window.js';
+import type { ReportPool } from '../../reports/pool.js';
+import type { Logger } from '../../telemetry/log.js';
 import { UserFacingError } from '../engine/errors.js';
 import type { SharedOutcome } from '../engine/shared-answers.js';
 import { defineOperation, type ParseResult, type RunContext } from '../engine/types.js';
-import { cancelJob, runLongJob } from '../shared/long-job.js';
+import { cancelJob, type Job, runLongJob } from '../shared/long-job.js';
 import { joinedNote, pointerReply } from '../shared/pointer.js';
 import { noDefaultError } from '../zones/context.js';
-import type { OriginDayBody } from './kept-days.js';
+import type { KeptOriginDays, OriginDayBody } from './kept-days.js';
 import { type OriginWindowResult, renderNothingFound, renderOriginHeadline } from './render.js';
 import { describeLogsWindow, formatLength, type LogsWindow, parseLogsWindow } from './window.js';
 
@@ -119,114 +122,158 @@ async function* emptyDay(): AsyncGenerator<Uint8Array> {
   yield Buffer.from('{}');
 }
 
+/** What reading an origin-log window needs, with or without a request to answer: digests read them too. */
+export interface OriginWindowDeps {
+  now: () => number;
+  keptDays: KeptOriginDays;
+  reports: ReportPool;
+  charts: ChartRenderer;
+  logger: Logger;
+}
+
+/** A window to read: the zone, the window and its filters, its title, and whom the answer names. */
+export type OriginWindowAsk = LogsArgs & {
+  /** The window in words, as the answer titles it. */
+  title: string;
+  /** The chart's buckets; by default as wide as the window's length calls for. */
+  grid?: BucketGrid;
+  requester: string;
+};
+
+export const originWindowDeps = (ctx: RunContext): OriginWindowDeps => ({
+  now: ctx.services.now,
+  keptDays: ctx.services.keptDays,
+  reports: ctx.services.reports,
+  charts: ctx.services.charts,
+  logger: ctx.logger,
+});
+
+/**
+ * Reads the window's days, kept or fetched, into its summary, CSV and chart. A window with no
+ * error to summarise keeps no CSV and draws no chart.
+ */
+export async function readOriginWindow(
+  deps: OriginWindowDeps,
+  args: OriginWindowAsk,
+  job: Pick<Job, 'signal' | 'status'>,
+): Promise<OriginWindowResult> {
+  const window: LogsWindow = args.window;
+  const plan = planOriginFetch(window, deps.now());
+  const grid = args.grid ?? bucketGrid(window);
+  const filters = describeFilters(args);
+  const { title } = args;
+  const filename =
+    plan.windowDays.length > 1
+      ? originErrorsWindowFilename(args.pullZoneId, plan.counted.startMs, plan.counted.endMs)
+      : originErrorsFilename(args.pullZoneId, plan.windowDays[0]!);
+  const failedDays = new Map<number, string>();
+  let reading = '';
+  // Only these are counted: a kept day that knows where its hours lie is read for them alone,
+  // unless a code or zone is asked for, whose hint when nothing matches names what the whole days hold.
+  const countedWindows = args.code || args.zone ? undefined : [plan.counted, ...plan.comparisons];
+  const opened: OriginDayBody[] = [];
+  const days = plan.days.map(
+    (dayMs, index): OriginDayOpener =>
+      async () => {
+        reading = plan.days.length > 1 ? `${isoDate(dayMs)} (day ${index + 1} of ${plan.days.length}): ` : '';
+        job.status(`${reading}fetching`);
+        try {
+          const day = await deps.keptDays.open(args.pullZoneId, dayMs, {
+            signal: job.signal,
+            only: countedWindows,
+          });
+          opened[index] = day;
+          return day.body;
+        } catch (error) {
+          // The window's own days must all be read; a day only a comparison needs may be missing.
+          if (index < plan.windowDays.length || job.signal.aborted) throw error;
+          failedDays.set(dayMs, error instanceof PlatformError ? error.userMessage : 'it failed');
+          deps.logger.warn('origin-log day for a comparison could not be fetched', { error });
+          return emptyDay();
+        }
+      },
+  );
+  const csvPath = temporaryCsvPath();
+  const summary = await summariseOriginErrors({
+    indexHours: true,
+    days,
+    filters: { ...filtersOf(args), sinceMs: window.startMs, untilMs: window.endMs },
+    view: { grid, comparisons: plan.comparisons.map(({ startMs, endMs }) => ({ startMs, endMs })) },
+    // Entries without a time belong to a window only when it is the whole day they came with.
+    ...(window.kind === 'day' ? { untimedDay: 0 } : {}),
+    comparisonsFrom: plan.windowDays.length,
+    csvPath,
+    pool: deps.reports,
+    signal: job.signal,
+    onProgress: (progress) =>
+      job.status(
+        `${reading}fetched ${byteSize(progress.bytes)}, summarised ${counted(progress.entries, 'entry', 'entries')}`,
+      ),
+  }).catch(async (error: unknown) => {
+    // Which body was not what it should be is not known: none of them is kept.
+    await Promise.all(opened.map((day) => day?.forget()));
+    throw error;
+  });
+  settleKeptDays(opened, summary);
+  for (const [index, read] of summary.days.entries())
+    if (read.broken && !failedDays.has(plan.days[index]!))
+      failedDays.set(plan.days[index]!, 'its response broke off or was not valid JSON');
+  const result: OriginWindowResult = {
+    pullZoneId: args.pullZoneId,
+    window,
+    title,
+    filters,
+    code: args.code,
+    zone: args.zone,
+    summary,
+    plan,
+    grid,
+    nowMs: deps.now(),
+    failedDays,
+    filename,
+    requester: args.requester,
+  };
+  if (summary.total === 0) {
+    await rm(csvPath, { force: true });
+    return result;
+  }
+  job.status('drawing the chart');
+  const chart = await deps.charts.draw(
+    {
+      title: `Origin errors · pull zone ${args.pullZoneId} · ${title}${filters ? ` · ${filters}` : ''}`,
+      unit: 'errors',
+      bucketMs: grid.widthMs,
+      buckets: chartBuckets(grid, summary.buckets, window, result.nowMs),
+    },
+    { signal: job.signal },
+  );
+  if (job.signal.aborted) {
+    // Cancelled while the chart was drawn: nothing is posted, and the CSV goes too.
+    await rm(csvPath, { force: true });
+    job.signal.throwIfAborted();
+  }
+  return chart ? { ...result, chart } : result;
+}
+
 async function summarise(
   ctx: RunContext,
   args: LogsArgs,
   onCancelled: () => void,
 ): Promise<Reply | undefined> {
-  const window: LogsWindow = args.window;
-  const plan = planOriginFetch(window, ctx.services.now());
-  const grid = bucketGrid(window);
-  const filters = describeFilters(args);
-  const title = describeLogsWindow(window, ctx.services.now());
-  const filename =
-    plan.windowDays.length > 1
-      ? originErrorsWindowFilename(args.pullZoneId, plan.counted.startMs, plan.counted.endMs)
-      : originErrorsFilename(args.pullZoneId, plan.windowDays[0]!);
+  const title = describeLogsWindow(args.window, ctx.services.now());
   return runLongJob(ctx, {
     title: `Origin errors of pull zone ${args.pullZoneId}, ${title}`,
     cancelActionId: 'logs:cancel',
     onCancelled,
     async work(job) {
-      const failedDays = new Map<number, string>();
-      let reading = '';
-      // Only these are counted: a kept day that knows where its hours lie is read for them alone,
-      // unless a code or zone is asked for, whose hint when nothing matches names what the whole days hold.
-      const countedWindows = args.code || args.zone ? undefined : [plan.counted, ...plan.comparisons];
-      const opened: OriginDayBody[] = [];
-      const days = plan.days.map(
-        (dayMs, index): OriginDayOpener =>
-          async () => {
-            reading =
-              plan.days.length > 1 ? `${isoDate(dayMs)} (day ${index + 1} of ${plan.days.length}): ` : '';
-            job.status(`${reading}fetching`);
-            try {
-              const day = await ctx.services.keptDays.open(args.pullZoneId, dayMs, {
-                signal: job.signal,
-                only: countedWindows,
-              });
-              opened[index] = day;
-              return day.body;
-            } catch (error) {
-              // The window's own days must all be read; a day only a comparison needs may be missing.
-              if (index < plan.windowDays.length || job.signal.aborted) throw error;
-              failedDays.set(dayMs, error instanceof PlatformError ? error.userMessage : 'it failed');
-              ctx.logger.warn('origin-log day for a comparison could not be fetched', { error });
-              return emptyDay();
-            }
-          },
+      const result = await readOriginWindow(
+        originWindowDeps(ctx),
+        { ...args, title, requester: ctx.userId },
+        job,
       );
-      const csvPath = temporaryCsvPath();
-      const summary = await summariseOriginErrors({
-        indexHours: true,
-        days,
-        filters: { ...filtersOf(args), sinceMs: window.startMs, untilMs: window.endMs },
-        view: { grid, comparisons: plan.comparisons.map(({ startMs, endMs }) => ({ startMs, endMs })) },
-        // Entries without a time belong to a window only when it is the whole day they came with.
-        ...(window.kind === 'day' ? { untimedDay: 0 } : {}),
-        comparisonsFrom: plan.windowDays.length,
-        csvPath,
-        pool: ctx.services.reports,
-        signal: job.signal,
-        onProgress: (progress) =>
-          job.status(
-            `${reading}fetched ${byteSize(progress.bytes)}, summarised ${counted(progress.entries, 'entry', 'entries')}`,
-          ),
-      }).catch(async (error: unknown) => {
-        // Which body was not what it should be is not known: none of them is kept.
-        await Promise.all(opened.map((day) => day?.forget()));
-        throw error;
-      });
-      settleKeptDays(opened, summary);
-      for (const [index, read] of summary.days.entries())
-        if (read.broken && !failedDays.has(plan.days[index]!))
-          failedDays.set(plan.days[index]!, 'its response broke off or was not valid JSON');
-      const result: OriginWindowResult = {
-        pullZoneId: args.pullZoneId,
-        window,
-        title,
-        filters,
-        code: args.code,
-        zone: args.zone,
-        summary,
-        plan,
-        grid,
-        nowMs: ctx.services.now(),
-        failedDays,
-        filename,
-        requester: ctx.userId,
-      };
-      if (summary.total === 0) {
-        await rm(csvPath, { force: true });
-        return renderNothingFound(result);
-      }
-      job.status('drawing the chart');
-      const chart = await ctx.services.charts.draw(
-        {
-          title: `Origin errors · pull zone ${args.pullZoneId} · ${title}${filters ? ` · ${filters}` : ''}`,
-          unit: 'errors',
-          bucketMs: grid.widthMs,
-          buckets: chartBuckets(grid, summary.buckets, window, result.nowMs),
-        },
-        { signal: job.signal },
-      );
-      if (job.signal.aborted) {
-        // Cancelled while the chart was drawn: nothing is posted, and the CSV goes too.
-        await rm(csvPath, { force: true });
-        job.signal.throwIfAborted();
-      }
+      if (result.summary.total === 0) return renderNothingFound(result);
       job.status('uploading');
-      return renderOriginHeadline({ ...result, ...(chart ? { chart } : {}) });
+      return renderOriginHeadline(result);
     },
   });
 }

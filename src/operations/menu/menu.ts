@@ -16,7 +16,7 @@ import { commandFormSpec } from './command-forms.js';
  * `db tokens …`, and `watch` appears once an operation with that word is registered.
  */
 const TASKS: readonly { heading: string; commands: readonly string[] }[] = [
-  { heading: 'Incident', commands: ['logs', 'shield.export', 'watch'] },
+  { heading: 'Incident', commands: ['logs', 'shield.export', 'watch', 'digest', 'digests'] },
   {
     heading: 'Look up',
     commands: ['dns', 'apikeys', 'shield.enums', 'pullzones', 'shield.zones', 'db.query'],

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PlatformClient } from '../../platform/client.js';
 import {
   EXPORT_FILTER_FIELDS,
   EXPORT_FILTER_OPS,
@@ -14,6 +15,7 @@ import { inChannel, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
 import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
 import { shieldExportFilename } from '../../reports/filenames.js';
+import type { ReportPool } from '../../reports/pool.js';
 import { writeShieldExportCsv } from '../../reports/shield/export.js';
 import { UserFacingError } from '../engine/errors.js';
 import {
@@ -22,7 +24,7 @@ import {
   type RunContext,
   type SubmissionOutcome,
 } from '../engine/types.js';
-import { cancelJob, runLongJob } from '../shared/long-job.js';
+import { cancelJob, type Job, runLongJob } from '../shared/long-job.js';
 import { formatUtc } from '../shared/time-args.js';
 import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/window.js';
 import { noDefaultError, withDefaultNote } from '../zones/context.js';
@@ -116,72 +118,91 @@ const withinExportWindow =
       ? `--last covers at most ${EXPORT_WINDOW_HOURS}h, as far back as exports reach`
       : checkBody(exportSpan(window, now), now);
 
-async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | undefined> {
-  const { zoneId, body } = args;
+/** An export read into its CSV file and its summary. */
+export interface ShieldExportRead {
+  path: string;
+  written: Awaited<ReturnType<typeof writeShieldExportCsv>>;
+}
+
+/** Asks the platform for the export and streams it into a CSV, counting its summary on the way. */
+export async function readShieldExport(
+  deps: { platform: Pick<PlatformClient, 'exportShieldEventLogs'>; reports: ReportPool },
+  zoneId: number,
+  body: ExportRequest,
+  job: Pick<Job, 'signal' | 'status'>,
+): Promise<ShieldExportRead> {
+  job.status('asking the platform');
+  const response = await deps.platform.exportShieldEventLogs(zoneId, body, { signal: job.signal });
+  const path = temporaryCsvPath();
+  const written = await writeShieldExportCsv({
+    source: response.body,
+    path,
+    pool: deps.reports,
+    signal: job.signal,
+    onProgress: (progress) =>
+      job.status(`fetched ${byteSize(progress.bytes)}, ${counted(progress.rows, 'row')}`),
+  });
+  return { path, written };
+}
+
+/** The headline in the channel; the summary and the CSV in its thread. */
+export function renderShieldExport(
+  zoneId: number,
+  body: ExportRequest,
+  { path, written }: ShieldExportRead,
+  who: { nowMs: number; requester: string },
+): Reply {
   const filename = shieldExportFilename(zoneId, body.from, body.to);
   const window = `${formatUtc(body.from)} – ${formatUtc(body.to)}`;
+  const filters = body.filters?.map((f) => `${f.field} ${f.op} ${f.value.join('|')}`).join('; ');
+  const comment = `${counted(written.rows, 'Shield event')} of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+  const rows = counted(written.rows, 'row');
+  const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
+  // The headline in the channel; the summary and the CSV in its thread, then each further breakdown.
+  return {
+    ...inChannel(`Shield events of zone ${zoneId}: ${rows}`, [
+      {
+        type: 'text',
+        text: md`:shield: *${counted(written.rows, 'Shield event')}* · zone ${zoneId} · ${asked}`,
+      },
+      { type: 'fields', fields: shieldHeadlineFields(written.summary, who) },
+    ]),
+    thread: [
+      {
+        ...inChannel(`Shield events of zone ${zoneId}: ${rows}, the summary and the CSV`, [
+          {
+            type: 'text',
+            text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} for ${asked}.`,
+          },
+          // Counted while the CSV streamed to the file, in the same pass.
+          ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
+        ]),
+        files: [
+          {
+            filename,
+            title: `Shield events, zone ${zoneId}`,
+            path,
+            comment,
+            about: `all ${counted(written.rows, 'event')} as CSV (${byteSize(written.bytes)})`,
+          },
+        ],
+      },
+      ...(written.rows > 0
+        ? shieldFurtherBreakdowns(written.summary, `the Shield events of zone ${zoneId}, ${window}`)
+        : []),
+    ],
+  };
+}
+
+async function exportCsv(ctx: RunContext, args: ExportArgs): Promise<Reply | undefined> {
+  const { zoneId, body } = args;
   return runLongJob(ctx, {
     title: `Shield event export of zone ${zoneId}`,
     cancelActionId: 'shield.export:cancel',
     async work(job) {
-      job.status('asking the platform');
-      const response = await ctx.services.platform.exportShieldEventLogs(zoneId, body, {
-        signal: job.signal,
-      });
-      const path = temporaryCsvPath();
-      const written = await writeShieldExportCsv({
-        source: response.body,
-        path,
-        pool: ctx.services.reports,
-        signal: job.signal,
-        onProgress: (progress) =>
-          job.status(`fetched ${byteSize(progress.bytes)}, ${counted(progress.rows, 'row')}`),
-      });
+      const read = await readShieldExport(ctx.services, zoneId, body, job);
       job.status('uploading');
-      const filters = body.filters?.map((f) => `${f.field} ${f.op} ${f.value.join('|')}`).join('; ');
-      const comment = `${counted(written.rows, 'Shield event')} of zone ${zoneId}, ${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
-      const rows = counted(written.rows, 'row');
-      const asked = `${window}${body.query ? `, query "${body.query}"` : ''}${filters ? `, filters ${filters}` : ''}`;
-      // The headline in the channel; the summary and the CSV in its thread, then each further breakdown.
-      return {
-        ...inChannel(`Shield events of zone ${zoneId}: ${rows}`, [
-          {
-            type: 'text',
-            text: md`:shield: *${counted(written.rows, 'Shield event')}* · zone ${zoneId} · ${asked}`,
-          },
-          {
-            type: 'fields',
-            fields: shieldHeadlineFields(written.summary, {
-              nowMs: ctx.services.now(),
-              requester: ctx.userId,
-            }),
-          },
-        ]),
-        thread: [
-          {
-            ...inChannel(`Shield events of zone ${zoneId}: ${rows}, the summary and the CSV`, [
-              {
-                type: 'text',
-                text: md`:shield: *Shield events of zone ${zoneId}*: ${rows} for ${asked}.`,
-              },
-              // Counted while the CSV streamed to the file, in the same pass.
-              ...(written.rows > 0 ? renderShieldSummary(written.summary) : []),
-            ]),
-            files: [
-              {
-                filename,
-                title: `Shield events, zone ${zoneId}`,
-                path,
-                comment,
-                about: `all ${counted(written.rows, 'event')} as CSV (${byteSize(written.bytes)})`,
-              },
-            ],
-          },
-          ...(written.rows > 0
-            ? shieldFurtherBreakdowns(written.summary, `the Shield events of zone ${zoneId}, ${window}`)
-            : []),
-        ],
-      };
+      return renderShieldExport(zoneId, body, read, { nowMs: ctx.services.now(), requester: ctx.userId });
     },
   });
 }

@@ -57,8 +57,11 @@ export interface BucketGrid {
 
 const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
 
-export function bucketGrid(window: OriginWindow): BucketGrid {
-  const widthMs = bucketWidthFor(window.endMs - window.startMs);
+/** The grid of a window; `widthMs` for buckets of another width than its length calls for (a digest's days). */
+export function bucketGrid(
+  window: OriginWindow,
+  widthMs = bucketWidthFor(window.endMs - window.startMs),
+): BucketGrid {
   const startMs = floorTo(window.startMs, widthMs);
   const count = Math.max(1, Math.ceil((window.endMs - startMs) / widthMs));
   return { startMs, widthMs, count };
