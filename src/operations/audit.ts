@@ -3,7 +3,7 @@ import { APPROVAL_ID_PATTERN } from '../approvals/machine.js';
 import { OPERATION_IDS } from '../policy/operation-ids.js';
 import { closeNames } from '../policy/suggest.js';
 import { joinMarkup, type Markup, md, mention, nest, trusted } from '../reply/markup.js';
-import { ephemeral, type ReplyBlock } from '../reply/model.js';
+import { ephemeral, type ReplyBlock, type ReplyTable } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { csvRecord } from '../reports/csv/safety.js';
 import type { AuditLog, AuditRow } from '../state/audit.js';
@@ -12,6 +12,7 @@ import { type AuditExportArgs, exportAudit } from './audit-export.js';
 import type { FlagValues } from './engine/tokenize.js';
 import { defineOperation, type ParseResult, parseWith } from './engine/types.js';
 import { cancelJob } from './shared/long-job.js';
+import { tableWithCsv } from './shared/table-csv.js';
 import { parseInstant } from './shared/time-args.js';
 
 const AuditArgsSchema = z.object({
@@ -34,10 +35,6 @@ const AuditArgsSchema = z.object({
 });
 type AuditArgs = z.infer<typeof AuditArgsSchema> & { export?: AuditExportArgs };
 
-/** Longest a target is shown in the message; the file has it whole. */
-const MAX_VALUE_CHARS = 40;
-/** Rows per section, well inside a section's 3,000 characters. */
-const LINES_PER_BLOCK = 15;
 /** Operations whose rows `--op` may name: every policy id, and the approvals steps. */
 const KNOWN_OPERATIONS: readonly string[] = [...OPERATION_IDS, 'help', 'whoami'];
 
@@ -66,9 +63,6 @@ async function verifyChain(audit: AuditLog, userId: string): Promise<ReplyBlock>
     running.delete(userId);
   }
 }
-
-const chunk = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** The filter in words, for the answer's footer; undefined when there is none. */
 function describeFilter(filter: AuditArgs['filter']): Markup | undefined {
@@ -275,6 +269,30 @@ export function requestLines(rows: readonly AuditRow[]): AuditLine[] {
   });
 }
 
+/** One row a request: its newest row's id and time, who, what, on what, its steps, its correlation id. */
+function requestsTable(lines: readonly AuditLine[]): ReplyTable {
+  return {
+    columns: [
+      { header: 'Id', kind: 'text' },
+      { header: 'Time (UTC)', kind: 'text' },
+      { header: 'User', kind: 'text' },
+      { header: 'Operation', kind: 'text' },
+      { header: 'Target', kind: 'text' },
+      { header: 'Steps', kind: 'text' },
+      { header: 'Correlation', kind: 'text' },
+    ],
+    rows: lines.map(({ row, target, outcome }) => [
+      String(row.id),
+      row.time.replace('T', ' ').slice(0, 19),
+      { user: row.userId },
+      row.operation,
+      target ?? '',
+      outcome,
+      row.correlationId,
+    ]),
+  };
+}
+
 const AUDIT_FLAGS = {
   limit: { kind: 'number' },
   verify: { kind: 'boolean' },
@@ -316,24 +334,17 @@ export const audit = defineOperation({
     });
     const lines = requestLines(fetched).slice(0, limit);
     const rows = lines.flatMap((line) => line.rows);
-    // One line a row, so that the user shows as a mention (a code block would show a raw id).
-    let cut = false;
-    const shortened = (value: string) => {
-      if (value.length <= MAX_VALUE_CHARS) return value;
-      cut = true;
-      return `${value.slice(0, MAX_VALUE_CHARS - 1)}…`;
-    };
-    const rowLines = lines.map(
-      ({ row, target, outcome }) =>
-        md`\`${String(row.id)}\` ${row.time.replace('T', ' ').slice(0, 19)} UTC · ${nest(mention(row.userId))} · \`${row.operation}\`${target ? ` · ${shortened(target)}` : ''} · *${outcome}* · ${row.correlationId}`,
-    );
+    const shown = tableWithCsv(requestsTable(lines), {
+      filename: `audit-requests-${lines.length}.csv`,
+      title: `Audit log, newest ${counted(lines.length, 'request')}, one row each`,
+    });
     const narrowed = describeFilter(filter);
     const blocks: ReplyBlock[] = [
       { type: 'header' as const, text: `Audit log (newest ${counted(lines.length, 'request')})` },
       // The verdict on the whole chain comes before the rows it vouches for.
       ...(verify ? [await verifyChain(ctx.services.audit, ctx.userId)] : []),
       ...(lines.length > 0
-        ? chunk(rowLines, LINES_PER_BLOCK).map((part) => ({ type: 'text' as const, text: joinMarkup(part) }))
+        ? [{ type: 'table' as const, table: shown.table }]
         : [
             {
               type: 'text' as const,
@@ -342,20 +353,20 @@ export const audit = defineOperation({
           ]),
       {
         type: 'context',
-        text: md`${nest(narrowed ? md`Showing ${nest(narrowed)}. ` : trusted(''))}One line per request, with its steps in order.${all ? '' : ' /edge audit’s own reads are left out; --all shows them.'}`,
+        text: md`${nest(narrowed ? md`Showing ${nest(narrowed)}. ` : trusted(''))}One row per request, with its steps in order.${all ? '' : ' /edge audit’s own reads are left out; --all shows them.'}`,
       },
     ];
     // Parameters and details never fit a table row: the file has every field of every row.
-    const withFile = csv || cut || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
+    const withFile = csv || rows.some((row) => Object.keys(row.params).length > 0 || row.detail);
     if (withFile && !csv)
       blocks.push({
         type: 'context',
         text: trusted(
-          'Long values are cut here; the file has every row of each request, with every field in full.',
+          'Parameters and details are not shown here; the file has every row of each request, with every field in full.',
         ),
       });
     const reply = ephemeral(`Audit log: ${counted(lines.length, 'request')}`, blocks);
-    if (!withFile) return reply;
+    if (!withFile) return shown.files.length > 0 ? { ...reply, files: shown.files } : reply;
     const header = [
       'id',
       'time',
@@ -391,6 +402,7 @@ export const audit = defineOperation({
           content: [header, ...records].map(csvRecord).join(''),
           about: `the newest ${counted(rows.length, 'row')} with every field`,
         },
+        ...shown.files,
       ],
     };
   },

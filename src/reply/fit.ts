@@ -18,7 +18,7 @@ import type {
   ReplyMenuGroup,
 } from './model.js';
 import { overflowFile, replyToPlainText } from './plain.js';
-import { blocksWithTablesAsCode } from './table.js';
+import { blocksWithTablesAsCode, cellText } from './table.js';
 
 /** A reply block cut to the budget: each fits one block of any adapter. */
 export type FittedBlock =
@@ -249,8 +249,13 @@ function fitBlock(
       const { columns, rows } = block.table;
       if (columns.length > TABLE_COLUMNS) cut.value = true;
       const width = Math.min(columns.length, TABLE_COLUMNS);
-      const cell = (value: ReplyCell | undefined): ReplyCell =>
-        typeof value === 'number' ? value : clip(value?.trim() ? value : NOTHING, TABLE_CELL_CHARS, cut);
+      const text = (value: string | undefined) =>
+        clip(value?.trim() ? value : NOTHING, TABLE_CELL_CHARS, cut);
+      const cell = (value: ReplyCell | undefined): ReplyCell => {
+        if (typeof value === 'number') return value;
+        if (typeof value !== 'object') return text(value);
+        return 'url' in value ? { ...value, text: text(value.text) } : value;
+      };
       return done([
         {
           type: 'table',
@@ -277,7 +282,7 @@ function fitBlock(
 /** What a table's text costs: its cells, with room for each cell's framing. */
 const tableSize = (columns: readonly ReplyColumn[], rows: readonly ReplyCell[][]) =>
   columns.reduce((sum, c) => sum + c.header.length + 4, 40) +
-  rows.reduce((sum, row) => sum + row.reduce<number>((n, cell) => n + String(cell).length + 4, 0), 0);
+  rows.reduce((sum, row) => sum + row.reduce<number>((n, cell) => n + cellText(cell).length + 4, 0), 0);
 
 /** What a block costs of the message's text budget: its text, with room for its framing. */
 const size = (block: FittedBlock) =>

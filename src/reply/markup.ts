@@ -44,9 +44,12 @@ export const channelRef = (channelId: string): Markup =>
 /** A link Slack gave (a permalink), kept only when nothing in it could break out of `<…|…>`. */
 const SAFE_LINK = /^https:\/\/[^\s<>|]+$/;
 
+/** Whether a URL the transport gave is a plain https one, safe to link to. */
+export const isSafeLink = (url: string): boolean => SAFE_LINK.test(url);
+
 /** A link with our own words, from a URL the transport gave; undefined when the URL is not a plain https one. */
 export const linkTo = (url: string, label: string): Markup | undefined =>
-  SAFE_LINK.test(url) ? trusted(`<${url.replaceAll('&', '&amp;')}|${escapeText(label)}>`) : undefined;
+  isSafeLink(url) ? trusted(`<${url.replaceAll('&', '&amp;')}|${escapeText(label)}>`) : undefined;
 
 export const joinMarkup = (parts: Markup[], separator = '\n'): Markup => parts.join(separator) as Markup;
 

@@ -75,8 +75,22 @@ export interface ReplyColumn {
   kind: ReplyColumnKind;
 }
 
-/** A cell: plain text from the platform (never markup), or a number a number column shows as it is. */
-export type ReplyCell = string | number;
+/**
+ * A cell: plain text from the platform (never markup), a number a number column shows as it is,
+ * a link, or a Slack member.
+ */
+export type ReplyCell = string | number | ReplyLinkCell | ReplyUserCell;
+
+/** Our own plain words linking to a page the transport gave (a request's card); never markup. */
+export interface ReplyLinkCell {
+  text: string;
+  url: string;
+}
+
+/** A Slack member by an id the bot holds: Slack shows their name, every text form the id. */
+export interface ReplyUserCell {
+  user: string;
+}
 
 /**
  * A table: Slack draws it as a `table` block (one a message), the console and every plain form as

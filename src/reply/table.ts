@@ -46,9 +46,19 @@ export function tableWithCuts(
   return { text, cut: changed };
 }
 
-/** A cell as text: a number as it is written, an empty cell as a dash. */
-export const cellText = (cell: ReplyCell): string =>
-  typeof cell === 'number' ? String(cell) : cell.trim() === '' ? '—' : cell;
+/** A cell as text: a number as it is written, a link with its URL, a member as @id, an empty cell as a dash. */
+export function cellText(cell: ReplyCell): string {
+  if (typeof cell === 'number') return String(cell);
+  if (typeof cell === 'object')
+    return 'url' in cell ? `${cellText(cell.text)} (${cell.url})` : `@${cell.user}`;
+  return cell.trim() === '' ? '—' : cell;
+}
+
+/** A cell as a CSV field: a link's words without its URL, a member's id. */
+export function cellField(cell: ReplyCell): string {
+  if (typeof cell === 'object') return 'url' in cell ? cellText(cell.text) : cell.user;
+  return cellText(cell);
+}
 
 /**
  * A reply table as aligned text: headers, then every row, numbers right-aligned, every cell whole

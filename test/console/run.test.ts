@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { pinnedClock, utcDay } from '../support/clock.js';
@@ -107,19 +107,22 @@ describe('the console against the in-process sandbox', () => {
   });
 
   it('writes what does not fit in a message to a file in the out folder and prints its path', async () => {
-    // Enough requests that their lines (one each) are longer than a whole message (12,000 characters).
+    // More requests than a table in a message shows (99 under its headers).
     await c.type(...Array.from({ length: 150 }, () => 'apikeys --per-page 5'));
     const out = await c.type('/edge audit --limit 200');
-    expect(out).toContain('The rest did not fit in a message');
-    const saved = /📎 (\S+)/.exec(out)?.[1];
-    expect(saved).toBe(join('out', 'full-reply.txt'));
+    expect(out).toMatch(/Showing the first 99 of \d+ rows; every row is in the attached CSV/);
+    const saved = [...out.matchAll(/📎 (\S+)/g)].map((match) => match[1]);
+    const requests = saved.find((path) => /audit-requests-\d+\.csv$/.test(path ?? ''));
+    expect(dirname(requests ?? '')).toBe('out');
     // And the rows with every field, which a table row never holds whole.
     expect(readdirSync(c.outDir).sort()).toEqual([
       expect.stringMatching(/^audit-newest-\d+\.csv$/),
-      'full-reply.txt',
+      expect.stringMatching(/^audit-requests-\d+\.csv$/),
     ]);
-    const file = readFileSync(join(c.outDir, 'full-reply.txt'), 'utf8');
-    expect(file.split('\n').filter((line) => line.includes('apikey.list')).length).toBeGreaterThanOrEqual(50);
+    const file = readFileSync(join(c.outDir, basename(requests!)), 'utf8');
+    expect(file.split('\n').filter((line) => line.includes('apikey.list')).length).toBeGreaterThanOrEqual(
+      150,
+    );
   });
 
   it('keeps log lines out of the conversation and secrets out of both', () => {

@@ -4,6 +4,9 @@
  * do, and the requester can withdraw it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyToPlainText } from '../../src/reply/plain.js';
+import { renderReply } from '../../src/slack/blocks/reply.js';
+import { validateBlocks } from '../support/block-kit.js';
 import { answers, buttonsOf, type EngineTestbed, startEngineTestbed, wordsOf } from '../support/engine.js';
 import { APPROVALS_POLICY, everyoneMayRun } from '../support/policies.js';
 
@@ -45,6 +48,87 @@ describe('a gated request through the engine', () => {
     const [answer] = answers(await bed.run('approvals cancel 42'));
     expect(answer?.visibility).toBe('ephemeral');
     expect(answer?.text).toContain('"42" is not a request id (ap_ and 16 hex digits; see /edge approvals)');
+  });
+});
+
+describe('/edge approvals --all', () => {
+  it('is a table of the latest requests, a waiting one’s id linking to its card, with no buttons', async () => {
+    const zone = bed.sandbox.pullZoneIds[0]!;
+    bed.clock.set(bed.clock() + 60_000);
+    const first = await bed.run(`pullzone reset-key ${zone} rotated by mistake`, { userId: 'U0ANN' });
+    const withdrawn = requestIdIn(wordsOf(answers(first)[0]!))!;
+    await bed.run(`approvals cancel ${withdrawn}`, { userId: 'U0ANN' });
+    bed.clock.set(bed.clock() + 60_000);
+    const second = await bed.run(`pullzone reset-key ${zone} rotated after an incident`, { userId: 'U0ANN' });
+    const card = second.find((record) => record.kind === 'post' && record.channelId === 'C0APPROVALS');
+    const waiting = requestIdIn(wordsOf(answers(second)[0]!))!;
+
+    const [history] = answers(await bed.run('approvals --all', { userId: 'U0LEAD' }));
+    const tables = history!.blocks.flatMap((block) => (block.type === 'table' ? [block.table] : []));
+    expect(tables).toHaveLength(1);
+    const table = tables[0]!;
+    expect(table.columns).toEqual([
+      { header: 'Request', kind: 'text' },
+      { header: 'What', kind: 'text' },
+      { header: 'Operation', kind: 'text' },
+      { header: 'Requester', kind: 'text' },
+      { header: 'State', kind: 'text' },
+      { header: 'Approvals', kind: 'number' },
+      { header: 'Needed', kind: 'number' },
+      { header: 'When', kind: 'text' },
+    ]);
+    const filed = Object.values(await bed.runtime.approvals.countByState()).reduce((sum, n) => sum + n, 0);
+    expect(table.rows).toHaveLength(filed);
+    expect(table.file).toBeUndefined();
+    const ref = card?.kind === 'post' ? card.ref : undefined;
+    const link = `https://example.slack.com/archives/C0APPROVALS/p${ref?.ts.replace('.', '')}`;
+    // Newest first.
+    expect(table.rows[0]).toEqual([
+      { text: waiting, url: link },
+      `Reset the token-authentication key of pull zone ${zone}`,
+      'pullzone.reset-key',
+      { user: 'U0ANN' },
+      'pending',
+      0,
+      1,
+      expect.stringMatching(/^asked .* · expires in 30 min/),
+    ]);
+    const closed = table.rows.find((row) => row[0] === withdrawn);
+    expect(closed?.slice(3, 7)).toEqual([{ user: 'U0ANN' }, 'cancelled', 0, 1]);
+    // The decision is on the card, never on a table row.
+    expect(buttonsOf(history!)).toEqual([]);
+
+    // Slack draws the link as a rich_text cell, the requester as a member; a closed request's id is text.
+    const rendered = renderReply(history!);
+    const drawn = rendered.blocks.find((block) => block.type === 'table') as unknown as {
+      rows: unknown[][];
+      column_settings: unknown[];
+    };
+    expect(drawn.rows[1]![0]).toEqual({
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_section', elements: [{ type: 'link', url: link, text: waiting }] }],
+    });
+    expect(drawn.rows[1]![3]).toEqual({
+      type: 'rich_text',
+      elements: [{ type: 'rich_text_section', elements: [{ type: 'user', user_id: 'U0ANN' }] }],
+    });
+    expect(drawn.rows[1]![5]).toEqual({ type: 'raw_number', value: 0, text: '0' });
+    expect(drawn.rows.find((row) => JSON.stringify(row[0]).includes(withdrawn))?.[0]).toEqual({
+      type: 'raw_text',
+      text: withdrawn,
+    });
+    expect(drawn.column_settings[5]).toEqual({ align: 'right' });
+    expect(validateBlocks(rendered.blocks)).toEqual([]);
+    // Every text form keeps the link as its words and its URL.
+    expect(replyToPlainText(history!)).toContain(`${waiting} (${link})`);
+
+    // Without --all the waiting request is listed as before, beside its buttons.
+    const [listing] = answers(await bed.run('approvals', { userId: 'U0LEAD' }));
+    expect(listing!.blocks.some((block) => block.type === 'table')).toBe(false);
+    expect(
+      buttonsOf(listing!).some((b) => b.actionId.startsWith('approvals:approve') && b.value === waiting),
+    ).toBe(true);
+    await bed.run(`approvals cancel ${waiting}`, { userId: 'U0ANN' });
   });
 });
 

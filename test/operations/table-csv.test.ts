@@ -30,3 +30,24 @@ describe('tableWithCsv', () => {
     expect(files[0]!.about).toBe('all 150 rows');
   });
 });
+
+describe('tableWithCsv with links and members', () => {
+  it('writes a link as its words and a member as their id', () => {
+    const rows = Array.from({ length: 100 }, (_, i) => [
+      { text: `ap_${i}`, url: `https://example.slack.com/archives/C0/p${i}` },
+      { user: 'U0ANN' },
+    ]);
+    const { files } = tableWithCsv(
+      {
+        columns: [
+          { header: 'Request', kind: 'text' },
+          { header: 'Requester', kind: 'text' },
+        ],
+        rows,
+      },
+      { filename: 'r.csv', title: 'Requests' },
+    );
+    const lines = String(files[0]!.content).trim().split(/\r?\n/);
+    expect(lines[1]).toBe('ap_0,U0ANN');
+  });
+});

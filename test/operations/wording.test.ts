@@ -14,6 +14,7 @@ import { createStyle } from '../../src/console/style.js';
 import { createConsoleMessenger, createConsoleSurface } from '../../src/console/surface.js';
 import { createTerminal } from '../../src/console/terminal.js';
 import type { Reply } from '../../src/reply/model.js';
+import { cellText } from '../../src/reply/table.js';
 import { SEEDED_IDS } from '../../src/sandbox/seed.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { createLogger } from '../../src/telemetry/log.js';
@@ -411,13 +412,14 @@ describe('texts that read as finished', () => {
     const reply = onlyAnswer(await bed.run('audit --op db.tokens.invalidate --verify'));
     const texts = reply.blocks.flatMap((block) => (block.type === 'text' ? [block.text] : []));
     expect(texts[0]).toMatch(/^:white_check_mark: The hash chain verifies: \d+ rows, no link broken\.$/);
-    const lines = texts.slice(1).join('\n').split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(
-      `\`db.tokens.invalidate\` · ${bed.sandbox.databaseId} · *approval-requested* · c-`,
-    );
-    expect(lines[0]).not.toContain('succeeded');
-    expect(wordsIn(reply)).toContain('One line per request, with its steps in order.');
+    const at = reply.blocks.findIndex((block) => block.type === 'table');
+    expect(at).toBeGreaterThan(reply.blocks.findIndex((block) => block.type === 'text'));
+    const table = reply.blocks[at]?.type === 'table' ? reply.blocks[at].table : undefined;
+    expect(table?.rows).toHaveLength(1);
+    const line = table!.rows[0]!.map(cellText).join(' · ');
+    expect(line).toContain(`db.tokens.invalidate · ${bed.sandbox.databaseId} · approval-requested · c-`);
+    expect(line).not.toContain('succeeded');
+    expect(wordsIn(reply)).toContain('One row per request, with its steps in order.');
     // The row the command itself wrote says what it did: filed the request.
     const rows = await bed.runtime.services.audit.list({
       limit: 20,

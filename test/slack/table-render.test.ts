@@ -71,6 +71,46 @@ describe('a table in a Slack message', () => {
     expect(block?.rows[2]).toEqual([{ type: 'raw_text', text: '—' }]);
   });
 
+  it('draws a link as a rich_text cell of our words, and a member as a user element: nothing in them is mrkdwn', () => {
+    const url = 'https://example.slack.com/archives/C0APPROVALS/p1700000000000003?thread_ts=1.2&cid=C0';
+    const table: ReplyTable = {
+      columns: [
+        { header: 'Request', kind: 'text' },
+        { header: 'Requester', kind: 'text' },
+      ],
+      rows: [
+        [{ text: '<!channel> *ap_1*', url }, { user: 'U0ANN' }],
+        [{ text: 'ap_2', url: 'javascript:alert(1)' }, { user: '<!here>' }],
+      ],
+    };
+    const rendered = renderReply(reply([{ type: 'table', table }]));
+    const [block] = tablesOf(rendered.blocks);
+    expect(block?.rows[1]).toEqual([
+      {
+        type: 'rich_text',
+        elements: [
+          { type: 'rich_text_section', elements: [{ type: 'link', url, text: '<!channel> *ap_1*' }] },
+        ],
+      },
+      {
+        type: 'rich_text',
+        elements: [{ type: 'rich_text_section', elements: [{ type: 'user', user_id: 'U0ANN' }] }],
+      },
+    ]);
+    // A URL that is not plain https, or an id that is not a member's, is shown as text.
+    expect(block?.rows[2]).toEqual([
+      { type: 'raw_text', text: 'ap_2' },
+      { type: 'raw_text', text: '<!here>' },
+    ]);
+    expect(refused(rendered.blocks)).toEqual([]);
+    // Drawn as text, a link is its words and its URL, escaped in a code block like any cell.
+    const asText = JSON.stringify(renderReplyWithoutTables(reply([{ type: 'table', table }])).blocks);
+    expect(asText).toContain(`&lt;!channel&gt; *ap_1* (${url.replace('&', '&amp;')})`);
+    expect(replyToPlainText(reply([{ type: 'table', table }]))).toContain(
+      `<!channel> *ap_1* (${url})  @U0ANN`,
+    );
+  });
+
   it('over 100 rows shows the first 99 under its headers and says every row is in the attached CSV', () => {
     const rendered = renderReply(reply([{ type: 'table', table: zones(250, 'zones.csv') }], [csv]));
     const [table] = tablesOf(rendered.blocks);

@@ -11,6 +11,7 @@ import type { Surface } from '../../src/operations/engine/ports.js';
 import type { MessageRef } from '../../src/operations/engine/types.js';
 import type { ModalSpec, ModalValues } from '../../src/reply/form.js';
 import type { Reply, ReplyButton, ReplyFile } from '../../src/reply/model.js';
+import { cellText } from '../../src/reply/table.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
@@ -143,7 +144,12 @@ export function readableOf(reply: Reply): string {
       case 'image':
         return [block.image.title, block.image.text];
       case 'table':
-        return [block.table.columns.map((c) => c.header), ...block.table.rows].map((row) => row.join(' | '));
+        return [
+          block.table.columns.map((c) => c.header),
+          ...block.table.rows.map((row) =>
+            row.map((cell) => (typeof cell === 'object' ? cellText(cell) : cell)),
+          ),
+        ].map((row) => row.join(' | '));
       default:
         return [];
     }

@@ -1,12 +1,18 @@
 /**
- * `/edge approvals`: the requests waiting (or, with --all, the latest of any state), each with
- * what it will run and the buttons its reader may press; never cut silently.
+ * `/edge approvals`: the requests waiting, each with what it will run and the buttons its reader
+ * may press (with --all, the latest of any state as a table); never cut silently.
  */
 import type { ApprovalRequest } from '../../approvals/machine.js';
 import { md, trusted } from '../../reply/markup.js';
-import { ephemeral, type Reply, type ReplyBlock, type ReplyButton } from '../../reply/model.js';
+import {
+  ephemeral,
+  type Reply,
+  type ReplyBlock,
+  type ReplyButton,
+  type ReplyTable,
+} from '../../reply/model.js';
 import type { RunContext } from '../engine/types.js';
-import { decisionButtons, listedRequest, waitsFor } from './card.js';
+import { cardRef, decisionButtons, describeRequest, listedRequest, timingText, waitsFor } from './card.js';
 import { type FlowState, mayApprove, requesterButtons, WAITING_READ_YOURS } from './flow-state.js';
 
 /** Waiting requests `/edge approvals` reads; more are counted and said. */
@@ -65,14 +71,11 @@ export async function list(
       },
       ...more,
     ]);
+  if (all) return history(state, ctx, requests);
   const blocks: ReplyBlock[] = [
     {
       type: 'header',
-      text: all
-        ? 'Approval requests (latest 50)'
-        : yours
-          ? 'Waiting for you, and yours'
-          : 'Waiting for approval',
+      text: yours ? 'Waiting for you, and yours' : 'Waiting for approval',
     },
     ...more,
   ];
@@ -107,4 +110,56 @@ export async function list(
       },
     ],
   };
+}
+
+/**
+ * `/edge approvals --all`: the latest requests of any state as a table, a waiting one's id linking
+ * to its card (where it is decided: a table row has no buttons).
+ */
+async function history(
+  state: FlowState,
+  ctx: RunContext,
+  requests: readonly ApprovalRequest[],
+): Promise<Reply> {
+  const now = new Date(state.now());
+  const links = await Promise.all(
+    requests.map((request) => {
+      const ref = request.state === 'pending' ? cardRef(request) : undefined;
+      // Without a link the id is text: `/edge approvals ID` still shows the request whole.
+      return ref ? ctx.surface.permalink(ref).catch(() => undefined) : undefined;
+    }),
+  );
+  const table: ReplyTable = {
+    columns: [
+      { header: 'Request', kind: 'text' },
+      { header: 'What', kind: 'text' },
+      { header: 'Operation', kind: 'text' },
+      { header: 'Requester', kind: 'text' },
+      { header: 'State', kind: 'text' },
+      { header: 'Approvals', kind: 'number' },
+      { header: 'Needed', kind: 'number' },
+      { header: 'When', kind: 'text' },
+    ],
+    rows: requests.map((request, index) => {
+      const link = links[index];
+      return [
+        link ? { text: request.id, url: link } : request.id,
+        describeRequest(request, state.gated.get(request.operation)),
+        request.operation,
+        { user: request.requester },
+        request.state,
+        request.approvals.length,
+        request.required,
+        timingText(request, now),
+      ];
+    }),
+  };
+  return ephemeral(`${requests.length} approval requests`, [
+    { type: 'header', text: 'Approval requests (latest 50)' },
+    { type: 'table', table },
+    {
+      type: 'context',
+      text: md`A waiting request's id links to its card, where it is approved or rejected. \`/edge approvals\` lists those waiting with their buttons; \`/edge approvals REQUEST_ID\` shows any request whole, with its timeline.`,
+    },
+  ]);
 }

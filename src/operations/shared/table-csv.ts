@@ -4,7 +4,7 @@
  */
 import { TABLE_ROWS } from '../../reply/fit.js';
 import type { ReplyFile, ReplyTable } from '../../reply/model.js';
-import { cellText } from '../../reply/table.js';
+import { cellField } from '../../reply/table.js';
 import { csvRecord } from '../../reports/csv/safety.js';
 
 /** The table and, when it has more rows than a table block takes, the CSV of every row. */
@@ -13,7 +13,7 @@ export function tableWithCsv(
   file: { filename: string; title: string },
 ): { table: ReplyTable; files: ReplyFile[] } {
   if (table.rows.length < TABLE_ROWS) return { table, files: [] };
-  const content = [table.columns.map((c) => c.header), ...table.rows.map((row) => row.map(cellText))]
+  const content = [table.columns.map((c) => c.header), ...table.rows.map((row) => row.map(cellField))]
     .map(csvRecord)
     .join('');
   return {

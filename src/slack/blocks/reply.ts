@@ -7,7 +7,7 @@ import type { types } from '@slack/bolt';
 import { codeBlock, escapeMrkdwn } from '../../reply/escape.js';
 import { type FileDelivery, fileNotes, imageNotes } from '../../reply/files.js';
 import { type FittedBlock, fitReply } from '../../reply/fit.js';
-import { type Markup, md } from '../../reply/markup.js';
+import { isSafeLink, type Markup, md } from '../../reply/markup.js';
 import {
   MENU_ACTION,
   type Reply,
@@ -19,7 +19,7 @@ import {
   type ReplyMenuOption,
 } from '../../reply/model.js';
 import { plainReply } from '../../reply/plain.js';
-import { replyWithTablesAsCode } from '../../reply/table.js';
+import { cellField, replyWithTablesAsCode } from '../../reply/table.js';
 
 type Block = types.Block;
 type KnownBlock = types.KnownBlock;
@@ -61,11 +61,27 @@ function button(b: ReplyButton) {
   };
 }
 
-/** Platform text stays text: a raw_text cell cannot mention, link or format. */
+/** A member id as Slack writes one; anything else is shown as text, never as a mention. */
+const SLACK_USER_ID = /^[UW][A-Z0-9]+$/;
+
+/** A rich_text cell holding one element: its text is never read as mrkdwn, so it cannot ping. */
+const richCell = (element: types.RichTextElement): types.RichTextBlock => ({
+  type: 'rich_text',
+  elements: [{ type: 'rich_text_section', elements: [element] }],
+});
+
+/**
+ * Platform text stays text: a raw_text cell cannot mention, link or format. Links (https only) and
+ * members are rich_text elements of our own; any other is shown as its text.
+ */
 function tableCell(cell: ReplyCell, column: ReplyColumn | undefined) {
   if (typeof cell === 'number' && column?.kind === 'number' && Number.isFinite(cell))
     return { type: 'raw_number' as const, value: cell, text: String(cell) };
-  return { type: 'raw_text' as const, text: String(cell) };
+  if (typeof cell === 'object' && 'url' in cell && isSafeLink(cell.url))
+    return richCell({ type: 'link', url: cell.url, text: cell.text });
+  if (typeof cell === 'object' && 'user' in cell && SLACK_USER_ID.test(cell.user))
+    return richCell({ type: 'user', user_id: cell.user });
+  return { type: 'raw_text' as const, text: cellField(cell) };
 }
 
 function tableBlock(block: Extract<FittedBlock, { type: 'table' }>): KnownBlock {

@@ -10,8 +10,10 @@ import {
   dmsIn,
   type EngineTestbed,
   headerOf,
+  onlyAnswer,
   postsIn,
   type Recorded,
+  readableOf,
   startEngineTestbed,
   wordsOf,
 } from '../../support/engine.js';
@@ -124,16 +126,16 @@ describe('cards people notice, understand and finish', () => {
     const refusal = rows.find((row) => row.outcome === 'refused');
     expect(refusal?.detail).toContain('Only members of leads can approve');
     expect(rows.some((row) => row.operation === 'approvals.list')).toBe(false);
-    const listed = answered(
-      await bed.run(`audit --op pullzone.reset-key --target ${zone}`, { userId: 'U0LEAD' }),
+    const listed = readableOf(
+      onlyAnswer(await bed.run(`audit --op pullzone.reset-key --target ${zone}`, { userId: 'U0LEAD' })),
     );
-    // One line per request: the refused click, the Reject click that opened the form, and the
+    // One row per request: the refused click, the Reject click that opened the form, and the
     // form's submit, each under its own step rather than the engine's closing word.
-    expect(listed).toContain(`<@U0RANDOM> · \`pullzone.reset-key\` · ${zone} · *approval-refused* · c-`);
-    expect(listed).toContain(`<@U0LEAD> · \`pullzone.reset-key\` · ${zone} · *clicked* · c-`);
-    expect(listed).toContain(`<@U0LEAD> · \`pullzone.reset-key\` · ${zone} · *rejected* · c-`);
-    expect(listed).not.toContain('*submitted*');
-    expect(listed).not.toContain('*refused*');
+    expect(listed).toContain(`@U0RANDOM | pullzone.reset-key | ${zone} | approval-refused | c-`);
+    expect(listed).toContain(`@U0LEAD | pullzone.reset-key | ${zone} | clicked | c-`);
+    expect(listed).toContain(`@U0LEAD | pullzone.reset-key | ${zone} | rejected | c-`);
+    expect(listed).not.toContain('| submitted |');
+    expect(listed).not.toContain('| refused |');
   });
 
   it('Reject by someone who may not reject is refused without a form, and a forged submit is refused too', async () => {
