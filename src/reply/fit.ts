@@ -285,8 +285,19 @@ const tableSize = (columns: readonly ReplyColumn[], rows: readonly ReplyCell[][]
   rows.reduce((sum, row) => sum + row.reduce<number>((n, cell) => n + cellText(cell).length + 4, 0), 0);
 
 /** What a block costs of the message's text budget: its text, with room for its framing. */
+/** What a menu costs: the words it shows; its values are carried back, not shown. */
+const menuSize = (block: Extract<FittedBlock, { type: 'menu' }>) =>
+  block.groups.reduce(
+    (sum, group) => sum + group.label.length + group.options.reduce((n, o) => n + o.text.length + 8, 8),
+    block.placeholder.length + 40,
+  );
+
 const size = (block: FittedBlock) =>
-  block.type === 'table' ? tableSize(block.columns, block.rows) : JSON.stringify(block).length + 40;
+  block.type === 'table'
+    ? tableSize(block.columns, block.rows)
+    : block.type === 'menu'
+      ? menuSize(block)
+      : JSON.stringify(block).length + 40;
 
 /** The note under a table showing only its first rows, naming where all of them are. */
 const rowsNote = (shown: number, total: number, inFile: boolean): FittedBlock => ({
@@ -347,9 +358,12 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
     BUDGET.textChars - reserved.reduce((sum, b) => sum + size(b), 0) - (trailing ? size(trailing) : 0);
   const room = BUDGET.blocks - reserved.length - (trailing ? 1 : 0);
   const kept: FittedBlock[] = [];
-  for (const block of body) {
+  for (const [index, block] of body.entries()) {
     if (block.type === 'table' && (block.rows.length >= TABLE_ROWS || size(block) > budget)) {
-      const rows = firstRows(block, budget);
+      // What follows the table (its note, the menu acting on its rows) keeps its room: the rows
+      // left out are in a file, a menu left out would be nowhere. At most half, so rows still show.
+      const after = body.slice(index + 1).reduce((sum, b) => sum + size(b), 0);
+      const rows = firstRows(block, budget - Math.min(after, budget / 2));
       if (rows.length > 0 && kept.length + 2 <= room) {
         // Rows left out are in the table's CSV, or in the whole reply's file when it has none.
         if (!fileOfTable) cut = true;
