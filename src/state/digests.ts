@@ -347,9 +347,13 @@ export function createDigestStore(client: Client): DigestStore {
           args: [end, at, digestId, occurrenceAt, runner, end],
         },
         {
+          // Only the runner that ended the run moves the digest on: one whose claim was taken over
+          // leaves it due, so the occurrence is retried if the taker dies too.
           sql: `UPDATE digests SET last_run_at = ?, next_run_at = ?
-                WHERE id = ? AND next_run_at < ?`,
-          args: [occurrenceAt, nextRunAt, digestId, nextRunAt],
+                WHERE id = ? AND next_run_at < ?
+                  AND EXISTS (SELECT 1 FROM digest_runs WHERE digest_id = ? AND occurrence_at = ?
+                                AND runner = ? AND state = ? AND finished_at = ?)`,
+          args: [occurrenceAt, nextRunAt, digestId, nextRunAt, digestId, occurrenceAt, runner, end, at],
         },
         {
           sql: 'DELETE FROM digest_runs WHERE finished_at IS NOT NULL AND finished_at < ?',
