@@ -110,3 +110,20 @@ describe('/edge dns typed on a phone', () => {
     },
   );
 });
+
+describe('the Records menu of a zone whose domain is long', () => {
+  it('carries as much of the domain as fits in an option, and a pick still finds the zone by it and its id', async () => {
+    const list = onlyAnswer(await bed.run('dns'));
+    const option = menuOptionsOf(list).find((o) => o.actionId === 'dns:records')!;
+    const long = {
+      ...option,
+      value: JSON.stringify({
+        id: JSON.parse(option.value).id,
+        domain: JSON.parse(option.value).domain?.slice(0, 3),
+      }),
+    };
+    const records = wordsOf(onlyAnswer(await bed.click(long)));
+    expect(records).toContain('Records of');
+    expect(lastRequest()?.query.search).toBe(JSON.parse(long.value).domain);
+  });
+});

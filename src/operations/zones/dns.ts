@@ -75,14 +75,18 @@ function zoneTable(zones: readonly DnsZone[], lite: boolean): ReplyTable {
 /** The options a menu takes. */
 const MAX_RECORD_OPTIONS = 100;
 
-/** An option's value carries at most 75 characters: the domain (to search by) only when it fits. */
+/** An option's value carries at most 75 characters: the id, and as much of the domain (to search by) as fits. */
 function recordsOption(zone: DnsZone): ReplyMenuOption {
   const actionId = 'dns:records';
-  const withDomain = JSON.stringify({ id: zone.Id, domain: zone.Domain || undefined });
-  const value =
-    actionId.length + 1 + withDomain.length <= MESSAGE_BUDGET.optionValueChars
-      ? withDomain
-      : JSON.stringify({ id: zone.Id });
+  // A domain too long is carried as its start: the zone is searched for by it, then picked by id.
+  const room =
+    MESSAGE_BUDGET.optionValueChars -
+    actionId.length -
+    1 -
+    JSON.stringify({ id: zone.Id, domain: '' }).length;
+  let domain = (zone.Domain ?? '').slice(0, Math.max(0, room));
+  while (domain && JSON.stringify(domain).length - 2 > room) domain = domain.slice(0, -1);
+  const value = JSON.stringify({ id: zone.Id, domain: domain || undefined });
   return { text: zoneName(zone), actionId, value };
 }
 
@@ -133,7 +137,8 @@ async function listPage(ctx: RunContext, args: DnsArgs, asked?: number): Promise
 
 /** The spec has no "get zone" operation: search by domain (or read the pages) and pick the zone by id. */
 async function findZone(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>) {
-  for (let page = 1; page <= (state.domain ? 1 : MAX_PAGES_WITHOUT_SEARCH); page++) {
+  // A domain searched for may be only its start (a menu option carries 75 characters): read on until the id is found.
+  for (let page = 1; page <= MAX_PAGES_WITHOUT_SEARCH; page++) {
     const list = await ctx.services.platform.listDnsZones({
       search: state.domain,
       page,

@@ -302,7 +302,8 @@ const proxy = {
         return;
       }
       await event.ack();
-      handedOver.add(id);
+      // Only commands count towards the limit: a flood of clicks never makes /edge answer busy.
+      if (command !== BLOCK_ACTIONS) handedOver.add(id);
       send({ ...base, acknowledged: { command, seconds: (performance.now() - received) / 1000 } });
       return;
     }
