@@ -1,6 +1,7 @@
 import type { z } from 'zod';
+import type { ApiKey } from '../platform/schemas.js';
 import { md, trusted } from '../reply/markup.js';
-import { ephemeral, type Reply } from '../reply/model.js';
+import { ephemeral, type Reply, type ReplyTable } from '../reply/model.js';
 import { counted } from '../reply/words.js';
 import { maskSecret } from '../secrets/registry.js';
 import { UserFacingError } from './engine/errors.js';
@@ -14,31 +15,49 @@ import {
   pastLastPage,
   readPagingState,
 } from './shared/paging.js';
+import { tableWithCsv } from './shared/table-csv.js';
 
 type Paging = z.infer<typeof PagingArgsSchema>;
+
+/** One row a key: only its masked form, here and in the CSV, never the key itself. */
+function keyTable(keys: readonly ApiKey[]): ReplyTable {
+  return {
+    columns: [
+      { header: 'Key (masked)', kind: 'text' },
+      { header: 'Id', kind: 'text' },
+      { header: 'Roles', kind: 'text' },
+    ],
+    rows: keys.map((key) => [
+      maskSecret(key.Key),
+      key.Id === undefined ? 'not given' : String(key.Id),
+      key.Roles.length > 0 ? key.Roles.join(', ') : '(none)',
+    ]),
+  };
+}
 
 async function page(ctx: RunContext, paging: Paging, asked?: number): Promise<Reply> {
   const list = await ctx.services.platform.listApiKeys(paging);
   const last = lastPageInstead(paging.page, list.TotalItems, paging.perPage);
   if (last !== undefined) return page(ctx, { ...paging, page: last }, paging.page);
-  const lines = list.Items.map(
-    (key) =>
-      md`• \`${maskSecret(key.Key)}\`  id ${key.Id ?? '(not given)'}  roles: ${key.Roles.length > 0 ? key.Roles.join(', ') : '(none)'}`,
-  );
   const { total, where, hasMore } = pageFacts(list, paging);
+  // More keys than a table shows (--per-page up to 1,000): every row goes to a CSV as well.
+  const keys = tableWithCsv(keyTable(list.Items), {
+    filename: `api-keys-page-${paging.page}.csv`,
+    title: 'API keys (masked)',
+  });
   return {
     ...ephemeral(total === undefined ? `API keys, ${where.toLowerCase()}` : counted(total, 'API key'), [
       { type: 'header', text: total === undefined ? 'API keys' : `API keys (${total})` },
-      {
-        type: 'text',
-        text: lines.length > 0 ? trusted(lines.join('\n')) : trusted('_No API keys on this page._'),
-      },
+      list.Items.length > 0
+        ? { type: 'table', table: keys.table }
+        : { type: 'text', text: trusted('_No API keys on this page._') },
       {
         type: 'context',
         text: md`${where}.${pastLastPage(asked, paging.page)} Keys are masked; the full value is never shown here.`,
       },
       { type: 'actions', closing: true, buttons: pagingButtons('apikeys:page', paging, hasMore) },
     ]),
+    ...(keys.files.length > 0 ? { files: keys.files } : {}),
   };
 }
 

@@ -280,7 +280,7 @@ function fitBlock(
 }
 
 /** What a table's text costs: its cells, with room for each cell's framing. */
-const tableSize = (columns: readonly ReplyColumn[], rows: readonly ReplyCell[][]) =>
+export const tableSize = (columns: readonly ReplyColumn[], rows: readonly ReplyCell[][]) =>
   columns.reduce((sum, c) => sum + c.header.length + 4, 40) +
   rows.reduce((sum, row) => sum + row.reduce<number>((n, cell) => n + cellText(cell).length + 4, 0), 0);
 
@@ -340,8 +340,10 @@ function oneTable(blocks: readonly ReplyBlock[]): ReplyBlock[] {
 export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const uploadImage = options.uploadImage ?? (() => false);
   const fitted = oneTable(reply.blocks).map((block) => fitBlock(block, uploadImage));
-  const tableFile = reply.blocks.find((block) => block.type === 'table')?.table.file;
-  const fileOfTable = tableFile !== undefined && (reply.files ?? []).some((f) => f.filename === tableFile);
+  const table = reply.blocks.find((block) => block.type === 'table')?.table;
+  const fileOfTable = table?.file !== undefined && (reply.files ?? []).some((f) => f.filename === table.file);
+  // Rows only the file has: a table that shows them all is still named as showing the first ones.
+  const fileRows = fileOfTable ? (table?.totalRows ?? 0) : 0;
   const images = fitted.flatMap((f) => (f.image ? [f.image] : []));
   const all = fitted.flatMap((f) => f.blocks);
   let cut = fitted.some((f) => f.cut);
@@ -359,7 +361,10 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
   const room = BUDGET.blocks - reserved.length - (trailing ? 1 : 0);
   const kept: FittedBlock[] = [];
   for (const [index, block] of body.entries()) {
-    if (block.type === 'table' && (block.rows.length >= TABLE_ROWS || size(block) > budget)) {
+    if (
+      block.type === 'table' &&
+      (block.rows.length >= TABLE_ROWS || size(block) > budget || fileRows > block.rows.length)
+    ) {
       // What follows the table (its note, the menu acting on its rows) keeps its room: the rows
       // left out are in a file, a menu left out would be nowhere. At most half, so rows still show.
       const after = body.slice(index + 1).reduce((sum, b) => sum + size(b), 0);
@@ -368,7 +373,7 @@ export function fitReply(reply: Reply, options: FitOptions = {}): FittedReply {
         // Rows left out are in the table's CSV, or in the whole reply's file when it has none.
         if (!fileOfTable) cut = true;
         const shown: FittedBlock = { ...block, rows };
-        const note = rowsNote(rows.length, block.rows.length, fileOfTable);
+        const note = rowsNote(rows.length, Math.max(block.rows.length, fileRows), fileOfTable);
         kept.push(shown, note);
         budget -= size(shown) + size(note);
         continue;

@@ -101,6 +101,8 @@ export interface ReplyTable {
   rows: ReplyCell[][];
   /** The filename of one of the reply's files that holds every row (a CSV), for when not all fit. */
   file?: string;
+  /** How many rows that file holds, when more than `rows` (a result the reply keeps only the start of). */
+  totalRows?: number;
 }
 
 /**

@@ -68,7 +68,8 @@ describe('the console against the in-process sandbox', () => {
     expect(list).toMatch(/Records of a zone…:\n +Records: \[\d+\] edgeops\.dev/);
     const out = await c.type(`:click ${buttonNumber(list, /^edgeops\.dev/)}`);
     expect(out).toContain('Records of edgeops.dev');
-    expect(out).toMatch(/\n {4}TYPE +NAME +VALUE/);
+    expect(out).toMatch(/\n {4}Type +Name +Value +TTL +State/);
+    expect(out).toMatch(/\n {4}TXT +@ +v=spf1 include:_spf\.example\.net ~all +300 +enabled/);
   });
 
   it('answers an unknown subcommand with the usage error', async () => {

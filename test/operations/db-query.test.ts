@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CustomerDatabase, createCustomerDatabase } from '../../src/database/customer-database.js';
 import type { Reply, ReplyFile } from '../../src/reply/model.js';
 import { type EngineTestbed, onlyAnswer, startEngineTestbed } from '../support/engine.js';
+import { sentTable } from '../support/sent-table.js';
 
 let bed: EngineTestbed;
 let database: CustomerDatabase;
@@ -38,12 +39,17 @@ const customerDatabase = (options: Partial<Parameters<typeof createCustomerDatab
     ...options,
   });
 
-/** Runs `/edge db query SQL`; returns the answer, its table (the second code block) and its words. */
+/** Runs `/edge db query SQL`; returns the answer, the table it sends to Slack and its words. */
 async function answerTo(sql: string) {
   const reply = onlyAnswer(await bed.run(`db query ${sql}`));
-  const code = reply.blocks.flatMap((block) => (block.type === 'code' ? [block.text] : []));
-  return { reply, table: code[1] ?? '', all: JSON.stringify(reply.blocks) };
+  const table = sentTable(reply);
+  expect(table.refused).toEqual([]);
+  return { reply, table, all: table.text };
 }
+
+/** `WITH RECURSIVE` rows numbered 1 to `count`, as `n`. */
+const numbered = (count: number) =>
+  `WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ${count})`;
 
 /** The result file's records; the file is removed, as an adapter does after uploading it. */
 function csvRecords(file: ReplyFile): string[] {
@@ -60,15 +66,15 @@ const onlyFile = (reply: Reply): ReplyFile => {
 const orderCount = async () => (await database.runReadOnlyQuery('SELECT count(*) FROM orders')).rows[0]?.[0];
 
 describe('/edge db query', () => {
-  it('answers in the channel with an aligned table', async () => {
+  it('answers in the channel with a table: numbers right-aligned as numbers, text as text', async () => {
     const { reply, table, all } = await answerTo(
       'SELECT id, status, currency FROM orders WHERE id <= 3 ORDER BY id',
     );
     expect(reply.visibility).toBe('channel');
-    const lines = table.split('\n');
-    expect(lines[0]).toMatch(/^id {2}status +currency$/);
-    expect(lines[1]).toMatch(/^-- {2}-+ {2}-+$/);
-    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(['1', '2', '3']);
+    expect(table.headers).toEqual(['id', 'status', 'currency']);
+    expect(table.types).toEqual(['raw_number', 'raw_text', 'raw_text']);
+    expect(table.align).toEqual(['right', 'left', 'left']);
+    expect(table.rows.map((row) => row[0])).toEqual([1, 2, 3]);
     expect(all).toContain('3 rows, 3 columns.');
     expect(all).not.toContain('complete result');
     expect(reply.files).toBeUndefined();
@@ -78,15 +84,23 @@ describe('/edge db query', () => {
     const { reply, table } = await answerTo(
       'SELECT id, avatar, (SELECT external_ref FROM orders WHERE id = 7) AS ref FROM customers WHERE id <= 2 ORDER BY id',
     );
-    const [, , first, second] = table.split('\n');
-    expect(first).toMatch(/^1 +<blob 4 bytes> +9007199254740993$/);
-    expect(second).toMatch(/^2 +NULL +9007199254740993$/);
+    // Past 2^53 a number would be rounded: the digits stay text, in a column aligned as numbers.
+    expect(table.rows).toEqual([
+      [1, '<blob 4 bytes>', '9007199254740993'],
+      [2, 'NULL', '9007199254740993'],
+    ]);
+    expect(table.types).toEqual(['raw_number', 'raw_text', 'raw_text']);
+    expect(table.align).toEqual(['right', 'left', 'right']);
     expect(csvRecords(onlyFile(reply))[1]).toBe('1,89504e47,9007199254740993');
+    const nulls = await answerTo('SELECT 5 AS n UNION ALL SELECT NULL');
+    expect(nulls.table.rows).toEqual([[5], ['NULL']]);
+    expect(nulls.table.types).toEqual(['raw_number|raw_text']);
+    expect(nulls.table.align).toEqual(['right']);
   });
 
   it('delivers a blob the table shows only by its size: the CSV has it in hexadecimal, and says so', async () => {
     const { reply, table, all } = await answerTo("SELECT x'DEADBEEF' AS fixed, randomblob(4) AS random");
-    expect(table.split('\n')[2]).toMatch(/^<blob 4 bytes> +<blob 4 bytes>$/);
+    expect(table.rows).toEqual([['<blob 4 bytes>', '<blob 4 bytes>']]);
     expect(all).toContain(
       '1 row, 2 columns. Blobs are shown by their size here; the file has the complete result, blobs in hexadecimal.',
     );
@@ -101,10 +115,11 @@ describe('/edge db query', () => {
   it('answers a statement with a blob literal that is not UTF-8, EXPLAIN included', async () => {
     const { reply, table } = await answerTo("SELECT length(x'DEADBEEF') AS n");
     expect(reply.visibility).toBe('channel');
-    expect(table).toBe('n\n-\n4');
+    expect(table.headers).toEqual(['n']);
+    expect(table.rows).toEqual([[4]]);
     const explained = await answerTo("EXPLAIN SELECT x'DEADBEEF'");
     expect(explained.reply.visibility).toBe('channel');
-    expect(explained.table).toMatch(/\bBlob\b/);
+    expect(explained.table.rows.flat()).toContain('Blob');
     for (const file of explained.reply.files ?? []) csvRecords(file);
   });
 
@@ -112,29 +127,70 @@ describe('/edge db query', () => {
     const { table } = await answerTo(
       `SELECT name, country FROM customers WHERE name = 'Ada Lovelace' -- a comment`,
     );
-    expect(table).toMatch(/Ada Lovelace +GB/);
+    expect(table.rows).toEqual([['Ada Lovelace', 'GB']]);
     const curly = await answerTo('SELECT count(*) AS n FROM customers WHERE name = ‘Ada Lovelace’');
-    expect(curly.table).toMatch(/^n\n-\n1$/);
+    expect(curly.table.rows).toEqual([[1]]);
   });
 
-  it('shows 20 of 25 rows and gives all of them as query-YYYYMMDD-HHmmss.csv', async () => {
+  it('shows 25 rows whole in its table, with no file', async () => {
     const { reply, table, all } = await answerTo(
       'SELECT id, customer_id, status, external_ref FROM orders ORDER BY id LIMIT 25',
     );
-    expect(table.split('\n')).toHaveLength(22);
-    expect(all).toContain('25 rows, 4 columns. Showing the first 20; the file has the complete result.');
+    expect(table.rows).toHaveLength(25);
+    expect(all).toContain('25 rows, 4 columns.');
+    expect(all).not.toContain('Showing the first');
+    expect(reply.files).toBeUndefined();
+  });
+
+  it('shows 99 of 150 rows under its headers, says so, and gives all of them as query-YYYYMMDD-HHmmss.csv', async () => {
+    const { reply, table, all } = await answerTo(`${numbered(150)} SELECT n, 'row ' || n AS label FROM r`);
+    expect(table.headers).toEqual(['n', 'label']);
+    expect(table.types).toEqual(['raw_number', 'raw_text']);
+    expect(table.align).toEqual(['right', 'left']);
+    expect(table.rows).toHaveLength(99);
+    expect(table.rows[98]).toEqual([99, 'row 99']);
+    expect(all).toContain('150 rows, 2 columns. The file has the complete result.');
+    expect(all).toContain('Showing the first 99 of 150 rows; every row is in the attached CSV.');
     const file = onlyFile(reply);
-    expect(file.about).toBe('the complete result, 25 rows');
-    expect(file.comment).toMatch(/^25 rows, 4 columns from: SELECT id/);
+    expect(table.files.map((f) => f.filename)).toEqual([file.filename]);
+    expect(file.about).toBe('the complete result, 150 rows');
+    expect(file.comment).toMatch(/^150 rows, 2 columns from: WITH RECURSIVE/);
     const stamp = /^query-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})\.csv$/.exec(file.filename);
     expect(stamp).not.toBeNull();
     const [, y, mo, d, hh, mi, ss] = stamp!.map(Number);
     // Named after the instant it ran at, on the bot's clock.
     expect(Date.UTC(y!, mo! - 1, d, hh, mi, ss)).toBe(Math.floor(bed.clock() / 1000) * 1000);
-    const records = csvRecords(file);
-    expect(records[0]).toBe('id,customer_id,status,external_ref');
-    expect(records.filter((record) => record !== '')).toHaveLength(26);
-    expect(records[7]).toMatch(/^7,\d+,\w+,9007199254740993$/);
+    const records = csvRecords(file).filter((record) => record !== '');
+    expect(records[0]).toBe('n,label');
+    expect(records).toHaveLength(151);
+    expect(records[150]).toBe('150,row 150');
+  });
+
+  it('shows the first 20 of 25 columns, says so, and gives every column in the CSV', async () => {
+    const columns = Array.from({ length: 25 }, (_, i) => `${i + 1} AS c${i + 1}`).join(', ');
+    const { reply, table, all } = await answerTo(`SELECT ${columns}`);
+    expect(table.headers).toEqual(Array.from({ length: 20 }, (_, i) => `c${i + 1}`));
+    expect(table.align).toEqual(Array(20).fill('right'));
+    expect(table.rows).toEqual([Array.from({ length: 20 }, (_, i) => i + 1)]);
+    expect(all).toContain(
+      '1 row, 25 columns. Only the first 20 of 25 columns are shown here; the file has the complete result.',
+    );
+    const [header, row] = csvRecords(onlyFile(reply));
+    expect(header!.split(',')).toHaveLength(25);
+    expect(row).toMatch(/,25$/);
+  });
+
+  it('shows the first rows of a table longer than the message, and gives all of them in the CSV', async () => {
+    const { reply, table, all } = await answerTo(
+      `${numbered(60)} SELECT n, printf('%.90c', 'w') AS wide, printf('%.90c', 'v') AS wider FROM r`,
+    );
+    expect(table.rows.length).toBeGreaterThan(20);
+    expect(table.rows.length).toBeLessThan(60);
+    expect(all).toContain('60 rows, 3 columns. The file has the complete result.');
+    expect(all).toContain(
+      `Showing the first ${table.rows.length} of 60 rows; every row is in the attached CSV.`,
+    );
+    expect(csvRecords(onlyFile(reply)).filter((record) => record !== '')).toHaveLength(61);
   });
 
   it('attaches the CSV for a value too wide for the table, with formula cells neutralised', async () => {
@@ -145,7 +201,8 @@ describe('/edge db query', () => {
     const file = onlyFile(reply);
     expect(file.filename).toMatch(/^query-\d{8}-\d{6}\.csv$/);
     expect(file.about).toBe('the complete result, 1 row');
-    expect(table.split('\n')[2]).toContain('…');
+    expect(table.rows[0]![0]).toMatch(/^[a-z]+@example\.com,.{80,}…$/);
+    expect(String(table.rows[0]![0])).toHaveLength(100);
     const [header, row] = csvRecords(file);
     expect(header).toBe('emails,formula,negative');
     expect(row).toMatch(/^"(?:[a-z]+@example\.com,){9}[a-z]+@example\.com",'=1\+2,'-5$/);
@@ -154,12 +211,14 @@ describe('/edge db query', () => {
   it('stops at the row cap, says so and which cap, and puts every row read in the CSV', async () => {
     useDatabase(customerDatabase({ limits: { maxRows: 50 } }));
     try {
-      const { reply, all } = await answerTo(
+      const { reply, table, all } = await answerTo(
         'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n, n * n AS square FROM r',
       );
       expect(all).toContain(
-        '50 rows, 2 columns. The query stopped at the cap of 50 rows (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. Showing the first 20; the file has the rows read.',
+        '50 rows, 2 columns. The query stopped at the cap of 50 rows (EDGEOPS_DB_QUERY_MAX_ROWS): the result has more. The file has the rows read.',
       );
+      expect(table.rows).toHaveLength(50);
+      expect(table.rows[49]).toEqual([50, 2500]);
       expect(reply.text).toBe('The query stopped at a cap after 50 rows');
       const file = onlyFile(reply);
       expect(file.about).toBe('the first 50 rows, where the query stopped');
@@ -440,7 +499,10 @@ describe('/edge db query holds no value past the cap on bytes', () => {
     const { reply, table } = await answerTo(
       "SELECT b, hex(b) AS upper, t FROM (SELECT randomblob(600000) AS b, replace(hex(zeroblob(400000)), '00', 'é\"' || char(10)) AS t)",
     );
-    expect(table.split('\n')[2]).toMatch(/^<blob 600000 bytes> {2}[0-9A-F]{31}… {2}é" é" /);
+    const [blob, hexShown, textShown] = table.rows[0]!;
+    expect(blob).toBe('<blob 600000 bytes>');
+    expect(hexShown).toMatch(/^[0-9A-F]{99}…$/);
+    expect(textShown).toBe(`${'é"\n'.repeat(33)}…`);
     const [header, row] = csvRecords(onlyFile(reply));
     expect(header).toBe('b,upper,t');
     const [lower, upper, text] = row!.split(',');

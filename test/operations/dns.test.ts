@@ -7,6 +7,7 @@ import {
   startEngineTestbed,
   wordsOf,
 } from '../support/engine.js';
+import { sentTable } from '../support/sent-table.js';
 
 let bed: EngineTestbed;
 beforeAll(async () => {
@@ -23,13 +24,63 @@ describe('/edge dns', () => {
     const list = onlyAnswer(await bed.run('dns'));
     const recordButtons = menuOptionsOf(list).filter((b) => b.actionId === 'dns:records');
     expect(recordButtons.length).toBeGreaterThan(1);
-    const texts: string[] = [];
-    for (const button of recordButtons) texts.push(wordsOf(onlyAnswer(await bed.click(button))));
-    const all = texts.join('\n');
+    const rows: (string | number)[][] = [];
+    for (const button of recordButtons) {
+      const reply = onlyAnswer(await bed.click(button));
+      // A zone without records says so instead of showing an empty table.
+      if (reply.blocks.some((block) => block.type === 'table')) rows.push(...sentTable(reply).rows);
+      else expect(wordsOf(reply)).toContain('This zone has no records.');
+    }
     for (const name of ['A', 'AAAA', 'CNAME', 'TXT', 'MX', 'CAA'])
-      expect(all).toMatch(new RegExp(`\\\\n${name} `));
-    // Preformatted: the adapter escapes it (test/slack/commands.test.ts checks that nobody is pinged).
-    expect(all).toContain('<!channel>');
+      expect(rows.map((row) => row[0])).toContain(name);
+    // A raw_text cell: shown as written, it cannot ping (test/slack/commands.test.ts checks the message).
+    expect(rows).toContainEqual(['TXT', 'announce', '<!channel>', 300, 'enabled']);
+  });
+
+  /** Picks the zone a search finds in the Records menu. */
+  const recordsOf = async (search: string) => {
+    const button = menuOptionsOf(onlyAnswer(await bed.run(`dns ${search}`))).find(
+      (b) => b.actionId === 'dns:records',
+    );
+    return onlyAnswer(await bed.click(button!));
+  };
+
+  it('shows a zone’s records as a table: type, name and whole value as text, the TTL as a number', async () => {
+    const reply = await recordsOf('mail-example');
+    const table = sentTable(reply);
+    expect(table.headers).toEqual(['Type', 'Name', 'Value', 'TTL', 'State']);
+    expect(table.types).toEqual(['raw_text', 'raw_text', 'raw_text', 'raw_number', 'raw_text']);
+    expect(table.align).toEqual(['left', 'left', 'left', 'right', 'left']);
+    expect(table.rows).toHaveLength(4);
+    expect(table.rows).toContainEqual([
+      'TXT',
+      'default._domainkey',
+      'v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC',
+      300,
+      'enabled',
+    ]);
+    expect(table.rows).toContainEqual(['A', 'mx1', '192.0.2.11', 300, 'disabled']);
+    expect(table.text).toContain('4 records · zone id');
+    expect(reply.files ?? []).toEqual([]);
+    expect(table.refused).toEqual([]);
+  });
+
+  it('shows 99 of a zone’s 120 records with their values whole, and every record in the CSV', async () => {
+    const reply = await recordsOf('large-example');
+    const table = sentTable(reply);
+    expect(table.headers).toEqual(['Type', 'Name', 'Value', 'TTL', 'State']);
+    expect(table.rows).toHaveLength(99);
+    const dkim = table.rows.find((row) => row[1] === 'mail._domainkey');
+    expect(dkim?.[2]).toMatch(/^v=DKIM1; k=rsa; p=MIIB.{300,}IDAQAB$/);
+    expect(table.text).toContain('Showing the first 99 of 120 rows; every row is in the attached CSV.');
+    expect(table.files.map((f) => [f.filename, f.about])).toEqual([
+      ['dns-records-large-example.com.csv', 'all 120 rows'],
+    ]);
+    const records = String(reply.files?.[0]?.content).trim().split('\r\n');
+    expect(records[0]).toBe('Type,Name,Value,TTL,State');
+    expect(records).toHaveLength(121);
+    expect(records.find((line) => line.includes('mail._domainkey'))).toMatch(/p=MIIB[^,]{300,}IDAQAB/);
+    expect(table.refused).toEqual([]);
   });
 
   it('lists the zones as a table: domain and id as text, the records counted as a number', async () => {

@@ -61,7 +61,7 @@ describe('a DNS zone whose Domain is null', () => {
     const records = answered(await bed.click({ actionId: 'dns:records', value: button!.value }));
     expect(records).toContain('Records of zone 710002');
     // Names that are null read as the apex, values that are null as nothing.
-    expect(records).toMatch(/\\nTXT +@ /);
+    expect(records).toMatch(/\["TXT","@","",/);
     // Without a domain to search for, the listing was read without a search term.
     expect(bed.sandbox.requests.last('dnszone.list')?.query).toEqual({
       page: '1',

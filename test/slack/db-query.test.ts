@@ -46,6 +46,7 @@ afterAll(async () => {
 const SectionSchema = z.looseObject({
   type: z.string(),
   text: z.looseObject({ text: z.string() }).optional(),
+  rows: z.array(z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))).optional(),
 });
 const MessageArgsSchema = z.looseObject({
   channel: z.string(),
@@ -60,11 +61,10 @@ async function channelAnswer(sql: string) {
   await h.command(`db query ${sql}`);
   const call: RecordedCall = await h.fake.waitFor('chat.postMessage', (c) => !seen.has(c), 5_000);
   const message = MessageArgsSchema.parse(call.args);
-  const code = message.blocks
-    .map((block) => block.text?.text ?? '')
-    .filter((text) => text.startsWith('```'))
-    .map((text) => text.slice(4, -4));
-  return { ...message, table: code[1] ?? '', all: JSON.stringify(message.blocks) };
+  const table = message.blocks.find((block) => block.type === 'table')?.rows ?? [];
+  // What Slack reads as mrkdwn: every block but the table, whose raw_text cells are never markup.
+  const markup = JSON.stringify(message.blocks.filter((block) => block.type !== 'table'));
+  return { ...message, table, markup, all: JSON.stringify(message.blocks) };
 }
 
 /**
@@ -73,24 +73,30 @@ async function channelAnswer(sql: string) {
  * answers say is checked through the engine in test/operations/db-query.test.ts.
  */
 describe('/edge db query', () => {
-  it('escapes text from the database so that nobody is pinged', async () => {
+  it('shows text from the database as raw text in a table cell, so that nobody is pinged', async () => {
     const answer = await channelAnswer('SELECT id, note FROM orders WHERE id = 13');
-    expect(answer.all).toContain('&lt;!channel&gt;');
-    expect(answer.all).not.toContain('<!channel>');
+    expect(answer.table[1]?.[1]).toEqual({
+      type: 'raw_text',
+      text: 'customer wrote: <!channel> where is my parcel?',
+    });
+    expect(answer.markup).not.toContain('<!channel>');
+    expect(answer.text).not.toContain('<!channel>');
   });
 
-  it('posts the CSV of 25 rows to the channel, and the message names it and says where it went', async () => {
+  it('posts the CSV of 150 rows to the channel, and the message names it and says where it went', async () => {
     const answer = await channelAnswer(
-      'SELECT id, customer_id, status, external_ref FROM orders ORDER BY id LIMIT 25',
+      'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 150) SELECT n, n * 2 AS twice FROM r',
     );
-    const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('LIMIT 25'), 5_000);
+    const file = await h.fake.waitForUpload((f) => !!f.initialComment?.includes('n * 2 AS twice'), 5_000);
     // The message names the file it carries, and says where it is.
-    expect(answer.all).toContain(`📎 ${file.filename}: the complete result, 25 rows, attached below.`);
-    expect(file.initialComment).toMatch(/^25 rows, 4 columns from: SELECT id/);
+    expect(answer.all).toContain(`📎 ${file.filename}: the complete result, 150 rows, attached below.`);
+    expect(answer.all).toContain('Showing the first 99 of 150 rows; every row is in the attached CSV.');
+    expect(answer.table).toHaveLength(100);
+    expect(file.initialComment).toMatch(/^150 rows, 2 columns from: WITH RECURSIVE/);
     expect(file.channelId).toBe(DEFAULT_CHANNEL_ID);
     const records = file.bytes.toString('utf8').split('\r\n');
-    expect(records[0]).toBe('id,customer_id,status,external_ref');
-    expect(records.filter((record) => record !== '')).toHaveLength(26);
+    expect(records[0]).toBe('n,twice');
+    expect(records.filter((record) => record !== '')).toHaveLength(151);
     if (schemasAvailable) {
       const blocks = h.fake.callsTo('chat.postMessage').at(-1)?.args.blocks;
       expect(validateBlocks(blocks)).toEqual([]);
@@ -158,6 +164,9 @@ describe('/edge db query', () => {
       else process.env.TMPDIR = previousTmp;
     }
     const next = await channelAnswer('SELECT count(*) AS n FROM orders');
-    expect(next.table).toMatch(/^n\n-+\n30$/);
+    expect(next.table).toEqual([
+      [{ type: 'raw_text', text: 'n' }],
+      [{ type: 'raw_number', value: 30, text: '30' }],
+    ]);
   });
 });

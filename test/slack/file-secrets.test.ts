@@ -44,14 +44,16 @@ const masked = (secret: string) => `[redacted …${secret.slice(-4)}]`;
 describe('files uploaded to Slack', () => {
   it('mask the platform key in a db query row, and the comment says so', async () => {
     const key = h.config.platform!.apiKey;
-    // Longer than the table's column: the table shows its start, the file has it whole.
-    await database.runWrite(`UPDATE orders SET note = '${key} was pasted here by mistake' WHERE id = 2`);
+    // Longer than a table cell: the table shows its start, the file has it whole.
+    const pasted =
+      'was pasted here by mistake in a note long enough to be cut short in the table of the message';
+    await database.runWrite(`UPDATE orders SET note = '${key} ${pasted}' WHERE id = 2`);
     const next = upload(/^query-\d{8}-\d{6}\.csv$/);
     await h.command('db query SELECT id, note FROM orders WHERE id IN (1, 2, 3) ORDER BY id');
     const file = await next;
     const csv = file.bytes.toString('utf8');
     expect(csv).not.toContain(key);
-    expect(csv.split('\r\n')[2]).toBe(`2,${masked(key)} was pasted here by mistake`);
+    expect(csv.split('\r\n')[2]).toBe(`2,${masked(key)} ${pasted}`);
     expect(file.length).toBe(file.bytes.length);
     expect(file.initialComment).toContain('1 value that is a secret of this bot was masked.');
     expect(file.channelId).toBe(DEFAULT_CHANNEL_ID);

@@ -9,12 +9,18 @@ import {
   type QuerySummary,
 } from '../../database/customer-database.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
-import { codeBlock } from '../../reply/escape.js';
+import { TABLE_COLUMNS, TABLE_ROWS, tableSize } from '../../reply/fit.js';
 import { hiddenCharacterError } from '../../reply/hidden-characters.js';
 import { md, mention, nest } from '../../reply/markup.js';
-import { inChannel, type Reply, type ReplyBlock } from '../../reply/model.js';
-import { formatTable } from '../../reply/table.js';
-import { byteSize, counted, number } from '../../reply/words.js';
+import {
+  inChannel,
+  type Reply,
+  type ReplyBlock,
+  type ReplyCell,
+  type ReplyColumn,
+  type ReplyTable,
+} from '../../reply/model.js';
+import { byteSize, counted } from '../../reply/words.js';
 import { CsvFileWriter } from '../../reports/csv/file.js';
 import { csvRecord } from '../../reports/csv/safety.js';
 import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
@@ -23,10 +29,12 @@ import { format } from '../../time/date-fns.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith } from '../engine/types.js';
 
-/** Rows shown in the message; the rest are in the CSV file. */
-export const MAX_TABLE_ROWS = 20;
-/** Widest a column may be in the message; wider cells are cut there and complete in the CSV. */
-export const MAX_COLUMN_WIDTH = 32;
+/** Rows the message's table holds under its headers; the rest are in the CSV file. */
+export const MAX_TABLE_ROWS = TABLE_ROWS - 1;
+/** Longest a value is in the message's table; a longer one is cut there and whole in the CSV. */
+export const MAX_CELL_CHARS = 100;
+/** Room kept in the message for all but the table and the statement: headings, notes, file names. */
+const ROOM_BESIDE_TABLE = 3_000;
 /** How much of the statement a file's comment repeats (the message shows it whole). */
 const MAX_COMMENT_SQL = 500;
 
@@ -46,34 +54,48 @@ const NOT_CONFIGURED =
 export const queryFilename = (nowMs: number): string =>
   `query-${format(new UTCDate(nowMs), 'yyyyMMdd-HHmmss')}.csv`;
 
-/** The table as it appears in chat: the most rows (up to 20) whose code block fits one section. */
-function fittedTable(headers: string[], first: string[][]): { table: string; shown: number; cut: boolean } {
-  const rows = first.slice(0, MAX_TABLE_ROWS);
-  // Anything flattened or shortened for the table differs from the data: the CSV has it whole.
-  let cut = [headers, ...rows].some((row) =>
-    row.some((cell) => cell.length > MAX_COLUMN_WIDTH || /[\u0000-\u001f\u007f]/.test(cell)),
-  );
-  let shown = rows.length;
-  let table = formatTable(headers, rows, { maxColumnWidth: MAX_COLUMN_WIDTH });
-  while (shown > 0 && codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) {
-    shown -= 1;
-    table = formatTable(headers, rows.slice(0, shown), { maxColumnWidth: MAX_COLUMN_WIDTH });
-  }
-  if (codeBlock(table, Number.POSITIVE_INFINITY).length > MESSAGE_BUDGET.sectionChars) cut = true;
-  return { table, shown, cut };
-}
+/** A value as the table keeps it: NULL and numbers as they are, anything else as its text, cut. */
+type Shown = null | number | bigint | string;
 
 /** A query's rows as they were read: the first ones for the table, all of them in a CSV file. */
 interface ReadResult {
   summary: QuerySummary;
-  /** The first rows' cells as the table shows them (a long value cut, a blob as its size). */
-  first: string[][];
+  /** The first rows' values in the table's columns (a long value cut, a blob as its size). */
+  first: Shown[][];
+  /** Whether a value of the first rows is longer than the table shows. */
+  cut: boolean;
   /** Whether the first rows hold a blob, which the table shows only by its size. */
   blobShown: boolean;
   /** Whether any row read holds a blob, which the file has in hexadecimal. */
   blobs: boolean;
   /** The CSV, header first, written row by row as the rows arrived. */
   path: string;
+}
+
+/** A column is a number column when its values are numbers, NULL aside. */
+function columnKind(first: readonly Shown[][], index: number): ReplyColumn['kind'] {
+  const values = first.map((row) => row[index]).filter((value) => value !== null);
+  const numeric = values.every((value) => typeof value === 'number' || typeof value === 'bigint');
+  return values.length > 0 && numeric ? 'number' : 'text';
+}
+
+/** NULL as today's NULL; an integer past what a number holds exactly stays text, digit for digit. */
+function tableValue(value: Shown, kind: ReplyColumn['kind']): ReplyCell {
+  if (value === null) return 'NULL';
+  if (kind === 'text' || typeof value === 'string') return String(value);
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
+  return value;
+}
+
+/** The first rows as the message's table: database values as text, numbers as numbers. */
+function resultTable(columns: readonly string[], first: readonly Shown[][]): ReplyTable {
+  const shown: ReplyColumn[] = columns
+    .slice(0, TABLE_COLUMNS)
+    .map((header, index) => ({ header, kind: columnKind(first, index) }));
+  return {
+    columns: shown,
+    rows: first.map((row) => shown.map((column, index) => tableValue(row[index] ?? null, column.kind))),
+  };
 }
 
 const isBlob = (cell: Cell) => cell instanceof ArrayBuffer;
@@ -91,30 +113,39 @@ async function readResult(
 ): Promise<ReadResult> {
   const path = temporaryCsvPath();
   const csv = new CsvFileWriter(path);
-  const first: string[][] = [];
+  const first: Shown[][] = [];
+  let cut = false;
   let blobShown = false;
   let blobs = false;
   // The table shows the start of a value: a secret there is redacted whole before the cut, so
   // no part of it shows (the message's own scrub sees only whole secrets).
-  const head = MAX_COLUMN_WIDTH + 1 + secrets.longest();
-  const redactedHead = (cell: Cell): Cell =>
-    typeof cell === 'string' ? secrets.redact(cell.length > head ? cell.slice(0, head) : cell) : cell;
+  const head = MAX_CELL_CHARS + 1 + secrets.longest();
+  const shown = (cell: Cell): Shown => {
+    if (cell === null || typeof cell === 'number' || typeof cell === 'bigint') return cell;
+    const text = tableCell(
+      typeof cell === 'string' ? secrets.redact(cell.length > head ? cell.slice(0, head) : cell) : cell,
+      MAX_CELL_CHARS,
+    );
+    if (text.length <= MAX_CELL_CHARS) return text;
+    cut = true;
+    return `${text.slice(0, MAX_CELL_CHARS - 1)}…`;
+  };
   try {
     const summary = await database.streamReadOnlyQuery(sql, {
       columns: (names) => csv.write(csvRecord(names)),
       row: (cells) => {
-        const blob = cells.some(isBlob);
-        blobs ||= blob;
+        blobs ||= cells.some(isBlob);
         if (first.length < MAX_TABLE_ROWS) {
           // Only what the table can show is kept: the value itself goes to the file and is let go.
-          first.push(cells.map((cell) => tableCell(redactedHead(cell), MAX_COLUMN_WIDTH)));
-          blobShown ||= blob;
+          const kept = cells.slice(0, TABLE_COLUMNS);
+          first.push(kept.map(shown));
+          blobShown ||= kept.some(isBlob);
         }
         return writeRow(csv, cells);
       },
     });
     await csv.close();
-    return { summary, first, blobShown, blobs, path };
+    return { summary, first, cut, blobShown, blobs, path };
   } catch (error) {
     await csv.discard();
     await rm(path, { force: true });
@@ -132,10 +163,35 @@ function stoppedWords(summary: QuerySummary): string {
     : `The query stopped at the cap of ${byteSize(stop.limit)} of values (EDGEOPS_DB_QUERY_MAX_BYTES) ${where}: the result has more. `;
 }
 
-/** What the table leaves out, when it shows every row read. */
-function leftOut(cut: boolean, blobShown: boolean): string {
-  if (cut && blobShown) return 'Long values are cut and blobs shown by their size here';
-  return blobShown ? 'Blobs are shown by their size here' : 'Long values are cut here';
+/** What the table shows otherwise than the file has it, in words ('' when nothing). */
+function leftOut(columns: number, cut: boolean, blobShown: boolean): string {
+  const parts = [
+    columns > TABLE_COLUMNS ? `only the first ${TABLE_COLUMNS} of ${columns} columns are shown` : '',
+    cut ? 'long values are cut' : '',
+    blobShown ? 'blobs are shown by their size' : '',
+  ].filter(Boolean);
+  if (parts.length === 0) return '';
+  const words = parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0]!;
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)} here`;
+}
+
+/** The note under the table: the result's size, where it stopped, and what the file has. */
+function resultNote(summary: QuerySummary, read: ReadResult, withFile: boolean): string {
+  const total = summary.rows;
+  const described = `${counted(total, 'row')}, ${counted(summary.columns.length, 'column')}.`;
+  if (!withFile) return described;
+  const hex = read.blobs ? ', blobs in hexadecimal' : '';
+  const differs = leftOut(summary.columns.length, read.cut, read.blobShown);
+  const file = summary.stopped
+    ? total === 0
+      ? 'The file has the column names.'
+      : differs
+        ? `${differs}; the file has the rows read${hex}.`
+        : `The file has the rows read${hex}.`
+    : differs
+      ? `${differs}; the file has the complete result${hex}.`
+      : `The file has the complete result${hex}.`;
+  return `${described} ${stoppedWords(summary)}${file}`;
 }
 
 export interface QueryAnswerInput {
@@ -154,7 +210,8 @@ export interface QueryAnswerInput {
  */
 export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
   const { sql } = input;
-  const { summary, first, blobShown, blobs, path } = await readResult(input.database, sql, input.secrets);
+  const read = await readResult(input.database, sql, input.secrets);
+  const { summary, first, blobs, path } = read;
   const statement =
     sql.length > MAX_COMMENT_SQL ? `${sql.slice(0, MAX_COMMENT_SQL)}… (whole in the message)` : sql;
   const blocks: ReplyBlock[] = [
@@ -168,23 +225,24 @@ export async function answerQuery(input: QueryAnswerInput): Promise<Reply> {
     return inChannel('The query returned no rows', blocks);
   }
   const total = summary.rows;
-  const { table, shown, cut } = fittedTable(columns, first);
+  const table = resultTable(columns, first);
+  // A table longer than the message holds beside the statement shows its first rows: the CSV has them all.
+  const crowded =
+    tableSize(table.columns, table.rows) > MESSAGE_BUDGET.textChars - ROOM_BESIDE_TABLE - sql.length;
   // A blob in the table is only its size: the file is where its bytes are.
-  const withFile = total > shown || cut || blobShown || summary.stopped !== undefined;
+  const withFile =
+    total > first.length ||
+    columns.length > TABLE_COLUMNS ||
+    read.cut ||
+    read.blobShown ||
+    crowded ||
+    summary.stopped !== undefined;
   const filename = queryFilename(input.now);
-  blocks.push({ type: 'code', text: table });
+  blocks.push(
+    { type: 'table', table: withFile ? { ...table, file: filename, totalRows: total } : table },
+    { type: 'context', text: md`${resultNote(summary, read, withFile)}` },
+  );
   const described = `${counted(total, 'row')}, ${counted(columns.length, 'column')}`;
-  const stopped = stoppedWords(summary);
-  const hex = blobs ? ', blobs in hexadecimal' : '';
-  const where = summary.stopped
-    ? total === 0
-      ? 'The file has the column names.'
-      : `Showing the first ${number(shown)}; the file has the rows read${hex}.`
-    : `${total > shown ? `Showing the first ${number(shown)}` : leftOut(cut, blobShown)}; the file has the complete result${hex}.`;
-  blocks.push({
-    type: 'context',
-    text: withFile ? md`${described}. ${stopped}${where}` : md`${described}.`,
-  });
   const reply = inChannel(
     summary.stopped
       ? `The query stopped at a cap after ${counted(total, 'row')}`

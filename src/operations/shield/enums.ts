@@ -1,9 +1,10 @@
 import { WAF_OPERATORS, type WafEnum } from '../../platform/schemas.js';
 import { closestName } from '../../policy/suggest.js';
 import { md } from '../../reply/markup.js';
-import { ephemeral, type ReplyBlock } from '../../reply/model.js';
+import { ephemeral, type ReplyCell, type ReplyColumn, type ReplyTable } from '../../reply/model.js';
 import { counted } from '../../reply/words.js';
 import { defineOperation, type RunContext } from '../engine/types.js';
+import { tableWithCsv } from '../shared/table-csv.js';
 
 /** The WAF enums change with platform releases, not minute to minute. */
 export const WAF_ENUMS_TTL_MS = 10 * 60_000;
@@ -17,19 +18,33 @@ async function wafEnums(ctx: RunContext): Promise<WafEnum[]> {
   return enums;
 }
 
-function describe(item: WafEnum): string {
-  return item.enumValues
-    .map((value) => {
-      const premium = value.isPremium ? '  [premium]' : '';
+const VALUE_COLUMNS: ReplyColumn[] = [
+  { header: 'Name', kind: 'text' },
+  { header: 'Value', kind: 'number' },
+  { header: 'Premium', kind: 'text' },
+  { header: 'Recommended operator', kind: 'text' },
+  { header: 'Recommended values', kind: 'text' },
+];
+
+/** One row a value; every enumeration's values in one table name their enumeration first. */
+function enumTable(items: readonly WafEnum[], named: boolean): ReplyTable {
+  const rows = items.flatMap((item) =>
+    item.enumValues.map((value): ReplyCell[] => {
       const operator = value.recommendedOperator?.operator;
-      const recommended =
-        operator === undefined ? '' : `  recommended: ${WAF_OPERATORS[operator] ?? `operator ${operator}`}`;
-      const values = value.recommendedOperator?.values?.length
-        ? ` ${value.recommendedOperator.values.join(', ')}`
-        : '';
-      return `${value.name ?? '(unnamed)'} = ${value.value ?? '?'}${premium}${recommended}${values}`;
-    })
-    .join('\n');
+      const cells: ReplyCell[] = [
+        value.name ?? '(unnamed)',
+        value.value ?? '?',
+        value.isPremium ? 'yes' : 'no',
+        operator === undefined ? '—' : (WAF_OPERATORS[operator] ?? `operator ${operator}`),
+        value.recommendedOperator?.values?.length ? value.recommendedOperator.values.join(', ') : '—',
+      ];
+      return named ? cells : [item.enumName ?? '(unnamed)', ...cells];
+    }),
+  );
+  return {
+    columns: named ? VALUE_COLUMNS : [{ header: 'Enumeration', kind: 'text' }, ...VALUE_COLUMNS],
+    rows,
+  };
 }
 
 /** `/edge shield enums [NAME]`: the WAF enumerations, cached for 10 minutes. */
@@ -61,16 +76,23 @@ export const shieldEnums = defineOperation({
         },
       ]);
     }
-    const blocks: ReplyBlock[] = [
-      { type: 'header', text: name ? `WAF enumeration ${wanted[0]?.enumName ?? name}` : 'WAF enumerations' },
-    ];
-    for (const item of wanted) {
-      blocks.push({
-        type: 'text',
-        text: md`*${item.enumName ?? '(unnamed)'}* (${counted(item.enumValues.length, 'value')})`,
-      });
-      blocks.push({ type: 'code', text: describe(item) || '(no values)' });
-    }
-    return ephemeral(counted(wanted.length, 'WAF enumeration'), blocks);
+    const named = name === undefined ? undefined : (wanted[0]?.enumName ?? name);
+    const title = named ? `WAF enumeration ${named}` : 'WAF enumerations';
+    // One table a message: without a name, every enumeration's values are rows of the one table.
+    const values = tableWithCsv(enumTable(wanted, named !== undefined), {
+      filename: named ? `waf-enum-${named.replace(/[^A-Za-z0-9.-]/g, '_')}.csv` : 'waf-enums.csv',
+      title,
+    });
+    const reply = ephemeral(counted(wanted.length, 'WAF enumeration'), [
+      { type: 'header', text: title },
+      values.table.rows.length > 0
+        ? { type: 'table', table: values.table }
+        : { type: 'text', text: md`_No values._` },
+      {
+        type: 'context',
+        text: md`${wanted.map((item) => `${item.enumName ?? '(unnamed)'}: ${counted(item.enumValues.length, 'value')}`).join(' · ')}`,
+      },
+    ]);
+    return values.files.length > 0 ? { ...reply, files: values.files } : reply;
   },
 });

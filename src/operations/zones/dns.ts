@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { DnsView, type DnsZone, dnsRecordTypeName } from '../../platform/schemas.js';
+import { type DnsRecord, DnsView, type DnsZone, dnsRecordTypeName } from '../../platform/schemas.js';
 import { MESSAGE_BUDGET } from '../../reply/budget.js';
 import { md, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyMenuOption, type ReplyTable } from '../../reply/model.js';
-import { tableWithCuts } from '../../reply/table.js';
 import { counted } from '../../reply/words.js';
-import { csvRecord } from '../../reports/csv/safety.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
 import {
@@ -37,12 +35,6 @@ const RecordsStateSchema = z.object({
 
 /** Pages of 1,000 zones read to find a zone that has no domain to search for. */
 const MAX_PAGES_WITHOUT_SEARCH = 20;
-
-/** Records shown in the message; the file has them all. */
-const MAX_RECORDS_SHOWN = 40;
-/** Widest a value may be in the message table (DKIM keys and SPF policies are longer). */
-const RECORD_VALUE_WIDTH = 48;
-const RECORD_COLUMNS = ['TYPE', 'NAME', 'VALUE', 'TTL', ''];
 
 const yesNo = (value: boolean | undefined) => (value === undefined ? '?' : value ? 'yes' : 'no');
 
@@ -151,47 +143,47 @@ async function findZone(ctx: RunContext, state: z.infer<typeof RecordsStateSchem
   return undefined;
 }
 
+/**
+ * One row a record, each value whole: a table wraps it (Slack's table block sets no length for a
+ * cell), so DKIM keys and SPF policies need no cut.
+ */
+function recordTable(records: readonly DnsRecord[]): ReplyTable {
+  return {
+    columns: [
+      { header: 'Type', kind: 'text' },
+      { header: 'Name', kind: 'text' },
+      { header: 'Value', kind: 'text' },
+      { header: 'TTL', kind: 'number' },
+      { header: 'State', kind: 'text' },
+    ],
+    rows: records.map((record) => [
+      dnsRecordTypeName(record.Type),
+      record.Name || '@',
+      record.Value ?? '',
+      record.Ttl ?? '',
+      record.Disabled ? 'disabled' : 'enabled',
+    ]),
+  };
+}
+
 async function records(ctx: RunContext, state: z.infer<typeof RecordsStateSchema>): Promise<Reply> {
   const zone = await findZone(ctx, state);
   const named = state.domain ? `${state.domain} (id ${state.id})` : `with id ${state.id}`;
   if (!zone) throw new UserFacingError(`DNS zone ${named} was not found any more.`);
-  const rows = zone.Records.map((record) => [
-    dnsRecordTypeName(record.Type),
-    record.Name || '@',
-    record.Value ?? '',
-    String(record.Ttl ?? ''),
-    record.Disabled ? 'disabled' : '',
-  ]);
-  const shown = rows.slice(0, MAX_RECORDS_SHOWN);
-  const table = tableWithCuts(RECORD_COLUMNS, shown, { maxColumnWidth: RECORD_VALUE_WIDTH });
-  const complete = shown.length === rows.length && !table.cut;
   const count = counted(zone.Records.length, 'record');
-  const notes = [
-    shown.length < rows.length ? `Showing ${shown.length} of ${count}` : count,
-    table.cut ? `values longer than ${RECORD_VALUE_WIDTH} characters are cut here` : '',
-    complete ? '' : 'the file has every record in full',
-  ].filter(Boolean);
+  // More records than a table shows: every one goes to a CSV as well.
+  const table = tableWithCsv(recordTable(zone.Records), {
+    filename: `dns-records-${(zone.Domain || `zone-${state.id}`).replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
+    title: `DNS records of ${zoneName(zone)}`,
+  });
   const reply = ephemeral(`${count} in ${zoneName(zone)}`, [
     { type: 'header', text: `Records of ${zoneName(zone)}` },
-    rows.length > 0
-      ? { type: 'code', text: table.text }
+    zone.Records.length > 0
+      ? { type: 'table', table: table.table }
       : { type: 'text', text: trusted('_This zone has no records._') },
-    { type: 'context', text: md`${notes.join('; ')} · zone id ${state.id}` },
+    { type: 'context', text: md`${count} · zone id ${state.id}` },
   ]);
-  if (complete) return reply;
-  return {
-    ...reply,
-    files: [
-      {
-        filename: `dns-records-${(zone.Domain || `zone-${state.id}`).replace(/[^A-Za-z0-9.-]/g, '_')}.csv`,
-        title: `DNS records of ${zoneName(zone)}`,
-        content: [['type', ...RECORD_COLUMNS.slice(1, 4).map((c) => c.toLowerCase()), 'disabled'], ...rows]
-          .map(csvRecord)
-          .join(''),
-        about: `all ${count} with full values`,
-      },
-    ],
-  };
+  return table.files.length > 0 ? { ...reply, files: table.files } : reply;
 }
 
 /** `/edge dns [SEARCH] [--page N] [--per-page N] [--lite]`: DNS zones, one line each. */
