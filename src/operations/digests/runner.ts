@@ -8,6 +8,7 @@
 import { availableParallelism } from 'node:os';
 import type { Digest } from '../../state/digests.js';
 import type { Messenger } from '../engine/ports.js';
+import { createTicker } from '../shared/ticker.js';
 import { type DigestRunnerDeps, type DigestRunnerState, runOccurrence } from './run.js';
 
 export interface DigestRunnerOptions extends DigestRunnerDeps {
@@ -56,35 +57,23 @@ export function createDigestRunner(options: DigestRunnerOptions): DigestRunner {
   const { logger, store, instanceId } = options;
   const state: DigestRunnerState = { ...options, messenger: undefined, closed: false, runs: new Set() };
   const concurrency = options.concurrency ?? Math.max(1, availableParallelism() - 1);
-  let timer: NodeJS.Timeout | undefined;
-  let queue: Promise<void> = Promise.resolve();
-  let busy = false;
 
-  function tick(): Promise<void> {
-    queue = queue
-      .then(() => pass(state, concurrency))
-      .catch((error: unknown) => logger.warn('a digest pass failed', { error }));
-    return queue;
-  }
+  const ticker = createTicker(() => pass(state, concurrency), {
+    tickMs: options.tickMs,
+    onError: (error) => logger.warn('a digest pass failed', { error }),
+  });
 
   return {
     start(messenger) {
       state.messenger = messenger;
-      timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        void tick().finally(() => {
-          busy = false;
-        });
-      }, options.tickMs ?? 5_000);
-      timer.unref();
+      ticker.start();
     },
-    tick,
+    tick: ticker.tick,
     async close() {
       state.closed = true;
-      if (timer) clearInterval(timer);
+      ticker.stop();
       for (const controller of state.runs) controller.abort(new Error('the bot is shutting down'));
-      await queue;
+      await ticker.idle();
       await store
         .release(instanceId)
         .catch((error: unknown) => logger.warn('digest claims could not be released', { error }));

@@ -6,6 +6,7 @@
  * Each part is a file of poller/, working on the state passed in (poller/state.ts).
  */
 import type { Messenger } from '../engine/ports.js';
+import { createTicker } from '../shared/ticker.js';
 import { createCallBudget } from './poller/budget.js';
 import { pass } from './poller/pass.js';
 import type { PollerDeps, PollerState } from './poller/state.js';
@@ -34,35 +35,23 @@ export function createWatchPoller(options: WatchPollerOptions): WatchPoller {
     closed: false,
     downloads: new Set(),
   };
-  let timer: NodeJS.Timeout | undefined;
-  let queue: Promise<void> = Promise.resolve();
-  let busy = false;
 
-  function tick(): Promise<void> {
-    queue = queue
-      .then(() => pass(state))
-      .catch((error: unknown) => logger.warn('a watch poll pass failed', { error }));
-    return queue;
-  }
+  const ticker = createTicker(() => pass(state), {
+    tickMs: options.tickMs,
+    onError: (error) => logger.warn('a watch poll pass failed', { error }),
+  });
 
   return {
     start(surface) {
       state.messenger = surface;
-      timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        void tick().finally(() => {
-          busy = false;
-        });
-      }, options.tickMs ?? 5_000);
-      timer.unref();
+      ticker.start();
     },
-    tick,
+    tick: ticker.tick,
     async close() {
       state.closed = true;
-      if (timer) clearInterval(timer);
+      ticker.stop();
       for (const controller of state.downloads) controller.abort(new Error('the bot is shutting down'));
-      await queue;
+      await ticker.idle();
       await store
         .releaseLeases(instanceId)
         .catch((error: unknown) => logger.warn('watch leases could not be released', { error }));
