@@ -131,6 +131,12 @@ export type OriginCounts = z.infer<typeof OriginCountsSchema>;
 export type OriginCsvRow = [string, string, string, string, string, string, string];
 
 const UNKNOWN = 'unknown';
+/** Where an entry counts (OriginTally.place): nowhere, or in the window (besides a bit per comparison). */
+export const NOWHERE = 0;
+export const IN_WINDOW = 1 << 30;
+/** The end of an ISO time after its second: `000Z` to `999Z`. */
+const MILLISECONDS = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z`);
+
 /** The range a JS Date can represent; anything outside cannot be a log time. */
 export const MAX_TIME_MS = 8.64e15;
 
@@ -140,7 +146,8 @@ function wordsFor(code: string): string | null {
     : null;
 }
 
-function parseDetail(log: string): OriginDetail | undefined {
+/** The inner document of a `log` string, or undefined when it is not JSON or not the document it should be. */
+export function parseDetail(log: string): OriginDetail | undefined {
   let value: unknown;
   try {
     value = JSON.parse(log);
@@ -243,7 +250,8 @@ export class OriginTally {
   private readonly buckets: number[];
   private readonly grid: OriginView['grid'];
   private readonly comparisons: ComparisonTally[];
-  private readonly matches: OriginMatcher;
+  /** Whether an entry's status, error code and server zone pass the filters. */
+  readonly matches: OriginMatcher;
   /** From `sinceMs` up to `untilMs`, unbounded where not given. */
   private readonly window: OriginWindow;
   /**
@@ -276,42 +284,85 @@ export class OriginTally {
 
   /** Counts one array element; returns its CSV row when it passes the filters. */
   add(element: unknown): OriginCsvRow | undefined {
-    this.scanned++;
     if (
       !isOriginEntry(element) ||
       (element.timestamp !== undefined && !(Math.abs(element.timestamp) <= MAX_TIME_MS))
     ) {
-      this.skipped++;
+      this.skip();
       return undefined;
     }
     const entry = element;
     const timestamp = entry.timestamp === undefined ? undefined : Math.floor(entry.timestamp);
     const labels = entry.labels ?? NO_LABELS;
-    if (labels.ErrorCode !== undefined) this.codesSeen.add(labels.ErrorCode);
-    if (labels.ServerZone !== undefined) this.zonesSeen.add(labels.ServerZone);
-    // An entry without a time belongs to no bounded window and to no earlier one.
-    const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
-    // Bit i: the entry falls in comparison i. No array per entry on a million-entry day.
-    let earlier = 0;
-    if (timestamp !== undefined)
-      for (let i = 0; i < this.comparisons.length; i++) {
-        const w = this.comparisons[i]!;
-        if (withinWindow(timestamp, w)) earlier |= 1 << i;
-      }
-    if (!inWindow && earlier === 0) return undefined;
-    if (inWindow) this.windowed++;
+    const place = this.place(timestamp, labels.ErrorCode, labels.ServerZone);
+    if (place === NOWHERE) return undefined;
     const detail = entry.log === undefined ? undefined : parseDetail(entry.log);
     const status = labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : '');
     const errorCode = labels.ErrorCode ?? detail?.ErrorCode ?? '';
     const serverZone = labels.ServerZone ?? '';
     if (!this.matches(status, errorCode, serverZone)) return undefined;
     const url = detail?.RequestUrl ?? '';
-    for (let i = 0; earlier !== 0 && i < this.comparisons.length; i++)
-      if (earlier & (1 << i)) this.comparisons[i]!.add(status, errorCode, serverZone, url);
-    if (!inWindow) return undefined;
+    if (!this.count(place, timestamp, status, errorCode, serverZone, url, !detail)) return undefined;
+    return [
+      timestamp === undefined ? '' : this.iso(timestamp),
+      status,
+      errorCode,
+      serverZone,
+      url,
+      detail?.Message ?? '',
+      entry.logId ?? '',
+    ];
+  }
 
+  /** Counts an array element that is not an entry (or whose timestamp cannot be a time). */
+  skip(): void {
+    this.scanned++;
+    this.skipped++;
+  }
+
+  /**
+   * An entry's first step, from its timestamp (floored) and its ErrorCode and ServerZone labels:
+   * notes the labels, and returns where it counts, IN_WINDOW and bit i for comparison i, or NOWHERE.
+   * One that counts somewhere goes on to `matches` and `count`.
+   */
+  place(
+    timestamp: number | undefined,
+    errorCode: string | undefined,
+    serverZone: string | undefined,
+  ): number {
+    this.scanned++;
+    if (errorCode !== undefined) this.codesSeen.add(errorCode);
+    if (serverZone !== undefined) this.zonesSeen.add(serverZone);
+    // An entry without a time belongs to no bounded window and to no earlier one.
+    const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
+    let place = inWindow ? IN_WINDOW : NOWHERE;
+    if (timestamp !== undefined)
+      for (let i = 0; i < this.comparisons.length; i++) {
+        const w = this.comparisons[i]!;
+        if (withinWindow(timestamp, w)) place |= 1 << i;
+      }
+    if (inWindow) this.windowed++;
+    return place;
+  }
+
+  /**
+   * Counts a placed entry that matches; true when it is in the window, so that its CSV row is
+   * written. `malformed`: its `log` is missing or not the document it should be.
+   */
+  count(
+    place: number,
+    timestamp: number | undefined,
+    status: string,
+    errorCode: string,
+    serverZone: string,
+    url: string,
+    malformed: boolean,
+  ): boolean {
+    for (let i = 0; i < this.comparisons.length; i++)
+      if (place & (1 << i)) this.comparisons[i]!.add(status, errorCode, serverZone, url);
+    if (!(place & IN_WINDOW)) return false;
     this.total++;
-    if (!detail) this.malformed++;
+    if (malformed) this.malformed++;
     if (timestamp === undefined) this.untimed++;
     else {
       if (timestamp < this.first) this.first = timestamp;
@@ -325,24 +376,17 @@ export class OriginTally {
     this.byErrorCode.add(errorCode || UNKNOWN);
     this.byServerZone.add(serverZone || UNKNOWN);
     if (url) this.urls.add(url);
-    return [
-      timestamp === undefined ? '' : this.iso(timestamp),
-      status,
-      errorCode,
-      serverZone,
-      url,
-      detail?.Message ?? '',
-      entry.logId ?? '',
-    ];
+    return true;
   }
 
-  private iso(ms: number): string {
+  /** The CSV's timestamp cell of a floored time: ISO 8601 in UTC, to the millisecond. */
+  iso(ms: number): string {
     const second = Math.floor(ms / 1000);
     if (second !== this.isoSecond) {
       this.isoSecond = second;
       this.isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
     }
-    return `${this.isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
+    return this.isoPrefix + MILLISECONDS[ms - second * 1000]!;
   }
 
   counts(): OriginCounts {

@@ -1,8 +1,10 @@
 /**
  * Runs in a report worker thread: the origin-log body arrives in batches, is split into
- * entries, counted, and written to the CSV, so none of it blocks the event loop.
+ * entries, counted, and written to the CSV, so none of it blocks the event loop. The entries
+ * are read straight from the bytes (scan.ts), and their CSV rows written as bytes.
  */
 
+import { CsvByteWriter } from '../csv/bytes.js';
 import { CsvFileWriter } from '../csv/file.js';
 import { csvRecord } from '../csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../json-entries.js';
@@ -10,29 +12,30 @@ import { failureOf, OriginTaskSchema, type OriginWorkerResult } from '../tasks.j
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
 import { OriginDayLedger } from './days.js';
 import { type OriginDayIndex, OriginHourIndexer } from './hours.js';
+import { OriginEntryReader } from './scan.js';
 import { CSV_HEADER, OriginTally } from './tally.js';
 
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
   const tally = new OriginTally(task.filters, task.view);
+  const rows = new CsvByteWriter();
+  const reader = new OriginEntryReader(tally, rows);
   const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
   const indexes: (OriginDayIndex | null)[] = [];
-  let indexer: OriginHourIndexer | undefined;
   const begin = (next: JsonArraySplitter) => {
-    indexer = task.indexHours ? new OriginHourIndexer() : undefined;
-    if (indexer) next.onElements = indexer.add;
+    reader.indexer = task.indexHours ? new OriginHourIndexer() : undefined;
     return next;
   };
   // Called once the ledger has recorded the day `closed` read.
   const finish = (closed: JsonArraySplitter) => {
     const read = days.days[indexes.length];
-    indexes.push((read && !read.broken && indexer?.finish(read.entries, closed.bytes)) || null);
+    indexes.push((read && !read.broken && reader.indexer?.finish(read.entries, closed.bytes)) || null);
   };
-  let splitter = begin(new JsonArraySplitter('logs'));
+  let splitter = begin(new JsonArraySplitter('logs', reader));
   receiver.onBreak = () => {
     const closed = splitter;
-    const next = days.next(splitter);
+    const next = days.next(splitter, reader);
     finish(closed);
     splitter = begin(next);
   };
@@ -40,19 +43,17 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
   try {
     await csv.write(csvRecord(CSV_HEADER));
     for await (const chunk of receiver) {
-      if (days.skipping) continue;
-      let text = '';
-      try {
-        for (const element of splitter.push(chunk)) {
-          const row = tally.add(element);
-          if (row) text += csvRecord(row);
+      if (!days.skipping)
+        try {
+          splitter.push(chunk);
+        } catch (error) {
+          days.broke(splitter, error);
         }
-      } catch (error) {
-        days.broke(splitter, error);
-      }
+      // Nothing keeps the chunk: its memory goes back for the next batches.
+      receiver.release(chunk);
       receiver.items = tally.scannedCount + days.skipped + splitter.skipped;
-      // One write per batch of the body: the fs stream queues it while the next batch is parsed.
-      if (text.length > 0) await csv.write(text, receiver.signal);
+      // One write per batch of the body: the fs stream queues it while the next batch is read.
+      if (rows.length > 0) await csv.write(rows.take(), receiver.signal);
     }
     days.close(splitter);
     finish(splitter);
