@@ -22,8 +22,8 @@ import {
   OPEN_BRACKET,
   QUOTE,
 } from '../json-entries.js';
-import { ownCopy } from '../top-counts.js';
 import { indexedTime, type OriginHourIndexer } from './hours.js';
+import { PlatformEntries } from './platform-entries.js';
 import { MAX_TIME_MS, NOWHERE, type OriginTally, parseDetail } from './tally.js';
 
 /** A string field of the entry being read: its text's UTF-8 bytes, `buf[from…to)`, or absent. */
@@ -76,57 +76,6 @@ class TextCache {
     this.texts[slot] = text;
     return text;
   }
-}
-
-/**
- * The text of a JSON string as the platform writes most of them, matched whole: printable ASCII
- * but `"` and `\`. Its text is then the string's value as it stands, in a CSV needing no quotes
- * but for a comma.
- */
-const PLAIN = String.raw`[^"\\\x00-\x1f\x7f-\xff]*`;
-/** A JSON integer of up to 15 digits, which Number() reads exactly as JSON.parse does. */
-const INTEGER = String.raw`-?(?:0|[1-9]\d{0,14})`;
-/**
- * An entry exactly as the platform writes one (reference 06), with its `log` document, in the
- * body read as latin1 (a character per byte): captures logId, timestamp, RequestUrl, Message and
- * the labels object, whose few forms are read once each. Matched from an entry's `{`; an entry in
- * any other form is read byte by byte.
- */
-const PLATFORM_ENTRY = new RegExp(
-  String.raw`\{"logId":"(${PLAIN})","timestamp":(${INTEGER}),"log":"\{\\"RequestUrl\\":\\"(${PLAIN})\\",` +
-    String.raw`\\"PullZoneId\\":${INTEGER},\\"Message\\":\\"(${PLAIN})\\",\\"ErrorCode\\":\\"${PLAIN}\\",` +
-    String.raw`\\"StatusCode\\":${INTEGER}\}","labels":(\{"ErrorCode":"${PLAIN}","StatusCode":"${PLAIN}",` +
-    String.raw`"ServerZone":"${PLAIN}"\})\}`,
-  'y',
-);
-
-/**
- * The chunk is read as text this much at a time: longer strings go to V8's large-object space,
- * where making one costs ten times as much per byte (256 KB: 1.2 ns a byte; 64 KB: 0.13).
- */
-const TEXT_WINDOW = 64 * 1024;
-/** The text is read again from an entry's start when less than this is left of it: longer entries are read byte by byte. */
-const LONGEST_MATCHED = 4 * 1024;
-/** Rows waiting are written once they are this long, for the same reason as TEXT_WINDOW. */
-const ROWS_WAITING = 32 * 1024;
-
-/** Label sets of matched entries kept read; past this many, the ones kept are forgotten. */
-const LABEL_SETS = 4096;
-
-/** The labels of entries PLATFORM_ENTRY matched, read once for each text of their `labels` object. */
-interface PlatformLabels {
-  errorCode: string;
-  status: string;
-  serverZone: string;
-  /** `,status,error_code,server_zone,` of the CSV row. */
-  cells: string;
-}
-
-/** A PLAIN text as a CSV cell: csvCell's answer, for text without quotes or line breaks. */
-function plainCell(text: string): string {
-  const first = text.charCodeAt(0);
-  const cell = first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40 ? `'${text}` : text;
-  return text.indexOf(',') < 0 ? cell : `"${cell}"`;
 }
 
 /** The field names read, as bytes. */
@@ -194,8 +143,8 @@ const ROW_SLACK = 128;
  * parses come back through `parsed` and are counted the way they always were.
  */
 export class OriginEntryReader implements ElementReader {
-  /** The day being read's hour index, when one is built. */
-  indexer: OriginHourIndexer | undefined;
+  private readonly platform: PlatformEntries;
+  private dayIndexer: OriginHourIndexer | undefined;
   private readonly outer = new JsonByteReader();
   private readonly inner = new JsonByteReader();
   /** Where escaped texts are written out: the `log` document, and fields with escapes. */
@@ -203,14 +152,6 @@ export class OriginEntryReader implements ElementReader {
   private used = 0;
   /** The document offset of an element this reader did not take: asked again, it declines at once. */
   private declined = -1;
-  /** Part of the chunk being read, `textFrom…textTo`, as latin1, for PLATFORM_ENTRY; and the chunk. */
-  private text = '';
-  private textFrom = 0;
-  private textTo = 0;
-  private textOf: Buffer | undefined;
-  /** CSV rows of entries PLATFORM_ENTRY matched, written together. */
-  private rows = '';
-  private readonly platformLabels = new Map<string, PlatformLabels>();
   private readonly labelTexts = new TextCache(1024);
   private readonly urlTexts = new TextCache(4096);
   private isoSecond = Number.NaN;
@@ -236,12 +177,24 @@ export class OriginEntryReader implements ElementReader {
   constructor(
     private readonly tally: OriginTally,
     private readonly csv: CsvByteWriter,
-  ) {}
+  ) {
+    this.platform = new PlatformEntries(tally, csv);
+  }
+
+  /** The day being read's hour index, when one is built. */
+  get indexer(): OriginHourIndexer | undefined {
+    return this.dayIndexer;
+  }
+
+  set indexer(indexer: OriginHourIndexer | undefined) {
+    this.dayIndexer = indexer;
+    this.platform.indexer = indexer;
+  }
 
   read(chunk: Buffer, at: number, chunkAt: number): number {
     if (chunkAt + at === this.declined) return at;
     const done = this.run(chunk, at, chunkAt);
-    this.flush();
+    this.platform.flush();
     return done;
   }
 
@@ -249,26 +202,18 @@ export class OriginEntryReader implements ElementReader {
   private run(chunk: Buffer, at: number, chunkAt: number): number {
     const json = this.outer;
     json.use(chunk, chunk.length);
-    if (this.textOf !== chunk) {
-      this.textOf = chunk;
-      this.textTo = 0;
-    }
     let start = at;
     let done = at;
     for (;;) {
-      if (start + LONGEST_MATCHED > this.textTo && this.textTo < chunk.length) this.decode(chunk, start);
-      PLATFORM_ENTRY.lastIndex = start - this.textFrom;
-      const match = PLATFORM_ENTRY.exec(this.text);
-      let end = this.textFrom + PLATFORM_ENTRY.lastIndex;
-      if (match) this.countPlatformEntry(match, start, end, chunkAt);
-      else {
+      let end = this.platform.read(chunk, start, chunkAt);
+      if (end < 0) {
         this.used = 0;
         end = this.entry(chunk, start);
         if (end < 0) {
           this.declined = chunkAt + start;
           return done;
         }
-        this.flush();
+        this.platform.flush();
         this.count(chunk, start, end, chunkAt);
       }
       done = end;
@@ -281,52 +226,10 @@ export class OriginEntryReader implements ElementReader {
   }
 
   parsed(element: unknown, start: number, end: number): void {
+    this.platform.flush();
     this.indexer?.element(start, end, indexedTime(element));
     const row = this.tally.add(element);
     if (row) this.csv.text(csvRecord(row));
-  }
-
-  /** The chunk from `at` as latin1 text, as far as TEXT_WINDOW. */
-  private decode(chunk: Buffer, at: number): void {
-    this.textFrom = at;
-    this.textTo = Math.min(chunk.length, at + TEXT_WINDOW);
-    this.text = chunk.toString('latin1', at, this.textTo);
-  }
-
-  /** Counts an entry PLATFORM_ENTRY matched, and adds its CSV row to those waiting in `rows`. */
-  private countPlatformEntry(match: RegExpExecArray, start: number, end: number, chunkAt: number): void {
-    const timestamp = Number(match[2]);
-    this.indexer?.element(chunkAt + start, chunkAt + end, timestamp);
-    const { errorCode, status, serverZone, cells } = this.labelsOf(match[5]!);
-    const tally = this.tally;
-    const place = tally.place(timestamp, errorCode, serverZone);
-    if (place === NOWHERE || !tally.matches(status, errorCode, serverZone)) return;
-    const url = match[3]!;
-    if (!tally.count(place, timestamp, status, errorCode, serverZone, url, false)) return;
-    if (this.rows.length > ROWS_WAITING) this.flush();
-    this.rows += `${tally.iso(timestamp)}${cells}${plainCell(url)},${plainCell(match[4]!)},${plainCell(match[1]!)}\r\n`;
-  }
-
-  private labelsOf(text: string): PlatformLabels {
-    const known = this.platformLabels.get(text);
-    if (known !== undefined) return known;
-    if (this.platformLabels.size >= LABEL_SETS) this.platformLabels.clear();
-    const read = JSON.parse(text) as { ErrorCode: string; StatusCode: string; ServerZone: string };
-    const labels: PlatformLabels = {
-      errorCode: read.ErrorCode,
-      status: read.StatusCode,
-      serverZone: read.ServerZone,
-      cells: `,${plainCell(read.StatusCode)},${plainCell(read.ErrorCode)},${plainCell(read.ServerZone)},`,
-    };
-    this.platformLabels.set(ownCopy(text), labels);
-    return labels;
-  }
-
-  /** Writes the rows waiting in `rows`, before any other row and when a run of entries ends. */
-  private flush(): void {
-    if (this.rows.length === 0) return;
-    this.csv.ascii(this.rows);
-    this.rows = '';
   }
 
   /** Reads the entry whose `{` is at `at` into the fields: the index after its `}`, or FAIL. */
