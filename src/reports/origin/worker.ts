@@ -1,7 +1,8 @@
 /**
  * Runs in a report worker thread: the origin-log body arrives in batches, is split into
  * entries, counted, and written to the CSV, so none of it blocks the event loop. The entries
- * are read straight from the bytes (scan.ts), and their CSV rows written as bytes.
+ * are read straight from the bytes (scan.ts), and their CSV rows written as bytes; their texts
+ * are counted here, or on the counter thread when the task has one (counter.ts).
  */
 
 import { CsvByteWriter } from '../csv/bytes.js';
@@ -10,6 +11,7 @@ import { csvRecord } from '../csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../json-entries.js';
 import { failureOf, OriginTaskSchema, type OriginWorkerResult } from '../tasks.js';
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
+import { TextCountsSender } from './counter.js';
 import { OriginDayLedger } from './days.js';
 import { type OriginDayIndex, OriginHourIndexer } from './hours.js';
 import { OriginEntryReader } from './scan.js';
@@ -18,7 +20,8 @@ import { CSV_HEADER, OriginTally } from './tally.js';
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
-  const tally = new OriginTally(task.filters, task.view);
+  const counter = task.counter && new TextCountsSender(task.counter);
+  const tally = new OriginTally(task.filters, task.view, counter);
   const rows = new CsvByteWriter();
   const reader = new OriginEntryReader(tally, rows);
   const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
@@ -58,7 +61,7 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
     days.close(splitter);
     finish(splitter);
     await csv.close();
-    const counts = tally.counts();
+    const counts = tally.counts(await counter?.finish());
     return {
       ok: true,
       counts: {
@@ -78,5 +81,6 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
     return failureOf(error, cancelled, error instanceof JsonStreamError);
   } finally {
     receiver.close();
+    counter?.close();
   }
 }
