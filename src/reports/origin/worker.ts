@@ -17,12 +17,15 @@ import { type OriginDayIndex, OriginHourIndexer } from './hours.js';
 import { OriginEntryReader } from './scan.js';
 import { CSV_HEADER, OriginTally } from './tally.js';
 
+/** CSV bytes written at once. */
+const WRITE_BYTES = 1024 * 1024;
+
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
   const counter = task.counter && new TextCountsSender(task.counter);
   const tally = new OriginTally(task.filters, task.view, counter);
-  const rows = new CsvByteWriter();
+  const rows = new CsvByteWriter(WRITE_BYTES + WRITE_BYTES / 4);
   const reader = new OriginEntryReader(tally, rows);
   const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
   const indexes: (OriginDayIndex | null)[] = [];
@@ -55,11 +58,12 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
       // Nothing keeps the chunk: its memory goes back for the next batches.
       receiver.release(chunk);
       receiver.items = tally.scannedCount + days.skipped + splitter.skipped;
-      // One write per batch of the body: the fs stream queues it while the next batch is read.
-      if (rows.length > 0) await csv.write(rows.take(), receiver.signal);
+      // The fs stream queues a write while the next batches are read; a few large ones cost less than many.
+      if (rows.length >= WRITE_BYTES) await csv.write(rows.take(), receiver.signal);
     }
     days.close(splitter);
     finish(splitter);
+    if (rows.length > 0) await csv.write(rows.take(), receiver.signal);
     await csv.close();
     const counts = tally.counts(await counter?.finish());
     return {
