@@ -111,11 +111,10 @@ export async function benchLogs(
   try {
     const file = join(dir, 'day.json');
     await pipeline(originDayStream({ entries, dayStartMs: DAY_START }), createWriteStream(file));
-    // A summary's entries are read on one report thread and their texts counted on another; each
-    // pool has cores − 1 threads, so that the event loop keeps a core of its own.
+    // With three cores or more a summary's texts are counted on a thread of their own (counter.ts).
     const cores = availableParallelism();
     log(
-      `logs: route: ${ROUTE}; threads per summary: ${cores > 1 ? 'the reader and the counter (counter.ts)' : 'the reader, which counts too (1 core)'}, each pool holding cores − 1 = ${Math.max(1, cores - 1)}`,
+      `logs: route: ${ROUTE}; report threads per summary: ${cores > 2 ? '2, the reader and the counter' : '1, which reads and counts'} (${cores} cores)`,
     );
     log(`logs: load average ${loads()} at the start`);
     // Alternating, in pairs: on a shared 2-core machine a single run is often disturbed.

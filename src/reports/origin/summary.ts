@@ -80,8 +80,9 @@ export interface SummariseOriginErrorsOptions {
   /** The worker pool (the runtime's, closed with it). */
   pool: ReportPool;
   /**
-   * Count the entries' texts on a thread of their own while the entries are read (counter.ts):
-   * by default when there is more than one core.
+   * Count the entries' texts on a thread of their own while the entries are read (counter.ts).
+   * By default only with a core each for the event loop, the reader and the counter: on two
+   * cores the counter costs more CPU time than it saves wall time (bench/README.md).
    */
   countApart?: boolean;
 }
@@ -143,7 +144,7 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
  * with it (the reader closes its end of the channel); terminated if it has not shortly after.
  */
 function countApart(options: SummariseOriginErrorsOptions, view: OriginView) {
-  if (!(options.countApart ?? availableParallelism() > 1)) return undefined;
+  if (!(options.countApart ?? availableParallelism() > 2)) return undefined;
   const { port1, port2 } = new MessageChannel();
   const stop = new AbortController();
   const counting = options.pool
