@@ -1,8 +1,8 @@
 /**
  * Entries exactly as the platform writes them (reference 06: every field, in its order, the `log`
  * document too, texts of printable ASCII without escapes), matched whole by one compiled pattern
- * over the body read as latin1, a character per byte. That is what nearly every entry of a real
- * day is; scan.ts reads any other form byte by byte.
+ * over the body read as latin1, a character per byte. That is the form of the vendor's documented
+ * example and of the sandbox's days; scan.ts reads any other form byte by byte.
  *
  * What it costs is what was measured, per entry on the 2-core build machine: the pattern with
  * its captures (the URL, the labels' values, the message and the log id) about 0.3 µs, a Map

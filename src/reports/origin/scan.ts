@@ -1,7 +1,9 @@
 /**
- * The origin-log summary's fast path: each entry of a day's body read straight from its bytes,
- * its inner `log` document too, for only the fields the summary and the CSV need, and its CSV row
- * copied from those bytes. No object is built for an entry and no string but the few counted.
+ * The origin-log summary's reader: each entry of a day's body read straight from its bytes, its
+ * inner `log` document too, for only the fields the summary and the CSV need. An entry in the
+ * platform's own form is matched whole (platform-entries.ts); one in any other form (another
+ * field order, spacing, escapes, extra fields) is read here byte by byte, escapes decoded, and
+ * its CSV row copied from those bytes. No object is built for an entry.
  *
  * JSON.parse stays the authority. An entry this reader does not take whole (a field of another
  * type, a field twice, an escape of half a surrogate pair, bytes that are not UTF-8, an entry cut
