@@ -1,9 +1,10 @@
 /**
- * PRODUCT §8: the summary and CSV of a 1,000,000-entry origin-log day within 1.0× the floor
- * (JSON.parse of the whole body, then of every inner `log` string, on one thread), under 300 MB
- * peak RSS. The day is generated once to a temp file, then each side reads it in its own
- * process, run from compiled JavaScript as in production (compiled.ts), in alternating rounds.
- * Run alone: `npx tsx bench/logs.ts [entries]`.
+ * PRODUCT §8: the summary and CSV of a 1,000,000-entry origin-log day against the floor (JSON.parse
+ * of the whole body, then of every inner `log` string, on one thread), under 300 MB peak RSS. The
+ * targets are the performance issue's: wall time ≤ 0.5× the floor's, CPU time ≤ 0.6× (CPU time
+ * is what no faster or slower core changes). The day is generated once to a temp file, then each
+ * side reads it in its own process, run from compiled JavaScript as in production (compiled.ts),
+ * in alternating rounds. Run alone: `npx tsx bench/logs.ts [entries]`.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -22,7 +23,7 @@ const RUNS = 3;
 
 /** How the summary gets under the floor: what the bench prints with its figures. */
 const ROUTE =
-  'cheaper splitting: entries go to JSON.parse in lists of about 32 KB cut at `},{"`, not one by one after a byte scan (json-entries.ts)';
+  "no JSON.parse: an entry in the platform's form is matched whole by one pattern over the bytes, any other read byte by byte (origin/scan.ts), JSON.parse only for what neither takes";
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -35,11 +36,19 @@ const loads = () =>
     .map((load) => load.toFixed(1))
     .join(' ');
 
+/** A side's CPU time, as it reported it. */
+const cpuOf = (side: ChildMeasurement) => side.detail?.cpuMs ?? Number.NaN;
+
 /** CPU time of every thread of this process since `since`: less disturbed by a busy machine than wall time. */
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 };
+
+/** Wall time target: a ratio to the floor's. */
+const WALL_TARGET = 0.5;
+/** CPU time target, every thread counted: a ratio to the floor's. */
+const CPU_TARGET = 0.6;
 
 /** The floor: what any summary must at least do, with the whole body in memory. */
 async function floorSide(file: string): Promise<void> {
@@ -102,13 +111,15 @@ export async function benchLogs(
   try {
     const file = join(dir, 'day.json');
     await pipeline(originDayStream({ entries, dayStartMs: DAY_START }), createWriteStream(file));
-    // One report worker runs a summary; the pool has cores − 1 threads so the event loop keeps one.
+    // With three cores or more a summary's texts are counted on a thread of their own (counter.ts).
+    const cores = availableParallelism();
     log(
-      `logs: route: ${ROUTE}; workers: 1 per summary (the pool holds cores − 1 = ${Math.max(1, availableParallelism() - 1)})`,
+      `logs: route: ${ROUTE}; report threads per summary: ${cores > 2 ? '2, the reader and the counter' : '1, which reads and counts'} (${cores} cores)`,
     );
     log(`logs: load average ${loads()} at the start`);
     // Alternating, in pairs: on a shared 2-core machine a single run is often disturbed.
     const ratios: number[] = [];
+    const cpuRatios: number[] = [];
     const floors: ChildMeasurement[] = [];
     const ourRuns: ChildMeasurement[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -117,25 +128,36 @@ export async function benchLogs(
       floors.push(floor);
       ourRuns.push(ours);
       ratios.push(ours.ms / floor.ms);
-      const cpu = (side: ChildMeasurement) => Math.round(side.detail?.cpuMs ?? Number.NaN);
+      cpuRatios.push(cpuOf(ours) / cpuOf(floor));
+      const per1000 = (side: ChildMeasurement) => ((cpuOf(side) * 1000) / entries).toFixed(2);
       log(
         `logs round ${run + 1}: floor ${Math.round(floor.ms)} ms, summary + CSV ${Math.round(ours.ms)} ms (${ratios.at(-1)!.toFixed(2)}×); ` +
-          `CPU time ${cpu(floor)} and ${cpu(ours)} ms (${(cpu(ours) / cpu(floor)).toFixed(2)}×); ` +
+          `CPU time ${Math.round(cpuOf(floor))} and ${Math.round(cpuOf(ours))} ms, ${per1000(floor)} and ${per1000(ours)} ms per 1,000 entries (${cpuRatios.at(-1)!.toFixed(2)}×); ` +
           `peak RSS ${Math.round(ours.peakRssBytes / MB)} MB (floor ${Math.round(floor.peakRssBytes / MB)} MB); load ${loads()}`,
       );
     }
     const label = entries.toLocaleString('en-US');
     const timeRatio = median(ratios);
+    const cpuRatio = median(cpuRatios);
+    const cpuPer1000 = (runs: ChildMeasurement[]) => (median(runs.map(cpuOf)) * 1000) / entries;
     const oursMb = Math.max(...ourRuns.map((run) => run.peakRssBytes)) / MB;
     const floorMb = Math.max(...floors.map((run) => run.peakRssBytes)) / MB;
     return [
       {
-        figure: `origin-log summary + CSV of ${label} entries, median of ${RUNS} rounds (ms)`,
+        figure: `origin-log summary + CSV of ${label} entries, wall time, median of ${RUNS} rounds (ms)`,
         value: Math.round(median(ourRuns.map((run) => run.ms))),
         baseline: Math.round(median(floors.map((run) => run.ms))),
         ratio: timeRatio,
-        target: '≤ 1.0× the JSON.parse floor',
-        pass: timeRatio <= 1.0,
+        target: `≤ ${WALL_TARGET}× the JSON.parse floor`,
+        pass: timeRatio <= WALL_TARGET,
+      },
+      {
+        figure: `origin-log summary + CSV, CPU time of every thread per 1,000 entries, median of ${RUNS} (ms)`,
+        value: cpuPer1000(ourRuns),
+        baseline: cpuPer1000(floors),
+        ratio: cpuRatio,
+        target: `≤ ${CPU_TARGET}× the floor's CPU time`,
+        pass: cpuRatio <= CPU_TARGET,
       },
       {
         figure: `origin-log summary peak RSS, ${label} entries, largest of ${RUNS} (MB)`,

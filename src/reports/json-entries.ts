@@ -10,6 +10,10 @@
  * JSON.parse refuses; the scanner then reads that chunk itself. So the elements are exactly
  * JSON.parse's either way (test/reports/json-entries.test.ts compares them on generated input).
  *
+ * Given an ElementReader, the splitter hands the elements to it instead: the reader takes those
+ * it reads whole straight from the bytes, and the splitter parses the rest as above and passes
+ * them on in their place (origin/scan.ts reads log entries so, without JSON.parse).
+ *
  * Its core (the structural characters, whitespace, and finding where a string ends across
  * chunks) is also the core of the Hrana row reader, database/batch-rows.ts, which reads text.
  */
@@ -101,10 +105,23 @@ const BOUNDARY = Buffer.from('},{"');
 /** Elements go to JSON.parse in lists of about this many bytes. */
 const LIST_BYTES = 32 * 1024;
 
+/** Reads the array's object elements from the bytes in place of JSON.parse (see the file's comment). */
+export interface ElementReader {
+  /**
+   * Reads elements from the `{` at `at`, one after the other, as far as it reads them whole:
+   * returns the index after the last one's `}`, or `at` when it takes none. `chunkAt`: where the
+   * chunk starts in the document. It does not keep `chunk` past the call.
+   */
+  read(chunk: Buffer, at: number, chunkAt: number): number;
+  /** An element the splitter parsed itself, from `start` to `end` in the document, in its place among those read. */
+  parsed(element: unknown, start: number, end: number): void;
+}
+
 /**
  * Push chunks in, get complete elements of the array under `key` (a key of the top-level
- * object) out. Only object elements are returned; anything else in the array is counted in
- * `skipped`. Malformed JSON outside an element surfaces as an error at `end()`.
+ * object) out, or handed to the reader when one is given. Only object elements are returned;
+ * anything else in the array is counted in `skipped`. Malformed JSON outside an element
+ * surfaces as an error at `end()`.
  *
  * The key may be absent or null (the vendor requires no field of the origin-log body, so `{}`
  * and `{"logs":null}` are legal): that is a document without elements, and `listed` stays false.
@@ -134,15 +151,13 @@ export class JsonArraySplitter {
   private elementAt = 0;
   skipped = 0;
   bytes = 0;
-  /**
-   * Told where in the document each run of elements lies: `[start, end)` in bytes, from the first
-   * one's `{` to the last one's `}`, and the elements, which are `out[from…]`.
-   */
-  onElements?: (start: number, end: number, out: readonly unknown[], from: number) => void;
 
-  constructor(private readonly key: string) {}
+  constructor(
+    private readonly key: string,
+    private readonly reader?: ElementReader,
+  ) {}
 
-  /** Feeds one chunk and returns the elements it completed, parsed. */
+  /** Feeds one chunk and returns the elements it completed, parsed (none, with a reader). */
   push(chunk: Buffer): unknown[] {
     this.bytes += chunk.length;
     const out: unknown[] = [];
@@ -184,15 +199,18 @@ export class JsonArraySplitter {
         this.depth++;
         if (this.elementDepth > 0 && this.depth === this.elementDepth + 1) {
           if (byte === OPEN_BRACE) {
-            if (batchable) {
+            // The reader tries every element; JSON.parse in lists, the first of each chunk.
+            let after = 0;
+            if (this.reader) after = this.reader.read(chunk, i, this.bytes - length);
+            else if (batchable) {
               batchable = false;
-              const after = this.parseElements(chunk, i, out, this.bytes - length);
-              if (after > 0) {
-                // Back between elements, at the comma after the last one parsed.
-                this.depth--;
-                i = after - 1;
-                continue;
-              }
+              after = this.parseElements(chunk, i, out);
+            }
+            if (after > i) {
+              // Back between elements, after the last one read.
+              this.depth--;
+              i = after - 1;
+              continue;
             }
             elementStart = i;
             this.elementAt = this.bytes - length + i;
@@ -211,8 +229,9 @@ export class JsonArraySplitter {
       }
       if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
         if (this.elementOpen && this.depth === this.elementDepth + 1 && byte === CLOSE_BRACE) {
-          out.push(this.parseElement(chunk, elementStart, i + 1));
-          this.onElements?.(this.elementAt, this.bytes - length + i + 1, out, out.length - 1);
+          const element = this.parseElement(chunk, elementStart, i + 1);
+          if (this.reader) this.reader.parsed(element, this.elementAt, this.bytes - length + i + 1);
+          else out.push(element);
           elementStart = -1;
           this.elementOpen = false;
         } else if (this.elementDepth > 0 && this.depth === this.elementDepth && byte === CLOSE_BRACKET) {
@@ -223,7 +242,9 @@ export class JsonArraySplitter {
         if (this.depth < 0) throw new JsonStreamError('unbalanced brackets in the response');
       }
     }
-    if (this.elementOpen) this.pending.push(elementStart <= 0 ? chunk : chunk.subarray(elementStart));
+    // A copy: the chunk's memory may be handed back once it is read.
+    if (this.elementOpen)
+      this.pending.push(Buffer.from(elementStart <= 0 ? chunk : chunk.subarray(elementStart)));
     if (this.inString && this.stringStart >= 0) {
       if (this.partialString.length < 256) this.partialString += chunk.toString('utf8', this.stringStart);
       this.stringStart = 0;
@@ -250,7 +271,7 @@ export class JsonArraySplitter {
    * The elements from the one starting at `start` up to the chunk's last `},{"`, parsed as lists
    * into `out`; returns where the last one parsed ends, or 0 when not even the first list parsed.
    */
-  private parseElements(chunk: Buffer, start: number, out: unknown[], chunkAt: number): number {
+  private parseElements(chunk: Buffer, start: number, out: unknown[]): number {
     const last = chunk.lastIndexOf(BOUNDARY);
     let from = start;
     let parsedTo = 0;
@@ -264,13 +285,11 @@ export class JsonArraySplitter {
       } catch {
         return parsedTo;
       }
-      const first = out.length;
       // As the scanner does: objects are elements, nested lists are skipped, other values ignored.
       for (const element of elements) {
         if (Array.isArray(element)) this.skipped++;
         else if (typeof element === 'object' && element !== null) out.push(element);
       }
-      this.onElements?.(chunkAt + from, chunkAt + cut + 1, out, first);
       // A list that parsed ended at an element's end: the next `{` starts one.
       parsedTo = cut + 1;
       from = cut + 2;

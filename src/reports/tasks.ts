@@ -10,7 +10,12 @@ import { BucketChartSchema } from './chart/bucket.js';
 import { SeriesChartSchema } from './chart/series.js';
 import { OriginDayReadSchema } from './origin/days.js';
 import { OriginDayIndexSchema } from './origin/hours.js';
-import { OriginCountsSchema, OriginFiltersSchema, OriginViewSchema } from './origin/tally.js';
+import {
+  MAX_COMPARISONS,
+  OriginCountsSchema,
+  OriginFiltersSchema,
+  OriginViewSchema,
+} from './origin/tally.js';
 import type { ShieldSummary } from './shield/summary.js';
 import type { WorkerFailure } from './task-failure.js';
 
@@ -33,6 +38,14 @@ export const OriginTaskSchema = z.strictObject({
   comparisonsFrom: z.number().int().nonnegative().optional(),
   /** Note where each hour's entries lie in every body, so that a kept copy can be read in part. */
   indexHours: z.boolean().optional(),
+  /** The counter thread's end of a channel (origin/counter.ts): the texts are counted there. */
+  counter: z.instanceof(MessagePort).optional(),
+});
+
+/** The counter thread's task: the reader's channel, and how many earlier windows are compared. */
+export const CounterTaskSchema = z.strictObject({
+  port: z.instanceof(MessagePort),
+  comparisons: z.number().int().min(0).max(MAX_COMPARISONS),
 });
 
 export const OriginWorkerResultSchema = z.discriminatedUnion('ok', [

@@ -7,6 +7,13 @@
  * each reported count is exact when its `overcount` is 0. A min-heap finds the victim.
  */
 
+/**
+ * A key as tracked: a string of its own. One cut from a longer text (the origin-log reader's keys
+ * are cut from a window of the body) would keep all of that text alive while it is tracked; V8
+ * copies the characters when a joined string is cut, so this copies them once, on insertion.
+ */
+const kept = (key: string): string => (key.length < 13 ? key : ` ${key}`.slice(1));
+
 interface Slot {
   key: string;
   count: number;
@@ -42,9 +49,9 @@ export class SpaceSavingCounter {
       return;
     }
     if (this.heap.length < this.capacity) {
-      const fresh: Slot = { key, count: 1, overcount: 0, index: this.heap.length };
+      const fresh: Slot = { key: kept(key), count: 1, overcount: 0, index: this.heap.length };
       this.heap.push(fresh);
-      this.slots.set(key, fresh);
+      this.slots.set(fresh.key, fresh);
       this.siftUp(fresh.index);
       return;
     }
@@ -54,8 +61,8 @@ export class SpaceSavingCounter {
     this.slots.delete(victim.key);
     victim.overcount = victim.count;
     victim.count++;
-    victim.key = key;
-    this.slots.set(key, victim);
+    victim.key = kept(key);
+    this.slots.set(victim.key, victim);
     this.siftDown(0);
   }
 
@@ -111,7 +118,8 @@ export class SpaceSavingCounter {
  * a handful; past `capacity` distinct values the rest are summed under `overflowKey`.
  */
 export class BoundedTally {
-  readonly counts = new Map<string, number>();
+  /** Each value's count, in a box: counting one more finds it once. */
+  private readonly counts = new Map<string, { count: number }>();
 
   constructor(
     private readonly capacity: number,
@@ -119,16 +127,20 @@ export class BoundedTally {
   ) {}
 
   add(key: string): void {
-    const current = this.counts.get(key);
-    if (current !== undefined) this.counts.set(key, current + 1);
-    else if (this.counts.size < this.capacity) this.counts.set(key, 1);
-    else this.counts.set(this.overflowKey, (this.counts.get(this.overflowKey) ?? 0) + 1);
+    const counted = this.counts.get(key);
+    if (counted !== undefined) counted.count++;
+    else if (this.counts.size < this.capacity) this.counts.set(kept(key), { count: 1 });
+    else {
+      const other = this.counts.get(this.overflowKey);
+      if (other !== undefined) other.count++;
+      else this.counts.set(this.overflowKey, { count: 1 });
+    }
   }
 
   /** Most counted first, ties by key. */
   sorted(): { key: string; count: number }[] {
     return [...this.counts]
-      .map(([key, count]) => ({ key, count }))
+      .map(([key, { count }]) => ({ key, count }))
       .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 }

@@ -159,6 +159,8 @@ export interface StreamToWorkerOptions {
   worker: ReportWorkerName;
   /** The task's own fields; `port` is added. Must be structured-cloneable. */
   task: Record<string, unknown>;
+  /** Ports among the task's fields, handed over with it. */
+  transfer?: MessagePort[];
   /** The body, or several separated by DOCUMENT_BREAK. */
   source: AsyncIterable<SourcePiece>;
   signal?: AbortSignal;
@@ -243,7 +245,11 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   const outcome: Promise<Outcome> = pool
     .run(
       { ...options.task, port: port2 },
-      { worker: options.worker, transferList: [port2], signal: terminate.signal },
+      {
+        worker: options.worker,
+        transferList: [port2, ...(options.transfer ?? [])],
+        signal: terminate.signal,
+      },
     )
     .then(
       (value): Outcome => ({ ok: true, value }),

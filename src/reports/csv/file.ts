@@ -21,9 +21,10 @@ export class CsvFileWriter {
     return this.stream.bytesWritten;
   }
 
-  async write(text: string, signal?: AbortSignal): Promise<void> {
+  /** Text is written as UTF-8; bytes as they are. */
+  async write(data: string | Buffer, signal?: AbortSignal): Promise<void> {
     if (this.failure) throw this.failure;
-    if (!this.stream.write(text)) await once(this.stream, 'drain', { signal });
+    if (!this.stream.write(data)) await once(this.stream, 'drain', { signal });
   }
 
   /** Flushes and closes the file; resolves once the descriptor is closed. */

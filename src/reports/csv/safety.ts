@@ -41,13 +41,18 @@ export function neutraliseFormula(cell: string): string {
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTES = /"/g;
 
+/** One cell as a record carries it: neutralised, and quoted when it needs to be. */
+export function csvCell(text: string): string {
+  const cell = neutraliseFormula(text);
+  return NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell;
+}
+
 /** One record, CRLF-terminated, exactly as csv-stringify writes it with safeCsvOptions(). */
 export function csvRecord(cells: readonly string[]): string {
   let line = '';
   for (let i = 0; i < cells.length; i++) {
-    const cell = neutraliseFormula(cells[i]!);
     if (i > 0) line += ',';
-    line += NEEDS_QUOTES.test(cell) ? `"${cell.replace(QUOTES, '""')}"` : cell;
+    line += csvCell(cells[i]!);
   }
   return `${line}\r\n`;
 }

@@ -5,7 +5,7 @@
  * no longer keeps looks exactly like a day without errors.
  */
 import { z } from 'zod';
-import { JsonArraySplitter, JsonStreamError } from '../json-entries.js';
+import { type ElementReader, JsonArraySplitter, JsonStreamError } from '../json-entries.js';
 import type { OriginTally } from './tally.js';
 
 export const OriginDayReadSchema = z.strictObject({
@@ -59,11 +59,11 @@ export class OriginDayLedger {
     return this.read;
   }
 
-  /** Ends the current day's document and gives the splitter for the next one. */
-  next(splitter: JsonArraySplitter): JsonArraySplitter {
+  /** Ends the current day's document and gives the splitter for the next one, handing its entries to `reader`. */
+  next(splitter: JsonArraySplitter, reader?: ElementReader): JsonArraySplitter {
     this.close(splitter);
     this.passingOver = false;
-    return new JsonArraySplitter('logs');
+    return new JsonArraySplitter('logs', reader);
   }
 
   /** Ends the current day's document: a body cut short fails here, as for a single day. */

@@ -29,40 +29,35 @@ type HourRun = OriginDayIndex['runs'][number];
 
 const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 
-/** Builds one day's index from the runs of elements a JsonArraySplitter reports. */
+/** An element's time as the index reads it: its timestamp floored, or NaN when it has none that can be a time. */
+export function indexedTime(element: unknown): number {
+  const timestamp = (element as { timestamp?: unknown }).timestamp;
+  return typeof timestamp === 'number' && Math.abs(timestamp) <= MAX_TIME_MS
+    ? Math.floor(timestamp)
+    : Number.NaN;
+}
+
+/** Builds one day's index from its elements, told in the order of the body. */
 export class OriginHourIndexer {
   private readonly runs: HourRun[] = [];
   private mixed = false;
 
-  /** One run of elements (the splitter's onElements). */
-  readonly add = (start: number, end: number, out: readonly unknown[], from: number): void => {
+  /** One element, from `start` to `end` in the body; `ms` its time, NaN for none (see indexedTime). */
+  element(start: number, end: number, ms: number): void {
     if (this.mixed) return;
-    let first = Number.POSITIVE_INFINITY;
-    let last = Number.NEGATIVE_INFINITY;
-    let timeless = false;
-    for (let i = from; i < out.length; i++) {
-      const timestamp = (out[i] as { timestamp?: unknown }).timestamp;
-      if (typeof timestamp !== 'number' || !(Math.abs(timestamp) <= MAX_TIME_MS)) {
-        timeless = true;
-        continue;
-      }
-      const ms = Math.floor(timestamp);
-      if (ms < first) first = ms;
-      if (ms > last) last = ms;
-    }
-    if (first > last && !timeless) return;
+    const timeless = Number.isNaN(ms);
     const previous = this.runs.at(-1);
-    if (previous && this.joins(previous, first, last, timeless)) {
+    if (previous && this.joins(previous, ms, ms, timeless)) {
       previous[1] = end;
       if (previous[2] !== null) {
-        previous[2] = Math.min(previous[2], first);
-        previous[3] = Math.max(previous[3]!, last);
+        previous[2] = Math.min(previous[2], ms);
+        previous[3] = Math.max(previous[3]!, ms);
       }
       return;
     }
-    this.runs.push(timeless ? [start, end, null, null] : [start, end, first, last]);
+    this.runs.push(timeless ? [start, end, null, null] : [start, end, ms, ms]);
     if (this.runs.length > MAX_HOUR_RUNS) this.mixed = true;
-  };
+  }
 
   /** A run joins the one before when both are timeless, or both keep to the same hour. */
   private joins(previous: HourRun, first: number, last: number, timeless: boolean): boolean {

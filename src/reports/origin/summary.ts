@@ -4,6 +4,8 @@
  * The event loop only forwards the bodies; parsing, counting and CSV writing run in a report
  * worker (origin/worker.ts), so a million-entry day never blocks Slack acknowledgements.
  */
+import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import { z } from 'zod';
 import { abandonReport, type ReportFailureWords, workerFailureError } from '../failures.js';
 import type { ReportPool } from '../pool.js';
@@ -77,7 +79,16 @@ export interface SummariseOriginErrorsOptions {
   onProgress?: (progress: OriginProgress) => void;
   /** The worker pool (the runtime's, closed with it). */
   pool: ReportPool;
+  /**
+   * Count the entries' texts on a thread of their own while the entries are read (counter.ts).
+   * By default only with a core each for the event loop, the reader and the counter: on two
+   * cores the counter costs more CPU time than it saves wall time (bench/README.md).
+   */
+  countApart?: boolean;
 }
+
+/** How long the counter thread has to end once the reader has, before it is terminated. */
+const COUNTER_GRACE_MS = 2_000;
 
 const WORDS: ReportFailureWords = {
   operation: 'logs.origin',
@@ -90,6 +101,7 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
   const filters = OriginFiltersSchema.parse(options.filters ?? {});
   const view = OriginViewSchema.parse(options.view ?? {});
   const { csvPath, signal, onProgress, untimedDay, comparisonsFrom, indexHours } = options;
+  const counter = countApart(options, view);
   try {
     const raw = await streamToWorker({
       pool: options.pool,
@@ -101,10 +113,15 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
         ...(untimedDay === undefined ? {} : { untimedDay }),
         ...(comparisonsFrom === undefined ? {} : { comparisonsFrom }),
         ...(indexHours ? { indexHours } : {}),
+        ...(counter ? { counter: counter.port } : {}),
       },
+      transfer: counter ? [counter.port] : [],
       source: bodiesOf(options),
       signal,
       onProgress: onProgress && (({ bytes, items }) => onProgress({ bytes, entries: items })),
+    }).finally(() => {
+      // The reader has the counts, or failed: the counter ends on its own, and is not waited for.
+      void counter?.ended();
     });
     const result = OriginWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
@@ -120,6 +137,33 @@ export async function summariseOriginErrors(options: SummariseOriginErrorsOption
   } catch (error) {
     return abandonReport(error, csvPath, signal, WORDS);
   }
+}
+
+/**
+ * The counter thread, when the texts are counted apart: started beside the reader, and ending
+ * with it (the reader closes its end of the channel); terminated if it has not shortly after.
+ */
+function countApart(options: SummariseOriginErrorsOptions, view: OriginView) {
+  if (!(options.countApart ?? availableParallelism() > 2)) return undefined;
+  const { port1, port2 } = new MessageChannel();
+  const stop = new AbortController();
+  const counting = options.pool
+    .run(
+      { port: port2, comparisons: view.comparisons?.length ?? 0 },
+      { worker: 'origin/counter', transferList: [port2], signal: stop.signal },
+    )
+    // The reader reports whatever stopped the counter.
+    .catch(() => undefined);
+  return {
+    port: port1,
+    async ended(): Promise<void> {
+      // Ends the channel when the port never reached the reader (the summary stopped first).
+      port1.close();
+      const timer = setTimeout(() => stop.abort(), COUNTER_GRACE_MS).unref();
+      await counting;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**

@@ -3,22 +3,29 @@
  * filters), counts kept in bounded memory. The worker feeds it; tests can drive it directly.
  */
 import { z } from 'zod';
-import { BoundedTally, SpaceSavingCounter } from '../top-counts.js';
 import {
   isOriginDetail,
   isOriginEntry,
-  ORIGIN_ERROR_CODES,
   type OriginDetail,
   type OriginEntry,
   type OriginLabels,
 } from './entry.js';
+import {
+  ByErrorCodeSchema,
+  ByServerZoneSchema,
+  ByStatusSchema,
+  ComparisonTextCountsSchema,
+  CountSchema,
+  IN_WINDOW,
+  NOWHERE,
+  OriginTextCounts,
+  type TextCounter,
+  type TextCounts,
+  TopUrlsSchema,
+} from './text-counts.js';
 import { type OriginWindow, withinWindow } from './window.js';
 
-/** Distinct URLs tracked for the top 10; a million distinct URLs cost no more than this many. */
-export const URL_TRACK_CAPACITY = 2_000;
-/** Distinct label values counted per dimension before the rest go under "(other)". */
-export const LABEL_CAPACITY = 200;
-export const TOP_URLS = 10;
+export { IN_WINDOW, LABEL_CAPACITY, NOWHERE, TOP_URLS, URL_TRACK_CAPACITY } from './text-counts.js';
 
 export const CSV_HEADER = ['timestamp', 'status', 'error_code', 'server_zone', 'url', 'message', 'log_id'];
 
@@ -71,32 +78,8 @@ export const OriginViewSchema = z.strictObject({
 });
 export type OriginView = z.infer<typeof OriginViewSchema>;
 
-const CountSchema = z.number().int().nonnegative();
-
-const ByStatusSchema = z.array(z.strictObject({ status: z.string(), count: CountSchema }));
-const ByErrorCodeSchema = z.array(
-  z.strictObject({ code: z.string(), words: z.string().nullable(), count: CountSchema }),
-);
-const ByServerZoneSchema = z.array(z.strictObject({ zone: z.string(), count: CountSchema }));
-/** `count` is an upper bound; it is exact when `overcount` is 0 (see top-counts.ts). */
-const TopUrlsSchema = z.array(
-  z.strictObject({ url: z.string(), count: CountSchema, overcount: CountSchema }),
-);
-
 /** The figures of an earlier window, filtered like the window itself. */
-export const ComparisonCountsSchema = z.strictObject({
-  total: CountSchema,
-  byStatus: ByStatusSchema,
-  byErrorCode: ByErrorCodeSchema,
-  byServerZone: ByServerZoneSchema,
-  topUrls: TopUrlsSchema,
-  /**
-   * Which of the window's own top URLs this one saw. Exact unless `urlsEvicted`: then a URL it
-   * does not list may have been seen and dropped from the tracker.
-   */
-  seenTopUrls: z.array(z.string()),
-  urlsEvicted: z.boolean(),
-});
+export const ComparisonCountsSchema = ComparisonTextCountsSchema.extend({ total: CountSchema });
 export type ComparisonCounts = z.infer<typeof ComparisonCountsSchema>;
 
 export const OriginCountsSchema = z.strictObject({
@@ -130,17 +113,15 @@ export type OriginCounts = z.infer<typeof OriginCountsSchema>;
 /** timestamp, status, error_code, server_zone, url, message, log_id */
 export type OriginCsvRow = [string, string, string, string, string, string, string];
 
-const UNKNOWN = 'unknown';
+/** The end of an ISO time after its minute: `00.` to `59.`, then `000Z` to `999Z`. */
+const SECONDS = Array.from({ length: 60 }, (_, second) => `${String(second).padStart(2, '0')}.`);
+const MILLISECONDS = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, '0')}Z`);
+
 /** The range a JS Date can represent; anything outside cannot be a log time. */
 export const MAX_TIME_MS = 8.64e15;
 
-function wordsFor(code: string): string | null {
-  return Object.hasOwn(ORIGIN_ERROR_CODES, code)
-    ? ORIGIN_ERROR_CODES[code as keyof typeof ORIGIN_ERROR_CODES]
-    : null;
-}
-
-function parseDetail(log: string): OriginDetail | undefined {
+/** The inner document of a `log` string, or undefined when it is not JSON or not the document it should be. */
+export function parseDetail(log: string): OriginDetail | undefined {
   let value: unknown;
   try {
     value = JSON.parse(log);
@@ -183,48 +164,6 @@ export function entryFacts(entry: OriginEntry): { status: string; errorCode: str
   };
 }
 
-/** An earlier window's counts: what the summary compares, without a CSV or a chart. */
-class ComparisonTally {
-  total = 0;
-  readonly byStatus = new BoundedTally(LABEL_CAPACITY);
-  readonly byErrorCode = new BoundedTally(LABEL_CAPACITY);
-  readonly byServerZone = new BoundedTally(LABEL_CAPACITY);
-  readonly urls = new SpaceSavingCounter(URL_TRACK_CAPACITY);
-
-  constructor(
-    readonly startMs: number,
-    readonly endMs: number,
-  ) {}
-
-  add(status: string, errorCode: string, serverZone: string, url: string): void {
-    this.total++;
-    this.byStatus.add(status || UNKNOWN);
-    this.byErrorCode.add(errorCode || UNKNOWN);
-    this.byServerZone.add(serverZone || UNKNOWN);
-    if (url) this.urls.add(url);
-  }
-
-  counts(currentTopUrls: readonly string[]): ComparisonCounts {
-    return {
-      total: this.total,
-      byStatus: statusCounts(this.byStatus),
-      byErrorCode: errorCodeCounts(this.byErrorCode),
-      byServerZone: zoneCounts(this.byServerZone),
-      topUrls: urlCounts(this.urls),
-      seenTopUrls: currentTopUrls.filter((url) => this.urls.has(url)),
-      urlsEvicted: this.urls.evicted,
-    };
-  }
-}
-
-const statusCounts = (tally: BoundedTally) =>
-  tally.sorted().map(({ key, count }) => ({ status: key, count }));
-const errorCodeCounts = (tally: BoundedTally) =>
-  tally.sorted().map(({ key, count }) => ({ code: key, words: wordsFor(key), count }));
-const zoneCounts = (tally: BoundedTally) => tally.sorted().map(({ key, count }) => ({ zone: key, count }));
-const urlCounts = (urls: SpaceSavingCounter) =>
-  urls.top(TOP_URLS).map(({ key, count, overcount }) => ({ url: key, count, overcount }));
-
 export class OriginTally {
   private scanned = 0;
   private total = 0;
@@ -233,17 +172,17 @@ export class OriginTally {
   private skipped = 0;
   private first = Number.POSITIVE_INFINITY;
   private last = Number.NEGATIVE_INFINITY;
-  private readonly byStatus = new BoundedTally(LABEL_CAPACITY);
-  private readonly byErrorCode = new BoundedTally(LABEL_CAPACITY);
-  private readonly byServerZone = new BoundedTally(LABEL_CAPACITY);
-  private readonly urls = new SpaceSavingCounter(URL_TRACK_CAPACITY);
-  private readonly codesSeen = new BoundedTally(LABEL_CAPACITY);
-  private readonly zonesSeen = new BoundedTally(LABEL_CAPACITY);
   private windowed = 0;
   private readonly buckets: number[];
   private readonly grid: OriginView['grid'];
-  private readonly comparisons: ComparisonTally[];
-  private readonly matches: OriginMatcher;
+  /** The view's earlier windows, and how many entries each counted. */
+  private readonly comparisons: OriginWindow[];
+  private readonly compared: number[];
+  /** Where each entry's texts are counted: by default, here (`local`). */
+  private readonly texts: TextCounter;
+  private readonly local: OriginTextCounts | undefined;
+  /** Whether an entry's status, error code and server zone pass the filters. */
+  readonly matches: OriginMatcher;
   /** From `sinceMs` up to `untilMs`, unbounded where not given. */
   private readonly window: OriginWindow;
   /**
@@ -251,11 +190,11 @@ export class OriginTally {
    * day); the worker says so day by day when several days are read for one window.
    */
   untimedInWindow: boolean;
-  /** Timestamps of a day come in order: the ISO text of the current second is reused. */
-  private isoSecond = Number.NaN;
+  /** Timestamps of a day come in order: the ISO text of the current minute is reused. */
+  private isoMinute = Number.NaN;
   private isoPrefix = '';
 
-  constructor(filters: OriginFilters = {}, view: OriginView = {}) {
+  constructor(filters: OriginFilters = {}, view: OriginView = {}, texts?: TextCounter) {
     const parsed = OriginFiltersSchema.parse(filters);
     const { grid, comparisons } = OriginViewSchema.parse(view);
     this.matches = createOriginMatcher(parsed);
@@ -266,7 +205,10 @@ export class OriginTally {
     this.untimedInWindow = parsed.sinceMs === undefined && parsed.untilMs === undefined;
     this.grid = grid;
     this.buckets = new Array<number>(grid?.count ?? 0).fill(0);
-    this.comparisons = (comparisons ?? []).map((w) => new ComparisonTally(w.startMs, w.endMs));
+    this.comparisons = comparisons ?? [];
+    this.compared = this.comparisons.map(() => 0);
+    this.local = texts ? undefined : new OriginTextCounts(this.comparisons.length);
+    this.texts = texts ?? this.local!;
   }
 
   /** Elements seen so far, for progress. */
@@ -276,55 +218,25 @@ export class OriginTally {
 
   /** Counts one array element; returns its CSV row when it passes the filters. */
   add(element: unknown): OriginCsvRow | undefined {
-    this.scanned++;
     if (
       !isOriginEntry(element) ||
       (element.timestamp !== undefined && !(Math.abs(element.timestamp) <= MAX_TIME_MS))
     ) {
-      this.skipped++;
+      this.skip();
       return undefined;
     }
     const entry = element;
     const timestamp = entry.timestamp === undefined ? undefined : Math.floor(entry.timestamp);
     const labels = entry.labels ?? NO_LABELS;
-    if (labels.ErrorCode !== undefined) this.codesSeen.add(labels.ErrorCode);
-    if (labels.ServerZone !== undefined) this.zonesSeen.add(labels.ServerZone);
-    // An entry without a time belongs to no bounded window and to no earlier one.
-    const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
-    // Bit i: the entry falls in comparison i. No array per entry on a million-entry day.
-    let earlier = 0;
-    if (timestamp !== undefined)
-      for (let i = 0; i < this.comparisons.length; i++) {
-        const w = this.comparisons[i]!;
-        if (withinWindow(timestamp, w)) earlier |= 1 << i;
-      }
-    if (!inWindow && earlier === 0) return undefined;
-    if (inWindow) this.windowed++;
+    const place = this.place(timestamp, labels.ErrorCode, labels.ServerZone);
+    if (place === NOWHERE) return undefined;
     const detail = entry.log === undefined ? undefined : parseDetail(entry.log);
     const status = labels.StatusCode ?? (detail?.StatusCode !== undefined ? String(detail.StatusCode) : '');
     const errorCode = labels.ErrorCode ?? detail?.ErrorCode ?? '';
     const serverZone = labels.ServerZone ?? '';
     if (!this.matches(status, errorCode, serverZone)) return undefined;
     const url = detail?.RequestUrl ?? '';
-    for (let i = 0; earlier !== 0 && i < this.comparisons.length; i++)
-      if (earlier & (1 << i)) this.comparisons[i]!.add(status, errorCode, serverZone, url);
-    if (!inWindow) return undefined;
-
-    this.total++;
-    if (!detail) this.malformed++;
-    if (timestamp === undefined) this.untimed++;
-    else {
-      if (timestamp < this.first) this.first = timestamp;
-      if (timestamp > this.last) this.last = timestamp;
-      if (this.grid) {
-        const bucket = Math.floor((timestamp - this.grid.startMs) / this.grid.widthMs);
-        if (bucket >= 0 && bucket < this.buckets.length) this.buckets[bucket]!++;
-      }
-    }
-    this.byStatus.add(status || UNKNOWN);
-    this.byErrorCode.add(errorCode || UNKNOWN);
-    this.byServerZone.add(serverZone || UNKNOWN);
-    if (url) this.urls.add(url);
+    if (!this.count(place, timestamp, status, errorCode, serverZone, url, !detail)) return undefined;
     return [
       timestamp === undefined ? '' : this.iso(timestamp),
       status,
@@ -336,19 +248,85 @@ export class OriginTally {
     ];
   }
 
-  private iso(ms: number): string {
-    const second = Math.floor(ms / 1000);
-    if (second !== this.isoSecond) {
-      this.isoSecond = second;
-      this.isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
-    }
-    return `${this.isoPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
+  /** Counts an array element that is not an entry (or whose timestamp cannot be a time). */
+  skip(): void {
+    this.scanned++;
+    this.skipped++;
   }
 
-  counts(): OriginCounts {
+  /**
+   * An entry's first step, from its timestamp (floored) and its ErrorCode and ServerZone labels:
+   * notes the labels, and returns where it counts, IN_WINDOW and bit i for comparison i, or NOWHERE.
+   * One that counts somewhere goes on to `matches` and `count`.
+   */
+  place(
+    timestamp: number | undefined,
+    errorCode: string | undefined,
+    serverZone: string | undefined,
+  ): number {
+    this.scanned++;
+    this.texts.seen(errorCode, serverZone);
+    // An entry without a time belongs to no bounded window and to no earlier one.
+    const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
+    let place = inWindow ? IN_WINDOW : NOWHERE;
+    if (timestamp !== undefined)
+      for (let i = 0; i < this.comparisons.length; i++) {
+        const w = this.comparisons[i]!;
+        if (withinWindow(timestamp, w)) place |= 1 << i;
+      }
+    if (inWindow) this.windowed++;
+    return place;
+  }
+
+  /**
+   * Counts a placed entry that matches; true when it is in the window, so that its CSV row is
+   * written. `malformed`: its `log` is missing or not the document it should be.
+   */
+  count(
+    place: number,
+    timestamp: number | undefined,
+    status: string,
+    errorCode: string,
+    serverZone: string,
+    url: string,
+    malformed: boolean,
+  ): boolean {
+    for (let i = 0; i < this.compared.length; i++) if (place & (1 << i)) this.compared[i]!++;
+    this.texts.counted(place, status, errorCode, serverZone, url);
+    if (!(place & IN_WINDOW)) return false;
+    this.total++;
+    if (malformed) this.malformed++;
+    if (timestamp === undefined) this.untimed++;
+    else {
+      if (timestamp < this.first) this.first = timestamp;
+      if (timestamp > this.last) this.last = timestamp;
+      if (this.grid) {
+        const bucket = Math.floor((timestamp - this.grid.startMs) / this.grid.widthMs);
+        if (bucket >= 0 && bucket < this.buckets.length) this.buckets[bucket]!++;
+      }
+    }
+    return true;
+  }
+
+  /** The CSV's timestamp cell of a floored time: ISO 8601 in UTC, to the millisecond. */
+  iso(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    const minute = Math.floor(second / 60);
+    if (minute !== this.isoMinute) {
+      this.isoMinute = minute;
+      this.isoPrefix = new Date(minute * 60_000).toISOString().slice(0, -7);
+    }
+    return this.isoPrefix + SECONDS[second - minute * 60]! + MILLISECONDS[ms - second * 1000]!;
+  }
+
+  /**
+   * The summary's figures: those counted here, and the counts by text, which are this tally's own
+   * unless they were counted elsewhere (given its TextCounter) and are given here.
+   */
+  counts(texts?: TextCounts): OriginCounts {
+    const byText = texts ?? this.local?.counts();
+    if (!byText) throw new TypeError('the counts by text were counted elsewhere: give them');
     const seen = this.total > this.untimed;
-    const topUrls = urlCounts(this.urls);
-    const topKeys = topUrls.map((u) => u.url);
     return {
       scanned: this.scanned,
       total: this.total,
@@ -358,16 +336,16 @@ export class OriginTally {
       firstSeenMs: seen ? this.first : null,
       lastSeenMs: seen ? this.last : null,
       windowed: this.windowed,
-      byStatus: statusCounts(this.byStatus),
-      byErrorCode: errorCodeCounts(this.byErrorCode),
-      byServerZone: zoneCounts(this.byServerZone),
-      topUrls,
+      byStatus: byText.byStatus,
+      byErrorCode: byText.byErrorCode,
+      byServerZone: byText.byServerZone,
+      topUrls: byText.topUrls,
       buckets: [...this.buckets],
-      comparisons: this.comparisons.map((comparison) => comparison.counts(topKeys)),
-      labelsSeen: {
-        errorCodes: this.codesSeen.sorted().map(({ key }) => key),
-        serverZones: this.zonesSeen.sorted().map(({ key }) => key),
-      },
+      comparisons: byText.comparisons.map((comparison, i) => ({
+        total: this.compared[i] ?? 0,
+        ...comparison,
+      })),
+      labelsSeen: byText.labelsSeen,
     };
   }
 }

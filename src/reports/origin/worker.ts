@@ -1,38 +1,47 @@
 /**
  * Runs in a report worker thread: the origin-log body arrives in batches, is split into
- * entries, counted, and written to the CSV, so none of it blocks the event loop.
+ * entries, counted, and written to the CSV, so none of it blocks the event loop. The entries
+ * are read straight from the bytes (scan.ts), and their CSV rows written as bytes; their texts
+ * are counted here, or on the counter thread when the task has one (counter.ts).
  */
 
+import { CsvByteWriter } from '../csv/bytes.js';
 import { CsvFileWriter } from '../csv/file.js';
 import { csvRecord } from '../csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../json-entries.js';
 import { failureOf, OriginTaskSchema, type OriginWorkerResult } from '../tasks.js';
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
+import { TextCountsSender } from './counter.js';
 import { OriginDayLedger } from './days.js';
 import { type OriginDayIndex, OriginHourIndexer } from './hours.js';
+import { OriginEntryReader } from './scan.js';
 import { CSV_HEADER, OriginTally } from './tally.js';
+
+/** CSV bytes written at once. */
+const WRITE_BYTES = 1024 * 1024;
 
 export default async function summariseOriginLogsInWorker(input: unknown): Promise<OriginWorkerResult> {
   const task = OriginTaskSchema.parse(input);
   const receiver = new ChunkReceiver(task.port);
-  const tally = new OriginTally(task.filters, task.view);
+  const counter = task.counter && new TextCountsSender(task.counter);
+  const tally = new OriginTally(task.filters, task.view, counter);
+  const rows = new CsvByteWriter(WRITE_BYTES + WRITE_BYTES / 4);
+  const reader = new OriginEntryReader(tally, rows);
   const days = new OriginDayLedger(tally, task.untimedDay, task.comparisonsFrom);
   const indexes: (OriginDayIndex | null)[] = [];
-  let indexer: OriginHourIndexer | undefined;
   const begin = (next: JsonArraySplitter) => {
-    indexer = task.indexHours ? new OriginHourIndexer() : undefined;
-    if (indexer) next.onElements = indexer.add;
+    reader.indexer = task.indexHours ? new OriginHourIndexer() : undefined;
     return next;
   };
   // Called once the ledger has recorded the day `closed` read.
   const finish = (closed: JsonArraySplitter) => {
     const read = days.days[indexes.length];
-    indexes.push((read && !read.broken && indexer?.finish(read.entries, closed.bytes)) || null);
+    indexes.push((read && !read.broken && reader.indexer?.finish(read.entries, closed.bytes)) || null);
   };
-  let splitter = begin(new JsonArraySplitter('logs'));
+  let splitter = begin(new JsonArraySplitter('logs', reader));
   receiver.onBreak = () => {
     const closed = splitter;
-    const next = days.next(splitter);
+    const next = days.next(splitter, reader);
     finish(closed);
     splitter = begin(next);
   };
@@ -40,24 +49,23 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
   try {
     await csv.write(csvRecord(CSV_HEADER));
     for await (const chunk of receiver) {
-      if (days.skipping) continue;
-      let text = '';
-      try {
-        for (const element of splitter.push(chunk)) {
-          const row = tally.add(element);
-          if (row) text += csvRecord(row);
+      if (!days.skipping)
+        try {
+          splitter.push(chunk);
+        } catch (error) {
+          days.broke(splitter, error);
         }
-      } catch (error) {
-        days.broke(splitter, error);
-      }
+      // Nothing keeps the chunk: its memory goes back for the next batches.
+      receiver.release(chunk);
       receiver.items = tally.scannedCount + days.skipped + splitter.skipped;
-      // One write per batch of the body: the fs stream queues it while the next batch is parsed.
-      if (text.length > 0) await csv.write(text, receiver.signal);
+      // The fs stream queues a write while the next batches are read; a few large ones cost less than many.
+      if (rows.length >= WRITE_BYTES) await csv.write(rows.take(), receiver.signal);
     }
     days.close(splitter);
     finish(splitter);
+    if (rows.length > 0) await csv.write(rows.take(), receiver.signal);
     await csv.close();
-    const counts = tally.counts();
+    const counts = tally.counts(await counter?.finish());
     return {
       ok: true,
       counts: {
@@ -77,5 +85,6 @@ export default async function summariseOriginLogsInWorker(input: unknown): Promi
     return failureOf(error, cancelled, error instanceof JsonStreamError);
   } finally {
     receiver.close();
+    counter?.close();
   }
 }

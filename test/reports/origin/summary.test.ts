@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { originDayStream } from '../../../bench/origin-day.js';
+import { originDayBody, originDayStream } from '../../../bench/origin-day.js';
 import {
   type OriginFilters,
   type OriginView,
@@ -449,6 +449,41 @@ describe('summarising a window that spans UTC days', () => {
     expect(filtered.summary.labelsSeen.serverZones).toEqual(['DE', 'SG', 'UK']);
     expect(filtered.summary.windowed).toBe(4);
     expect(filtered.summary.total).toBe(3);
+  });
+
+  it('answers the same, to the byte, whether the texts are counted on a thread of their own or not', async () => {
+    const view: OriginView = {
+      grid: { startMs: DAY - 2 * hour, widthMs: 15 * 60_000, count: 10 },
+      comparisons: [
+        { startMs: DAY_BEFORE + 20 * hour, endMs: window.sinceMs },
+        { startMs: DAY_BEFORE, endMs: DAY_BEFORE + 21 * hour + 1 },
+      ],
+    };
+    const generated = (dayStartMs: number) =>
+      inPieces(Buffer.concat([...originDayBody({ entries: 3_000, dayStartMs, malformedEvery: 7 })]), 4_096);
+    const both = await Promise.all(
+      [true, false].map(async (countApart) => {
+        const path = csvPath();
+        const summary = await summariseOriginErrors({
+          days: [
+            async () => generated(DAY_BEFORE),
+            async () => bodyOf({ logs: [...yesterday, ...today] }),
+            async () => generated(DAY),
+          ],
+          filters: { ...window, status: { classes: [5] } },
+          view,
+          untimedDay: 1,
+          countApart,
+          csvPath: path,
+          pool: reportPool(),
+        });
+        return { summary: { ...summary, csv: { ...summary.csv, path: '' } }, csv: await readFile(path) };
+      }),
+    );
+    expect(both[0]!.summary).toEqual(both[1]!.summary);
+    expect(both[0]!.csv.equals(both[1]!.csv)).toBe(true);
+    expect(both[0]!.summary).toMatchObject({ scanned: 6_008, total: expect.any(Number) });
+    expect(both[0]!.summary.comparisons.map((c) => c.total)).not.toEqual([0, 0]);
   });
 
   it('stops at a day that cannot be fetched, and leaves no CSV behind', async () => {
