@@ -5,7 +5,9 @@
  * key-reset requests, then 200 concurrent Approve clicks spread over both replicas (four
  * approvers per request). Exactly 50 executions must reach the platform, counted from the
  * sandbox's request log; the clicks' p99 acknowledgement is reported against Slack's 3-second
- * deadline, and on the server against 250 ms. Run alone: `npx tsx bench/approvals.ts`.
+ * deadline, and on the server against 250 ms, beside the acks of the 50 commands that opened
+ * the requests, sent one at a time: the machine's own ack time, printed as the row's baseline.
+ * Run alone: `npx tsx bench/approvals.ts`.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -72,13 +74,16 @@ async function benchApprovalsOn(backend: 'file' | 'http', log: (line: string) =>
     // they exist on the platform, since a request for an unknown target is refused at once.
     const zones = await sandbox.addPullZones(REQUESTS);
     const ids: string[] = [];
+    /** Each request's `/edge` ack, one at a time: this machine's ack with nothing else to do. */
+    const alone: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       const zone = zones[i]!;
-      await postSigned(
+      const command = await postSigned(
         replica(i).eventsUrl,
         slashCommand({ text: `pullzone reset-key ${zone} bench`, responseUrl: fake.responseUrl() }),
         { signingSecret: BENCH_SIGNING_SECRET },
       );
+      alone.push(command.elapsedMs);
       const card = await fake.waitFor(
         'chat.postMessage',
         (call) =>
@@ -129,10 +134,11 @@ async function benchApprovalsOn(backend: 'file' | 'http', log: (line: string) =>
     const latencies = clicks.map((click) => click.elapsedMs);
     const refused = clicks.filter((click) => click.status !== 200).length;
     const p99 = percentile(latencies, 0.99);
+    const aloneP99 = percentile(alone, 0.99);
     log(
       `approvals on ${backend}: ${clicks.length} clicks on ${REQUESTS} requests over ${replicas.length} replicas; ${executions} executions, ` +
         `${open} still open, all settled after ${Math.round(settledMs)} ms; click ack p50 ${Math.round(percentile(latencies, 0.5))} ms, ` +
-        `p99 ${Math.round(p99)} ms; ${refused} not answered 200`,
+        `p99 ${Math.round(p99)} ms; ${refused} not answered 200; the ${REQUESTS} commands' acks one at a time p50 ${Math.round(percentile(alone, 0.5))} ms, p99 ${Math.round(aloneP99)} ms`,
     );
     return [
       {
@@ -144,10 +150,11 @@ async function benchApprovalsOn(backend: 'file' | 'http', log: (line: string) =>
         pass: executions === REQUESTS && open === 0,
       },
       {
-        figure: `approval click ack p99, ${clicks.length} concurrent over 2 replicas, state on ${backend} (ms)`,
+        // The baseline is this machine's ack with nothing else to do, so a slower core shows in it.
+        figure: `approval click ack p99, ${clicks.length} concurrent over 2 replicas, state on ${backend}, vs ${REQUESTS} commands' acks one at a time (ms)`,
         value: Math.round(p99),
-        baseline: backend === 'http' ? SERVER_CLICK_P99_MS : SLACK_ACK_DEADLINE_MS,
-        ratio: p99 / (backend === 'http' ? SERVER_CLICK_P99_MS : SLACK_ACK_DEADLINE_MS),
+        baseline: Math.round(aloneP99),
+        ratio: p99 / aloneP99,
         target:
           backend === 'http'
             ? '≤ 250 ms on a libSQL server, every click answered'

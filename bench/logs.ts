@@ -150,6 +150,7 @@ export async function benchLogs(
         ratio: timeRatio,
         target: `≤ ${WALL_TARGET}× the JSON.parse floor`,
         pass: timeRatio <= WALL_TARGET,
+        cpu: { value: cpuPer1000(ourRuns), baseline: cpuPer1000(floors), per: '1,000 entries' },
       },
       {
         figure: `origin-log summary + CSV, CPU time of every thread per 1,000 entries, median of ${RUNS} (ms)`,
@@ -158,6 +159,7 @@ export async function benchLogs(
         ratio: cpuRatio,
         target: `≤ ${CPU_TARGET}× the floor's CPU time`,
         pass: cpuRatio <= CPU_TARGET,
+        cpu: { value: cpuPer1000(ourRuns), baseline: cpuPer1000(floors), per: '1,000 entries' },
       },
       {
         figure: `origin-log summary peak RSS, ${label} entries, largest of ${RUNS} (MB)`,

@@ -46,17 +46,24 @@ export function createReport(benchmarks: string[], rows: BenchRow[], notes: stri
 
 const number = (value: number) =>
   Number.isFinite(value)
-    ? value.toLocaleString('en-US', { maximumFractionDigits: Math.abs(value) >= 100 ? 0 : 1 })
+    ? value.toLocaleString('en-US', {
+        maximumFractionDigits: Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2,
+      })
     : String(value);
+
+/** A CPU-bound row's CPU time per unit, its side's then the baseline's: `2.05 / 3.78 ms per 1,000 entries`. */
+const cpuCell = (cpu: BenchRow['cpu']) =>
+  cpu ? `${cpu.value.toFixed(2)} / ${cpu.baseline.toFixed(2)} ms per ${cpu.per}` : '';
 
 /** The rows as a plain-text table; numbers right-aligned, ratios as `1.24×`. */
 export function formatTable(rows: readonly BenchRow[]): string {
-  const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'result'];
+  const header = ['figure', 'value', 'baseline', 'ratio', 'CPU time (value / baseline)', 'target', 'result'];
   const body = rows.map((row) => [
     row.figure,
     number(row.value),
     number(row.baseline),
     Number.isFinite(row.ratio) ? `${row.ratio.toFixed(2)}×` : String(row.ratio),
+    cpuCell(row.cpu),
     row.target,
     row.pass ? 'PASS' : 'MISS',
   ]);

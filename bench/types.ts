@@ -10,6 +10,11 @@ export interface BenchRow {
   /** The target in words: "≤ 1.5× baseline", "< 300 MB". */
   target: string;
   pass: boolean;
+  /**
+   * For a CPU-bound figure, the CPU time (every thread of the side's process) per unit of work of
+   * each side: what a slower core moves as much as the code does, printed beside the ratio.
+   */
+  cpu?: { value: number; baseline: number; per: 'MB' | '1,000 entries' };
 }
 
 /** What a measuring child process prints as its last line. */
