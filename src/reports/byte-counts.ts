@@ -30,6 +30,10 @@ export const NEUTRALISED = 2;
 /** Set by the counter on a key it cut to `maxKeyBytes`: its text ends in "…", so no one reads it as whole. */
 const CUT = 4;
 
+/** Entries of ByteCounter's table of recent keys: 2 ** (32 − RECENT_SHIFT). */
+const RECENT_SHIFT = 24;
+const RECENT = 2 ** (32 - RECENT_SHIFT);
+
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
@@ -55,8 +59,13 @@ export class ByteCounter {
   private readonly heap: Int32Array;
   private readonly place: Int32Array;
   private size = 0;
-  /** The slot counted last. */
-  private last = -1;
+  /**
+   * Slots of keys counted lately, by a cheap hash of a key's length, kind and last two bytes,
+   * tried before the key is hashed whole: a column's few values (an action, a rule, a country)
+   * are then found without reading every byte twice. A slot that now holds another key (a
+   * collision, an eviction) fails the byte test and the key is looked up as usual.
+   */
+  private readonly recent = new Int32Array(RECENT).fill(-1);
 
   constructor(options: ByteCounterOptions) {
     const { capacity, evict } = options;
@@ -89,15 +98,25 @@ export class ByteCounter {
       kind |= CUT;
     }
     const { keys, slotBytes, lengths, kinds } = this;
-    // Events come in bursts (one IP, one rule): the key counted last is tried before hashing.
-    const last = this.last;
+    const ends =
+      length > 1 ? (buf[from + length - 2]! << 8) | buf[from + length - 1]! : length === 1 ? buf[from]! : 0;
+    const lately = Math.imul(ends ^ (length << 16) ^ (kind << 28), 0x9e3779b1) >>> RECENT_SHIFT;
+    const seen = this.recent[lately]!;
     if (
-      last >= 0 &&
-      lengths[last] === length &&
-      kinds[last] === kind &&
-      sameBytesFromEnd(keys, last * slotBytes, buf, from, length)
+      seen >= 0 &&
+      lengths[seen] === length &&
+      kinds[seen] === kind &&
+      sameBytesFromEnd(keys, seen * slotBytes, buf, from, length)
     )
-      return this.hit(last);
+      return this.hit(seen);
+    const slot = this.lookUp(buf, from, length, kind);
+    if (slot >= 0) this.recent[lately] = slot;
+    return slot;
+  }
+
+  /** add() for a key not found among the recent ones: `length` already cut, `kind` marked. */
+  private lookUp(buf: Uint8Array, from: number, length: number, kind: number): number {
+    const { keys, slotBytes, lengths, kinds } = this;
     let hash = FNV_OFFSET ^ kind;
     for (let i = from; i < from + length; i++) hash = Math.imul(hash ^ buf[i]!, FNV_PRIME);
     const bucket = hash & this.mask;
@@ -119,7 +138,6 @@ export class ByteCounter {
         this.place[slot] = slot;
         this.siftUp(slot);
       }
-      this.last = slot;
       return slot;
     }
     if (!this.evict) {
@@ -133,14 +151,12 @@ export class ByteCounter {
     this.counts[victim]!++;
     this.store(victim, buf, from, length, kind, hash, bucket);
     this.siftDown(0);
-    this.last = victim;
     return victim;
   }
 
   private hit(slot: number): number {
     this.counts[slot]!++;
     if (this.evict) this.siftDown(this.place[slot]!);
-    this.last = slot;
     return slot;
   }
 

@@ -29,6 +29,32 @@ describe('counting cells by their bytes', () => {
     );
   });
 
+  it('keeps apart keys that end alike, also when an evicted slot is taken by another of them', () => {
+    const counter = new ByteCounter({ capacity: 1_000, evict: false });
+    const truth = new Map<string, number>();
+    for (let i = 0; i < 600; i++) {
+      // Same length and last two bytes, different fronts: one entry of the recent table for all.
+      const ip = `${['203', '198', '192'][i % 3]}.0.113.101`;
+      add(counter, ip);
+      truth.set(ip, (truth.get(ip) ?? 0) + 1);
+    }
+    expect(new Map(counter.entries().map((entry) => [entry.text, entry.count]))).toEqual(truth);
+
+    const evicting = new ByteCounter({ capacity: 2, evict: true, maxKeyBytes: 64 });
+    const seen = new Map<string, number>();
+    for (let i = 0; i < 300; i++) {
+      const key = `${String.fromCharCode(97 + (i % 5))}-01`;
+      add(evicting, key);
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+    const entries = evicting.entries();
+    expect(entries.reduce((sum, entry) => sum + entry.count, 0)).toBe(300);
+    for (const entry of entries) {
+      expect(entry.count).toBeGreaterThanOrEqual(seen.get(entry.text)!);
+      expect(entry.count - entry.overcount).toBeLessThanOrEqual(seen.get(entry.text)!);
+    }
+  });
+
   it('reads doubled quotes as one and a neutralised cell with its quote mark, as the CSV file holds them', () => {
     const counter = new ByteCounter({ capacity: 10, evict: false });
     add(counter, 'say ""hi""', DOUBLED_QUOTES);
