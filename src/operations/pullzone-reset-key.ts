@@ -4,6 +4,7 @@ import { fingerprint } from '../secrets/registry.js';
 import { failedExecution, type GatedOperation } from './approvals/gate.js';
 import { defineOperation, parseWith } from './engine/types.js';
 import { namedId, pullZoneToChange } from './shared/change-targets.js';
+import { PullZoneIdArg } from './shared/ids.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /** Within the 8–36 characters the API accepts (reference 05). */
@@ -17,10 +18,7 @@ export function generateSecurityKey(length = SECURITY_KEY_LENGTH): string {
 }
 
 const ArgsSchema = z.object({
-  pullZoneId: z.coerce
-    .number({ error: 'the pull zone id must be a number, e.g. 308006' })
-    .int({ error: 'the pull zone id must be a whole number' })
-    .positive({ error: 'the pull zone id must be positive' }),
+  pullZoneId: PullZoneIdArg,
   reason: z.string().max(500, { error: 'keep the reason under 500 characters' }),
 });
 

@@ -208,6 +208,19 @@ describe('purging a zone', () => {
     await bed.run(`approvals cancel ${/ap_[0-9a-f]{16}/.exec(card)![0]}`, YOU);
   });
 
+  it.each(['1e3', '0x10', '308006.0'])(
+    'refuses the zone id %s, which a looser reading would take for another zone, before anyone is asked',
+    async (id) => {
+      const before = bed.sandbox.requests.count('pullzone.get');
+      const asked = await bed.run(`purge zone ${id}`, YOU);
+      expect(asked.some((record) => record.kind === 'post')).toBe(false);
+      expect(wordsOf(answers(asked)[0]!)).toContain(
+        'the pull zone id must be a number in digits, e.g. 308006',
+      );
+      expect(bed.sandbox.requests.count('pullzone.get')).toBe(before);
+    },
+  );
+
   it('refuses a zone the platform does not know before anyone is asked', async () => {
     const asked = await bed.run('purge zone 999999', YOU);
     expect(asked.some((record) => record.kind === 'post')).toBe(false);

@@ -7,14 +7,9 @@ import { z } from 'zod';
 import { closestName } from '../../policy/suggest.js';
 import { canonicalTimeZone, knownTimeZones } from '../../time/zones.js';
 import { type DigestRequest, defineOperation, type ParseResult, parseWith } from '../engine/types.js';
-import { PullZoneIdArg } from '../logs/logs.js';
+import { PullZoneIdArg, ShieldZoneIdArg } from '../shared/ids.js';
 import { parseFilter } from '../shield/export.js';
 import { DIGEST_EVERY, type DigestEvery, parseAtMinute } from './schedule.js';
-
-const ShieldZoneIdArg = z.coerce
-  .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
-  .int({ error: 'the Shield zone id must be a whole number' })
-  .positive({ error: 'the Shield zone id must be positive' });
 
 const DigestIdSchema = z.string().min(1).max(40);
 

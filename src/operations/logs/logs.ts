@@ -17,6 +17,7 @@ import type { Logger } from '../../telemetry/log.js';
 import { UserFacingError } from '../engine/errors.js';
 import type { SharedOutcome } from '../engine/shared-answers.js';
 import { defineOperation, type ParseResult, type RunContext } from '../engine/types.js';
+import { PullZoneIdArg } from '../shared/ids.js';
 import { cancelJob, type Job, runLongJob } from '../shared/long-job.js';
 import { joinedNote, pointerReply } from '../shared/pointer.js';
 import { noDefaultError } from '../zones/context.js';
@@ -25,12 +26,6 @@ import { type OriginWindowResult, renderNothingFound, renderOriginHeadline } fro
 import { describeLogsWindow, formatLength, type LogsWindow, parseLogsWindow } from './window.js';
 
 const DOCUMENTED_CODES = Object.keys(ORIGIN_ERROR_CODES);
-
-/** A pull zone id as people type it: `/edge logs` and `/edge watch logs` read it alike. */
-export const PullZoneIdArg = z.coerce
-  .number({ error: 'the pull zone id must be a number, e.g. 308006' })
-  .int({ error: 'the pull zone id must be a whole number' })
-  .positive({ error: 'the pull zone id must be positive' });
 
 /** `--status 502` or `--status 5xx`. */
 export const StatusFlag = z

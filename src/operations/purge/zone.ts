@@ -11,6 +11,7 @@ import type { JsonValue } from '../../state/canonical-json.js';
 import { failedExecution, type GatedOperation } from '../approvals/gate.js';
 import { defineOperation, parseWith } from '../engine/types.js';
 import { namedId, targetNotFound } from '../shared/change-targets.js';
+import { PullZoneIdArg } from '../shared/ids.js';
 import { outcomeText, purgeEach, withAskedBy } from './run.js';
 import { purgesMore } from './targets.js';
 
@@ -126,10 +127,7 @@ export const purgeZoneGate: GatedOperation = {
 };
 
 const ArgsSchema = z.object({
-  pullZoneId: z.coerce
-    .number({ error: 'the pull zone id must be a number, e.g. 308006' })
-    .int({ error: 'the pull zone id must be a whole number' })
-    .positive({ error: 'the pull zone id must be positive' }),
+  pullZoneId: PullZoneIdArg,
   tag: z
     .string()
     .trim()

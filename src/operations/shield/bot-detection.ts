@@ -12,12 +12,10 @@ import { md } from '../../reply/markup.js';
 import { failedExecution, type GatedOperation } from '../approvals/gate.js';
 import { defineOperation, parseWith, type RunContext } from '../engine/types.js';
 import { namedId, shieldZoneToChange, targetNotFound } from '../shared/change-targets.js';
+import { ShieldZoneIdArg } from '../shared/ids.js';
 
 const ZoneSchema = z.object({
-  shieldZoneId: z.coerce
-    .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
-    .int({ error: 'the Shield zone id must be a whole number' })
-    .positive({ error: 'the Shield zone id must be positive' }),
+  shieldZoneId: ShieldZoneIdArg,
 });
 
 const options = (names: readonly string[], from = 0): ModalOption[] =>

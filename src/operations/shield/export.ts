@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { PlatformClient } from '../../platform/client.js';
 import {
   EXPORT_FILTER_FIELDS,
@@ -24,6 +23,7 @@ import {
   type RunContext,
   type SubmissionOutcome,
 } from '../engine/types.js';
+import { ShieldZoneIdArg } from '../shared/ids.js';
 import { cancelJob, type Job, runLongJob } from '../shared/long-job.js';
 import { formatUtc } from '../shared/time-args.js';
 import { type FlagWindow, parseWindowFlags, type WindowLimit } from '../shared/window.js';
@@ -32,10 +32,7 @@ import { renderShieldSummary, shieldFurtherBreakdowns, shieldHeadlineFields } fr
 
 const EXPORT_WINDOW_MS = EXPORT_WINDOW_HOURS * 3_600_000;
 
-const ZoneSchema = z.coerce
-  .number({ error: 'the Shield zone id must be a number, e.g. 5101' })
-  .int({ error: 'the Shield zone id must be a whole number' })
-  .positive({ error: 'the Shield zone id must be positive' });
+const ZoneSchema = ShieldZoneIdArg;
 
 interface ExportArgs {
   zoneId: number;

@@ -11,7 +11,7 @@ import type { Reply } from '../../reply/model.js';
 import { statsFilename } from '../../reports/filenames.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, type ParseResult, type RunContext } from '../engine/types.js';
-import { PullZoneIdArg } from '../logs/logs.js';
+import { PullZoneIdArg } from '../shared/ids.js';
 import { noDefaultError } from '../zones/context.js';
 import { renderNoPoints, renderStatsHeadline, type StatsResult, statsCharts } from './render.js';
 import { parseStatsWindow, previousWindow } from './window.js';

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { formatDuration, parseDuration } from '../../time/duration.js';
 import { UserFacingError } from '../engine/errors.js';
 import { defineOperation, parseWith, type WatchRequest } from '../engine/types.js';
-import { CodeFlag, checkCode, PullZoneIdArg, StatusFlag } from '../logs/logs.js';
+import { CodeFlag, checkCode, StatusFlag } from '../logs/logs.js';
+import { PullZoneIdArg } from '../shared/ids.js';
 import { noDefaultError } from '../zones/context.js';
 
 const DEFAULT_EVERY = '1m';

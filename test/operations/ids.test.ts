@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { PullZoneIdArg, ShieldZoneIdArg } from '../../src/operations/shared/ids.js';
+
+const read = (value: unknown) => {
+  const result = PullZoneIdArg.safeParse(value);
+  return result.success ? result.data : result.error.issues[0]?.message;
+};
+
+describe('a platform id as people type it', () => {
+  it('takes digits, with spaces around them, and a whole number from a form or a button', () => {
+    expect(read('308006')).toBe(308006);
+    expect(read(' 308006 ')).toBe(308006);
+    expect(read(308006)).toBe(308006);
+  });
+
+  it.each(['1e3', '0x10', '0b1', '308006.0', '+5', '3_080', 'Infinity', '', ' '])(
+    'refuses %j, which Number() would read as some id, saying to type digits',
+    (typed) => {
+      expect(read(typed)).toBe('the pull zone id must be a number in digits, e.g. 308006');
+    },
+  );
+
+  it('refuses zero, a negative number and a fraction with what is wrong', () => {
+    expect(read('0')).toBe('the pull zone id must be positive');
+    expect(read('-5')).toBe('the pull zone id must be a number in digits, e.g. 308006');
+    expect(read(2.5)).toBe('the pull zone id must be a whole number');
+  });
+
+  it('names the Shield zone in its own errors', () => {
+    const result = ShieldZoneIdArg.safeParse('5e3');
+    expect(result.success ? result.data : result.error.issues[0]?.message).toBe(
+      'the Shield zone id must be a number in digits, e.g. 5101',
+    );
+  });
+});
