@@ -111,6 +111,8 @@ export function exportAudit(ctx: RunContext, args: AuditExportArgs): Promise<Rep
   return runLongJob(ctx, {
     title: 'Audit export',
     cancelActionId: EXPORT_CANCEL_ACTION,
+    // The file goes by DM; that someone exports the audit log, and how much, is theirs alone to see.
+    progressTo: 'requester',
     async work(job) {
       job.status('reading the audit log');
       const { path, result } = await writeAuditExport(ctx.services.audit, args, job.signal, job.status);

@@ -140,6 +140,46 @@ describe('/edge audit --export', () => {
     expect(told!.files ?? []).toEqual([]);
   });
 
+  it('shows its progress to the requester alone, in their direct messages, and nothing in the channel', async () => {
+    const { progress } = bed.runtime.services.jobs;
+    const timing = { ...progress };
+    progress.delayMs = 0;
+    let shown!: () => void;
+    const progressShown = new Promise<void>((resolve) => {
+      shown = resolve;
+    });
+    const { show } = bed.board;
+    bed.board.show = (ref, reply) => {
+      show(ref, reply);
+      if (reply.text.startsWith('Audit export:') && !reply.files?.length) shown();
+    };
+    // The export holds its first page until its progress message is up, wherever that went.
+    bed.runtime.services.audit = {
+      ...original,
+      exportRows: (options) =>
+        original.exportRows({
+          ...options,
+          write: async (page) => {
+            await progressShown;
+            await options.write(page);
+          },
+        }),
+    };
+    try {
+      await append(original, 'U0EVE', 'dns.list');
+      const records = await bed.run('audit --export --since 1h', { channelId: 'C0OPS' });
+      expect(records.filter((record) => record.kind === 'post')).toEqual([]);
+      const progressDms = dmsIn(records, 'U0YOU').filter((dm) => !dm.reply.files?.length);
+      expect(progressDms.length).toBeGreaterThan(0);
+      expect(JSON.stringify(progressDms[0]!.reply.blocks)).toContain('audit.list:cancel');
+      exportedFile(records.filter((record) => !progressDms.includes(record as (typeof progressDms)[number])));
+      expect(wordsOf(onlyAnswer(records))).toContain('went to you by direct message');
+    } finally {
+      Object.assign(progress, timing);
+      bed.board.show = show;
+    }
+  });
+
   it('asked in a direct message, sends just the file', async () => {
     const records = await bed.run('audit --export --since 1h', { channelId: 'DU0YOU' });
     exportedFile(records);

@@ -28,6 +28,11 @@ export interface LongJobOptions {
   /** The operation's cancel action id, e.g. `logs:cancel`. */
   cancelActionId: string;
   work(job: Job): Promise<Reply | undefined>;
+  /**
+   * Where the progress message goes: the channel (or thread) asked in, by default; or the
+   * requester's direct messages, for work that is theirs alone to know of (an audit export).
+   */
+  progressTo?: 'channel' | 'requester';
   /** Told when the job was cancelled (its answer then says so to the one who cancelled). */
   onCancelled?: () => void;
 }
@@ -142,10 +147,14 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   let ref: MessageRef | undefined;
   let finished = false;
   let ticked = false;
+  const post = (reply: Reply) =>
+    options.progressTo === 'requester'
+      ? ctx.surface.sendDirect(ctx.userId, reply)
+      : ctx.surface.postToChannel(ctx.channelId, reply, ctx.threadTs);
   const sender = coalescingSender(timing.minGapMs, async (reply) => {
     try {
       if (ref) await ctx.surface.update(ref, reply);
-      else if (!finished) ref = await ctx.surface.postToChannel(ctx.channelId, reply, ctx.threadTs);
+      else if (!finished) ref = await post(reply);
     } catch (error) {
       ctx.logger.warn('progress message could not be sent', { error });
     }
