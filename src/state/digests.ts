@@ -32,6 +32,8 @@ export type DigestRunEnd = Extract<DigestRunState, 'posted' | 'quiet' | 'failed'
 
 /** How long a finished run's claim is kept: long after its digest has moved past it. */
 const RUNS_KEPT_MS = 35 * 86_400_000;
+/** How long an ended digest is kept (its Stop button then still says it stopped); removed when another ends. */
+export const ENDED_KEPT_MS = 35 * 86_400_000;
 
 export const digestsMigration: Migration = {
   version: 10,
@@ -390,12 +392,14 @@ export function createDigestStore(client: Client): DigestStore {
     },
 
     async end(id, reason, by, at) {
-      const [updated, after] = await write([
+      const [updated, , after] = await write([
         {
           sql: `UPDATE digests SET state = 'ended', ended_reason = ?, ended_by = ?, ended_at = ?
                 WHERE id = ? AND state = 'running'`,
           args: [reason, by, at, id],
         },
+        // Digests set and stopped over the years would otherwise stay for good.
+        { sql: `DELETE FROM digests WHERE state = 'ended' AND ended_at < ?`, args: [at - ENDED_KEPT_MS] },
         { sql: `SELECT ${COLUMNS} FROM digests WHERE id = ?`, args: [id] },
       ]);
       const row = after?.rows[0];

@@ -14,6 +14,8 @@ export const WATCH_ID_PATTERN = /^wa_[0-9a-f]{12}$/;
 
 /** How long a watch may stay without its message before it is taken as never started. */
 export const UNPOSTED_MS = 5 * 60_000;
+/** How long an ended watch is kept (its buttons then still say it ended); removed when another ends. */
+export const ENDED_KEPT_MS = 35 * 86_400_000;
 
 /**
  * Why a watch ended: Stop, its `--for` reached, or the policy no longer grants it to its owner.
@@ -349,13 +351,15 @@ export function createWatchStore(client: Client): WatchStore {
     },
 
     async end(id, reason, by, at) {
-      const [updated, after] = await write([
+      const [updated, , after] = await write([
         {
           sql: `UPDATE watches SET state = 'ended', ended_reason = ?, ended_by = ?, ended_at = ?,
                   lease_owner = NULL, lease_expires_at = NULL, version = version + 1
                 WHERE id = ? AND state = 'running'`,
           args: [reason, by, at, id],
         },
+        // Watches started and ended over the years would otherwise stay for good.
+        { sql: `DELETE FROM watches WHERE state = 'ended' AND ended_at < ?`, args: [at - ENDED_KEPT_MS] },
         { sql: `SELECT ${COLUMNS} FROM watches WHERE id = ?`, args: [id] },
       ]);
       return (updated?.rowsAffected ?? 0) === 1 ? first(after) : null;

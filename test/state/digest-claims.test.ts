@@ -1,6 +1,11 @@
 import { createClient } from '@libsql/client';
 import { describe, expect, it } from 'vitest';
-import { createDigestStore, digestsMigration } from '../../src/state/digests.js';
+import {
+  createDigestStore,
+  digestsMigration,
+  ENDED_KEPT_MS,
+  type NewDigest,
+} from '../../src/state/digests.js';
 
 /** A claim taken over: the replica that lost it must not move the digest past the occurrence. */
 describe('a digest occurrence whose claim was taken over', () => {
@@ -40,5 +45,37 @@ describe('a digest occurrence whose claim was taken over', () => {
     const due = await store.due(O + 1_300_000);
     expect(await store.runState(A.digestId, O)).toBe('running');
     expect(due.map((d) => d.id)).toEqual(['dg_000000000001']);
+  });
+});
+
+describe('ended digests', () => {
+  it('are forgotten 35 days after they ended, when another one ends, the younger ones kept', async () => {
+    const client = createClient({ url: ':memory:' });
+    for (const sql of digestsMigration.statements) await client.execute(sql);
+    const store = createDigestStore(client);
+    const O = 1_000_000_000_000;
+    const digest = (id: string): NewDigest => ({
+      id,
+      owner: 'U1',
+      channelId: 'C1',
+      kind: 'logs',
+      zoneId: 1,
+      atMinute: 540,
+      timeZone: 'UTC',
+      every: 'day',
+      weekday: null,
+      query: null,
+      filters: [],
+      createdAt: O,
+      nextRunAt: O + 86_400_000,
+    });
+    const ids = ['dg_000000000010', 'dg_000000000011', 'dg_000000000012'];
+    for (const id of ids) await store.insert(digest(id), { perUser: 5, perWorkspace: 50 });
+    await store.end(ids[0]!, 'stopped', 'U1', O);
+    await store.end(ids[1]!, 'stopped', 'U1', O + 10 * 86_400_000);
+    await store.end(ids[2]!, 'stopped', 'U1', O + ENDED_KEPT_MS + 60_000);
+    expect(await store.get(ids[0]!)).toBeNull();
+    expect((await store.get(ids[1]!))?.state).toBe('ended');
+    expect((await store.get(ids[2]!))?.state).toBe('ended');
   });
 });

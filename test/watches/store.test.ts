@@ -6,11 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/runtime/migrations.js';
 import { openStateStore, type StateStore } from '../../src/state/store.js';
 import { initialProgress } from '../../src/watches/progress.js';
-import { createWatchStore, type NewWatch, type WatchStore } from '../../src/watches/store.js';
+import { createWatchStore, ENDED_KEPT_MS, type NewWatch, type WatchStore } from '../../src/watches/store.js';
 import { memoryLogger, type TempDatabase, tempDatabase } from '../state/temp-db.js';
 
 const T0 = Date.parse('2026-11-21T14:00:00Z');
 const MINUTE = 60_000;
+const DAY = 86_400_000;
 
 let db: TempDatabase | undefined;
 let state: StateStore | undefined;
@@ -82,6 +83,18 @@ describe('the watches table', () => {
     });
     expect(await store.end(a.id, 'finished', null, T0 + 2 * MINUTE)).toBeNull();
     expect(await store.insert(newWatch(), caps)).toEqual({ inserted: true });
+  });
+
+  it('forgets an ended watch 35 days after it ended, when another one ends, and keeps the younger ones', async () => {
+    const store = await setUp();
+    const [old, young, last] = [newWatch(), newWatch(), newWatch()];
+    for (const watch of [old, young, last]) await store.insert(watch, { perUser: 5, perWorkspace: 5 });
+    await store.end(old.id, 'stopped', 'U0BOB', T0);
+    await store.end(young.id, 'stopped', 'U0BOB', T0 + 10 * DAY);
+    await store.end(last.id, 'finished', null, T0 + ENDED_KEPT_MS + MINUTE);
+    expect(await store.get(old.id)).toBeNull();
+    expect(await store.get(young.id)).toMatchObject({ state: 'ended' });
+    expect(await store.get(last.id)).toMatchObject({ state: 'ended' });
   });
 
   it('gives the lease to one replica until it expires, then to another, saying whose it was', async () => {
