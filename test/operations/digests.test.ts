@@ -409,6 +409,36 @@ describe('limits and the policy', () => {
   });
 });
 
+describe('a policy that changes while a digest is made', () => {
+  it('is asked again before the digest is posted: nothing is posted, and the digest stops saying why', async () => {
+    const gated = await digestTestbed({ policyYaml: everyoneMayRun() });
+    const { authorizer } = gated.runtime;
+    const decide = authorizer.decide.bind(authorizer);
+    try {
+      gated.clock.set('2026-11-23T08:00:00.000Z');
+      const { channelId } = await setDigest(`digest logs ${quietZone(gated)} --at 09:00`, gated, 'U0CAROL');
+      // The runner's first check passes; the policy changes at once, while the period is read.
+      let checks = 0;
+      authorizer.decide = async (operation, who) => {
+        const decision = await decide(operation, who);
+        if (who.userId === 'U0CAROL' && ++checks === 1)
+          gated.setPolicy(
+            'roles:\n  everyone: ["*"]\ngrants:\n  - ops: [dns.list, digest.list]\n    roles: [everyone]\n',
+          );
+        return decision;
+      };
+      await tickAt('2026-11-23T09:00:00.000Z', gated);
+      expect(checks).toBe(2);
+      const posts = digestPosts(channelId, gated.messenger.records).map(textOf);
+      expect(posts).toHaveLength(1);
+      expect(posts[0]).toContain('the policy no longer lets <@U0CAROL> run logs.origin in this channel');
+    } finally {
+      authorizer.decide = decide;
+      await gated.close();
+    }
+  });
+});
+
 describe('two replicas on one state database', () => {
   let replica: EngineReplica;
   beforeAll(async () => {

@@ -223,6 +223,11 @@ export async function runOccurrence(state: DigestRunnerState, due: Digest, found
   };
   const made = await makePost(state, digest, claim, note);
   if (!made) return;
+  // Reading a large period takes minutes, in which the policy may have changed: asked again last.
+  if (!(await stillRunnable(state, digest))) {
+    await discard(made.reply);
+    return store.finish(claim, 'failed', now(), nextAt);
+  }
   const end = await post(state, digest, claim, made);
   if (!end) return;
   // Stopped while it was summarised: the claim, if still ours, ends unposted, and nothing is audited.
