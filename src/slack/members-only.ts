@@ -23,6 +23,7 @@ import type { SecretRegistry } from '../secrets/registry.js';
 import type { AuditLog } from '../state/audit.js';
 import type { Logger } from '../telemetry/log.js';
 import { renderPanel } from './blocks/modal.js';
+import { pickedButton } from './blocks/reply.js';
 import { responseUrlPoster } from './response-url.js';
 import { createSlackSurface } from './surface.js';
 
@@ -96,7 +97,13 @@ const InteractionBodySchema = z.object({
   container: z.object({ channel_id: optionalString, thread_ts: optionalString }).nullish().catch(undefined),
   response_url: optionalString,
   actions: z
-    .array(z.object({ action_id: z.string(), value: optionalString }))
+    .array(
+      z.object({
+        action_id: z.string(),
+        value: optionalString,
+        selected_option: z.object({ value: optionalString }).nullish().catch(undefined),
+      }),
+    )
     .optional()
     .catch(undefined),
   action_id: optionalString,
@@ -142,8 +149,18 @@ function eventRequester(body: z.infer<typeof EventBodySchema>): Requester | unde
   };
 }
 
-function interactionRequester(body: z.infer<typeof InteractionBodySchema>): Requester {
+/** The action a click or a pick stands for: a menu's option carries the button's action and value. */
+function actionOf(
+  body: z.infer<typeof InteractionBodySchema>,
+): { actionId: string; value?: string } | undefined {
   const action = body.actions?.[0];
+  if (!action) return undefined;
+  const picked = action.selected_option?.value;
+  return (picked ? pickedButton(picked) : undefined) ?? { actionId: action.action_id, value: action.value };
+}
+
+function interactionRequester(body: z.infer<typeof InteractionBodySchema>): Requester {
+  const action = actionOf(body);
   const channelId = body.channel?.id ?? body.container?.channel_id;
   return {
     source: 'interaction',
@@ -158,7 +175,7 @@ function interactionRequester(body: z.infer<typeof InteractionBodySchema>): Requ
         ? {}
         : { channelId, threadTs: body.container?.thread_ts, responseUrl: body.response_url },
     asked: asked({
-      action: action?.action_id ?? body.action_id,
+      action: action?.actionId ?? body.action_id,
       form: body.view?.callback_id,
       shortcut: body.callback_id,
     }),

@@ -276,6 +276,29 @@ describe('placing a request', () => {
     expect(place({ ...unnamed, user: { id: 'U0X' }, team: null }, home)).toEqual(notNamed);
   });
 
+  it('records for a menu pick the action and target of the option picked, not the menu’s', () => {
+    const body = blockActions({
+      actionId: 'edge:menu',
+      teamId: ELSEWHERE,
+      actions: [
+        {
+          type: 'static_select',
+          block_id: 'menu',
+          action_id: 'edge:menu',
+          selected_option: {
+            text: { type: 'plain_text', text: 'Logs today' },
+            value: 'edge:run logs 308006 today',
+          },
+          action_ts: '1700000000.000001',
+        },
+      ],
+    }).payload;
+    expect(readRequester(body)).toMatchObject({
+      asked: { action: 'edge:run' },
+      target: 'logs 308006 today',
+    });
+  });
+
   it('reads an event’s user_team, and the channel being shared outside when it names none', () => {
     expect(place(appMention({ text: 'hi' }).payload, home)).toEqual(member);
     expect(place(appMention({ text: 'hi', userTeam: ELSEWHERE, extShared: true }).payload, home)).toEqual(
