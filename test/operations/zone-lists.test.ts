@@ -202,3 +202,17 @@ describe('/edge shield zones', () => {
     expect(wordsOf(answer)).toContain('C0OPS');
   });
 });
+
+// Last: the zone it adds would change the counts of the lists above.
+describe('a zone with a long name', () => {
+  it('cuts a long zone name in its menu group, never the id that follows it', async () => {
+    const id = 410_990;
+    bed.sandbox.addPullZone(id, `long-${'x'.repeat(120)}`);
+    const groups = menuOptionsOf(await privateAnswer('pullzones long-')).map((o) => o.group);
+    expect(groups.length).toBeGreaterThan(0);
+    for (const group of groups) {
+      expect(group.length).toBeLessThanOrEqual(75);
+      expect(group).toMatch(/^long-x+… \(410990\)$/);
+    }
+  });
+});

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { type PullZoneSummary, SHIELD_PLAN_NAMES, type ShieldZoneSummary } from '../../platform/schemas.js';
+import { MESSAGE_BUDGET } from '../../reply/budget.js';
+import { truncate } from '../../reply/escape.js';
 import { md, nest, trusted } from '../../reply/markup.js';
 import {
   commandButton,
@@ -94,12 +96,16 @@ function pullZoneTable(zones: readonly PullZoneSummary[], shields: Map<number, n
   };
 }
 
+/** A menu group's label: a long name is cut, never the id after it, which tells two zones apart. */
+const namedGroup = (name: string, id: string) =>
+  `${truncate(name, MESSAGE_BUDGET.optionTextChars - id.length)}${id}`;
+
 /** A table has no buttons: each zone's next steps are a group of the menu below it, named after the zone. */
 function pullZoneSteps(zone: PullZoneSummary, shieldZoneId: number | undefined): ReplyMenuGroup[] {
   if (zone.Id === undefined) return [];
   return [
     {
-      label: `${pullZoneName(zone)} (${zone.Id})`,
+      label: namedGroup(pullZoneName(zone), ` (${zone.Id})`),
       options: [
         commandButton('Logs today', `logs ${zone.Id} today`),
         ...(shieldZoneId === undefined ? [] : shieldButtons(shieldZoneId)),
