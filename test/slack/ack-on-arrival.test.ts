@@ -29,6 +29,26 @@ const ackCount = async () => {
   return Number(/^edgeops_ack_seconds_count (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN);
 };
 
+/**
+ * Sends a signed request from a child process while this thread (the bot's app, its listeners,
+ * its event loop) is held by spawnSync until the child has its answer: what came back is what the
+ * bot's HTTP thread answered alone.
+ */
+function sendWhileHeld(payload: { body: string; contentType: string }): unknown {
+  const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, ...payload });
+  const send = `
+    fetch(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]), body: process.argv[3],
+      signal: AbortSignal.timeout(5000) })
+      .then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))
+      .catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
+  const child = spawnSync(
+    process.execPath,
+    ['-e', send, `${h.baseUrl}/slack/events`, JSON.stringify(headers), payload.body],
+    { encoding: 'utf8', timeout: 15_000 },
+  );
+  return JSON.parse(child.stdout);
+}
+
 describe('a slash command acknowledged on arrival', () => {
   it('is acknowledged while Bolt has not dispatched it yet, and still answered once it does', async () => {
     let open!: () => void;
@@ -60,21 +80,8 @@ describe('a slash command acknowledged on arrival', () => {
 
   it('is acknowledged by its own thread while the main thread, where the app runs, cannot run at all', async () => {
     const responseUrl = h.fake.responseUrl();
-    const { body, contentType } = slashCommand({ text: 'help', responseUrl });
-    const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, body, contentType });
-    const send = `
-      fetch(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]), body: process.argv[3],
-        signal: AbortSignal.timeout(5000) })
-        .then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))
-        .catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
     const before = await ackCount();
-    // spawnSync holds this thread (the bot's app, its listeners, its event loop) until the child has its answer.
-    const child = spawnSync(
-      process.execPath,
-      ['-e', send, `${h.baseUrl}/slack/events`, JSON.stringify(headers), body],
-      { encoding: 'utf8', timeout: 15_000 },
-    );
-    expect(JSON.parse(child.stdout)).toEqual({ status: 200, body: '' });
+    expect(sendWhileHeld(slashCommand({ text: 'help', responseUrl }))).toEqual({ status: 200, body: '' });
     // Once this thread runs again, the app hears of the command and answers it.
     expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('/edge');
     expect(await ackCount()).toBe(before + 1);
@@ -82,20 +89,11 @@ describe('a slash command acknowledged on arrival', () => {
 
   it('acknowledges a click by its own thread too while the main thread cannot run, and runs it after', async () => {
     const responseUrl = h.fake.responseUrl();
-    const { body, contentType } = blockActions({ actionId: 'edge:run', value: 'help', responseUrl });
-    const headers = signSlackRequest({ signingSecret: SIGNING_SECRET, body, contentType });
-    const send = `
-      fetch(process.argv[1], { method: 'POST', headers: JSON.parse(process.argv[2]), body: process.argv[3],
-        signal: AbortSignal.timeout(5000) })
-        .then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() })))
-        .catch((e) => console.log(JSON.stringify({ error: String(e) })));`;
     const before = await ackCount();
-    const child = spawnSync(
-      process.execPath,
-      ['-e', send, `${h.baseUrl}/slack/events`, JSON.stringify(headers), body],
-      { encoding: 'utf8', timeout: 15_000 },
-    );
-    expect(JSON.parse(child.stdout)).toEqual({ status: 200, body: '' });
+    expect(sendWhileHeld(blockActions({ actionId: 'edge:run', value: 'help', responseUrl }))).toEqual({
+      status: 200,
+      body: '',
+    });
     expect(JSON.stringify((await responseTo(responseUrl)).body)).toContain('/edge');
     // Timed once, on arrival: the listener's own ack is the no-op of an event acknowledged already.
     expect(await ackCount()).toBe(before + 1);

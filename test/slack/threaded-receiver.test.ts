@@ -90,6 +90,31 @@ async function start(receiver: ThreadedHttpReceiver, port = 0) {
   return `http://127.0.0.1:${bound}`;
 }
 
+/**
+ * A receiver that lets one event wait for the main thread at most, whose first event is held
+ * there until `release()`; the others are acknowledged by their listener. `heard`: each event's
+ * command text, or its type when it has none.
+ */
+async function startHeldAfterFirst() {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const heard: string[] = [];
+  const url = await start(
+    receiverFor(
+      async (event) => {
+        const body = event.body as { type?: string; text?: string };
+        heard.push(String(body.text ?? body.type));
+        if (heard.length === 1) await held;
+        else await event.ack();
+      },
+      { maxWaiting: 1 },
+    ),
+  );
+  return { url, heard, release };
+}
+
 /** A started receiver whose app only keeps the events it is given. */
 async function startHearing(options: ReceiverTestOptions = {}) {
   const heard: ReceiverEvent[] = [];
@@ -187,24 +212,7 @@ describe('the receiving thread', () => {
   });
 
   it('leaves a click to its listener’s ack while too many wait for the main thread, instead of dropping it', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const heard: string[] = [];
-    const url = await start(
-      receiverFor(
-        async (event) => {
-          const type = String(
-            (event.body as { type?: string }).type ?? (event.body as { text?: string }).text,
-          );
-          heard.push(type);
-          if (heard.length === 1) await held;
-          else await event.ack();
-        },
-        { maxWaiting: 1 },
-      ),
-    );
+    const { url, heard, release } = await startHeldAfterFirst();
     expect(
       await postSigned(`${url}/slack/events`, slashCommand({ text: 'first' }), { signingSecret: SECRET }),
     ).toMatchObject({ status: 200, body: '' });
@@ -219,20 +227,7 @@ describe('the receiving thread', () => {
   });
 
   it('answers a command as busy, running nothing, while too many wait for the main thread', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const heard: string[] = [];
-    const url = await start(
-      receiverFor(
-        async (event) => {
-          heard.push(String((event.body as { text?: string }).text));
-          if (heard.length === 1) await held;
-        },
-        { maxWaiting: 1 },
-      ),
-    );
+    const { url, heard, release } = await startHeldAfterFirst();
     const edge = (text: string) =>
       postSigned(`${url}/slack/events`, slashCommand({ text }), { signingSecret: SECRET });
     expect(await edge('first')).toMatchObject({ status: 200, body: '' });
