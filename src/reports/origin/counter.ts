@@ -15,6 +15,8 @@ const BATCH_EVENTS = 4096;
 const EVENT = 5;
 /** Labels sent once and then by number; past this many distinct ones, the rest are sent as text. */
 const LABEL_IDS = 4096;
+/** Longer labels are always sent as text: the numbered ones stay within LABEL_IDS × this. */
+const LABEL_ID_CHARS = 256;
 /** A text absent; a text sent as text, of length n, is -2 - n. */
 const ABSENT = -1;
 
@@ -73,7 +75,7 @@ export class TextCountsSender implements TextCounter {
     if (text === undefined) return ABSENT;
     const id = this.ids.get(text);
     if (id !== undefined) return id;
-    if (this.ids.size < LABEL_IDS) {
+    if (this.ids.size < LABEL_IDS && text.length <= LABEL_ID_CHARS) {
       const next = this.ids.size;
       this.ids.set(text, next);
       this.labels.push(text);

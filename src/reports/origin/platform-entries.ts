@@ -35,6 +35,8 @@ const TO_LOG_ID = 10;
 const TO_TIMESTAMP = 14;
 /** Label sets kept read; past this many, those kept are forgotten. */
 const LABEL_SETS = 4096;
+/** Longer label texts are read each time, not kept: the kept ones stay within LABEL_SETS × this. */
+const LABELS_KEPT_CHARS = 256;
 
 /**
  * The body is read as text this much at a time: a longer string goes to V8's large-object space,
@@ -54,6 +56,12 @@ function plainCell(text: string): string {
   const first = text.charCodeAt(0);
   const cell = first === 0x3d || first === 0x2b || first === MINUS || first === 0x40 ? `'${text}` : text;
   return text.indexOf(',') < 0 ? cell : `"${cell}"`;
+}
+
+/** The timestamp cell: years before 0 and after 9999 start with a sign, which a spreadsheet would run. */
+function isoCell(iso: string): string {
+  const first = iso.charCodeAt(0);
+  return first === 0x2b || first === MINUS ? `'${iso}` : iso;
 }
 
 /** The labels of matched entries, read once for each text of their `labels` object. */
@@ -120,7 +128,7 @@ export class PlatformEntries {
     const url = match[2]!;
     if (!tally.count(place, timestamp, status, errorCode, serverZone, url, false)) return;
     if (this.rows.length > ROWS_WAITING) this.flush();
-    this.rows += `${tally.iso(timestamp)}${labels.cells}${plainCell(url)},${plainCell(match[3]!)},${plainCell(logId)}\r\n`;
+    this.rows += `${isoCell(tally.iso(timestamp))}${labels.cells}${plainCell(url)},${plainCell(match[3]!)},${plainCell(logId)}\r\n`;
   }
 
   /** The labels of a text from an ErrorCode's value to a ServerZone's, read once. */
@@ -133,7 +141,7 @@ export class PlatformEntries {
     };
     const cells = `,${plainCell(read.StatusCode)},${plainCell(read.ErrorCode)},${plainCell(read.ServerZone)},`;
     const labels = { errorCode: read.ErrorCode, status: read.StatusCode, serverZone: read.ServerZone, cells };
-    this.labels.set(ownText(values), labels);
+    if (values.length <= LABELS_KEPT_CHARS) this.labels.set(ownText(values), labels);
     return labels;
   }
 

@@ -78,6 +78,24 @@ describe('counting the texts of the entries on a thread of their own', () => {
     expect(apart.counts.byServerZone.find((zone) => zone.zone === '(other)')?.count).toBeGreaterThan(0);
   });
 
+  it('numbers no long label, which would be kept on both sides for the rest of the body, and still counts it', async () => {
+    const long = `Z${'x'.repeat(5_000)}`;
+    const all: Told[] = [
+      { seen: ['dns_lookup', long] },
+      { counted: [IN_WINDOW, '502', 'dns_lookup', long, '/a'] },
+      { counted: [IN_WINDOW, '502', 'dns_lookup', long, '/a'] },
+    ];
+    const { port1 } = new MessageChannel();
+    const sender = new TextCountsSender(port1);
+    tell(sender, all);
+    const numbered = [...(sender as unknown as { ids: Map<string, number> }).ids.keys()];
+    expect(numbered.every((text) => text.length <= 256)).toBe(true);
+    expect(numbered).toContain('dns_lookup');
+    port1.close();
+    const apart = await countApart(all, 0);
+    expect(apart.counts).toEqual(countHere(all, 0));
+  });
+
   it('stops without counts when the reader goes away before the body is read', async () => {
     const { port1, port2 } = new MessageChannel();
     const counting = countOriginTextsInWorker({ port: port2, comparisons: 0 });

@@ -512,6 +512,42 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
     });
   });
 
+  it("writes a time before year 0 or after 9999 with its ' in front, in the platform's form as in any other", () => {
+    const platformEntry = (timestamp: number) =>
+      `{"logId":"t${timestamp}","timestamp":${timestamp},"log":${JSON.stringify(
+        JSON.stringify({ RequestUrl: '/a', PullZoneId: 1, Message: 'm', ErrorCode: 'x', StatusCode: 502 }),
+      )},"labels":{"ErrorCode":"x","StatusCode":"502","ServerZone":"DE"}}`;
+    const times = [-62_198_755_200_000, 253_402_300_800_000, 999_999_999_999_999, DAY];
+    const body = Buffer.from(`{"logs":[${times.map(platformEntry).join(',')}]}`);
+    const read = expectSame(body, { filters: {}, view: {} });
+    const cells =
+      'csv' in read
+        ? read.csv
+            .toString('latin1')
+            .split('\r\n')
+            .map((row) => row.split(',')[0])
+        : [];
+    expect(cells.slice(0, 3).every((cell) => cell?.startsWith("'"))).toBe(true);
+    expect(cells[3]).toBe('2026-11-21T00:00:00.000Z');
+  });
+
+  it('keeps no long label text read in the platform’s form, so a hostile upstream cannot grow its memory', () => {
+    const tally = new OriginTally();
+    const reader = new OriginEntryReader(tally, new CsvByteWriter());
+    const splitter = new JsonArraySplitter('logs', reader);
+    const entry = (zone: string) =>
+      `{"logId":"z","timestamp":${DAY},"log":${JSON.stringify(
+        JSON.stringify({ RequestUrl: '/a', PullZoneId: 1, Message: 'm', ErrorCode: 'x', StatusCode: 502 }),
+      )},"labels":{"ErrorCode":"x","StatusCode":"502","ServerZone":"${zone}"}}`;
+    splitter.push(Buffer.from(`{"logs":[${entry('DE')},${entry(`Z${'x'.repeat(5_000)}`)}]}`));
+    splitter.end();
+    const kept = [
+      ...(reader as unknown as { platform: { labels: Map<string, unknown> } }).platform.labels.keys(),
+    ];
+    expect(kept.map((text) => text.length <= 256)).toEqual([true]);
+    expect(tally.counts()).toMatchObject({ total: 2 });
+  });
+
   it('reads escapes of every kind in the fields it takes', () => {
     const entryWith = (url: string) =>
       `{"logId":"a\\/b","timestamp":${DAY},"log":${JSON.stringify(`{"RequestUrl":"${url}","PullZoneId":1,"Message":"m\\u00e9\\ud83d\\ude00","ErrorCode":"x","StatusCode":502}`)},"labels":{"ErrorCode":"\\u0064ns","StatusCode":"502","ServerZone":"C\\u0041"}}`;
