@@ -23,7 +23,8 @@ import { formatUtc } from './shared/time-args.js';
  * two), and characters whatever its rows carry (long SQL in db.exec parameters). Tests lower them.
  */
 export const EXPORT_LIMITS = { rows: 200_000, chars: 100 * 1024 * 1024 };
-export const EXPORT_CANCEL_ACTION = 'audit.list:cancel';
+/** The audit operation's own Cancel (its key is `audit`): the button of the export's progress message. */
+export const EXPORT_CANCEL_ACTION = 'audit:cancel';
 
 export interface AuditExportArgs {
   /** ISO 8601: the start of the period. */

@@ -322,6 +322,9 @@ export const audit = defineOperation({
   flags: AUDIT_FLAGS,
   parse: (positionals, flags, input) => parseAudit(positionals, flags, input.now),
   outsideApproval: { interactions: ['cancel'] },
+  // Its one button is an export's Cancel, in the requester's DM (where no grant may name the
+  // channel): cancelJob lets only the one who started the export cancel it.
+  ownAccessForInteractions: true,
   actions: {
     cancel: async (ctx, value) => cancelJob(ctx, value),
   },

@@ -2,10 +2,11 @@
 import type { Client } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_LIMITS } from '../../src/operations/audit-export.js';
-import type { ReplyFile } from '../../src/reply/model.js';
+import type { Reply, ReplyFile } from '../../src/reply/model.js';
 import { type AuditLog, type AuditRow, createAuditLog } from '../../src/state/audit.js';
 import {
   answers,
+  buttonsOf,
   dmsIn,
   type EngineTestbed,
   fileText,
@@ -171,7 +172,7 @@ describe('/edge audit --export', () => {
       expect(records.filter((record) => record.kind === 'post')).toEqual([]);
       const progressDms = dmsIn(records, 'U0YOU').filter((dm) => !dm.reply.files?.length);
       expect(progressDms.length).toBeGreaterThan(0);
-      expect(JSON.stringify(progressDms[0]!.reply.blocks)).toContain('audit.list:cancel');
+      expect(JSON.stringify(progressDms[0]!.reply.blocks)).toContain('audit:cancel');
       exportedFile(records.filter((record) => !progressDms.includes(record as (typeof progressDms)[number])));
       expect(wordsOf(onlyAnswer(records))).toContain('went to you by direct message');
     } finally {
@@ -337,5 +338,58 @@ describe('/edge audit --export of a tampered chain', () => {
     expect(wordsOf(answers(records).find((reply) => reply.visibility === 'ephemeral')!)).toContain(
       'The hash chain is broken',
     );
+  });
+});
+
+describe('/edge audit --export where the policy grants it in one channel only', () => {
+  it('is cancelled by its requester with the Cancel of its progress message in their DM, and by no one else', async () => {
+    const limited = await startEngineTestbed({
+      policyYaml:
+        'roles:\n  everyone: ["*"]\ngrants:\n  - ops: [audit.list]\n    roles: [everyone]\n    channels: [C0OPS]\n',
+    });
+    const { progress } = limited.runtime.services.jobs;
+    const timing = { ...progress };
+    progress.delayMs = 0;
+    const audit = limited.runtime.services.audit;
+    let shown!: (reply: Reply) => void;
+    const progressShown = new Promise<Reply>((resolve) => {
+      shown = resolve;
+    });
+    const { show } = limited.board;
+    limited.board.show = (ref, reply) => {
+      show(ref, reply);
+      if (reply.text.startsWith('Audit export:') && !reply.files?.length) shown(reply);
+    };
+    // The export holds its first page until it is cancelled.
+    limited.runtime.services.audit = {
+      ...audit,
+      exportRows: (options) =>
+        audit.exportRows({
+          ...options,
+          write: async (page) => {
+            await new Promise<void>((resolve) => {
+              if (options.signal?.aborted) resolve();
+              options.signal?.addEventListener('abort', () => resolve(), { once: true });
+            });
+            await options.write(page);
+          },
+        }),
+    };
+    try {
+      await append(audit, 'U0EVE', 'dns.list');
+      const running = limited.run('audit --export --since 1h', { channelId: 'C0OPS' });
+      const cancel = buttonsOf(await progressShown).find((button) => button.text === 'Cancel')!;
+      expect(cancel.actionId).toBe('audit:cancel');
+      const other = await limited.click(cancel, { channelId: 'DU0EVE', userId: 'U0EVE' });
+      expect(wordsOf(onlyAnswer(other))).toContain('Only <@U0YOU> can cancel');
+      const mine = await limited.click(cancel, { channelId: 'DU0YOU' });
+      expect(wordsOf(onlyAnswer(mine))).toContain('Cancelling');
+      const records = await running;
+      expect(wordsOf(onlyAnswer(records))).toContain('was cancelled');
+      expect(dmsIn(records, 'U0YOU').filter((dm) => dm.reply.files?.length)).toEqual([]);
+    } finally {
+      Object.assign(progress, timing);
+      await limited.close();
+    }
   });
 });
