@@ -224,7 +224,11 @@ export async function runOccurrence(state: DigestRunnerState, due: Digest, found
   const made = await makePost(state, digest, claim, note);
   if (!made) return;
   // Reading a large period takes minutes, in which the policy may have changed: asked again last.
-  if (!(await stillRunnable(state, digest))) {
+  const runnable = await stillRunnable(state, digest).catch(async (error: unknown) => {
+    await discard(made.reply);
+    throw error;
+  });
+  if (!runnable) {
     await discard(made.reply);
     return store.finish(claim, 'failed', now(), nextAt);
   }
