@@ -341,44 +341,59 @@ describe('/edge audit --export of a tampered chain', () => {
   });
 });
 
+/**
+ * Holds a testbed's audit exports at their first page until they are cancelled, their progress
+ * shown at once: `progress` resolves with the first progress message; `restore()` undoes it.
+ */
+function holdingExports(testbed: EngineTestbed) {
+  const { progress: timing } = testbed.runtime.services.jobs;
+  const before = { ...timing };
+  timing.delayMs = 0;
+  const audit = testbed.runtime.services.audit;
+  let shown!: (reply: Reply) => void;
+  const progress = new Promise<Reply>((resolve) => {
+    shown = resolve;
+  });
+  const { show } = testbed.board;
+  testbed.board.show = (ref, reply) => {
+    show(ref, reply);
+    if (reply.text.startsWith('Audit export:') && !reply.files?.length) shown(reply);
+  };
+  testbed.runtime.services.audit = {
+    ...audit,
+    exportRows: (options) =>
+      audit.exportRows({
+        ...options,
+        write: async (page) => {
+          await new Promise<void>((resolve) => {
+            if (options.signal?.aborted) resolve();
+            options.signal?.addEventListener('abort', () => resolve(), { once: true });
+          });
+          await options.write(page);
+        },
+      }),
+  };
+  return {
+    progress,
+    restore() {
+      Object.assign(timing, before);
+      testbed.board.show = show;
+      testbed.runtime.services.audit = audit;
+    },
+  };
+}
+
 describe('/edge audit --export where the policy grants it in one channel only', () => {
   it('is cancelled by its requester with the Cancel of its progress message in their DM, and by no one else', async () => {
     const limited = await startEngineTestbed({
       policyYaml:
         'roles:\n  everyone: ["*"]\ngrants:\n  - ops: [audit.list]\n    roles: [everyone]\n    channels: [C0OPS]\n',
     });
-    const { progress } = limited.runtime.services.jobs;
-    const timing = { ...progress };
-    progress.delayMs = 0;
-    const audit = limited.runtime.services.audit;
-    let shown!: (reply: Reply) => void;
-    const progressShown = new Promise<Reply>((resolve) => {
-      shown = resolve;
-    });
-    const { show } = limited.board;
-    limited.board.show = (ref, reply) => {
-      show(ref, reply);
-      if (reply.text.startsWith('Audit export:') && !reply.files?.length) shown(reply);
-    };
-    // The export holds its first page until it is cancelled.
-    limited.runtime.services.audit = {
-      ...audit,
-      exportRows: (options) =>
-        audit.exportRows({
-          ...options,
-          write: async (page) => {
-            await new Promise<void>((resolve) => {
-              if (options.signal?.aborted) resolve();
-              options.signal?.addEventListener('abort', () => resolve(), { once: true });
-            });
-            await options.write(page);
-          },
-        }),
-    };
+    const held = holdingExports(limited);
     try {
-      await append(audit, 'U0EVE', 'dns.list');
+      await append(limited.runtime.services.audit, 'U0EVE', 'dns.list');
       const running = limited.run('audit --export --since 1h', { channelId: 'C0OPS' });
-      const cancel = buttonsOf(await progressShown).find((button) => button.text === 'Cancel')!;
+      const cancel = buttonsOf(await held.progress).find((button) => button.text === 'Cancel')!;
       expect(cancel.actionId).toBe('audit:cancel');
       const other = await limited.click(cancel, { channelId: 'DU0EVE', userId: 'U0EVE' });
       expect(wordsOf(onlyAnswer(other))).toContain('Only <@U0YOU> can cancel');
@@ -388,8 +403,29 @@ describe('/edge audit --export where the policy grants it in one channel only', 
       expect(wordsOf(onlyAnswer(records))).toContain('was cancelled');
       expect(dmsIn(records, 'U0YOU').filter((dm) => dm.reply.files?.length)).toEqual([]);
     } finally {
-      Object.assign(progress, timing);
+      held.restore();
       await limited.close();
+    }
+  });
+
+  it('is named to no one else when the cap on long jobs refuses them: theirs is "a private job"', async () => {
+    const capped = await startEngineTestbed({ env: { EDGEOPS_MAX_JOBS: '1' } });
+    const held = holdingExports(capped);
+    try {
+      await append(capped.runtime.services.audit, 'U0EVE', 'dns.list');
+      const running = capped.run('audit --export --since 1h', { userId: 'U0EVE', channelId: 'C0OPS' });
+      await held.progress;
+      const refused = wordsOf(
+        onlyAnswer(await capped.run('audit --export --since 1h', { channelId: 'C0OPS' })),
+      );
+      expect(refused).toContain('The bot is already running 1 long jobs');
+      expect(refused).toContain('A private job');
+      expect(refused).not.toContain('Audit export');
+      for (const job of capped.runtime.services.jobs.running()) job.controller.abort(new Error('test over'));
+      await running;
+    } finally {
+      held.restore();
+      await capped.close();
     }
   });
 });

@@ -29,6 +29,8 @@ export interface RunningJob {
   /** The operation's cancel action id, for the Cancel button shown with a refusal. */
   readonly cancelActionId: string;
   readonly startedAt: number;
+  /** Shown by its title to its requester only: to others, past a cap, it is "a private job". */
+  readonly private?: boolean;
   readonly controller: AbortController;
 }
 
@@ -40,7 +42,13 @@ export interface JobRegistry {
   readonly limits: JobLimits;
   readonly progress: ProgressTiming;
   /** Registers a job, unless the requester or the process is at its cap. */
-  start(input: { requester: string; title: string; cancelActionId: string; startedAt: number }): JobStart;
+  start(input: {
+    requester: string;
+    title: string;
+    cancelActionId: string;
+    startedAt: number;
+    private?: boolean;
+  }): JobStart;
   get(jobId: string): RunningJob | undefined;
   /** Jobs running now, oldest first. */
   running(): readonly RunningJob[];

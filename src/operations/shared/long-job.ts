@@ -30,7 +30,8 @@ export interface LongJobOptions {
   work(job: Job): Promise<Reply | undefined>;
   /**
    * Where the progress message goes: the channel (or thread) asked in, by default; or the
-   * requester's direct messages, for work that is theirs alone to know of (an audit export).
+   * requester's direct messages, for work that is theirs alone to know of (an audit export),
+   * which a cap's refusal then lists to others as "a private job".
    */
   progressTo?: 'channel' | 'requester';
   /** Told when the job was cancelled (its answer then says so to the one who cancelled). */
@@ -104,10 +105,11 @@ function refusal(
     limit === 'user'
       ? `You already have ${running.length} long jobs running, the most one person may run at once. Cancel one, or wait for it to finish.`
       : `The bot is already running ${running.length} long jobs, the most it runs at once. Try again in a minute.`;
-  const lines = running.map(
-    (job) =>
-      md`• ${job.title}, started ${formatUtc(job.startedAt)}${nest(job.requester === ctx.userId ? trusted('') : md` by ${nest(mention(job.requester))}`)}`,
-  );
+  const lines = running.map((job) => {
+    const mine = job.requester === ctx.userId;
+    const title = job.private && !mine ? 'A private job' : job.title;
+    return md`• ${title}, started ${formatUtc(job.startedAt)}${nest(mine ? trusted('') : md` by ${nest(mention(job.requester))}`)}`;
+  });
   const own = running.filter((job) => job.requester === ctx.userId);
   const blocks: ReplyBlock[] = [
     { type: 'text', text: md`:no_entry: ${message}` },
@@ -138,6 +140,7 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     title: options.title,
     cancelActionId: options.cancelActionId,
     startedAt,
+    ...(options.progressTo === 'requester' ? { private: true } : {}),
   });
   if (!started.ok) throw refusal(ctx, started.limit, started.running);
   const { job } = started;
