@@ -18,7 +18,7 @@ import { newCorrelationId } from '../operations/engine/failure.js';
 import { truncate } from '../reply/escape.js';
 import { revealHiddenCharacters } from '../reply/hidden-characters.js';
 import { md } from '../reply/markup.js';
-import { ephemeral, type Reply } from '../reply/model.js';
+import { ephemeral, MENU_ACTION, type Reply } from '../reply/model.js';
 import type { SecretRegistry } from '../secrets/registry.js';
 import type { AuditLog } from '../state/audit.js';
 import type { Logger } from '../telemetry/log.js';
@@ -155,7 +155,7 @@ function actionOf(
 ): { actionId: string; value?: string } | undefined {
   const action = body.actions?.[0];
   if (!action) return undefined;
-  const picked = action.selected_option?.value;
+  const picked = action.action_id === MENU_ACTION ? action.selected_option?.value : undefined;
   return (picked ? pickedButton(picked) : undefined) ?? { actionId: action.action_id, value: action.value };
 }
 
