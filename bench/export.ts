@@ -296,7 +296,7 @@ export async function benchExport(
         `heap ${Math.round(side.detail?.heapMb ?? Number.NaN)}, external ${Math.round(side.detail?.externalMb ?? Number.NaN)} MB`;
       log(
         `export round ${round + 1}: plain copy ${Math.round(throughput(plain))} MB/s, export ${Math.round(throughput(mine))} MB/s ` +
-          `(${ratios.at(-1)!.toFixed(2)}×; without the file scrub ${Math.round(unscrubbed.at(-1)!)} MB/s, the scrub ${Math.round(mine.ms - exportMs)} ms); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×; ${oursCpu.at(-1)!.toFixed(2)} and ${plainCpu.at(-1)!.toFixed(2)} ms per MB); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB, ${js(mine)} (plain copy ${Math.round(plain.peakRssBytes / MB)} MB, ${js(plain)}); load ${loads()}`,
+          `(${ratios.at(-1)!.toFixed(2)}×; without the file scrub ${Math.round(unscrubbed.at(-1)!)} MB/s, the scrub ${Math.round(mine.ms - exportMs)} ms); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×; ${plainCpu.at(-1)!.toFixed(2)} and ${oursCpu.at(-1)!.toFixed(2)} ms per MB); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB, ${js(mine)} (plain copy ${Math.round(plain.peakRssBytes / MB)} MB, ${js(plain)}); load ${loads()}`,
       );
     }
     const quarter = Math.max(1, Math.round(megabytes / 4));
