@@ -11,8 +11,12 @@ const CR = 0x0d;
 const LF = 0x0a;
 const APOSTROPHE = 0x27;
 
-/** The UTF-8 bytes `cell[at…]` start with a character a spreadsheet would run (see safety.ts). */
-function startsFormula(cell: Uint8Array, at: number, end: number): boolean {
+/**
+ * The UTF-8 bytes `cell[at…end)` start with a character a spreadsheet would run (see safety.ts):
+ * the one test of the CSV writers that work on bytes (this one and the export's guard.ts).
+ */
+export function startsFormula(cell: Uint8Array, at: number, end: number): boolean {
+  if (at >= end) return false;
   switch (cell[at]) {
     case 0x3d: // =
     case 0x2b: // +

@@ -22,6 +22,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
+import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
@@ -89,29 +90,6 @@ for (const byte of [0x3d, 0x2b, 0x2d, 0x40, 0x09, CR, 0xef]) LEADS[byte] = 1;
 
 /** Copies shorter than this are done byte by byte: Buffer#copy costs a view per call. */
 const SHORT_COPY = 32;
-
-/** The first bytes of `＝ ＋ － ＠` in UTF-8 are EF BC, then one of these. */
-function isFullWidthLead(third: number | undefined): boolean {
-  return third === 0x9d || third === 0x8b || third === 0x8d || third === 0xa0;
-}
-
-/** csv/safety.ts's rule on the cell's first character, read from its first bytes. */
-function startsFormula(buf: Buffer, at: number, end: number): boolean {
-  if (at >= end) return false;
-  switch (buf[at]) {
-    case 0x3d: // =
-    case 0x2b: // +
-    case 0x2d: // -
-    case 0x40: // @
-    case 0x09: // tab
-    case CR:
-      return true;
-    case 0xef:
-      return at + 2 < end && buf[at + 1] === 0xbc && isFullWidthLead(buf[at + 2]);
-    default:
-      return false;
-  }
-}
 
 /**
  * Push the body's chunks in, get the rewritten CSV out: each call returns the bytes of every

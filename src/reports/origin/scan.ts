@@ -210,7 +210,7 @@ export class OriginEntryReader implements ElementReader {
       let end = this.platform.read(chunk, start, chunkAt);
       if (end < 0) {
         this.used = 0;
-        end = this.entry(chunk, start);
+        end = this.entry(start);
         if (end < 0) {
           this.declined = chunkAt + start;
           return done;
@@ -235,9 +235,7 @@ export class OriginEntryReader implements ElementReader {
   }
 
   /** Reads the entry whose `{` is at `at` into the fields: the index after its `}`, or FAIL. */
-  private entry(buf: Buffer, at: number): number {
-    const json = this.outer;
-    const end = buf.length;
+  private entry(at: number): number {
     this.logId.buf = undefined;
     this.code.buf = undefined;
     this.status.buf = undefined;
@@ -245,34 +243,20 @@ export class OriginEntryReader implements ElementReader {
     this.timed = false;
     this.logFrom = -1;
     this.clearDetail();
-    let seen = 0;
-    let i = json.space(at + 1);
-    if (i < end && buf[i] === CLOSE_BRACE) return i + 1;
-    for (;;) {
-      if (i >= end || buf[i] !== QUOTE) return FAIL;
-      const keyEnd = json.string(i + 1);
-      if (keyEnd < 0 || json.escaped) return FAIL;
-      const field = entryField(buf, i + 1, keyEnd);
-      if (seen & field) return FAIL;
-      seen |= field;
-      i = json.space(keyEnd + 1);
-      if (i >= end || buf[i] !== COLON) return FAIL;
-      i = json.space(i + 1);
-      if (field === F_LOG_ID) i = this.string(json, this.logId, i);
-      else if (field === F_TIMESTAMP) i = this.timestamp(i);
-      else if (field === F_LOG) {
-        const read = this.logInPlace(i);
-        i = read >= 0 ? read : this.log(i);
-      } else if (field === F_LABELS) i = this.labels(i);
-      else i = json.skip(i);
-      if (i < 0) return FAIL;
-      i = json.space(i);
-      if (i >= end) return FAIL;
-      if (buf[i] === CLOSE_BRACE) return i + 1;
-      if (buf[i] !== COMMA) return FAIL;
-      i = json.space(i + 1);
-    }
+    return this.members(at, entryField, this.entryMember);
   }
+
+  /** An entry's member's value at `at`, read into the fields: the index after it, or FAIL. Made once, not per entry. */
+  private readonly entryMember = (field: number, at: number): number => {
+    if (field === F_LOG_ID) return this.string(this.outer, this.logId, at);
+    if (field === F_TIMESTAMP) return this.timestamp(at);
+    if (field === F_LOG) {
+      const read = this.logInPlace(at);
+      return read >= 0 ? read : this.log(at);
+    }
+    if (field === F_LABELS) return this.labels(at);
+    return this.outer.skip(at);
+  };
 
   /** A string from its opening quote at `at` into `span`, escapes written out: the index after it, or FAIL. */
   private string(json: JsonByteReader, span: Span, at: number): number {
@@ -418,7 +402,16 @@ export class OriginEntryReader implements ElementReader {
     return close + 1;
   }
 
-  private labels(at: number): number {
+  /**
+   * An object of the outer document from its `{` at `at`, member by member: each key is named by
+   * `fieldOf` (0 for one not read) and may come once; `value` reads the value at an index and
+   * returns the index after it. The index after the `}`, or FAIL for anything else.
+   */
+  private members(
+    at: number,
+    fieldOf: (buf: Buffer, from: number, to: number) => number,
+    value: (field: number, at: number) => number,
+  ): number {
     const json = this.outer;
     const { buf, end } = json;
     if (at >= end || buf[at] !== OPEN_BRACE) return FAIL;
@@ -429,16 +422,12 @@ export class OriginEntryReader implements ElementReader {
       if (i >= end || buf[i] !== QUOTE) return FAIL;
       const keyEnd = json.string(i + 1);
       if (keyEnd < 0 || json.escaped) return FAIL;
-      const field = labelField(buf, i + 1, keyEnd);
+      const field = fieldOf(buf, i + 1, keyEnd);
       if (seen & field) return FAIL;
       seen |= field;
       i = json.space(keyEnd + 1);
       if (i >= end || buf[i] !== COLON) return FAIL;
-      i = json.space(i + 1);
-      if (field === F_ERROR_CODE) i = this.string(json, this.code, i);
-      else if (field === F_STATUS_CODE) i = this.string(json, this.status, i);
-      else if (field === F_SERVER_ZONE) i = this.string(json, this.zone, i);
-      else i = json.skip(i, 1);
+      i = value(field, json.space(i + 1));
       if (i < 0) return FAIL;
       i = json.space(i);
       if (i >= end) return FAIL;
@@ -447,6 +436,18 @@ export class OriginEntryReader implements ElementReader {
       i = json.space(i + 1);
     }
   }
+
+  private labels(at: number): number {
+    return this.members(at, labelField, this.labelMember);
+  }
+
+  /** A label's value at `at`, read into the fields: the index after it, or FAIL. */
+  private readonly labelMember = (field: number, at: number): number => {
+    if (field === F_ERROR_CODE) return this.string(this.outer, this.code, at);
+    if (field === F_STATUS_CODE) return this.string(this.outer, this.status, at);
+    if (field === F_SERVER_ZONE) return this.string(this.outer, this.zone, at);
+    return this.outer.skip(at, 1);
+  };
 
   /**
    * Reads the entry's `log` string as the document it should be into the detail fields; false
