@@ -7,6 +7,23 @@ import {
   type NewDigest,
 } from '../../src/state/digests.js';
 
+/** A daily logs digest of pull zone 1 at 09:00 UTC, created at `createdAt`, next due at `nextRunAt`. */
+const digest = (id: string, createdAt: number, nextRunAt: number): NewDigest => ({
+  id,
+  owner: 'U1',
+  channelId: 'C1',
+  kind: 'logs',
+  zoneId: 1,
+  atMinute: 540,
+  timeZone: 'UTC',
+  every: 'day',
+  weekday: null,
+  query: null,
+  filters: [],
+  createdAt,
+  nextRunAt,
+});
+
 /** A claim taken over: the replica that lost it must not move the digest past the occurrence. */
 describe('a digest occurrence whose claim was taken over', () => {
   it('stays due when the replica that lost it finishes, so it is retried if the one that took it dies', async () => {
@@ -15,24 +32,7 @@ describe('a digest occurrence whose claim was taken over', () => {
     const store = createDigestStore(client);
     const O = 1_000_000_000_000;
     const NEXT = O + 86_400_000;
-    await store.insert(
-      {
-        id: 'dg_000000000001',
-        owner: 'U1',
-        channelId: 'C1',
-        kind: 'logs',
-        zoneId: 1,
-        atMinute: 540,
-        timeZone: 'UTC',
-        every: 'day',
-        weekday: null,
-        query: null,
-        filters: [],
-        createdAt: O - 1000,
-        nextRunAt: O,
-      },
-      { perUser: 5, perWorkspace: 50 },
-    );
+    await store.insert(digest('dg_000000000001', O - 1000, O), { perUser: 5, perWorkspace: 50 });
     const A = { digestId: 'dg_000000000001', occurrenceAt: O, runner: 'A' };
     const B = { ...A, runner: 'B' };
     expect(await store.claim(A, O, O + 600_000)).toBe(true);
@@ -54,23 +54,8 @@ describe('ended digests', () => {
     for (const sql of digestsMigration.statements) await client.execute(sql);
     const store = createDigestStore(client);
     const O = 1_000_000_000_000;
-    const digest = (id: string): NewDigest => ({
-      id,
-      owner: 'U1',
-      channelId: 'C1',
-      kind: 'logs',
-      zoneId: 1,
-      atMinute: 540,
-      timeZone: 'UTC',
-      every: 'day',
-      weekday: null,
-      query: null,
-      filters: [],
-      createdAt: O,
-      nextRunAt: O + 86_400_000,
-    });
     const ids = ['dg_000000000010', 'dg_000000000011', 'dg_000000000012'];
-    for (const id of ids) await store.insert(digest(id), { perUser: 5, perWorkspace: 50 });
+    for (const id of ids) await store.insert(digest(id, O, O + 86_400_000), { perUser: 5, perWorkspace: 50 });
     await store.end(ids[0]!, 'stopped', 'U1', O);
     await store.end(ids[1]!, 'stopped', 'U1', O + 10 * 86_400_000);
     await store.end(ids[2]!, 'stopped', 'U1', O + ENDED_KEPT_MS + 60_000);
