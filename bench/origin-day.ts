@@ -36,8 +36,8 @@ const ZONES = ['DE', 'UK', 'NY', 'LA', 'SG', 'CA', 'FR', 'JP', 'SYD', 'WA', 'TX'
 
 const URLS = SAMPLE_URLS;
 
-/** mulberry32: fast, deterministic, good enough for sample data. */
-function random(seed: number): () => number {
+/** mulberry32: fast, deterministic, good enough for sample data (and the scanner's property test). */
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { originDayBody } from '../../../bench/origin-day.js';
+// The writer's choices follow from one seed (mulberry32), so that fast-check can replay them.
+import { originDayBody, random } from '../../../bench/origin-day.js';
 import { CsvByteWriter } from '../../../src/reports/csv/bytes.js';
 import { csvRecord } from '../../../src/reports/csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../../../src/reports/json-entries.js';
@@ -101,18 +102,6 @@ function expectSame(body: Buffer, question: Question, cuts: readonly number[] = 
 }
 
 // ---------------------------------------------------------------- writing JSON in its many forms
-
-/** mulberry32: the writer's choices follow from one seed, so that fast-check can replay them. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** An object as its members in order: a key may come twice, as JSON allows (JSON.parse keeps the last). */
 class Members {
