@@ -201,3 +201,18 @@ describe('a watch on the Home', () => {
     await homeOf('U0WATCHER', (view) => view.includes('Your running watches (0)'));
   });
 });
+
+// Last in this file: it moves the shared clock to the digest's time.
+describe('a digest on the Home', () => {
+  it('shows its next time again once it has run', async () => {
+    h.clock.set('2026-11-23T08:00:00.000Z');
+    await openHome('U0DIGESTER');
+    const zone = 530_002;
+    h.sandbox.knobs.setLogDay(zone, 0);
+    await h.command(`digest logs ${zone} --at 09:00`, { userId: 'U0DIGESTER', channelId: 'C0DIGESTHOME' });
+    await homeOf('U0DIGESTER', (view) => view.includes('next Mon 2026-11-23 09:00 UTC'));
+    h.clock.set('2026-11-23T09:00:00.000Z');
+    await h.runtime.digestRunner.tick();
+    await homeOf('U0DIGESTER', (view) => view.includes('next Tue 2026-11-24 09:00 UTC'));
+  });
+});
