@@ -396,7 +396,12 @@ describe('/edge audit --export where the policy grants it in one channel only', 
       const cancel = buttonsOf(await held.progress).find((button) => button.text === 'Cancel')!;
       expect(cancel.actionId).toBe('audit:cancel');
       const other = await limited.click(cancel, { channelId: 'DU0EVE', userId: 'U0EVE' });
-      expect(wordsOf(onlyAnswer(other))).toContain('Only <@U0YOU> can cancel');
+      expect(wordsOf(onlyAnswer(other))).toContain('Only the person who started that job can cancel it');
+      expect(wordsOf(onlyAnswer(other))).not.toContain('U0YOU');
+      const refusedRow = (await limited.runtime.services.audit.list({ limit: 20 })).find(
+        (row) => row.userId === 'U0EVE' && row.operation === 'audit.list' && row.outcome !== 'started',
+      );
+      expect(refusedRow?.outcome).toBe('refused');
       const mine = await limited.click(cancel, { channelId: 'DU0YOU' });
       expect(wordsOf(onlyAnswer(mine))).toContain('Cancelling');
       const records = await running;
@@ -421,6 +426,7 @@ describe('/edge audit --export where the policy grants it in one channel only', 
       expect(refused).toContain('The bot is already running 1 long jobs');
       expect(refused).toContain('A private job');
       expect(refused).not.toContain('Audit export');
+      expect(refused).not.toContain('U0EVE');
       for (const job of capped.runtime.services.jobs.running()) job.controller.abort(new Error('test over'));
       await running;
     } finally {

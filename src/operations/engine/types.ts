@@ -316,7 +316,8 @@ export interface Operation<S extends FlagSpecs, A> {
    * Entries that an approval rule naming this operation does not hold back: a command line that
    * only opens a form (the form's submission is what runs, and that is held), and buttons that
    * only open a form or wind down what already runs (Cancel, Stop, Snooze). Grants and channels
-   * still apply to them. Every other entry of a gated operation waits for its approval.
+   * still apply to them, unless the operation checks its buttons' access itself
+   * (ownAccessForInteractions). Every other entry of a gated operation waits for its approval.
    */
   outsideApproval?: { command?(args: A): boolean; interactions?: readonly string[] };
   /**

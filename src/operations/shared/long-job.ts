@@ -31,7 +31,7 @@ export interface LongJobOptions {
   /**
    * Where the progress message goes: the channel (or thread) asked in, by default; or the
    * requester's direct messages, for work that is theirs alone to know of (an audit export),
-   * which a cap's refusal then lists to others as "a private job".
+   * which a cap's refusal then lists to others as "a private job", naming no one.
    */
   progressTo?: 'channel' | 'requester';
   /** Told when the job was cancelled (its answer then says so to the one who cancelled). */
@@ -107,8 +107,9 @@ function refusal(
       : `The bot is already running ${running.length} long jobs, the most it runs at once. Try again in a minute.`;
   const lines = running.map((job) => {
     const mine = job.requester === ctx.userId;
-    const title = job.private && !mine ? 'A private job' : job.title;
-    return md`• ${title}, started ${formatUtc(job.startedAt)}${nest(mine ? trusted('') : md` by ${nest(mention(job.requester))}`)}`;
+    // Someone else's private job (an audit export): neither what it is nor whose.
+    if (job.private && !mine) return md`• A private job, started ${formatUtc(job.startedAt)}`;
+    return md`• ${job.title}, started ${formatUtc(job.startedAt)}${nest(mine ? trusted('') : md` by ${nest(mention(job.requester))}`)}`;
   });
   const own = running.filter((job) => job.requester === ctx.userId);
   const blocks: ReplyBlock[] = [
@@ -246,10 +247,13 @@ export function cancelJob(ctx: RunContext, jobId: string): Reply {
         text: md`That job has already finished (or runs on another replica of the bot, which cannot cancel it from here).`,
       },
     ]);
-  if (job.requester !== ctx.userId)
-    return ephemeral('Not yours to cancel', [
-      { type: 'text', text: md`:no_entry: Only ${nest(mention(job.requester))} can cancel ${job.title}.` },
-    ]);
+  if (job.requester !== ctx.userId) {
+    // A private job (an audit export) is named, with its requester, to no one else.
+    const only = job.private
+      ? md`:no_entry: Only the person who started that job can cancel it.`
+      : md`:no_entry: Only ${nest(mention(job.requester))} can cancel ${job.title}.`;
+    return { ...ephemeral('Not yours to cancel', [{ type: 'text', text: only }]), refused: true };
+  }
   job.controller.abort(new Error('cancelled by the requester'));
   return ephemeral('Cancelling', [{ type: 'text', text: md`Cancelling ${job.title}…` }]);
 }
