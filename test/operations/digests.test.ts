@@ -3,9 +3,13 @@
  * pinned clock is moved to each occurrence and the digest runner is ticked by hand, as its timer
  * would; what a digest posted is read from the records of the messenger it posts through.
  */
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Messenger } from '../../src/operations/engine/ports.js';
 import type { Reply } from '../../src/reply/model.js';
+import { temporaryCsvPath } from '../../src/reports/csv/temp-file.js';
 import {
   answered,
   buttonsOf,
@@ -435,6 +439,33 @@ describe('a policy that changes while a digest is made', () => {
     } finally {
       authorizer.decide = decide;
       await gated.close();
+    }
+  });
+});
+
+describe('a state database that fails as a digest starts posting', () => {
+  it('leaves none of the files the digest made, and posts nothing', async () => {
+    const failing = await digestTestbed();
+    try {
+      failing.clock.set('2026-11-23T08:00:00.000Z');
+      const zone = quietZone(failing);
+      failing.sandbox.knobs.addLogEntries({
+        pullZoneId: zone,
+        at: Date.parse('2026-11-23T03:00:00Z'),
+        count: 7,
+      });
+      const { channelId } = await setDigest(`digest logs ${zone} --at 09:00`, failing);
+      await failing.runtime.services.state.client.execute(
+        `CREATE TRIGGER fail_posting BEFORE UPDATE OF state ON digest_runs WHEN NEW.state = 'posting'
+         BEGIN SELECT RAISE(ABORT, 'the state database failed'); END`,
+      );
+      // This process's temporary CSVs are named after it: none may be left once the run is over.
+      const ours = basename(temporaryCsvPath()).slice(0, -'0123456789.csv'.length);
+      await tickAt('2026-11-23T09:00:00.000Z', failing);
+      expect(digestPosts(channelId, failing.messenger.records)).toEqual([]);
+      expect(readdirSync(tmpdir()).filter((name) => name.startsWith(ours))).toEqual([]);
+    } finally {
+      await failing.close();
     }
   });
 });

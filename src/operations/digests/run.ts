@@ -143,7 +143,11 @@ async function post(state: DigestRunnerState, digest: Digest, claim: DigestClaim
     await discard(made.reply);
     return undefined;
   }
-  if (!(await store.beginPosting(claim))) {
+  const posting = await store.beginPosting(claim).catch(async (error: unknown) => {
+    await discard(made.reply);
+    throw error;
+  });
+  if (!posting) {
     await discard(made.reply);
     logger.info('a digest was not posted: it was stopped meanwhile, or another replica holds it', {
       digest: digest.id,
