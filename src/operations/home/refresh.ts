@@ -263,23 +263,24 @@ export function refreshingWatches(store: WatchStore, refresher: HomeRefresher): 
 
 /** The digest store, telling the refresher when a digest is set or stops (by a click or the runner). */
 export function refreshingDigests(store: DigestStore, refresher: HomeRefresher): DigestStore {
-  /** A digest's owner's Home, after a run moved its next time: best effort, the run is done. */
-  const movedOn = (digestId: string) =>
-    store.get(digestId).then(
-      (digest) => {
+  /** A digest's owner's Home, after a run moved its next time: best effort, and the run does not wait for it. */
+  const movedOn = (digestId: string) => {
+    void store
+      .get(digestId)
+      .then((digest) => {
         if (digest) refresher.changed([digest.owner]);
-      },
-      () => undefined,
-    );
+      })
+      .catch(() => undefined);
+  };
   return {
     ...store,
     async finish(claim, end, at, nextRunAt) {
       await store.finish(claim, end, at, nextRunAt);
-      await movedOn(claim.digestId);
+      movedOn(claim.digestId);
     },
     async advance(digestId, nextRunAt) {
       await store.advance(digestId, nextRunAt);
-      await movedOn(digestId);
+      movedOn(digestId);
     },
     async insert(digest, caps) {
       const outcome = await store.insert(digest, caps);
