@@ -142,30 +142,8 @@ describe('/edge audit --export', () => {
   });
 
   it('shows its progress to the requester alone, in their direct messages, and nothing in the channel', async () => {
-    const { progress } = bed.runtime.services.jobs;
-    const timing = { ...progress };
-    progress.delayMs = 0;
-    let shown!: () => void;
-    const progressShown = new Promise<void>((resolve) => {
-      shown = resolve;
-    });
-    const { show } = bed.board;
-    bed.board.show = (ref, reply) => {
-      show(ref, reply);
-      if (reply.text.startsWith('Audit export:') && !reply.files?.length) shown();
-    };
     // The export holds its first page until its progress message is up, wherever that went.
-    bed.runtime.services.audit = {
-      ...original,
-      exportRows: (options) =>
-        original.exportRows({
-          ...options,
-          write: async (page) => {
-            await progressShown;
-            await options.write(page);
-          },
-        }),
-    };
+    const held = holdingExports(bed, 'shown');
     try {
       await append(original, 'U0EVE', 'dns.list');
       const records = await bed.run('audit --export --since 1h', { channelId: 'C0OPS' });
@@ -176,8 +154,7 @@ describe('/edge audit --export', () => {
       exportedFile(records.filter((record) => !progressDms.includes(record as (typeof progressDms)[number])));
       expect(wordsOf(onlyAnswer(records))).toContain('went to you by direct message');
     } finally {
-      Object.assign(progress, timing);
-      bed.board.show = show;
+      held.restore();
     }
   });
 
@@ -342,10 +319,11 @@ describe('/edge audit --export of a tampered chain', () => {
 });
 
 /**
- * Holds a testbed's audit exports at their first page until they are cancelled, their progress
- * shown at once: `progress` resolves with the first progress message; `restore()` undoes it.
+ * Holds a testbed's audit exports at their first page until they are cancelled (or, `until`
+ * 'shown', until their progress message is up), their progress shown at once: `progress`
+ * resolves with the first progress message; `restore()` undoes it.
  */
-function holdingExports(testbed: EngineTestbed) {
+function holdingExports(testbed: EngineTestbed, until: 'cancelled' | 'shown' = 'cancelled') {
   const { progress: timing } = testbed.runtime.services.jobs;
   const before = { ...timing };
   timing.delayMs = 0;
@@ -365,10 +343,12 @@ function holdingExports(testbed: EngineTestbed) {
       audit.exportRows({
         ...options,
         write: async (page) => {
-          await new Promise<void>((resolve) => {
-            if (options.signal?.aborted) resolve();
-            options.signal?.addEventListener('abort', () => resolve(), { once: true });
-          });
+          if (until === 'shown') await progress;
+          else
+            await new Promise<void>((resolve) => {
+              if (options.signal?.aborted) resolve();
+              options.signal?.addEventListener('abort', () => resolve(), { once: true });
+            });
           await options.write(page);
         },
       }),
