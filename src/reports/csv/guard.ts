@@ -1,7 +1,8 @@
 /**
  * The Shield export's formula guard at disk speed: one pass over the platform's CSV bytes that
  * tracks RFC 4180 quoting, finds where each cell starts, and writes the file the product's CSV
- * rule (csv/safety.ts) asks for, without building records or strings.
+ * rule (csv/safety.ts) asks for, without building records or strings. It steps from one comma,
+ * quote or line break to the next as SIMD code finds them (stops.ts), never through a cell's bytes.
  *
  * It writes byte for byte what csv-parse → neutraliseFormula → csv-stringify writes with the
  * export's options (bom, relax_column_count, skip_empty_lines; safeCsvOptions): the BOM dropped,
@@ -24,6 +25,7 @@ import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
+import { CsvStops } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 
@@ -60,13 +62,6 @@ const QUOTE = 0x22;
 const CR = 0x0d;
 const LF = 0x0a;
 const NUL = 0x00;
-
-/** Bytes that end an unquoted run: a delimiter, a quote or a line break. */
-const STOPS = new Uint8Array(256);
-STOPS[COMMA] = 1;
-STOPS[QUOTE] = 1;
-STOPS[CR] = 1;
-STOPS[LF] = 1;
 
 // Where the scanner is within a cell.
 /** At the cell's first byte, nothing read yet. */
@@ -121,6 +116,8 @@ export class CsvFormulaGuard {
   /** Raw bytes of the current record that came before the carried cell. */
   private recordBytes = 0;
 
+  /** Where the next comma, quote or line break is, so that the bytes between are skipped, not read. */
+  private readonly stops = new CsvStops();
   private readonly outputs: Buffer[] | undefined;
   private turn = 0;
   // The output of the chunk being scanned.
@@ -184,6 +181,8 @@ export class CsvFormulaGuard {
     this.outAt = 0;
     this.copyFrom = 0;
     const columns = this.columns;
+    const stops = this.stops;
+    stops.reset(buf);
     let cellStart = 0;
     let recordStart = 0;
     let i = this.resumeAt;
@@ -215,7 +214,7 @@ export class CsvFormulaGuard {
         state = UNQUOTED;
       }
       if (state === UNQUOTED || state === TAIL) {
-        while (i < n && STOPS[buf[i]!] === 0) i++;
+        i = stops.next(i);
         if (i >= n) break;
         const byte = buf[i]!;
         if (byte === COMMA) {
@@ -253,7 +252,7 @@ export class CsvFormulaGuard {
       }
       if (state === QUOTED) {
         if (!special) {
-          while (i < n && STOPS[buf[i]!] === 0) i++;
+          i = stops.next(i);
           if (i < n && buf[i] !== QUOTE) special = true;
         }
         if (special) {

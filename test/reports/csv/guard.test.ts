@@ -151,6 +151,31 @@ describe('the formula guard of the Shield export', () => {
     );
   });
 
+  it('writes what the oracle writes over many SIMD windows, with cells and quotes across their ends', () => {
+    // The guard steps between stops found 64 KiB at a time (stops.ts): a body of several windows,
+    // its records repeated with long cells among them, cut anywhere in it.
+    const longCell = fc.integer({ min: 1, max: 70_000 }).map((length) => `"${'x,""y'.repeat(length / 5)}"`);
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            csvText,
+            longCell.map((text) => `a,${text}\r\n`),
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (parts, at) => {
+          const records = parts.map((part) => (/[\r\n]$/.test(part) || part === '' ? part : `${part}\r\n`));
+          let text = records.join('');
+          while (text.length < 200 * 1024) text += records.join('');
+          expectSameAsOracle(Buffer.from(text), at, true);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
   it('refuses what csv-parse refuses and reads the rest the same, on malformed CSV', () => {
     fc.assert(
       fc.property(tokenSoup, cuts, fc.boolean(), (text, at, reuse) =>

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CsvStops } from '../../../src/reports/csv/stops.js';
+
+const STOP_BYTES = new Set([0x2c, 0x22, 0x0d, 0x0a]);
+
+/** The oracle: the first comma, quote, CR or LF at or after `from`, byte by byte. */
+function nextByBytes(buf: Uint8Array, from: number): number {
+  let i = Math.min(from, buf.length);
+  while (i < buf.length && !STOP_BYTES.has(buf[i]!)) i++;
+  return i;
+}
+
+/** Bytes where the four and their SIMD neighbours (bytes one apart, high bytes) are common. */
+const bytes = (maxLength: number) =>
+  fc
+    .array(
+      fc.oneof(fc.constantFrom(0x2c, 0x22, 0x0d, 0x0a, 0x2b, 0x23, 0x0b, 0x09, 0xac, 0xa2, 0), fc.nat(255)),
+      {
+        maxLength,
+      },
+    )
+    .map((list) => Uint8Array.from(list));
+
+describe('where the formula guard steps next', () => {
+  it('finds what a byte-by-byte scan finds, from any place, forward and back', () => {
+    fc.assert(
+      fc.property(bytes(300), fc.array(fc.nat(320), { maxLength: 40, size: 'max' }), (buf, places) => {
+        const stops = new CsvStops();
+        stops.reset(buf);
+        for (const from of places) expect(stops.next(from)).toBe(nextByBytes(buf, from));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('finds every stop of a buffer of several windows, one after another and after jumps', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.nat(2 ** 31),
+        fc.array(fc.nat(210 * 1024), { maxLength: 60, size: 'max' }),
+        (every, seed, jumps) => {
+          // About one stop in `every` bytes over 200 KiB: windows of 64 KiB end inside cells and on stops.
+          let state = seed;
+          const random = () => {
+            state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+            return state / 2 ** 32;
+          };
+          const buf = Uint8Array.from({ length: 200 * 1024 }, () =>
+            random() < 1 / every ? [0x2c, 0x22, 0x0d, 0x0a][Math.floor(random() * 4)]! : 0x61,
+          );
+          const all = [...buf.keys()].filter((i) => STOP_BYTES.has(buf[i]!));
+          const stops = new CsvStops();
+          stops.reset(buf);
+          const found: number[] = [];
+          for (let i = stops.next(0); i < buf.length; i = stops.next(i + 1)) found.push(i);
+          expect(found).toEqual(all);
+          for (const from of [...jumps].sort((a, b) => a - b))
+            expect(stops.next(from)).toBe(nextByBytes(buf, from));
+          for (const from of jumps) expect(stops.next(from)).toBe(nextByBytes(buf, from));
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('reads a new buffer after reset, not the bytes of the last one', () => {
+    const stops = new CsvStops();
+    stops.reset(Buffer.from('ab,cd'));
+    expect(stops.next(0)).toBe(2);
+    stops.reset(Buffer.from('abcd"e'));
+    expect(stops.next(0)).toBe(4);
+    stops.reset(Buffer.alloc(0));
+    expect(stops.next(0)).toBe(0);
+    // The last buffer's stops lie past this one's end, in the 16 bytes read with its last ones.
+    stops.reset(Buffer.from('abcdefgh,,,,'));
+    expect(stops.next(0)).toBe(8);
+    stops.reset(Buffer.from('abc'));
+    expect(stops.next(0)).toBe(3);
+  });
+});
