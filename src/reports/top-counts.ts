@@ -137,6 +137,14 @@ export class BoundedTally {
     }
   }
 
+  /**
+   * The count that `add(key)` adds one to: the key's own, or the overflow's once the key went
+   * there. Only after an add of the key; it stays valid, since nothing is ever removed.
+   */
+  counter(key: string): { count: number } {
+    return (this.counts.get(key) ?? this.counts.get(this.overflowKey))!;
+  }
+
   /** Most counted first, ties by key. */
   sorted(): { key: string; count: number }[] {
     return [...this.counts]

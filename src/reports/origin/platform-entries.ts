@@ -13,7 +13,7 @@
 import type { CsvByteWriter } from '../csv/bytes.js';
 import { FAIL } from '../json-bytes.js';
 import type { OriginHourIndexer } from './hours.js';
-import { NOWHERE, type OriginTally } from './tally.js';
+import { type LabelSet, NOWHERE, type OriginTally } from './tally.js';
 
 /** The text of a JSON string that needs no reading: printable ASCII but `"` and `\`. */
 const PLAIN = String.raw`[^"\\\x00-\x1f\x7f-\xff]*`;
@@ -64,13 +64,10 @@ function isoCell(iso: string): string {
   return first === 0x2b || first === MINUS ? `'${iso}` : iso;
 }
 
-/** The labels of matched entries, read once for each text of their `labels` object. */
-interface Labels {
-  errorCode: string;
-  status: string;
-  serverZone: string;
+/** The labels of matched entries, read once for each text of their `labels` object, and counted as a set. */
+interface Labels extends LabelSet {
   /** `,status,error_code,server_zone,` of the CSV row. */
-  cells: string;
+  readonly cells: string;
 }
 
 /** A copy of a captured text, for keeping: a capture keeps the whole window of the body it is cut from alive. */
@@ -122,11 +119,10 @@ export class PlatformEntries {
     const timestamp = this.integer(at + TO_LOG_ID + logId.length + TO_TIMESTAMP);
     this.indexer?.element(chunkAt + this.textFrom + at, chunkAt + this.textFrom + end, timestamp);
     const labels = this.labels.get(match[4]!) ?? this.readLabels(match[4]!);
-    const { errorCode, status, serverZone } = labels;
-    const place = tally.place(timestamp, errorCode, serverZone);
-    if (place === NOWHERE || !tally.matches(status, errorCode, serverZone)) return;
+    const place = tally.placeLabels(timestamp, labels);
+    if (place === NOWHERE || !tally.matches(labels.status, labels.errorCode, labels.serverZone)) return;
     const url = match[2]!;
-    if (!tally.count(place, timestamp, status, errorCode, serverZone, url, false)) return;
+    if (!tally.countLabels(place, timestamp, labels, url)) return;
     if (this.rows.length > ROWS_WAITING) this.flush();
     this.rows += `${isoCell(tally.iso(timestamp))}${labels.cells}${plainCell(url)},${plainCell(match[3]!)},${plainCell(logId)}\r\n`;
   }

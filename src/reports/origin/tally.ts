@@ -164,6 +164,19 @@ export function entryFacts(entry: OriginEntry): { status: string; errorCode: str
   };
 }
 
+/**
+ * An entry's labels as a reader keeps them, one object for each set met; OriginTally fills in
+ * the counts to add one to when the set is met again (placeLabels, countLabels). A set belongs
+ * to one tally.
+ */
+export interface LabelSet {
+  readonly status: string;
+  readonly errorCode: string;
+  readonly serverZone: string;
+  seenCounts?: { count: number }[] | undefined;
+  windowCounts?: { count: number }[] | undefined;
+}
+
 export class OriginTally {
   private scanned = 0;
   private total = 0;
@@ -266,6 +279,28 @@ export class OriginTally {
   ): number {
     this.scanned++;
     this.texts.seen(errorCode, serverZone);
+    return this.where(timestamp);
+  }
+
+  /**
+   * place() for an entry whose labels the reader keeps as a set of their own, met again and again
+   * (a day has a few dozen): after the first, its labels are counted by an increment of the counts
+   * the set keeps, not looked up.
+   */
+  placeLabels(timestamp: number, labels: LabelSet): number {
+    const counts = labels.seenCounts;
+    if (counts === undefined) {
+      const place = this.place(timestamp, labels.errorCode, labels.serverZone);
+      labels.seenCounts = this.texts.seenCounts?.(labels.errorCode, labels.serverZone);
+      return place;
+    }
+    this.scanned++;
+    for (let i = 0; i < counts.length; i++) counts[i]!.count++;
+    return this.where(timestamp);
+  }
+
+  /** Where an entry of this time counts: IN_WINDOW and bit i for comparison i, or NOWHERE. */
+  private where(timestamp: number | undefined): number {
     // An entry without a time belongs to no bounded window and to no earlier one.
     const inWindow = timestamp === undefined ? this.untimedInWindow : withinWindow(timestamp, this.window);
     let place = inWindow ? IN_WINDOW : NOWHERE;
@@ -291,8 +326,35 @@ export class OriginTally {
     url: string,
     malformed: boolean,
   ): boolean {
-    for (let i = 0; i < this.compared.length; i++) if (place & (1 << i)) this.compared[i]!++;
     this.texts.counted(place, status, errorCode, serverZone, url);
+    return this.figures(place, timestamp, malformed);
+  }
+
+  /** count() for an entry placed by placeLabels: its labels counted by increments once they were counted in the window. */
+  countLabels(place: number, timestamp: number, labels: LabelSet, url: string): boolean {
+    const counts = labels.windowCounts;
+    if (place !== IN_WINDOW || counts === undefined) {
+      const counted = this.count(
+        place,
+        timestamp,
+        labels.status,
+        labels.errorCode,
+        labels.serverZone,
+        url,
+        false,
+      );
+      if (place === IN_WINDOW)
+        labels.windowCounts = this.texts.windowCounts?.(labels.status, labels.errorCode, labels.serverZone);
+      return counted;
+    }
+    for (let i = 0; i < counts.length; i++) counts[i]!.count++;
+    this.texts.windowUrl!(url);
+    return this.figures(place, timestamp, false);
+  }
+
+  /** The figures that are numbers, of a placed entry that matches: true when it is in the window. */
+  private figures(place: number, timestamp: number | undefined, malformed: boolean): boolean {
+    for (let i = 0; i < this.compared.length; i++) if (place & (1 << i)) this.compared[i]!++;
     if (!(place & IN_WINDOW)) return false;
     this.total++;
     if (malformed) this.malformed++;

@@ -67,6 +67,15 @@ export interface TextCounter {
    * as they are: strings of their own, not cut from a larger text.
    */
   counted(place: number, status: string, errorCode: string, serverZone: string, url: string): void;
+  /**
+   * For a reader that meets the same labels again and again (OriginTally.placeLabels): the counts
+   * that a `seen`, and a `counted` in the window alone, of these labels added one to, so that
+   * another entry with them is counted by an increment of each; with `windowUrl` for its URL.
+   * Absent where the texts are counted elsewhere.
+   */
+  seenCounts?(errorCode: string, serverZone: string): { count: number }[];
+  windowCounts?(status: string, errorCode: string, serverZone: string): { count: number }[];
+  windowUrl?(url: string): void;
 }
 
 function wordsFor(code: string): string | null {
@@ -86,6 +95,15 @@ class Breakdown {
     this.byErrorCode.add(errorCode || UNKNOWN);
     this.byServerZone.add(serverZone || UNKNOWN);
     if (url) this.urls.add(url);
+  }
+
+  /** The counts `add` added one to for these labels, after it did. */
+  counters(status: string, errorCode: string, serverZone: string): { count: number }[] {
+    return [
+      this.byStatus.counter(status || UNKNOWN),
+      this.byErrorCode.counter(errorCode || UNKNOWN),
+      this.byServerZone.counter(serverZone || UNKNOWN),
+    ];
   }
 
   counts(): z.infer<typeof BreakdownSchema> {
@@ -120,6 +138,18 @@ export class OriginTextCounts implements TextCounter {
     for (let i = 0; i < this.comparisons.length; i++)
       if (place & (1 << i)) this.comparisons[i]!.add(status, errorCode, serverZone, url);
     if (place & IN_WINDOW) this.window.add(status, errorCode, serverZone, url);
+  }
+
+  seenCounts(errorCode: string, serverZone: string): { count: number }[] {
+    return [this.codesSeen.counter(errorCode), this.zonesSeen.counter(serverZone)];
+  }
+
+  windowCounts(status: string, errorCode: string, serverZone: string): { count: number }[] {
+    return this.window.counters(status, errorCode, serverZone);
+  }
+
+  windowUrl(url: string): void {
+    if (url) this.window.urls.add(url);
   }
 
   counts(): TextCounts {

@@ -520,6 +520,35 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
     expect(cells[3]).toBe('2026-11-21T00:00:00.000Z');
   });
 
+  it('counts labels met again in the platform’s form as JSON.parse does, past the label capacity and in every window', () => {
+    // Label sets met before are counted by increments (OriginTally.placeLabels): 300 sets, of 300
+    // error codes and 250 zones (more than the 200 a breakdown keeps), each met five times.
+    const entry = (i: number) => {
+      const set = (i * 7) % 300;
+      const code = `e${set}`;
+      return `{"logId":"l${i}","timestamp":${DAY - 2 * HOUR + i * 20_000},"log":${JSON.stringify(
+        JSON.stringify({
+          RequestUrl: `/u${i % 13}`,
+          PullZoneId: 1,
+          Message: 'm',
+          ErrorCode: code,
+          StatusCode: 502,
+        }),
+      )},"labels":{"ErrorCode":"${code}","StatusCode":"${500 + (set % 5)}","ServerZone":"z${set % 250}"}}`;
+    };
+    const body = Buffer.from(`{"logs":[${Array.from({ length: 1_500 }, (_, i) => entry(i)).join(',')}]}`);
+    const view = {
+      grid: { startMs: DAY, widthMs: HOUR, count: 24 },
+      comparisons: [{ startMs: DAY - 2 * HOUR, endMs: DAY }],
+    };
+    for (const filters of [{}, { sinceMs: DAY }, { status: { exact: [500, 501, 502, 503] } }]) {
+      const read = expectSame(body, { filters, view }, [70_000, 140_000]);
+      expect(read).toMatchObject({
+        counts: { byErrorCode: expect.arrayContaining([expect.objectContaining({ code: '(other)' })]) },
+      });
+    }
+  });
+
   it('keeps no long label text read in the platform’s form, so a hostile upstream cannot grow its memory', () => {
     const tally = new OriginTally();
     const reader = new OriginEntryReader(tally, new CsvByteWriter());
