@@ -113,9 +113,21 @@ export class SpaceSavingCounter {
   }
 }
 
+/** Label values longer than this are counted by their first characters and "…" (BoundedTally). */
+export const LABEL_KEPT_LENGTH = 256;
+
+/** A label value as counted: whole, or cut to `max` characters (not inside a surrogate pair) and marked. */
+function labelKey(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const code = value.charCodeAt(max - 1);
+  return `${value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)}…`;
+}
+
 /**
  * Exact counts for label values (status, error code, server zone), which the platform keeps to
- * a handful; past `capacity` distinct values the rest are summed under `overflowKey`.
+ * a handful; past `capacity` distinct values the rest are summed under `overflowKey`. A value
+ * over `maxKeyLength` characters is counted cut, marked with "…", so that a hostile upstream's
+ * long values cannot hold more than capacity × that length.
  */
 export class BoundedTally {
   /** Each value's count, in a box: counting one more finds it once. */
@@ -124,9 +136,11 @@ export class BoundedTally {
   constructor(
     private readonly capacity: number,
     private readonly overflowKey = '(other)',
+    private readonly maxKeyLength = LABEL_KEPT_LENGTH,
   ) {}
 
-  add(key: string): void {
+  add(value: string): void {
+    const key = value.length > this.maxKeyLength ? labelKey(value, this.maxKeyLength) : value;
     const counted = this.counts.get(key);
     if (counted !== undefined) counted.count++;
     else if (this.counts.size < this.capacity) this.counts.set(kept(key), { count: 1 });
@@ -141,7 +155,8 @@ export class BoundedTally {
    * The count that `add(key)` adds one to: the key's own, or the overflow's once the key went
    * there. Only after an add of the key; it stays valid, since nothing is ever removed.
    */
-  counter(key: string): { count: number } {
+  counter(value: string): { count: number } {
+    const key = value.length > this.maxKeyLength ? labelKey(value, this.maxKeyLength) : value;
     return (this.counts.get(key) ?? this.counts.get(this.overflowKey))!;
   }
 

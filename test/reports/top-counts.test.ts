@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BoundedTally, SpaceSavingCounter } from '../../src/reports/top-counts.js';
+import { BoundedTally, LABEL_KEPT_LENGTH, SpaceSavingCounter } from '../../src/reports/top-counts.js';
 
 describe('counting the top URLs in bounded memory', () => {
   it('counts exactly while the distinct keys fit', () => {
@@ -62,5 +62,25 @@ describe('counting label values', () => {
       { key: '(other)', count: 2 },
       { key: 'DE', count: 1 },
     ]);
+  });
+
+  it('counts a long value by its first characters, marked, so long values cannot take the memory', () => {
+    const tally = new BoundedTally(200);
+    const long = 'z'.repeat(LABEL_KEPT_LENGTH - 1);
+    // 😀 is two UTF-16 units: the cut does not split it.
+    for (const value of [`${long}a-1`, `${long}a-2`, `${long}😀tail`, 'CA', 'x'.repeat(LABEL_KEPT_LENGTH)])
+      tally.add(value);
+    expect(tally.sorted()).toEqual([
+      { key: `${long}a…`, count: 2 },
+      { key: 'CA', count: 1 },
+      { key: 'x'.repeat(LABEL_KEPT_LENGTH), count: 1 },
+      { key: `${long}…`, count: 1 },
+    ]);
+    expect(tally.counter(`${long}a-3`).count).toBe(2);
+    const huge = new BoundedTally(200);
+    for (let i = 0; i < 1_000; i++) huge.add(`${i}:${'y'.repeat(100_000)}`);
+    expect(huge.sorted().reduce((chars, { key }) => chars + key.length, 0)).toBeLessThanOrEqual(
+      201 * (LABEL_KEPT_LENGTH + 1),
+    );
   });
 });
