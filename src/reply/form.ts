@@ -128,10 +128,16 @@ export function fieldText(values: ModalValues, id: string): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-/** A zone id as a form submits it: digits, positive, at most 12 of them. */
+/**
+ * A platform id in digits: at most 15 of them, so that every one is a whole number JavaScript
+ * holds exactly. Commands, forms, pickers and channel defaults read ids alike.
+ */
+export const PLATFORM_ID_DIGITS = /^\d{1,15}$/;
+
+/** A zone id as a form submits it: digits, positive, at most 15 of them. */
 export function readZoneId(value: string): number | undefined {
   const trimmed = value.trim();
-  if (!/^\d{1,12}$/.test(trimmed)) return undefined;
+  if (!PLATFORM_ID_DIGITS.test(trimmed)) return undefined;
   const id = Number(trimmed);
   return id > 0 ? id : undefined;
 }
@@ -146,7 +152,7 @@ export function zoneOptionValue(zones: ZonePick, kind: ZoneKind, id: number): st
 
 /** A submitted zone: its id, and its kind when the value names one (`shieldzone:5101`). */
 export function readZoneChoice(value: string): { kind?: ZoneKind; id: number } | undefined {
-  const found = /^(?:(pullzone|shieldzone):)?(\d{1,12})$/.exec(value.trim());
+  const found = /^(?:(pullzone|shieldzone):)?(\d+)$/.exec(value.trim());
   if (!found) return undefined;
   const id = readZoneId(found[2]!);
   if (id === undefined) return undefined;

@@ -108,6 +108,13 @@ describe('/edge context', () => {
     const shield = await said('context set shieldzone=9999', channel);
     expect(shield).toContain('No Shield zone 9999 was found');
     expect(shield).toContain('/edge shield zones');
+    // Ids of up to 15 digits, as every command reads them: looked up, not refused as typed wrong.
+    expect(await said('context set pullzone=123456789012345', channel)).toContain(
+      'No pull zone 123456789012345 was found',
+    );
+    expect(await said('context set pullzone=1234567890123456', channel)).toContain(
+      'give the pull zone id as a number',
+    );
     expect(await said('context', channel)).toContain('Pull zone: *308006*');
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PullZoneIdArg, ShieldZoneIdArg } from '../../src/operations/shared/ids.js';
+import { readZoneChoice, readZoneId } from '../../src/reply/form.js';
 
 const read = (value: unknown) => {
   const result = PullZoneIdArg.safeParse(value);
@@ -31,5 +32,16 @@ describe('a platform id as people type it', () => {
     expect(result.success ? result.data : result.error.issues[0]?.message).toBe(
       'the Shield zone id must be a number in digits, e.g. 5101',
     );
+  });
+});
+
+describe('an id as a form or a picker submits it', () => {
+  it('takes up to 15 digits, as a command does, and nothing else', () => {
+    expect(readZoneId('123456789012345')).toBe(123_456_789_012_345);
+    expect(read('123456789012345')).toBe(123_456_789_012_345);
+    expect(readZoneChoice('pullzone:1234567890123')).toEqual({ kind: 'pullzone', id: 1_234_567_890_123 });
+    for (const typed of ['1234567890123456', '1e3', '0', '-1', ''])
+      expect([readZoneId(typed), readZoneChoice(typed)]).toEqual([undefined, undefined]);
+    expect(read('1234567890123456')).toBe('the pull zone id must be a number in digits, e.g. 308006');
   });
 });

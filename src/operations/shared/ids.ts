@@ -4,12 +4,16 @@
  * or purge) instead of being refused. A number (from a form or a button) is taken as it is.
  */
 import { z } from 'zod';
-
-const DIGITS = /^\s*\d{1,15}\s*$/;
+import { PLATFORM_ID_DIGITS } from '../../reply/form.js';
 
 export function platformIdArg(what: string, example: number) {
   return z.preprocess(
-    (value) => (typeof value === 'string' ? (DIGITS.test(value) ? Number(value) : Number.NaN) : value),
+    (value) =>
+      typeof value === 'string'
+        ? PLATFORM_ID_DIGITS.test(value.trim())
+          ? Number(value)
+          : Number.NaN
+        : value,
     z
       .number({ error: `the ${what} id must be a number in digits, e.g. ${example}` })
       .int({ error: `the ${what} id must be a whole number` })

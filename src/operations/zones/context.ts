@@ -5,7 +5,7 @@
  * typed, and say so in the footer of every answer.
  */
 import { closestName } from '../../policy/suggest.js';
-import type { ZoneKind } from '../../reply/form.js';
+import { PLATFORM_ID_DIGITS, type ZoneKind } from '../../reply/form.js';
 import { type Markup, md, mention, nest, trusted } from '../../reply/markup.js';
 import { ephemeral, type Reply, type ReplyBlock } from '../../reply/model.js';
 import type { JsonValue } from '../../state/canonical-json.js';
@@ -169,7 +169,7 @@ export function parseContextSet(positionals: readonly string[]): ParseResult<Set
       continue;
     }
     const { name: words, example, list } = ZONE_WORDS[name];
-    if (!/^\d{1,12}$/.test(value) || Number(value) <= 0)
+    if (!PLATFORM_ID_DIGITS.test(value) || Number(value) <= 0)
       return {
         ok: false,
         error: `${name}=${value.slice(0, 20)}: give the ${words} id as a number, e.g. ${name}=${example} (${list} lists them)`,

@@ -204,7 +204,7 @@ export function withTypedId(
   limit: number,
 ): ZoneChoice[] {
   const query = typed.trim();
-  const id = /^\d{1,12}$/.test(query) ? readZoneId(query) : undefined;
+  const id = readZoneId(query);
   if (id === undefined) return listed.slice(0, limit);
   const kinds: ZoneKind[] = pick === 'any' ? ['pullzone', 'shieldzone'] : [pick];
   const perKind = kinds.map((kind) => {
