@@ -3,8 +3,9 @@
 // editing a .wat file. `--check` compiles without writing and fails when the committed bytes differ.
 //
 //   node tools/wasm.mjs [--check]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import wabt from 'wabt';
 
 const SOURCES = ['src/reports/csv/stops.wat'];
@@ -38,14 +39,16 @@ export function moduleText(path, bytes) {
 
 export const targetOf = (path) => path.replace(/\.wat$/, '-wasm.ts');
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a script (not imported): compared as URLs, so that a path with spaces or a symlink still counts.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   const check = process.argv.includes('--check');
   let stale = 0;
   for (const path of SOURCES) {
     const text = moduleText(path, await compileWat(path));
     const target = targetOf(path);
     if (!check) writeFileSync(target, text);
-    else if (readFileSync(target, 'utf8') !== text) {
+    // A checkout may hold the file with CRLF line ends: the bytes are in the text, not in them.
+    else if (readFileSync(target, 'utf8').replaceAll('\r\n', '\n') !== text) {
       console.error(`${target} is not what ${path} compiles to: run npm run wasm`);
       stale++;
     }

@@ -50,6 +50,8 @@ export interface CsvGuardOptions {
   /** The cells of every record as byte ranges, for a consumer that reads bytes (used instead of `columns`). */
   cells?: CsvCellSink;
   maxRecordBytes?: number;
+  /** false: step through cells byte by byte, as where WebAssembly cannot run (stops.ts); for tests. */
+  simd?: boolean;
   /**
    * Write into two output buffers in turn instead of a fresh one per chunk, so a long export
    * allocates nothing per chunk: what push() returns stays valid until the push after next.
@@ -117,7 +119,7 @@ export class CsvFormulaGuard {
   private recordBytes = 0;
 
   /** Where the next comma, quote or line break is, so that the bytes between are skipped, not read. */
-  private readonly stops = new CsvStops();
+  private readonly stops: CsvStops;
   private readonly outputs: Buffer[] | undefined;
   private turn = 0;
   // The output of the chunk being scanned.
@@ -129,6 +131,7 @@ export class CsvFormulaGuard {
     this.maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
     this.columns = options.cells ?? (options.columns && new ColumnReader(options.columns));
     this.outputs = options.reuseOutput ? [Buffer.alloc(0), Buffer.alloc(0)] : undefined;
+    this.stops = new CsvStops(options.simd === false ? { simd: false } : {});
   }
 
   /** The rewritten bytes of the records this chunk completed. */

@@ -2,7 +2,12 @@
  * The formula guard's way through a CSV: where the next comma, quote or line break is. The
  * bytes are classified 16 at a time by a WebAssembly SIMD function (stops.wat) over a window of
  * the buffer, and the guard's JavaScript steps from one offset to the next: a cell costs a few
- * steps, not one per byte. Each guard has its own instance (its memory is one window, 384 KiB).
+ * steps, not one per byte. Where WebAssembly cannot run (`--jitless`, an address-space limit too
+ * small for its memory), the same steps are taken byte by byte in JavaScript.
+ *
+ * One WebAssembly instance serves every guard of a thread (V8 reserves gigabytes of address
+ * space for each memory): a guard's scan runs to its end without yielding, and a guard whose
+ * window another one overwrote classifies it again.
  */
 import { wasmBytes } from './stops-wasm.js';
 
@@ -20,14 +25,46 @@ interface WebAssemblyApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object) => { exports: unknown };
 }
-const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
-let compiled: object | undefined;
+/** The thread's classifier: its memory as bytes and offsets, and which CsvStops' window it holds. */
+interface Classifier {
+  bytes: Uint8Array;
+  offsets: Uint32Array;
+  classify: StopsExports['stops'];
+  holder: CsvStops | undefined;
+}
+
+/** The thread's classifier, made on first use; null where WebAssembly cannot run here. */
+let shared: Classifier | null | undefined;
+
+function classifier(): Classifier | null {
+  if (shared === undefined) shared = newClassifier();
+  return shared;
+}
+
+function newClassifier(): Classifier | null {
+  const wasm = (globalThis as unknown as { WebAssembly?: WebAssemblyApi }).WebAssembly;
+  if (wasm === undefined) return null;
+  try {
+    const exports = new wasm.Instance(new wasm.Module(wasmBytes)).exports as StopsExports;
+    return {
+      bytes: new Uint8Array(exports.memory.buffer),
+      offsets: new Uint32Array(exports.memory.buffer, OFFSETS_AT, WINDOW),
+      classify: exports.stops,
+      holder: undefined,
+    };
+  } catch {
+    // No room for its memory (an address-space limit): the byte-by-byte way.
+    return null;
+  }
+}
+
+/** The four bytes a CSV's structure is made of, for the byte-by-byte way. */
+const STOP_BYTES = new Uint8Array(256);
+for (const byte of [0x2c, 0x22, 0x0d, 0x0a]) STOP_BYTES[byte] = 1;
 
 export class CsvStops {
-  private readonly bytes: Uint8Array;
-  private readonly offsets: Uint32Array;
-  private readonly classify: StopsExports['stops'];
+  private readonly shared: Classifier | null;
   private buf: Uint8Array = new Uint8Array(0);
   // The window classified last: [start, end) of `buf`, its `count` offsets, and the next to read.
   private start = 0;
@@ -35,12 +72,14 @@ export class CsvStops {
   private count = 0;
   private at = 0;
 
-  constructor() {
-    compiled ??= new wasm.Module(wasmBytes);
-    const exports = new wasm.Instance(compiled).exports as StopsExports;
-    this.bytes = new Uint8Array(exports.memory.buffer);
-    this.offsets = new Uint32Array(exports.memory.buffer, OFFSETS_AT, WINDOW);
-    this.classify = exports.stops;
+  /** `simd: false` steps byte by byte, as where WebAssembly cannot run (for tests). */
+  constructor(options: { simd?: boolean } = {}) {
+    this.shared = options.simd === false ? null : classifier();
+  }
+
+  /** Whether the SIMD classifier is in use. */
+  get simd(): boolean {
+    return this.shared !== null;
   }
 
   /** Reads `buf` from now on: call before next() whenever the buffer or its bytes change. */
@@ -51,10 +90,13 @@ export class CsvStops {
 
   /** The first comma, quote, CR or LF at or after `from`, or the buffer's length when there is none. */
   next(from: number): number {
+    const shared = this.shared;
+    if (shared === null) return this.nextByBytes(from);
     let i = from;
     for (;;) {
-      if (i >= this.start && i < this.end) {
-        const { offsets, count } = this;
+      if (i >= this.start && i < this.end && shared.holder === this) {
+        const { count } = this;
+        const offsets = shared.offsets;
         const target = i - this.start;
         let at = this.at;
         // The guard reads forward; a step back restarts the window's offsets.
@@ -65,16 +107,24 @@ export class CsvStops {
         i = this.end;
       }
       if (i >= this.buf.length) return this.buf.length;
-      this.fill(i);
+      this.fill(shared, i);
     }
   }
 
-  private fill(from: number): void {
+  private nextByBytes(from: number): number {
+    const buf = this.buf;
+    let i = from;
+    while (i < buf.length && STOP_BYTES[buf[i]!] === 0) i++;
+    return Math.min(i, buf.length);
+  }
+
+  private fill(shared: Classifier, from: number): void {
     const to = Math.min(this.buf.length, from + WINDOW);
     const length = to - from;
-    this.bytes.set(this.buf.subarray(from, to), 0);
-    this.bytes.fill(0, length, length + 16);
-    this.count = this.classify(0, length, OFFSETS_AT);
+    shared.bytes.set(this.buf.subarray(from, to), 0);
+    shared.bytes.fill(0, length, length + 16);
+    this.count = shared.classify(0, length, OFFSETS_AT);
+    shared.holder = this;
     this.start = from;
     this.end = to;
     this.at = 0;

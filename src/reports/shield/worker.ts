@@ -33,9 +33,6 @@ function exportTaskOf(input: unknown): ExportTask {
 export default async function rewriteShieldExportInWorker(input: unknown): Promise<ExportWorkerResult> {
   const task = exportTaskOf(input);
   const receiver = new ChunkReceiver(task.port);
-  // The summary is counted from the cells the guard reads anyway: no second pass over the body.
-  const tally = new ShieldTally();
-  const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
   let bodyBytes = 0;
   let csvBytes = 0;
   let writing: Promise<void> | undefined;
@@ -45,6 +42,9 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     csvBytes += csv.length;
   };
   try {
+    // The summary is counted from the cells the guard reads anyway: no second pass over the body.
+    const tally = new ShieldTally();
+    const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
     file = await open(task.path, 'w');
     for await (const chunk of receiver) {
       bodyBytes += chunk.length;

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvStops } from '../../../src/reports/csv/stops.js';
@@ -22,11 +24,20 @@ const bytes = (maxLength: number) =>
     )
     .map((list) => Uint8Array.from(list));
 
-describe('where the formula guard steps next', () => {
+describe.each([
+  ['16 bytes at a time (WebAssembly SIMD)', true],
+  ['byte by byte, where WebAssembly cannot run', false],
+])('where the formula guard steps next, %s', (_, simd) => {
+  const stopsOf = () => {
+    const stops = new CsvStops({ simd });
+    expect(stops.simd).toBe(simd);
+    return stops;
+  };
+
   it('finds what a byte-by-byte scan finds, from any place, forward and back', () => {
     fc.assert(
       fc.property(bytes(300), fc.array(fc.nat(320), { maxLength: 40, size: 'max' }), (buf, places) => {
-        const stops = new CsvStops();
+        const stops = stopsOf();
         stops.reset(buf);
         for (const from of places) expect(stops.next(from)).toBe(nextByBytes(buf, from));
       }),
@@ -51,7 +62,7 @@ describe('where the formula guard steps next', () => {
             random() < 1 / every ? [0x2c, 0x22, 0x0d, 0x0a][Math.floor(random() * 4)]! : 0x61,
           );
           const all = [...buf.keys()].filter((i) => STOP_BYTES.has(buf[i]!));
-          const stops = new CsvStops();
+          const stops = stopsOf();
           stops.reset(buf);
           const found: number[] = [];
           for (let i = stops.next(0); i < buf.length; i = stops.next(i + 1)) found.push(i);
@@ -66,7 +77,7 @@ describe('where the formula guard steps next', () => {
   });
 
   it('reads a new buffer after reset, not the bytes of the last one', () => {
-    const stops = new CsvStops();
+    const stops = stopsOf();
     stops.reset(Buffer.from('ab,cd'));
     expect(stops.next(0)).toBe(2);
     stops.reset(Buffer.from('abcd"e'));
@@ -78,5 +89,37 @@ describe('where the formula guard steps next', () => {
     expect(stops.next(0)).toBe(8);
     stops.reset(Buffer.from('abc'));
     expect(stops.next(0)).toBe(3);
+  });
+
+  it('steps right when guards take turns with the one classifier of their thread', () => {
+    const a = Buffer.from(`${'a'.repeat(70_000)},${'b'.repeat(10)}"`);
+    // Its first window alone overwrites every offset the first guard's window had.
+    const b = Buffer.from(`${'x\n'.repeat(40_000)}${'y'.repeat(1_000)}\r`);
+    const first = stopsOf();
+    const second = stopsOf();
+    first.reset(a);
+    second.reset(b);
+    expect([first.next(0), second.next(0), first.next(70_001), second.next(2), first.next(0)]).toEqual([
+      70_000, 1, 70_011, 3, 70_000,
+    ]);
+    expect([second.next(80_000), first.next(70_001), second.next(4)]).toEqual([81_000, 70_011, 5]);
+  });
+});
+
+describe('a guard where WebAssembly cannot run', () => {
+  it('steps byte by byte and writes the same file, under node --jitless (no WebAssembly at all)', async () => {
+    const script = [
+      "import { CsvFormulaGuard } from './src/reports/csv/guard.ts';",
+      "import { CsvStops } from './src/reports/csv/stops.ts';",
+      'const guard = new CsvFormulaGuard();',
+      `const out = Buffer.concat([guard.push(Buffer.from('a,b\\r\\n=1+1,"x,y"\\r\\n')), guard.end()]);`,
+      'process.stdout.write(JSON.stringify({ simd: new CsvStops().simd, csv: out.toString() }));',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--jitless', '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: new URL('../../..', import.meta.url) },
+    );
+    expect(JSON.parse(stdout)).toEqual({ simd: false, csv: 'a,b\r\n\'=1+1,"x,y"\r\n' });
   });
 });
