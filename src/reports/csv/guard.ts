@@ -59,6 +59,10 @@ export interface CsvGuardOptions {
   reuseOutput?: boolean;
 }
 
+/** The bytes a cell ends at or turns on: a delimiter, a quote, a line break. */
+const STOPS = new Uint8Array(256);
+for (const byte of [0x2c, 0x22, 0x0d, 0x0a]) STOPS[byte] = 1;
+
 const COMMA = 0x2c;
 const QUOTE = 0x22;
 const CR = 0x0d;
@@ -217,7 +221,8 @@ export class CsvFormulaGuard {
         state = UNQUOTED;
       }
       if (state === UNQUOTED || state === TAIL) {
-        i = stops.next(i);
+        // A stop right here (empty cells, dense input) needs no search.
+        if (i < n && STOPS[buf[i]!] === 0) i = stops.next(i);
         if (i >= n) break;
         const byte = buf[i]!;
         if (byte === COMMA) {
@@ -255,7 +260,7 @@ export class CsvFormulaGuard {
       }
       if (state === QUOTED) {
         if (!special) {
-          i = stops.next(i);
+          if (i < n && STOPS[buf[i]!] === 0) i = stops.next(i);
           if (i < n && buf[i] !== QUOTE) special = true;
         }
         if (special) {
