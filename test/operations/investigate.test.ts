@@ -78,11 +78,16 @@ describe('finding zone ids and times in an alert', () => {
 
   it('treats hostile text as text: mentions, markup and numbers too long to be ids', () => {
     const hints = findAlertHints(
-      '<!channel> <@U0BOSS> pull zone <https://evil.example|308006> pull zone 123456789012345 zone -5 zone 0x10',
+      '<!channel> <@U0BOSS> pull zone <https://evil.example|308006> pull zone 1234567890123456 zone -5 zone 0x10 pull zone 0 zone 000',
       now,
     );
     expect(hints.pullZoneIds).toEqual([]);
     expect(hints.shieldZoneIds).toEqual([]);
+    // Up to 15 digits, as commands, forms and pickers read ids.
+    expect(findAlertHints('pull zone 123456789012345 and shield zone 12345678901', now)).toMatchObject({
+      pullZoneIds: [123_456_789_012_345],
+      shieldZoneIds: [12_345_678_901],
+    });
   });
 
   it('reads only the start of a very long message, with bounded results', () => {

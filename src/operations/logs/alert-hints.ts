@@ -24,9 +24,9 @@ export interface AlertHints {
 }
 
 // "pull zone 308006", "pullzone=308006", "pull_zone_id: 308006", "PullZoneId 308006", "pull-zone #308006".
-const PULL_ZONE = /\bpull[ _-]?zone(?:[ _-]?id)?s?[ \t]{0,8}(?:[:=#][ \t]{0,8})?(\d{1,10})\b/gi;
+const PULL_ZONE = /\bpull[ _-]?zone(?:[ _-]?id)?s?[ \t]{0,8}(?:[:=#][ \t]{0,8})?(\d{1,15})\b/gi;
 // "shield zone 5101", "shield_zone_id=5101", and a bare "zone 5101" that no "pull" comes before.
-const SHIELD_ZONE = /\b(?:shield[ _-]?)?zone(?:[ _-]?id)?s?[ \t]{0,8}(?:[:=#][ \t]{0,8})?(\d{1,10})\b/gi;
+const SHIELD_ZONE = /\b(?:shield[ _-]?)?zone(?:[ _-]?id)?s?[ \t]{0,8}(?:[:=#][ \t]{0,8})?(\d{1,15})\b/gi;
 // "2026-11-21T14:05:00Z", "2026-11-21 14:05:00.123+01:00", "2026-11-21 14:05 UTC".
 const ISO_TIME =
   /\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(?:[ \t]?(Z|UTC|GMT|[+-]\d{2}:?\d{2}))?/gi;
@@ -41,6 +41,12 @@ function pushUnique(list: number[], value: number, max: number): void {
   if (list.length < max && !list.includes(value)) list.push(value);
 }
 
+/** An id as every reader takes it (PLATFORM_ID_DIGITS: up to 15 digits), and positive. */
+function pushId(list: number[], digits: string): void {
+  const id = Number(digits);
+  if (id > 0) pushUnique(list, id, MAX_IDS);
+}
+
 /** The zone ids and times an alert's text names, at most a few of each. */
 export function findAlertHints(text: string, now: number): AlertHints {
   const scanned = text.slice(0, MAX_SCANNED);
@@ -48,12 +54,12 @@ export function findAlertHints(text: string, now: number): AlertHints {
   const pullSpans: Span[] = [];
   for (const match of scanned.matchAll(PULL_ZONE)) {
     pullSpans.push([match.index, match.index + match[0].length]);
-    pushUnique(hints.pullZoneIds, Number(match[1]), MAX_IDS);
+    pushId(hints.pullZoneIds, match[1]!);
   }
   for (const match of scanned.matchAll(SHIELD_ZONE)) {
     // The "zone 308006" inside "pull zone 308006" is the pull zone's.
     if (inside(match.index, pullSpans)) continue;
-    pushUnique(hints.shieldZoneIds, Number(match[1]), MAX_IDS);
+    pushId(hints.shieldZoneIds, match[1]!);
   }
   const keep = (ms: number) => {
     if (ms <= now + SKEW_MS && ms >= now - OLDEST_MS) pushUnique(hints.times, ms, MAX_TIMES);
