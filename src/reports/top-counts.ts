@@ -113,25 +113,34 @@ export class SpaceSavingCounter {
   }
 }
 
-/** Label values longer than this are counted by their first characters and "…" (BoundedTally). */
+/** Label values longer than this are counted by their first characters (BoundedTally). */
 export const LABEL_KEPT_LENGTH = 256;
 
-/** A label value as counted: whole, or cut to `max` characters (not inside a surrogate pair) and marked. */
-function labelKey(value: string, max: number): string {
-  if (value.length <= max) return value;
+/** The first `max` characters of a value, not ending inside a surrogate pair. */
+function labelStart(value: string, max: number): string {
   const code = value.charCodeAt(max - 1);
-  return `${value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)}…`;
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/** A label value and its count; `cut` when only its first characters were kept, shown with "…". */
+export interface LabelCount {
+  key: string;
+  count: number;
+  cut?: true;
 }
 
 /**
  * Exact counts for label values (status, error code, server zone), which the platform keeps to
  * a handful; past `capacity` distinct values the rest are summed under `overflowKey`. A value
- * over `maxKeyLength` characters is counted cut, marked with "…", so that a hostile upstream's
- * long values cannot hold more than capacity × that length.
+ * over `maxKeyLength` characters is counted by its first ones, apart from whole values (a real
+ * value may end in "…"), so that a hostile upstream's long values cannot hold more than
+ * capacity × that length.
  */
 export class BoundedTally {
   /** Each value's count, in a box: counting one more finds it once. */
   private readonly counts = new Map<string, { count: number }>();
+  /** Values over maxKeyLength, by their first characters. */
+  private readonly cutCounts = new Map<string, { count: number }>();
 
   constructor(
     private readonly capacity: number,
@@ -140,10 +149,12 @@ export class BoundedTally {
   ) {}
 
   add(value: string): void {
-    const key = value.length > this.maxKeyLength ? labelKey(value, this.maxKeyLength) : value;
-    const counted = this.counts.get(key);
+    const cut = value.length > this.maxKeyLength;
+    const counts = cut ? this.cutCounts : this.counts;
+    const key = cut ? labelStart(value, this.maxKeyLength) : value;
+    const counted = counts.get(key);
     if (counted !== undefined) counted.count++;
-    else if (this.counts.size < this.capacity) this.counts.set(kept(key), { count: 1 });
+    else if (this.counts.size + this.cutCounts.size < this.capacity) counts.set(kept(key), { count: 1 });
     else {
       const other = this.counts.get(this.overflowKey);
       if (other !== undefined) other.count++;
@@ -152,18 +163,25 @@ export class BoundedTally {
   }
 
   /**
-   * The count that `add(key)` adds one to: the key's own, or the overflow's once the key went
-   * there. Only after an add of the key; it stays valid, since nothing is ever removed.
+   * The count that `add(value)` adds one to: the value's own, or the overflow's once it went
+   * there. Only after an add of the value; it stays valid, since nothing is ever removed.
    */
   counter(value: string): { count: number } {
-    const key = value.length > this.maxKeyLength ? labelKey(value, this.maxKeyLength) : value;
-    return (this.counts.get(key) ?? this.counts.get(this.overflowKey))!;
+    const counted =
+      value.length > this.maxKeyLength
+        ? this.cutCounts.get(labelStart(value, this.maxKeyLength))
+        : this.counts.get(value);
+    return (counted ?? this.counts.get(this.overflowKey))!;
   }
 
-  /** Most counted first, ties by key. */
-  sorted(): { key: string; count: number }[] {
-    return [...this.counts]
-      .map(([key, { count }]) => ({ key, count }))
-      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  /** Most counted first, ties by key (a whole value before a cut one); a value counted cut is shown with "…". */
+  sorted(): LabelCount[] {
+    const whole = [...this.counts].map(([key, { count }]): LabelCount => ({ key, count }));
+    const cut = [...this.cutCounts].map(
+      ([key, { count }]): LabelCount => ({ key: `${key}…`, count, cut: true }),
+    );
+    return [...whole, ...cut].sort(
+      (a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : a.cut ? 1 : b.cut ? -1 : 0),
+    );
   }
 }

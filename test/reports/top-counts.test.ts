@@ -64,19 +64,29 @@ describe('counting label values', () => {
     ]);
   });
 
-  it('counts a long value by its first characters, marked, so long values cannot take the memory', () => {
+  it('counts a long value by its first characters, apart and marked, so long values cannot take the memory', () => {
     const tally = new BoundedTally(200);
     const long = 'z'.repeat(LABEL_KEPT_LENGTH - 1);
-    // 😀 is two UTF-16 units: the cut does not split it.
-    for (const value of [`${long}a-1`, `${long}a-2`, `${long}😀tail`, 'CA', 'x'.repeat(LABEL_KEPT_LENGTH)])
+    // 😀 is two UTF-16 units: the cut does not split it, and keeps 255 characters. `${long}…` is a
+    // real value of 256 characters, kept whole: not the value cut to the same characters.
+    for (const value of [
+      `${long}a-1`,
+      `${long}a-2`,
+      `${long}…`,
+      `${long}😀tail`,
+      'CA',
+      'x'.repeat(LABEL_KEPT_LENGTH),
+    ])
       tally.add(value);
     expect(tally.sorted()).toEqual([
-      { key: `${long}a…`, count: 2 },
+      { key: `${long}a…`, count: 2, cut: true },
       { key: 'CA', count: 1 },
       { key: 'x'.repeat(LABEL_KEPT_LENGTH), count: 1 },
       { key: `${long}…`, count: 1 },
+      { key: `${long}…`, count: 1, cut: true },
     ]);
     expect(tally.counter(`${long}a-3`).count).toBe(2);
+    expect(tally.counter(`${long}…`).count).toBe(1);
     const huge = new BoundedTally(200);
     for (let i = 0; i < 1_000; i++) huge.add(`${i}:${'y'.repeat(100_000)}`);
     expect(huge.sorted().reduce((chars, { key }) => chars + key.length, 0)).toBeLessThanOrEqual(

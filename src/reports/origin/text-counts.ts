@@ -163,8 +163,8 @@ export class OriginTextCounts implements TextCounter {
         urlsEvicted: comparison.urls.evicted,
       })),
       labelsSeen: {
-        errorCodes: this.codesSeen.sorted().map(({ key }) => key),
-        serverZones: this.zonesSeen.sorted().map(({ key }) => key),
+        errorCodes: this.codesSeen.sorted().flatMap(({ key, cut }) => (cut ? [] : [key])),
+        serverZones: this.zonesSeen.sorted().flatMap(({ key, cut }) => (cut ? [] : [key])),
       },
     };
   }

@@ -563,7 +563,11 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
       ...(reader as unknown as { platform: { labels: Map<string, unknown> } }).platform.labels.keys(),
     ];
     expect(kept.map((text) => text.length <= 256)).toEqual([true]);
-    expect(tally.counts()).toMatchObject({ total: 2 });
+    const counts = tally.counts();
+    expect(counts).toMatchObject({ total: 2 });
+    // Counted by its first 256 characters, marked; never offered as a "did you mean" it cannot match.
+    expect(counts.byServerZone.map(({ zone }) => zone)).toEqual(['DE', `Z${'x'.repeat(255)}…`]);
+    expect(counts.labelsSeen.serverZones).toEqual(['DE']);
   });
 
   it('reads escapes of every kind in the fields it takes', () => {
