@@ -39,8 +39,17 @@ export function moduleText(path, bytes) {
 
 export const targetOf = (path) => path.replace(/\.wat$/, '-wasm.ts');
 
+/** The URL of the script node was asked to run, its real path: undefined when it names no file. */
+function invokedUrl() {
+  try {
+    return pathToFileURL(realpathSync(process.argv[1] ?? '')).href;
+  } catch {
+    return undefined;
+  }
+}
+
 // Run as a script (not imported): compared as URLs, so that a path with spaces or a symlink still counts.
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+if (import.meta.url === invokedUrl()) {
   const check = process.argv.includes('--check');
   let stale = 0;
   for (const path of SOURCES) {

@@ -140,12 +140,20 @@ export class CsvFormulaGuard {
 
   /** The rewritten bytes of the records this chunk completed. */
   push(chunk: Buffer): Buffer {
-    return this.scan(chunk, false);
+    try {
+      return this.scan(chunk, false);
+    } finally {
+      this.stops.release();
+    }
   }
 
   /** The last record's bytes; throws CsvShapeError when the body ended inside a quoted cell. */
   end(): Buffer {
-    return this.scan(Buffer.alloc(0), true);
+    try {
+      return this.scan(Buffer.alloc(0), true);
+    } finally {
+      this.stops.release();
+    }
   }
 
   /** The chunk, after the carried cell when there is one. */

@@ -59,6 +59,8 @@ function newClassifier(): Classifier | null {
   }
 }
 
+const NOTHING = new Uint8Array(0);
+
 /** The four bytes a CSV's structure is made of, for the byte-by-byte way. */
 const STOP_BYTES = new Uint8Array(256);
 for (const byte of [0x2c, 0x22, 0x0d, 0x0a]) STOP_BYTES[byte] = 1;
@@ -86,6 +88,14 @@ export class CsvStops {
   reset(buf: Uint8Array): void {
     this.buf = buf;
     this.start = this.end = this.count = this.at = 0;
+  }
+
+  /**
+   * Lets the buffer go (the thread's classifier remembers this object): call when a scan ends,
+   * so that a guard's carried cell (megabytes at most) is not kept alive by the last one to scan.
+   */
+  release(): void {
+    this.reset(NOTHING);
   }
 
   /** The first comma, quote, CR or LF at or after `from`, or the buffer's length when there is none. */

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
 import { CsvStops } from '../../../src/reports/csv/stops.js';
 
 const STOP_BYTES = new Set([0x2c, 0x22, 0x0d, 0x0a]);
@@ -89,6 +90,8 @@ describe.each([
     expect(stops.next(0)).toBe(8);
     stops.reset(Buffer.from('abc'));
     expect(stops.next(0)).toBe(3);
+    stops.release();
+    expect(stops.next(0)).toBe(0);
   });
 
   it('steps right when guards take turns with the one classifier of their thread', () => {
@@ -103,6 +106,21 @@ describe.each([
       70_000, 1, 70_011, 3, 70_000,
     ]);
     expect([second.next(80_000), first.next(70_001), second.next(4)]).toEqual([81_000, 70_011, 5]);
+  });
+});
+
+describe('the thread’s one classifier', () => {
+  it('keeps no guard’s bytes once its scan ended: not a carried cell, not after an error', () => {
+    const held = (guard: CsvFormulaGuard) =>
+      (guard as unknown as { stops: { buf: Uint8Array } }).stops.buf.length;
+    const guard = new CsvFormulaGuard();
+    guard.push(Buffer.from(`a,b\r\n${'x'.repeat(100_000)}`));
+    expect(held(guard)).toBe(0);
+    guard.end();
+    expect(held(guard)).toBe(0);
+    const refused = new CsvFormulaGuard();
+    expect(() => refused.push(Buffer.from(`a,b\r\nx"y${'z'.repeat(70_000)}`))).toThrow(CsvShapeError);
+    expect(held(refused)).toBe(0);
   });
 });
 
