@@ -168,8 +168,10 @@ describe('the formula guard of the Shield export', () => {
         fc.array(fc.nat(), { maxLength: 8 }),
         (parts, at) => {
           const records = parts.map((part) => (/[\r\n]$/.test(part) || part === '' ? part : `${part}\r\n`));
-          let text = records.join('');
-          while (text.length < 200 * 1024) text += records.join('');
+          // Records that are all empty repeat to nothing: a record of one cell stands in.
+          const unit = records.join('') || 'a\r\n';
+          let text = unit;
+          while (text.length < 200 * 1024) text += unit;
           expectSameAsOracle(Buffer.from(text), at, true);
         },
       ),
