@@ -25,7 +25,7 @@ import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
-import { CsvStops } from './stops.js';
+import { CsvStops, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 
@@ -58,10 +58,6 @@ export interface CsvGuardOptions {
    */
   reuseOutput?: boolean;
 }
-
-/** The bytes a cell ends at or turns on: a delimiter, a quote, a line break. */
-const STOPS = new Uint8Array(256);
-for (const byte of [0x2c, 0x22, 0x0d, 0x0a]) STOPS[byte] = 1;
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
@@ -230,7 +226,7 @@ export class CsvFormulaGuard {
       }
       if (state === UNQUOTED || state === TAIL) {
         // A stop right here (empty cells, dense input) needs no search.
-        if (i < n && STOPS[buf[i]!] === 0) i = stops.next(i);
+        if (i < n && STOP_BYTES[buf[i]!] === 0) i = stops.next(i);
         if (i >= n) break;
         const byte = buf[i]!;
         if (byte === COMMA) {
@@ -268,7 +264,7 @@ export class CsvFormulaGuard {
       }
       if (state === QUOTED) {
         if (!special) {
-          if (i < n && STOPS[buf[i]!] === 0) i = stops.next(i);
+          if (i < n && STOP_BYTES[buf[i]!] === 0) i = stops.next(i);
           if (i < n && buf[i] !== QUOTE) special = true;
         }
         if (special) {
