@@ -37,49 +37,58 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 const daysIn = (year: number, month: number) =>
   month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
-/** The day of the last date read, so that a day of events reads its date once. */
-class DayCache {
-  readonly bytes = new Uint8Array(10);
+/** The minute of the last time read (`YYYY-MM-DDTHH:MM`), so that a minute of events reads its date and hour once. */
+class MinuteCache {
+  readonly bytes = new Uint8Array(16);
+  /** Start of that minute, Unix ms; NaN until a time was read. */
   ms = Number.NaN;
 }
 
 /** Start of the day `YYYY-MM-DD` at buf[at…], in Unix ms, or NaN. */
-function dayMs(buf: Uint8Array, at: number, cache: DayCache | undefined): number {
+function dayMs(buf: Uint8Array, at: number): number {
+  if (buf[at + 4] !== 0x2d || buf[at + 7] !== 0x2d) return Number.NaN;
+  const year = digits(buf, at, 4);
+  const month = digits(buf, at + 5, 2);
+  const day = digits(buf, at + 8, 2);
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month))) return Number.NaN;
+  return daysFromCivil(year, month, day) * DAY_MS;
+}
+
+/** Start of the minute `YYYY-MM-DD[T ]HH:MM` at buf[at…] (its 16 bytes are there), in Unix ms, or NaN. */
+function minuteMs(buf: Uint8Array, at: number, cache: MinuteCache | undefined): number {
   if (cache && !Number.isNaN(cache.ms)) {
     const { bytes } = cache;
     let same = true;
-    for (let i = 0; i < 10; i++)
+    for (let i = 15; i >= 0; i--)
       if (bytes[i] !== buf[at + i]) {
         same = false;
         break;
       }
     if (same) return cache.ms;
   }
-  if (buf[at + 4] !== 0x2d || buf[at + 7] !== 0x2d) return Number.NaN;
-  const year = digits(buf, at, 4);
-  const month = digits(buf, at + 5, 2);
-  const day = digits(buf, at + 8, 2);
-  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month))) return Number.NaN;
-  const ms = daysFromCivil(year, month, day) * DAY_MS;
+  if (buf[at + 13] !== 0x3a) return Number.NaN;
+  const separator = buf[at + 10];
+  if (separator !== 0x54 && separator !== 0x20 && separator !== 0x74) return Number.NaN;
+  const date = dayMs(buf, at);
+  const hour = digits(buf, at + 11, 2);
+  const minute = digits(buf, at + 14, 2);
+  if (!(hour <= 23 && minute <= 59) || Number.isNaN(date)) return Number.NaN;
+  const ms = date + (hour * 60 + minute) * 60_000;
   if (cache) {
-    for (let i = 0; i < 10; i++) cache.bytes[i] = buf[at + i]!;
+    for (let i = 0; i < 16; i++) cache.bytes[i] = buf[at + i]!;
     cache.ms = ms;
   }
   return ms;
 }
 
 /** `YYYY-MM-DD[T ]HH:MM:SS[.fff…][Z|±HH:MM|±HHMM]`, or NaN. */
-function isoTime(buf: Uint8Array, from: number, to: number, cache?: DayCache): number {
+function isoTime(buf: Uint8Array, from: number, to: number, cache?: MinuteCache): number {
   if (to - from < 19) return Number.NaN;
   const at = from;
-  if (buf[at + 13] !== 0x3a || buf[at + 16] !== 0x3a) return Number.NaN;
-  const separator = buf[at + 10];
-  if (separator !== 0x54 && separator !== 0x20 && separator !== 0x74) return Number.NaN;
-  const date = dayMs(buf, at, cache);
-  const hour = digits(buf, at + 11, 2);
-  const minute = digits(buf, at + 14, 2);
+  if (buf[at + 16] !== 0x3a) return Number.NaN;
+  const minute = minuteMs(buf, at, cache);
   const second = digits(buf, at + 17, 2);
-  if (!(hour <= 23 && minute <= 59 && second <= 59) || Number.isNaN(date)) return Number.NaN;
+  if (!(second <= 59) || Number.isNaN(minute)) return Number.NaN;
   let i = at + 19;
   let millis = 0;
   if (i < to && buf[i] === 0x2e) {
@@ -108,7 +117,7 @@ function isoTime(buf: Uint8Array, from: number, to: number, cache?: DayCache): n
     } else return Number.NaN;
   }
   if (i !== to) return Number.NaN;
-  return date + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
+  return minute + (second - offsetMinutes * 60) * 1000 + millis;
 }
 
 /** Unix time in seconds or milliseconds, from digits only. */
@@ -121,7 +130,7 @@ function unixTime(buf: Uint8Array, from: number, to: number): number {
 const inRange = (ms: number) => (Math.abs(ms) <= MAX_TIME_MS ? ms : Number.NaN);
 
 /** The instant (Unix ms) a cell's bytes name, or NaN when they name none. */
-export function eventTimeOfBytes(buf: Uint8Array, from: number, to: number, cache?: DayCache): number {
+export function eventTimeOfBytes(buf: Uint8Array, from: number, to: number, cache?: MinuteCache): number {
   if (from >= to) return Number.NaN;
   const iso = isoTime(buf, from, to, cache);
   if (!Number.isNaN(iso)) return inRange(iso);
@@ -132,9 +141,9 @@ export function eventTimeOfBytes(buf: Uint8Array, from: number, to: number, cach
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 
-/** Reads the times of one export's cells: the date of consecutive events is read once. */
+/** Reads the times of one export's cells: the date, hour and minute of consecutive events are read once. */
 export class EventTimeReader {
-  private readonly cache = new DayCache();
+  private readonly cache = new MinuteCache();
 
   ofBytes(buf: Uint8Array, from: number, to: number): number {
     return eventTimeOfBytes(buf, from, to, this.cache);

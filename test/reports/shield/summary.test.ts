@@ -3,7 +3,11 @@ import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvFormulaGuard } from '../../../src/reports/csv/guard.js';
-import { eventTimeOfBytes, eventTimeOfText } from '../../../src/reports/shield/event-time.js';
+import {
+  EventTimeReader,
+  eventTimeOfBytes,
+  eventTimeOfText,
+} from '../../../src/reports/shield/event-time.js';
 import {
   IP_TRACK_CAPACITY,
   LABEL_CAPACITY,
@@ -299,6 +303,56 @@ describe("an event's time from its cell", () => {
   ])('reads %s as no time', (text) => {
     expect(bytes(text)).toBeNaN();
     expect(eventTimeOfText(text)).toBeNaN();
+  });
+
+  it('reads a run of cells as it reads each alone, where their minutes repeat or nearly do', () => {
+    // The reader keeps the last minute read: cells sharing it, or sharing all but a byte of it,
+    // with any seconds, fraction and offset after it, good or not.
+    const minutes = [
+      '2026-11-21T14:05',
+      '2026-11-21 14:05',
+      '2026-11-21T14:06',
+      '2026-11-22T14:05',
+      '2026-02-30T14:05',
+      '2026-11-21T24:05',
+      '2026-11-21T14:5:',
+    ];
+    const tails = [
+      ':07Z',
+      ':07.25Z',
+      ':59+02:00',
+      ':60Z',
+      ':07-0130',
+      ':07',
+      ':7Z',
+      '07Z',
+      ':07.Z',
+      ':07Zx',
+      ':07+24:00',
+      '',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...minutes), fc.constantFrom(...tails)), {
+          minLength: 1,
+          maxLength: 30,
+        }),
+        (cells) => {
+          const reader = new EventTimeReader();
+          const body = Buffer.from(cells.map(([minute, tail]) => `${minute}${tail}`).join(','));
+          let from = 0;
+          for (const [minute, tail] of cells) {
+            const to = from + Buffer.byteLength(minute + tail);
+            const expected = eventTimeOfText(minute + tail);
+            const read = reader.ofBytes(body, from, to);
+            if (Number.isNaN(expected)) expect(read).toBeNaN();
+            else expect(read).toBe(expected);
+            from = to + 1;
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('reads every ISO instant a Date can represent as Date.parse does', () => {
