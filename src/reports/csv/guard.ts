@@ -1,8 +1,11 @@
 /**
  * The Shield export's formula guard at disk speed: one pass over the platform's CSV bytes that
  * tracks RFC 4180 quoting, finds where each cell starts, and writes the file the product's CSV
- * rule (csv/safety.ts) asks for, without building records or strings. It steps from one comma,
- * quote or line break to the next as SIMD code finds them (stops.ts), never through a cell's bytes.
+ * rule (csv/safety.ts) asks for, without building records or strings. Past the first record, SIMD
+ * code finds the cells of a window's records at a time (stops.ts: records) and the guard only
+ * writes the cells that change and hands over the named ones; what that code leaves (malformed
+ * CSV, empty lines, a NUL after a quote) the guard reads itself, stepping from one comma, quote or
+ * line break to the next as SIMD code finds them, never through a cell's bytes.
  *
  * It writes byte for byte what csv-parse → neutraliseFormula → csv-stringify writes with the
  * export's options (bom, relax_column_count, skip_empty_lines; safeCsvOptions): the BOM dropped,
@@ -25,7 +28,7 @@ import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
-import { CsvStops, STOP_BYTES } from './stops.js';
+import { CsvStops, RECORD_END, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 
@@ -87,6 +90,16 @@ for (const byte of [0x3d, 0x2b, 0x2d, 0x40, 0x09, CR, 0xef]) LEADS[byte] = 1;
 
 /** Copies shorter than this are done byte by byte: Buffer#copy costs a view per call. */
 const SHORT_COPY = 32;
+// The flags of a cell found by records() (stops.wat).
+const CELL_QUOTED = 1;
+const CELL_DOUBLED = 2;
+/** Written otherwise than it came: it may start a formula, or its quotes come or go (endCell decides). */
+const CELL_REWRITTEN = 4;
+/** Holds a comma, quote or line break (bare: a line break). */
+const CELL_SPECIAL = 8;
+
+/** Most records read here, one by one, after the SIMD reading of records found none it could read. */
+const MOST_RECORDS_BETWEEN_TRIES = 64;
 
 /**
  * Push the body's chunks in, get the rewritten CSV out: each call returns the bytes of every
@@ -120,6 +133,13 @@ export class CsvFormulaGuard {
 
   /** Where the next comma, quote or line break is, so that the bytes between are skipped, not read. */
   private readonly stops: CsvStops;
+  // Records read by SIMD code (recordsOfWindow): how many to read here before trying again, and how
+  // many after the next try that reads none (doubling, so that input it cannot read costs little).
+  private readonly whole: boolean;
+  private wait = 0;
+  private backoff = 1;
+  /** Records whose cells SIMD code found (for tests and benchmarks); scan() read the others. */
+  recordsBySimd = 0;
   private readonly outputs: Buffer[] | undefined;
   private turn = 0;
   // The output of the chunk being scanned.
@@ -132,6 +152,7 @@ export class CsvFormulaGuard {
     this.columns = options.cells ?? (options.columns && new ColumnReader(options.columns));
     this.outputs = options.reuseOutput ? [Buffer.alloc(0), Buffer.alloc(0)] : undefined;
     this.stops = new CsvStops(options.simd === false ? { simd: false } : {});
+    this.whole = this.stops.simd;
   }
 
   /** The rewritten bytes of the records this chunk completed. */
@@ -216,6 +237,19 @@ export class CsvFormulaGuard {
     for (;;) {
       if (state === START) {
         if (i >= n) break;
+        if (i === recordStart && this.whole && this.cellIndex === 0 && this.recordBytes === 0) {
+          if (this.wait > 0) this.wait--;
+          else if (this.delimiter !== UNKNOWN) {
+            const read = this.recordsOfWindow(buf, i);
+            // The record after them needs this loop; one found none: wait longer before the next try.
+            this.wait = read > i ? 1 : this.backoff;
+            this.backoff = read > i ? 1 : Math.min(2 * this.backoff, MOST_RECORDS_BETWEEN_TRIES);
+            if (read > i) {
+              i = cellStart = recordStart = read;
+              continue;
+            }
+          }
+        }
         if (buf[i] === QUOTE) {
           state = QUOTED;
           this.doubled = false;
@@ -340,6 +374,61 @@ export class CsvFormulaGuard {
     const out = this.out.subarray(0, this.outAt);
     // csv-parse decodes every cell as UTF-8, turning what is not UTF-8 into U+FFFD; so do we.
     return isUtf8(out) ? out : Buffer.from(out.toString('utf8'));
+  }
+
+  /**
+   * The records from `from` (a record's start) whose cells SIMD code found (stops.ts: records):
+   * cells that need nothing are handed over and left in place, the others written by endCell.
+   * Returns where the first record it did not read starts; that one (malformed, a NUL after a
+   * closing quote, an empty line, or cut by the window's end) is read by scan().
+   */
+  private recordsOfWindow(buf: Buffer, from: number): number {
+    const stops = this.stops;
+    const end = stops.records(from, this.delimiter);
+    if (end === from) return from;
+    const entries = stops.entries;
+    const base = stops.windowStart;
+    const count = entries[0]!;
+    const columns = this.columns;
+    const delimiterLength = this.delimiter === DELIMITER_CRLF ? 2 : 1;
+    let cellStart = from;
+    let recordStart = from;
+    let cellEnd = from;
+    for (let k = 1; k <= count; k++) {
+      const entry = entries[k]!;
+      if (entry === RECORD_END) {
+        this.endRecord(buf, cellEnd, delimiterLength, recordStart);
+        this.recordsBySimd++;
+        cellStart = recordStart = cellEnd + delimiterLength;
+        continue;
+      }
+      cellEnd = base + (entry >>> 4);
+      if ((entry & CELL_REWRITTEN) !== 0) {
+        const quoted = (entry & CELL_QUOTED) !== 0;
+        this.closeAt = cellEnd - 1 - cellStart;
+        this.doubled = (entry & CELL_DOUBLED) !== 0;
+        this.endCell(buf, cellStart, cellEnd, quoted ? AFTER_CLOSE : UNQUOTED, (entry & CELL_SPECIAL) !== 0);
+      } else {
+        if (columns?.wants(this.cellIndex) === true) {
+          if ((entry & CELL_QUOTED) === 0)
+            columns.cell(buf, this.cellIndex, false, false, cellStart, cellEnd, cellEnd, cellEnd);
+          else
+            columns.cell(
+              buf,
+              this.cellIndex,
+              (entry & CELL_DOUBLED) !== 0,
+              false,
+              cellStart + 1,
+              cellEnd - 1,
+              cellEnd,
+              cellEnd,
+            );
+        }
+        this.cellIndex++;
+      }
+      cellStart = cellEnd + 1;
+    }
+    return end;
   }
 
   /**

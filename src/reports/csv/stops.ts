@@ -2,8 +2,10 @@
  * The formula guard's way through a CSV: where the next comma, quote or line break is. The
  * bytes are classified 16 at a time by a WebAssembly SIMD function (stops.wat) over a window of
  * the buffer, and the guard's JavaScript steps from one offset to the next: a cell costs a few
- * steps, not one per byte. Where WebAssembly cannot run (`--jitless`, an address-space limit too
- * small for its memory), the same steps are taken byte by byte in JavaScript.
+ * steps, not one per byte. Most records need no steps at all: records() finds the cells of every
+ * record of the window that reads as CSV should, with what the guard must rewrite flagged. Where
+ * WebAssembly cannot run (`--jitless`, an address-space limit too small for its memory), the
+ * same steps are taken byte by byte in JavaScript.
  *
  * One WebAssembly instance serves every guard of a thread (V8 reserves gigabytes of address
  * space for each memory): a guard's scan runs to its end without yielding, and a guard whose
@@ -11,13 +13,23 @@
  */
 import { wasmBytes } from './stops-wasm.js';
 
-/** Bytes classified per call; the memory holds the window, 16 bytes of padding and an offset per byte. */
+/** Bytes read per window; the memory holds the window, 16 bytes of padding and an offset per byte. */
 const WINDOW = 64 * 1024;
 const OFFSETS_AT = WINDOW + 16;
+/** Where `records` writes its count and entries (stops.wat): page 6 on, room for two per window byte. */
+const RECORDS_AT = 6 * 64 * 1024;
+/** Bytes classified at a time (a multiple of 16): the guard reads most records whole (records()), not by their stops. */
+const CLASSIFIED = 2 * 1024;
+/** A window that ends closer than this to a record's start is filled again from there before records(). */
+const RECORDS_AHEAD = 4 * 1024;
+
+/** An entry of records() that ends a record; any other is a cell's end × 4, + 1 quoted, + 2 with a doubled quote. */
+export const RECORD_END = 0xffff_ffff;
 
 interface StopsExports {
   memory: { buffer: ArrayBuffer };
   stops(from: number, to: number, out: number): number;
+  records(from: number, to: number, kind: number, out: number): number;
 }
 
 /** What this file uses of WebAssembly: Node has it all, the project's type libraries (no DOM) do not declare it. */
@@ -30,7 +42,10 @@ interface WebAssemblyApi {
 interface Classifier {
   bytes: Uint8Array;
   offsets: Uint32Array;
+  /** What records() wrote: its count, then its entries. */
+  entries: Uint32Array;
   classify: StopsExports['stops'];
+  records: StopsExports['records'];
   holder: CsvStops | undefined;
 }
 
@@ -50,7 +65,9 @@ function newClassifier(): Classifier | null {
     return {
       bytes: new Uint8Array(exports.memory.buffer),
       offsets: new Uint32Array(exports.memory.buffer, OFFSETS_AT, WINDOW),
+      entries: new Uint32Array(exports.memory.buffer, RECORDS_AT, 2 * WINDOW + 1),
       classify: exports.stops,
+      records: exports.records,
       holder: undefined,
     };
   } catch {
@@ -60,6 +77,7 @@ function newClassifier(): Classifier | null {
 }
 
 const NOTHING = new Uint8Array(0);
+const NO_ENTRIES = new Uint32Array(1);
 
 /** The four bytes a CSV's structure is made of: 1 at a comma, a quote, a CR or an LF. */
 export const STOP_BYTES = new Uint8Array(256);
@@ -68,9 +86,12 @@ for (const byte of [0x2c, 0x22, 0x0d, 0x0a]) STOP_BYTES[byte] = 1;
 export class CsvStops {
   private readonly shared: Classifier | null;
   private buf: Uint8Array = new Uint8Array(0);
-  // The window classified last: [start, end) of `buf`, its `count` offsets, and the next to read.
+  // The window in the classifier's memory, [start, end) of `buf`; the part of it classified last,
+  // its `count` offsets (from `classifiedFrom`), and the next to read.
   private start = 0;
   private end = 0;
+  private classifiedFrom = 0;
+  private classifiedTo = 0;
   private count = 0;
   private at = 0;
 
@@ -87,7 +108,7 @@ export class CsvStops {
   /** Reads `buf` from now on: call before next() whenever the buffer or its bytes change. */
   reset(buf: Uint8Array): void {
     this.buf = buf;
-    this.start = this.end = this.count = this.at = 0;
+    this.start = this.end = this.classifiedFrom = this.classifiedTo = this.count = this.at = 0;
   }
 
   /**
@@ -104,21 +125,50 @@ export class CsvStops {
     if (shared === null) return this.nextByBytes(from);
     let i = from;
     for (;;) {
-      if (i >= this.start && i < this.end && shared.holder === this) {
+      if (i >= this.classifiedFrom && i < this.classifiedTo && shared.holder === this) {
         const { count } = this;
         const offsets = shared.offsets;
-        const target = i - this.start;
+        const target = i - this.classifiedFrom;
         let at = this.at;
-        // The guard reads forward; a step back restarts the window's offsets.
+        // The guard reads forward; a step back restarts the offsets.
         if (at > 0 && offsets[at - 1]! >= target) at = 0;
         while (at < count && offsets[at]! < target) at++;
         this.at = at;
-        if (at < count) return this.start + offsets[at]!;
-        i = this.end;
+        if (at < count) return this.classifiedFrom + offsets[at]!;
+        i = this.classifiedTo;
       }
       if (i >= this.buf.length) return this.buf.length;
-      this.fill(shared, i);
+      if (shared.holder !== this || i < this.start || i >= this.end) this.fill(shared, i);
+      this.classify(shared, i);
     }
+  }
+
+  /**
+   * Reads, from `from` (where a record starts), the records the formula guard writes as they are
+   * (stops.wat: records), with `delimiter` their record delimiter (1 CRLF, 2 LF, 3 CR): returns
+   * where the first record it did not read starts (`from` when none, and always without SIMD).
+   * `entries` then holds their count and entries, whose offsets count from `windowStart`.
+   */
+  records(from: number, delimiter: number): number {
+    const shared = this.shared;
+    if (shared === null) return from;
+    if (
+      shared.holder !== this ||
+      from < this.start ||
+      (from + RECORDS_AHEAD > this.end && this.end < this.buf.length)
+    )
+      this.fill(shared, from);
+    return this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT);
+  }
+
+  /** records()' count (at 0) and entries (from 1): valid until the next call on this thread. */
+  get entries(): Uint32Array {
+    return this.shared?.entries ?? NO_ENTRIES;
+  }
+
+  /** Where the window records() read starts in the buffer. */
+  get windowStart(): number {
+    return this.start;
   }
 
   private nextByBytes(from: number): number {
@@ -128,15 +178,27 @@ export class CsvStops {
     return Math.min(i, buf.length);
   }
 
+  /** Copies the window from `from` into the classifier's memory; none of it is classified yet. */
   private fill(shared: Classifier, from: number): void {
     const to = Math.min(this.buf.length, from + WINDOW);
     const length = to - from;
     shared.bytes.set(this.buf.subarray(from, to), 0);
     shared.bytes.fill(0, length, length + 16);
-    this.count = shared.classify(0, length, OFFSETS_AT);
     shared.holder = this;
     this.start = from;
     this.end = to;
+    this.classifiedFrom = this.classifiedTo = 0;
+  }
+
+  /**
+   * Finds the stops of the window's next CLASSIFIED bytes from `from` (where records() read all,
+   * the guard needs none). A whole number of 16-byte blocks is read, the padding past the window's end being zeros.
+   */
+  private classify(shared: Classifier, from: number): void {
+    const to = Math.min(this.end, from + CLASSIFIED);
+    this.count = shared.classify(from - this.start, to - this.start, OFFSETS_AT);
+    this.classifiedFrom = from;
+    this.classifiedTo = to;
     this.at = 0;
   }
 }
