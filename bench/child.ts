@@ -3,7 +3,7 @@
  * is its own and not what the other side, or the bench itself, left on the heap.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ChildMeasurement } from './types.js';
 
@@ -66,6 +66,41 @@ function peakRss(): number {
     // No /proc here: getrusage is the best there is.
   }
   return process.resourceUsage().maxRSS * 1024;
+}
+
+/**
+ * CPU time (user and system, ms) of each thread of this process by its id, where the system
+ * shows it (Linux: /proc/self/task, in 10 ms ticks); empty elsewhere. The main thread's id is
+ * the process id.
+ */
+export function threadCpuMs(): Map<number, number> {
+  const threads = new Map<number, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // After the command name (in parentheses, maybe with spaces): utime and stime are fields 14 and 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+    }
+  } catch {
+    // No /proc here: no split by thread.
+  }
+  return threads;
+}
+
+/**
+ * Of the CPU time threads spent since `before` (threadCpuMs()), the main thread's and the
+ * busiest other one's: for a report, the event loop and the report worker.
+ */
+export function threadSplit(
+  before: Map<number, number>,
+): { mainMs: number; busiestOtherMs: number } | undefined {
+  const after = threadCpuMs();
+  if (after.size === 0) return undefined;
+  let busiestOtherMs = 0;
+  for (const [tid, ms] of after)
+    if (tid !== process.pid) busiestOtherMs = Math.max(busiestOtherMs, ms - (before.get(tid) ?? 0));
+  return { mainMs: (after.get(process.pid) ?? 0) - (before.get(process.pid) ?? 0), busiestOtherMs };
 }
 
 /** The last line a measuring child prints. */

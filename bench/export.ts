@@ -27,7 +27,7 @@ import { ShieldTally } from '../src/reports/shield/summary.js';
 import { BoundedTally, SpaceSavingCounter } from '../src/reports/top-counts.js';
 import { createFileScrub } from '../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../src/secrets/registry.js';
-import { isMain, measureInChild, reportMeasurement } from './child.js';
+import { isMain, measureInChild, reportMeasurement, threadCpuMs, threadSplit } from './child.js';
 import type { BenchRow, ChildMeasurement } from './types.js';
 
 const MB = 1024 * 1024;
@@ -149,6 +149,7 @@ async function oursSide(url: string, out: string): Promise<void> {
   await scrub.count(out);
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const threads = threadCpuMs();
   const { body } = await request(url, { method: 'POST' });
   const result = await writeShieldExportCsv({ source: body, path: out, pool });
   const exportMs = performance.now() - started;
@@ -156,6 +157,7 @@ async function oursSide(url: string, out: string): Promise<void> {
   const scrubbed = await scrub.count(out);
   const ms = performance.now() - started;
   const used = cpuMs(cpu);
+  const split = threadSplit(threads);
   await pool.close();
   reportMeasurement({
     ms,
@@ -166,6 +168,7 @@ async function oursSide(url: string, out: string): Promise<void> {
       exportMs,
       scrubMs: ms - exportMs,
       masked: scrubbed.masked,
+      ...split,
       ...peaks(),
     },
   });
@@ -245,6 +248,12 @@ async function measure(script: string, megabytes: number, side: 'plain' | 'ours'
   }
 }
 
+/** Where the export's CPU time went: the event loop, and the report worker that guards and counts. */
+const threadsOf = (side: ChildMeasurement) =>
+  side.detail?.mainMs === undefined
+    ? ''
+    : `; export: event loop ${Math.round(side.detail.mainMs)} ms, report thread ${Math.round(side.detail.busiestOtherMs ?? Number.NaN)} ms`;
+
 const throughput = (m: { bodyBytes: number; ms: number }) => m.bodyBytes / MB / (m.ms / 1000);
 const loads = () =>
   loadavg()
@@ -296,7 +305,7 @@ export async function benchExport(
         `heap ${Math.round(side.detail?.heapMb ?? Number.NaN)}, external ${Math.round(side.detail?.externalMb ?? Number.NaN)} MB`;
       log(
         `export round ${round + 1}: plain copy ${Math.round(throughput(plain))} MB/s, export ${Math.round(throughput(mine))} MB/s ` +
-          `(${ratios.at(-1)!.toFixed(2)}×; without the file scrub ${Math.round(unscrubbed.at(-1)!)} MB/s, the scrub ${Math.round(mine.ms - exportMs)} ms); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×; ${plainCpu.at(-1)!.toFixed(2)} and ${oursCpu.at(-1)!.toFixed(2)} ms per MB); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB, ${js(mine)} (plain copy ${Math.round(plain.peakRssBytes / MB)} MB, ${js(plain)}); load ${loads()}`,
+          `(${ratios.at(-1)!.toFixed(2)}×; without the file scrub ${Math.round(unscrubbed.at(-1)!)} MB/s, the scrub ${Math.round(mine.ms - exportMs)} ms); CPU time ${cpu(plain)} and ${cpu(mine)} ms (${(cpu(mine) / cpu(plain)).toFixed(2)}×; ${plainCpu.at(-1)!.toFixed(2)} and ${oursCpu.at(-1)!.toFixed(2)} ms per MB${threadsOf(mine)}); peak RSS ${Math.round(mine.peakRssBytes / MB)} MB, ${js(mine)} (plain copy ${Math.round(plain.peakRssBytes / MB)} MB, ${js(plain)}); load ${loads()}`,
       );
     }
     const quarter = Math.max(1, Math.round(megabytes / 4));
