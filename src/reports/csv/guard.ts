@@ -138,6 +138,8 @@ export class CsvFormulaGuard {
   private readonly whole: boolean;
   private wait = 0;
   private backoff = 1;
+  /** What records() found in the window, copied out of the thread's shared memory. */
+  private entries = new Uint32Array(1024);
   /** Records whose cells SIMD code found (for tests and benchmarks); scan() read the others. */
   recordsBySimd = 0;
   private readonly outputs: Buffer[] | undefined;
@@ -386,15 +388,18 @@ export class CsvFormulaGuard {
     const stops = this.stops;
     const end = stops.records(from, this.delimiter);
     if (end === from) return from;
-    const entries = stops.entries;
     const base = stops.windowStart;
-    const count = entries[0]!;
+    const count = stops.entries[0]!;
+    // Copied out first: a sink may run another guard of this thread, whose records() overwrites them.
+    if (this.entries.length < count) this.entries = new Uint32Array(Math.max(count, 2 * this.entries.length));
+    const entries = this.entries;
+    entries.set(stops.entries.subarray(1, count + 1));
     const columns = this.columns;
     const delimiterLength = this.delimiter === DELIMITER_CRLF ? 2 : 1;
     let cellStart = from;
     let recordStart = from;
     let cellEnd = from;
-    for (let k = 1; k <= count; k++) {
+    for (let k = 0; k < count; k++) {
       const entry = entries[k]!;
       if (entry === RECORD_END) {
         this.endRecord(buf, cellEnd, delimiterLength, recordStart);

@@ -23,7 +23,7 @@ const CLASSIFIED = 2 * 1024;
 /** A window that ends closer than this to a record's start is filled again from there before records(). */
 const RECORDS_AHEAD = 4 * 1024;
 
-/** An entry of records() that ends a record; any other is a cell's end × 4, + 1 quoted, + 2 with a doubled quote. */
+/** An entry of records() that ends a record; any other is a cell's end × 16 plus its flags (stops.wat). */
 export const RECORD_END = 0xffff_ffff;
 
 interface StopsExports {
@@ -161,7 +161,7 @@ export class CsvStops {
     return this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT);
   }
 
-  /** records()' count (at 0) and entries (from 1): valid until the next call on this thread. */
+  /** records()' count (at 0) and entries (from 1): valid until the next call on this thread, by any guard. */
   get entries(): Uint32Array {
     return this.shared?.entries ?? NO_ENTRIES;
   }

@@ -220,6 +220,26 @@ describe('the formula guard of the Shield export', () => {
     }
   });
 
+  it('reads its own records when a sink runs another guard of the thread between them', () => {
+    // The thread's guards share one WebAssembly memory: the other guard's records overwrite it.
+    const other = new CsvFormulaGuard();
+    const rows: string[] = [];
+    const outer = new CsvFormulaGuard({
+      columns: {
+        columns: ['h'],
+        onRow: ([h = '']) => {
+          rows.push(h);
+          other.push(Buffer.from(`${h}\nb,b,b,b,b\n`));
+        },
+      },
+    });
+    const body = Buffer.from(`h\n${'a,=1\n'.repeat(50)}`);
+    const written = Buffer.concat([outer.push(body), outer.end()]);
+    expect(written.toString()).toBe(`h\r\n${"a,'=1\r\n".repeat(50)}`);
+    expect(rows).toEqual(Array(50).fill('a'));
+    expect(outer.recordsBySimd).toBeGreaterThan(40);
+  });
+
   it('refuses what csv-parse refuses and reads the rest the same, on malformed CSV', () => {
     fc.assert(
       fc.property(tokenSoup, cuts, fc.boolean(), fc.boolean(), (text, at, reuse, simd) =>
