@@ -37,54 +37,174 @@ const RECENT = 2 ** (32 - RECENT_SHIFT);
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/**
+ * Where a counter's state may live instead of memory of its own: `buffer` from `at` (a multiple
+ * of 8), ByteCounter.bytesFor(options) bytes. stops.wat's `$count` reads it there.
+ */
+export interface CounterMemory {
+  buffer: ArrayBuffer;
+  at: number;
+}
+
+// The counter's header, i32s at the start of its block: what stops.wat's `$count` reads. Fields
+// 1–6, 8–10 and 13 are addresses in the buffer.
+const SLOT_BYTES = 0;
+const KEYS = 1;
+const LENGTHS = 2;
+const KINDS = 3;
+const HASHES = 4;
+const NEXT = 5;
+const HEADS = 6;
+const MASK = 7;
+const COUNTS = 8;
+const HEAP = 9;
+const PLACE = 10;
+/** Slots in use. */
+const SIZE = 11;
+const EVICTS = 12;
+const RECENT_SLOTS = 13;
+const HEADER_BYTES = 64;
+
+/** Where each part of a counter's block starts, from the block's start, and the block's size. */
+function layoutOf(options: ByteCounterOptions) {
+  const { capacity, evict } = options;
+  const slotBytes = options.maxKeyBytes ?? 256;
+  let tableSize = 16;
+  while (tableSize < capacity * 2) tableSize *= 2;
+  let bytes = HEADER_BYTES;
+  const part = (size: number) => {
+    const at = bytes;
+    bytes += Math.ceil(size / 8) * 8;
+    return at;
+  };
+  return {
+    slotBytes,
+    tableSize,
+    counts: part(8 * capacity),
+    overcounts: part(8 * capacity),
+    lengths: part(4 * capacity),
+    hashes: part(4 * capacity),
+    next: part(4 * capacity),
+    heads: part(4 * tableSize),
+    heap: part(evict ? 4 * capacity : 0),
+    place: part(evict ? 4 * capacity : 0),
+    recent: part(4 * RECENT),
+    kinds: part(capacity),
+    keys: part(capacity * slotBytes),
+    get bytes() {
+      return bytes;
+    },
+  };
+}
+
 export class ByteCounter {
   /** Keys beyond capacity, when not evicting. */
   other = 0;
   /** True once a key was evicted: counts may then be over-estimates. */
   evicted = false;
 
+  /** Bytes of the block a counter with these options lays its state out in (CounterMemory). */
+  static bytesFor(options: ByteCounterOptions): number {
+    return layoutOf(options).bytes;
+  }
+
   private readonly capacity: number;
   private readonly evict: boolean;
   private readonly slotBytes: number;
-  private readonly keys: Buffer;
-  private readonly lengths: Int32Array;
-  private readonly kinds: Uint8Array;
-  private readonly hashes: Int32Array;
-  private readonly heads: Int32Array;
-  private readonly next: Int32Array;
-  private readonly counts: Float64Array;
-  private readonly overcounts: Float64Array;
   private readonly mask: number;
+  private readonly layout: ReturnType<typeof layoutOf>;
+  // Views of the block (bind): moved by detach().
+  private buffer!: ArrayBuffer;
+  private at = 0;
+  private header!: Int32Array;
+  private keys!: Buffer;
+  private lengths!: Int32Array;
+  private kinds!: Uint8Array;
+  private hashes!: Int32Array;
+  private heads!: Int32Array;
+  private next!: Int32Array;
+  private counts!: Float64Array;
+  private overcounts!: Float64Array;
   // The Space-Saving min-heap of slots by count, and each slot's place in it (evicting counters only).
-  private readonly heap: Int32Array;
-  private readonly place: Int32Array;
-  private size = 0;
+  private heap!: Int32Array;
+  private place!: Int32Array;
   /**
    * Slots of keys counted lately, by a cheap hash of a key's length, kind and last two bytes,
    * tried before the key is hashed whole: a column's few values (an action, a rule, a country)
    * are then found without reading every byte twice. A slot that now holds another key (a
    * collision, an eviction) fails the byte test and the key is looked up as usual.
    */
-  private readonly recent = new Int32Array(RECENT).fill(-1);
+  private recent!: Int32Array;
 
-  constructor(options: ByteCounterOptions) {
+  /** `memory`: where the state lives (it is cleared first); by default, memory of its own. */
+  constructor(options: ByteCounterOptions, memory?: CounterMemory) {
     const { capacity, evict } = options;
     this.capacity = capacity;
     this.evict = evict;
-    this.slotBytes = options.maxKeyBytes ?? 256;
-    this.keys = Buffer.alloc(capacity * this.slotBytes);
-    this.lengths = new Int32Array(capacity);
-    this.kinds = new Uint8Array(capacity);
-    this.hashes = new Int32Array(capacity);
-    this.next = new Int32Array(capacity);
-    this.counts = new Float64Array(capacity);
-    this.overcounts = new Float64Array(capacity);
-    let tableSize = 16;
-    while (tableSize < capacity * 2) tableSize *= 2;
-    this.mask = tableSize - 1;
-    this.heads = new Int32Array(tableSize).fill(-1);
-    this.heap = new Int32Array(evict ? capacity : 0);
-    this.place = new Int32Array(evict ? capacity : 0);
+    this.layout = layoutOf(options);
+    this.slotBytes = this.layout.slotBytes;
+    this.mask = this.layout.tableSize - 1;
+    const { buffer, at } = memory ?? { buffer: new ArrayBuffer(this.layout.bytes), at: 0 };
+    new Uint8Array(buffer, at, this.layout.bytes).fill(0);
+    this.bind(buffer, at);
+    const { header } = this;
+    header[SLOT_BYTES] = this.slotBytes;
+    header[MASK] = this.mask;
+    header[EVICTS] = evict ? 1 : 0;
+    this.heads.fill(-1);
+    this.recent.fill(-1);
+  }
+
+  /** Where the block starts in its buffer: the counter's address for stops.wat. */
+  get address(): number {
+    return this.at;
+  }
+
+  /** Moves the state to memory of its own, so that the memory it lived in can be given to another counter. */
+  detach(): void {
+    const copy = new ArrayBuffer(this.layout.bytes);
+    new Uint8Array(copy).set(new Uint8Array(this.buffer, this.at, this.layout.bytes));
+    this.bind(copy, 0);
+  }
+
+  private bind(buffer: ArrayBuffer, at: number): void {
+    const { layout, capacity } = this;
+    const view = <T>(make: new (b: ArrayBuffer, o: number, n: number) => T, offset: number, n: number) =>
+      new make(buffer, at + offset, n);
+    this.buffer = buffer;
+    this.at = at;
+    this.header = view(Int32Array, 0, HEADER_BYTES / 4);
+    this.keys = Buffer.from(buffer, at + layout.keys, capacity * layout.slotBytes);
+    this.lengths = view(Int32Array, layout.lengths, capacity);
+    this.kinds = view(Uint8Array, layout.kinds, capacity);
+    this.hashes = view(Int32Array, layout.hashes, capacity);
+    this.heads = view(Int32Array, layout.heads, layout.tableSize);
+    this.next = view(Int32Array, layout.next, capacity);
+    this.counts = view(Float64Array, layout.counts, capacity);
+    this.overcounts = view(Float64Array, layout.overcounts, capacity);
+    this.heap = view(Int32Array, layout.heap, this.evict ? capacity : 0);
+    this.place = view(Int32Array, layout.place, this.evict ? capacity : 0);
+    this.recent = view(Int32Array, layout.recent, RECENT);
+    const { header } = this;
+    header[KEYS] = at + layout.keys;
+    header[LENGTHS] = at + layout.lengths;
+    header[KINDS] = at + layout.kinds;
+    header[HASHES] = at + layout.hashes;
+    header[NEXT] = at + layout.next;
+    header[HEADS] = at + layout.heads;
+    header[COUNTS] = at + layout.counts;
+    header[HEAP] = at + layout.heap;
+    header[PLACE] = at + layout.place;
+    header[RECENT_SLOTS] = at + layout.recent;
+  }
+
+  /** Slots in use. */
+  private get size(): number {
+    return this.header[SIZE]!;
+  }
+
+  private set size(size: number) {
+    this.header[SIZE] = size;
   }
 
   /**

@@ -39,6 +39,16 @@ export interface CsvCellSink {
     tailAt: number,
     end: number,
   ): void;
+  /**
+   * Called before each call of records() (stops.ts): where it may count this sink's named cells
+   * itself (a CountingLease's `tally`), or 0 when it may not.
+   */
+  countingTable?(): number;
+  /**
+   * Instead of cell(): a named cell records() counted, and the slot its column's counter gave it
+   * (for the time column, 0: records() read the time).
+   */
+  counted?(column: number, slot: number): void;
   /** The record is complete. */
   record(buf: Buffer): void;
   /** `buf` is about to be overwritten: keep what is still needed of it. */

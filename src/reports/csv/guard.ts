@@ -28,7 +28,7 @@ import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
-import { CsvStops, RECORD_END, STOP_BYTES } from './stops.js';
+import { CELL_BITS, COUNTED_SHIFT, CsvStops, RECORD_END, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 
@@ -382,11 +382,13 @@ export class CsvFormulaGuard {
    * The records from `from` (a record's start) whose cells SIMD code found (stops.ts: records):
    * cells that need nothing are handed over and left in place, the others written by endCell.
    * Returns where the first record it did not read starts; that one (malformed, a NUL after a
-   * closing quote, an empty line, or cut by the window's end) is read by scan().
+   * closing quote, an empty line, or cut by the window's end) is read by scan(). Cells that
+   * records() counted for the sink (CsvCellSink.countingTable) are handed over by their slot.
    */
   private recordsOfWindow(buf: Buffer, from: number): number {
     const stops = this.stops;
-    const end = stops.records(from, this.delimiter);
+    const columns = this.columns;
+    const end = stops.records(from, this.delimiter, columns?.countingTable?.() ?? 0);
     if (end === from) return from;
     const base = stops.windowStart;
     const count = stops.entries[0]!;
@@ -394,7 +396,6 @@ export class CsvFormulaGuard {
     if (this.entries.length < count) this.entries = new Uint32Array(Math.max(count, 2 * this.entries.length));
     const entries = this.entries;
     entries.set(stops.entries.subarray(1, count + 1));
-    const columns = this.columns;
     const delimiterLength = this.delimiter === DELIMITER_CRLF ? 2 : 1;
     let cellStart = from;
     let recordStart = from;
@@ -407,14 +408,16 @@ export class CsvFormulaGuard {
         cellStart = recordStart = cellEnd + delimiterLength;
         continue;
       }
-      cellEnd = base + (entry >>> 4);
+      cellEnd = base + ((entry & CELL_BITS) >>> 4);
       if ((entry & CELL_REWRITTEN) !== 0) {
         const quoted = (entry & CELL_QUOTED) !== 0;
         this.closeAt = cellEnd - 1 - cellStart;
         this.doubled = (entry & CELL_DOUBLED) !== 0;
         this.endCell(buf, cellStart, cellEnd, quoted ? AFTER_CLOSE : UNQUOTED, (entry & CELL_SPECIAL) !== 0);
       } else {
-        if (columns?.wants(this.cellIndex) === true) {
+        const counted = entry >>> COUNTED_SHIFT;
+        if (counted !== 0) columns!.counted!(this.cellIndex, counted - 1);
+        else if (columns?.wants(this.cellIndex) === true) {
           if ((entry & CELL_QUOTED) === 0)
             columns.cell(buf, this.cellIndex, false, false, cellStart, cellEnd, cellEnd, cellEnd);
           else

@@ -25,11 +25,32 @@ const RECORDS_AHEAD = 4 * 1024;
 
 /** An entry of records() that ends a record; any other is a cell's end × 16 plus its flags (stops.wat). */
 export const RECORD_END = 0xffff_ffff;
+/** An entry's bits from this one up hold the slot + 1 of a cell records() counted (0: not counted). */
+export const COUNTED_SHIFT = 21;
+/** An entry's bits that hold its cell's end × 16 and its flags. */
+export const CELL_BITS = (1 << COUNTED_SHIFT) - 1;
+
+/** Where one summary's counters live in the memory (stops.wat: page 15 on), so that records() counts its cells. */
+const COUNTING_AT = 15 * 64 * 1024;
+const COUNTING_BYTES = 32 * 64 * 1024;
+/**
+ * The tally table (stops.wat: `$countRecord`), i32s: a counter's address per column, for the
+ * first COUNTED_COLUMNS; then TIME_COLUMN and TIMES; at MINUTE_AT bytes, the minute last read.
+ */
+export const COUNTED_COLUMNS = 64;
+/** The column of the events' times, -1 for none. */
+export const TIME_COLUMN = 64;
+/** The address of the times `$time` read: a u32 per record of a records() call. */
+export const TIMES = 65;
+const MINUTE_AT = 264;
+const TALLY_BYTES = 512;
+/** Most records one records() call reads: each takes two bytes at least (a cell and its delimiter). */
+export const MOST_RECORDS = (WINDOW + 16) / 2;
 
 interface StopsExports {
   memory: { buffer: ArrayBuffer };
   stops(from: number, to: number, out: number): number;
-  records(from: number, to: number, kind: number, out: number): number;
+  records(from: number, to: number, kind: number, out: number, tally: number): number;
 }
 
 /** What this file uses of WebAssembly: Node has it all, the project's type libraries (no DOM) do not declare it. */
@@ -51,6 +72,52 @@ interface Classifier {
 
 /** The thread's classifier, made on first use; null where WebAssembly cannot run here. */
 let shared: Classifier | null | undefined;
+
+/**
+ * The memory records() counts in, lent to one summary of the thread at a time: its tally table
+ * (the counter of each column, by address, 0 for none) and the counters' blocks after it.
+ */
+export interface CountingLease {
+  buffer: ArrayBuffer;
+  /** The tally table, as records() takes it, at `tally`. */
+  table: Int32Array;
+  tally: number;
+  /** Where the tally table holds the minute last read (event-time.ts: MinuteCache). */
+  minuteAt: number;
+  /** Where the counters' blocks may go: [from, to). */
+  from: number;
+  to: number;
+}
+
+/** Who holds the thread's counting memory: a holder collected without giving it back no longer does. */
+let countingHolder: WeakRef<object> | undefined;
+
+/**
+ * The thread's counting memory for `holder`, cleared, or undefined when another summary holds it
+ * (or WebAssembly cannot run): that one counts in JavaScript alone. Give it back with endCounting.
+ */
+export function leaseCounting(holder: object): CountingLease | undefined {
+  const classifierHere = classifier();
+  if (classifierHere === null || countingHolder?.deref() !== undefined) return undefined;
+  countingHolder = new WeakRef(holder);
+  const buffer = classifierHere.bytes.buffer as ArrayBuffer;
+  new Uint8Array(buffer, COUNTING_AT, TALLY_BYTES).fill(0);
+  const table = new Int32Array(buffer, COUNTING_AT, TIMES + 1);
+  table[TIME_COLUMN] = -1;
+  return {
+    buffer,
+    table,
+    tally: COUNTING_AT,
+    minuteAt: COUNTING_AT + MINUTE_AT,
+    from: COUNTING_AT + TALLY_BYTES,
+    to: COUNTING_AT + COUNTING_BYTES,
+  };
+}
+
+/** Gives the counting memory back; the holder must have moved its counters out first. */
+export function endCounting(holder: object): void {
+  if (countingHolder?.deref() === holder) countingHolder = undefined;
+}
 
 function classifier(): Classifier | null {
   if (shared === undefined) shared = newClassifier();
@@ -147,9 +214,10 @@ export class CsvStops {
    * Reads, from `from` (where a record starts), the records the formula guard writes as they are
    * (stops.wat: records), with `delimiter` their record delimiter (1 CRLF, 2 LF, 3 CR): returns
    * where the first record it did not read starts (`from` when none, and always without SIMD).
-   * `entries` then holds their count and entries, whose offsets count from `windowStart`.
+   * `entries` then holds their count and entries, whose offsets count from `windowStart`. With
+   * `tally` (a CountingLease's), the named cells of each record read are counted as it ends.
    */
-  records(from: number, delimiter: number): number {
+  records(from: number, delimiter: number, tally = 0): number {
     const shared = this.shared;
     if (shared === null) return from;
     if (
@@ -158,7 +226,9 @@ export class CsvStops {
       (from + RECORDS_AHEAD > this.end && this.end < this.buf.length)
     )
       this.fill(shared, from);
-    return this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT);
+    return (
+      this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT, tally)
+    );
   }
 
   /** records()' count (at 0) and entries (from 1): valid until the next call on this thread, by any guard. */

@@ -6,8 +6,9 @@
 (module
   ;; Pages of 64 KiB: the input window (stops.ts: WINDOW, 64 KiB, and 16 bytes of padding), its
   ;; offsets (4 bytes each, at most one per input byte) and, from page 6, what `records` writes
-  ;; (its count, then at most one entry per input byte and one per record).
-  (memory (export "memory") 15)
+  ;; (its count, then at most one entry per input byte and one per record); from page 15, 32
+  ;; pages for the counters of one summary at a time (stops.ts: leaseCounting).
+  (memory (export "memory") 47)
 
   ;; Writes the offset (from $from) of every comma, quote, CR and LF in [$from, $to) as a u32 at
   ;; $out, in order, and returns how many. The 15 bytes past $to are read too: they must hold none
@@ -71,7 +72,8 @@
   ;; came (it may start a formula, or its quotes come or go); and 0xFFFFFFFF after the last cell
   ;; of each record. At $out, how many entries. Returns the offset of the first record it did not
   ;; read. The 15 bytes past $to must hold no comma, quote or line break.
-  (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (result i32)
+  ;; With $tally not 0 (the counters' table: `$countRecord`), each record's named cells are counted as it ends.
+  (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (result i32)
     (local $record i32)
     (local $at i32)
     (local $written i32)
@@ -81,6 +83,7 @@
     (local $length i32)
     (local $bytes v128)
     (local $mask i32)
+    (local $records i32)
     (local.set $record (local.get $from))
     (local.set $written (i32.add (local.get $out) (i32.const 4)))
     (local.set $kept (local.get $written))
@@ -182,6 +185,10 @@
           (br_if $done (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to)))
           (local.set $length (call $delimiter (local.get $at) (local.get $kind)))
           (br_if $done (i32.eqz (local.get $length)))
+          (if (local.get $tally)
+            (then
+              (call $countRecord (local.get $tally) (local.get $records) (local.get $record) (local.get $kept) (local.get $written))))
+          (local.set $records (i32.add (local.get $records) (i32.const 1)))
           (i32.store (local.get $written) (i32.const -1))
           (local.set $written (i32.add (local.get $written) (i32.const 4)))
           (local.set $record (i32.add (local.get $at) (local.get $length)))
@@ -189,4 +196,261 @@
     ;; What was written of the record not read is dropped.
     (i32.store (local.get $out) (i32.shr_u (i32.sub (local.get $kept) (i32.add (local.get $out) (i32.const 4))) (i32.const 2)))
     (local.get $record))
+
+  ;; Counting the named cells of the records `records` reads, where their bytes are: the same
+  ;; counters as ByteCounter's (byte-counts.ts), which lays them out in this memory and does what
+  ;; is rare there (a key not counted yet, a key cut to its bound, an eviction); here only a key
+  ;; already counted is found (among the recent ones, else by its hash) and counted once more.
+  ;; test/reports/shield/summary.test.ts holds the counts to ByteCounter's alone.
+  ;;
+  ;; The tally table: at $tally + 4 × column (columns 0 to 63), the address of the column's
+  ;; counter, 0 for a column not counted here; at $tally + 256 the column of the events' times
+  ;; (-1: none), + 260 the address of the times read (`$time`, a u32 per record of the call),
+  ;; + 264 the minute last read (event-time.ts: MinuteCache), its start in Unix ms (f64, NaN
+  ;; before one was read) and, at + 272, its 16 bytes. A counter (ByteCounter: COUNTER_FIELDS) is i32s:
+  ;; 0 the bytes of a key's slot, 4 the keys, 8 their lengths (i32), 12 their kinds (u8),
+  ;; 16 their hashes, 20 the next slot of a hash bucket, 24 the buckets' first slots, 28 the
+  ;; buckets' mask, 32 the counts (f64), 36 the Space-Saving heap, 40 each slot's place in it,
+  ;; 44 the slots in use, 48 1 when the counter evicts (keeps the heap), 52 the recent slots (256).
+
+  ;; Counts the cells of one record (its entries at [$first, $last), from $record; the $index-th
+  ;; record of the call) that need no rewriting and have a counter; such a cell's entry gets its
+  ;; slot + 1 in its top 11 bits. Its time cell, when `$time` reads it, gets 1 there, and the
+  ;; time is written at $index of the times.
+  (func $countRecord (param $tally i32) (param $index i32) (param $record i32) (param $first i32) (param $last i32)
+    (local $entry i32)
+    (local $column i32)
+    (local $counter i32)
+    (local $start i32)
+    (local $end i32)
+    (local $slot i32)
+    (local.set $start (local.get $record))
+    (block $done
+      (loop $cells
+        (br_if $done (i32.ge_u (local.get $first) (local.get $last)))
+        (br_if $done (i32.ge_u (local.get $column) (i32.const 64)))
+        (local.set $entry (i32.load (local.get $first)))
+        (local.set $end (i32.shr_u (local.get $entry) (i32.const 4)))
+        (local.set $counter (i32.load (i32.add (local.get $tally) (i32.shl (local.get $column) (i32.const 2)))))
+        (if (i32.and
+              (i32.eq (local.get $column) (i32.load offset=256 (local.get $tally)))
+              (i32.eqz (i32.and (local.get $entry) (i32.const 15))))
+          (then
+            (local.set $slot (call $time (local.get $tally) (local.get $start) (i32.sub (local.get $end) (local.get $start))))
+            (if (i32.ge_s (local.get $slot) (i32.const 0))
+              (then
+                (i32.store
+                  (i32.add (i32.load offset=260 (local.get $tally)) (i32.shl (local.get $index) (i32.const 2)))
+                  (local.get $slot))
+                (i32.store (local.get $first) (i32.or (local.get $entry) (i32.const 0x200000)))))))
+        (if (i32.and (i32.ne (local.get $counter) (i32.const 0)) (i32.eqz (i32.and (local.get $entry) (i32.const 4))))
+          (then
+            (local.set $slot
+              (if (result i32) (i32.and (local.get $entry) (i32.const 1))
+                (then
+                  (call $count (local.get $counter)
+                    (i32.add (local.get $start) (i32.const 1))
+                    (i32.sub (i32.sub (local.get $end) (local.get $start)) (i32.const 2))
+                    (i32.shr_u (i32.and (local.get $entry) (i32.const 2)) (i32.const 1))))
+                (else
+                  (call $count (local.get $counter) (local.get $start)
+                    (i32.sub (local.get $end) (local.get $start)) (i32.const 0)))))
+            (if (i32.ge_s (local.get $slot) (i32.const 0))
+              (then
+                (i32.store (local.get $first)
+                  (i32.or (local.get $entry) (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 21))))))))
+        (local.set $start (i32.add (local.get $end) (i32.const 1)))
+        (local.set $column (i32.add (local.get $column) (i32.const 1)))
+        (local.set $first (i32.add (local.get $first) (i32.const 4)))
+        (br $cells))))
+
+;; An event's time as event-time.ts reads it, when it is of the common form and in the minute
+  ;; read last: `YYYY-MM-DD[T ]HH:MM` (that minute's 16 bytes), `:SS`, `.f`, `.ff` or `.fff` or
+  ;; none, then `Z`, `z` or nothing. Returns the milliseconds into that minute, or -1: the cell
+  ;; is then read in JavaScript (another minute, an offset, more digits, not a time).
+  (func $time (param $tally i32) (param $at i32) (param $length i32) (result i32)
+    (local $i i32)
+    (local $digit i32)
+    (local $millis i32)
+    (local $scale i32)
+    (local $second i32)
+    (if (i32.lt_u (local.get $length) (i32.const 19)) (then (return (i32.const -1))))
+    (if (f64.ne (f64.load offset=264 (local.get $tally)) (f64.load offset=264 (local.get $tally)))
+      (then (return (i32.const -1))))
+    (if (i32.eqz (i8x16.all_true (i8x16.eq (v128.load align=1 (local.get $at)) (v128.load offset=272 (local.get $tally)))))
+      (then (return (i32.const -1))))
+    (if (i32.ne (i32.load8_u offset=16 (local.get $at)) (i32.const 0x3a)) (then (return (i32.const -1))))
+    (local.set $digit (i32.sub (i32.load8_u offset=17 (local.get $at)) (i32.const 0x30)))
+    (local.set $second (i32.sub (i32.load8_u offset=18 (local.get $at)) (i32.const 0x30)))
+    (if (i32.or (i32.gt_u (local.get $digit) (i32.const 5)) (i32.gt_u (local.get $second) (i32.const 9)))
+      (then (return (i32.const -1))))
+    (local.set $millis (i32.mul (i32.add (i32.mul (local.get $digit) (i32.const 10)) (local.get $second)) (i32.const 1000)))
+    (local.set $i (i32.const 19))
+    (if (i32.and (i32.lt_u (local.get $i) (local.get $length))
+          (i32.eq (i32.load8_u (i32.add (local.get $at) (local.get $i))) (i32.const 0x2e)))
+      (then
+        (local.set $i (i32.const 20))
+        (local.set $scale (i32.const 100))
+        (block $fraction
+          (loop $digits
+            (br_if $fraction (i32.ge_u (local.get $i) (local.get $length)))
+            (local.set $digit (i32.sub (i32.load8_u (i32.add (local.get $at) (local.get $i))) (i32.const 0x30)))
+            (br_if $fraction (i32.gt_u (local.get $digit) (i32.const 9)))
+            ;; A fourth digit: JavaScript's arithmetic decides.
+            (if (i32.eqz (local.get $scale)) (then (return (i32.const -1))))
+            (local.set $millis (i32.add (local.get $millis) (i32.mul (local.get $digit) (local.get $scale))))
+            (local.set $scale (i32.div_u (local.get $scale) (i32.const 10)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $digits)))
+        (if (i32.eq (local.get $i) (i32.const 20)) (then (return (i32.const -1))))))
+    (if (i32.eq (local.get $i) (local.get $length)) (then (return (local.get $millis))))
+    (if (i32.and
+          (i32.eq (i32.add (local.get $i) (i32.const 1)) (local.get $length))
+          (i32.eq (i32.or (i32.load8_u (i32.add (local.get $at) (local.get $i))) (i32.const 0x20)) (i32.const 0x7a)))
+      (then (return (local.get $millis))))
+    (i32.const -1))
+
+  ;; The key of $length bytes at $at, read as $kind says (ByteCounter: PLAIN, DOUBLED_QUOTES),
+  ;; counted once more when the counter has it: its slot, else -1 (ByteCounter adds it).
+  (func $count (param $counter i32) (param $at i32) (param $length i32) (param $kind i32) (result i32)
+    (local $ends i32)
+    (local $recent i32)
+    (local $slot i32)
+    (local $hash i32)
+    (local $i i32)
+    ;; A key over the bound is cut first.
+    (if (i32.gt_u (local.get $length) (i32.load (local.get $counter))) (then (return (i32.const -1))))
+    (local.set $ends
+      (if (result i32) (i32.gt_u (local.get $length) (i32.const 1))
+        (then
+          (i32.or
+            (i32.shl (i32.load8_u (i32.sub (i32.add (local.get $at) (local.get $length)) (i32.const 2))) (i32.const 8))
+            (i32.load8_u (i32.sub (i32.add (local.get $at) (local.get $length)) (i32.const 1)))))
+        (else (if (result i32) (local.get $length) (then (i32.load8_u (local.get $at))) (else (i32.const 0))))))
+    (local.set $recent
+      (i32.add (i32.load offset=52 (local.get $counter))
+        (i32.shl
+          (i32.shr_u
+            (i32.mul
+              (i32.xor (i32.xor (local.get $ends) (i32.shl (local.get $length) (i32.const 16))) (i32.shl (local.get $kind) (i32.const 28)))
+              (i32.const 0x9e3779b1))
+            (i32.const 24))
+          (i32.const 2))))
+    (local.set $slot (i32.load (local.get $recent)))
+    (if (i32.ge_s (local.get $slot) (i32.const 0))
+      (then
+        (if (call $holds (local.get $counter) (local.get $slot) (local.get $at) (local.get $length) (local.get $kind))
+          (then
+            (call $hit (local.get $counter) (local.get $slot))
+            (return (local.get $slot))))))
+    ;; FNV-1a from the kind, as ByteCounter hashes.
+    (local.set $hash (i32.xor (i32.const 0x811c9dc5) (local.get $kind)))
+    (block $hashed
+      (loop $bytes
+        (br_if $hashed (i32.ge_u (local.get $i) (local.get $length)))
+        (local.set $hash
+          (i32.mul
+            (i32.xor (local.get $hash) (i32.load8_u (i32.add (local.get $at) (local.get $i))))
+            (i32.const 0x01000193)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $bytes)))
+    (local.set $slot
+      (i32.load
+        (i32.add (i32.load offset=24 (local.get $counter))
+          (i32.shl (i32.and (local.get $hash) (i32.load offset=28 (local.get $counter))) (i32.const 2)))))
+    (block $missing
+      (loop $chain
+        (br_if $missing (i32.lt_s (local.get $slot) (i32.const 0)))
+        (if (i32.eq (local.get $hash)
+              (i32.load (i32.add (i32.load offset=16 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 2)))))
+          (then
+            (if (call $holds (local.get $counter) (local.get $slot) (local.get $at) (local.get $length) (local.get $kind))
+              (then
+                (i32.store (local.get $recent) (local.get $slot))
+                (call $hit (local.get $counter) (local.get $slot))
+                (return (local.get $slot))))))
+        (local.set $slot
+          (i32.load (i32.add (i32.load offset=20 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 2)))))
+        (br $chain)))
+    (i32.const -1))
+
+  ;; Whether $slot holds the key of $length bytes at $at, of kind $kind.
+  (func $holds (param $counter i32) (param $slot i32) (param $at i32) (param $length i32) (param $kind i32) (result i32)
+    (local $key i32)
+    (local $i i32)
+    (if (i32.ne (local.get $length)
+          (i32.load (i32.add (i32.load offset=8 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 2)))))
+      (then (return (i32.const 0))))
+    (if (i32.ne (local.get $kind) (i32.load8_u (i32.add (i32.load offset=12 (local.get $counter)) (local.get $slot))))
+      (then (return (i32.const 0))))
+    (local.set $key
+      (i32.add (i32.load offset=4 (local.get $counter)) (i32.mul (local.get $slot) (i32.load (local.get $counter)))))
+    ;; Eight bytes a step, then one.
+    (block $tail
+      (loop $words
+        (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $length)))
+        (if (i64.ne (i64.load align=1 (i32.add (local.get $key) (local.get $i)))
+              (i64.load align=1 (i32.add (local.get $at) (local.get $i))))
+          (then (return (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $words)))
+    (block $same
+      (loop $bytes
+        (br_if $same (i32.ge_u (local.get $i) (local.get $length)))
+        (if (i32.ne (i32.load8_u (i32.add (local.get $key) (local.get $i)))
+              (i32.load8_u (i32.add (local.get $at) (local.get $i))))
+          (then (return (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $bytes)))
+    (i32.const 1))
+
+  ;; One more of $slot's key; an evicting counter keeps its heap of slots by count a min-heap.
+  (func $hit (param $counter i32) (param $slot i32)
+    (local $counts i32)
+    (local $heap i32)
+    (local $place i32)
+    (local $size i32)
+    (local $i i32)
+    (local $left i32)
+    (local $child i32)
+    (local $a i32)
+    (local $b i32)
+    (local.set $counts (i32.load offset=32 (local.get $counter)))
+    (f64.store (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))
+      (f64.add (f64.load (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))) (f64.const 1)))
+    (if (i32.eqz (i32.load offset=48 (local.get $counter))) (then (return)))
+    (local.set $heap (i32.load offset=36 (local.get $counter)))
+    (local.set $place (i32.load offset=40 (local.get $counter)))
+    (local.set $size (i32.load offset=44 (local.get $counter)))
+    (local.set $i (i32.load (i32.add (local.get $place) (i32.shl (local.get $slot) (i32.const 2)))))
+    ;; ByteCounter's siftDown: the child of the smaller count, the left one on a tie.
+    (block $placed
+      (loop $down
+        (local.set $left (i32.add (i32.shl (local.get $i) (i32.const 1)) (i32.const 1)))
+        (br_if $placed (i32.ge_s (local.get $left) (local.get $size)))
+        (local.set $child (local.get $left))
+        (if (i32.lt_s (i32.add (local.get $left) (i32.const 1)) (local.get $size))
+          (then
+            (if (f64.lt
+                  (call $countAt (local.get $counts) (local.get $heap) (i32.add (local.get $left) (i32.const 1)))
+                  (call $countAt (local.get $counts) (local.get $heap) (local.get $left)))
+              (then (local.set $child (i32.add (local.get $left) (i32.const 1)))))))
+        (br_if $placed
+          (f64.le
+            (call $countAt (local.get $counts) (local.get $heap) (local.get $i))
+            (call $countAt (local.get $counts) (local.get $heap) (local.get $child))))
+        (local.set $a (i32.load (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $b (i32.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2)))))
+        (i32.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2))) (local.get $b))
+        (i32.store (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2))) (local.get $a))
+        (i32.store (i32.add (local.get $place) (i32.shl (local.get $a) (i32.const 2))) (local.get $child))
+        (i32.store (i32.add (local.get $place) (i32.shl (local.get $b) (i32.const 2))) (local.get $i))
+        (local.set $i (local.get $child))
+        (br $down))))
+
+  ;; The count of the slot at place $i of the heap.
+  (func $countAt (param $counts i32) (param $heap i32) (param $i i32) (result f64)
+    (f64.load
+      (i32.add (local.get $counts)
+        (i32.shl (i32.load (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 3)))))
 )

@@ -37,11 +37,30 @@ const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year
 const daysIn = (year: number, month: number) =>
   month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
+/** The bytes a MinuteCache takes in memory it is given. */
+export const MINUTE_CACHE_BYTES = 24;
+
 /** The minute of the last time read (`YYYY-MM-DDTHH:MM`), so that a minute of events reads its date and hour once. */
 class MinuteCache {
-  readonly bytes = new Uint8Array(16);
+  readonly bytes: Uint8Array;
+  private readonly start: Float64Array;
+
+  /** At `at` of `buffer` (8 bytes of ms, then the 16 bytes), where stops.wat's `$time` reads it too; by default, memory of its own. */
+  constructor(memory?: { buffer: ArrayBuffer; at: number }) {
+    const { buffer, at } = memory ?? { buffer: new ArrayBuffer(MINUTE_CACHE_BYTES), at: 0 };
+    this.start = new Float64Array(buffer, at, 1);
+    this.bytes = new Uint8Array(buffer, at + 8, 16);
+    this.start[0] = Number.NaN;
+  }
+
   /** Start of that minute, Unix ms; NaN until a time was read. */
-  ms = Number.NaN;
+  get ms(): number {
+    return this.start[0]!;
+  }
+
+  set ms(ms: number) {
+    this.start[0] = ms;
+  }
 }
 
 /** Start of the day `YYYY-MM-DD` at buf[at…], in Unix ms, or NaN. */
@@ -143,7 +162,25 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 
 /** Reads the times of one export's cells: the date, hour and minute of consecutive events are read once. */
 export class EventTimeReader {
-  private readonly cache = new MinuteCache();
+  private cache: MinuteCache;
+
+  /** `memory`: where its minute lives (MinuteCache), for stops.wat to read times in it too. */
+  constructor(memory?: { buffer: ArrayBuffer; at: number }) {
+    this.cache = new MinuteCache(memory);
+  }
+
+  /** Start of the minute of the last time read, Unix ms; NaN before one was read. */
+  get minuteMs(): number {
+    return this.cache.ms;
+  }
+
+  /** Moves the minute to memory of its own, so that the memory it was given can be given to another reader. */
+  detach(): void {
+    const { ms, bytes } = this.cache;
+    this.cache = new MinuteCache();
+    this.cache.ms = ms;
+    this.cache.bytes.set(bytes);
+  }
 
   ofBytes(buf: Uint8Array, from: number, to: number): number {
     return eventTimeOfBytes(buf, from, to, this.cache);

@@ -7,10 +7,22 @@
  *
  * Values are counted as the CSV file holds them, formula cells with their `'`, so that what the
  * summary shows can be found in the file. Cells are counted from their bytes (byte-counts.ts):
- * a string is made per distinct value, not per cell. Loaded by the export worker: no zod here.
+ * a string is made per distinct value, not per cell. The counters live in the guard's
+ * WebAssembly memory when the thread's one lease of it is free (stops.ts: leaseCounting), and
+ * the guard's SIMD pass then counts most cells itself; the rest are counted here, in the same
+ * counters. Loaded by the export worker: no zod here.
  */
-import { ByteCounter, DOUBLED_QUOTES, NEUTRALISED, PLAIN } from '../byte-counts.js';
+import { ByteCounter, type ByteCounterOptions, DOUBLED_QUOTES, NEUTRALISED, PLAIN } from '../byte-counts.js';
 import { type CsvCellSink, decode } from '../csv/columns.js';
+import {
+  COUNTED_COLUMNS,
+  type CountingLease,
+  endCounting,
+  leaseCounting,
+  MOST_RECORDS,
+  TIME_COLUMN,
+  TIMES,
+} from '../csv/stops.js';
 import { EventTimeReader, eventTimeOfText } from './event-time.js';
 
 /** What the summary counts, and the header names (compared as `normalise` makes them) that hold it. */
@@ -195,15 +207,12 @@ export class ShieldTally implements CsvCellSink {
   /** Bit per dimension (index in ROLES) whose column the header has. */
   private present = 0;
   private readonly header: string[] = [];
+  /** Cells the guard's SIMD pass counted (for tests and benchmarks); the others were counted here. */
+  cellsCountedBySimd = 0;
+  /** The WebAssembly memory the counters live in while the guard's SIMD pass counts there. */
+  private lease: CountingLease | undefined;
   /** One counter per dimension (the timestamp's unused); the rule's give the slots rules are counted by. */
-  private readonly counters: ByteCounter[] = ROLES.map(
-    (role) =>
-      new ByteCounter(
-        role === 'ip'
-          ? { capacity: IP_TRACK_CAPACITY, evict: true, maxKeyBytes: 64 }
-          : { capacity: role === 'timestamp' ? 1 : LABEL_CAPACITY, evict: false },
-      ),
-  );
+  private readonly counters: ByteCounter[];
   /** Per rule id slot (LABEL_CAPACITY: no id column), the first name slot seen with it and its count. */
   private readonly firstName = new Int32Array(LABEL_CAPACITY + 1).fill(-1);
   private readonly firstNameCount = new Float64Array(LABEL_CAPACITY + 1);
@@ -211,12 +220,62 @@ export class ShieldTally implements CsvCellSink {
   private readonly rules = new Map<number, number>();
   private rulesOther = 0;
   private readonly timeline = new Timeline();
-  private readonly times = new EventTimeReader();
+  private readonly times: EventTimeReader;
+  // Times the guard's SIMD pass read: ms into `windowMinuteMs` (its minute then), by record of its call.
+  private windowTimes = new Uint32Array(0);
+  private windowMinuteMs = Number.NaN;
+  private windowRecord = 0;
   // The current row: which dimensions had a cell, its time, its rule's id and name slots.
   private seen = 0;
   private rowTime = Number.NaN;
   private ruleIdSlot = -1;
   private ruleNameSlot = -1;
+
+  /** `simd: false` counts every cell here, in memory of its own (the oracle, for tests). */
+  constructor(options: { simd?: boolean } = {}) {
+    const lease = options.simd === false ? undefined : leaseCounting(this);
+    this.times = new EventTimeReader(lease && { buffer: lease.buffer, at: lease.minuteAt });
+    let at = lease?.from ?? 0;
+    if (lease) {
+      this.windowTimes = new Uint32Array(lease.buffer, at, MOST_RECORDS);
+      lease.table[TIMES] = at;
+      at += 4 * MOST_RECORDS;
+    }
+    this.counters = ROLES.map((role) => {
+      const counterOptions: ByteCounterOptions =
+        role === 'ip'
+          ? { capacity: IP_TRACK_CAPACITY, evict: true, maxKeyBytes: 64 }
+          : { capacity: role === 'timestamp' ? 1 : LABEL_CAPACITY, evict: false };
+      if (lease === undefined || role === 'timestamp') return new ByteCounter(counterOptions);
+      const counter = new ByteCounter(counterOptions, { buffer: lease.buffer, at });
+      at += ByteCounter.bytesFor(counterOptions);
+      if (at > lease.to) throw new Error("the Shield summary's counters outgrow the counting memory");
+      return counter;
+    });
+    this.lease = lease;
+  }
+
+  /** The tally table the guard's SIMD pass counts with (CsvCellSink), once the header is read. */
+  countingTable(): number {
+    if (this.slots === undefined || this.lease === undefined) return 0;
+    this.windowMinuteMs = this.times.minuteMs;
+    this.windowRecord = 0;
+    return this.lease.tally;
+  }
+
+  /** Whether the guard's SIMD pass counts this tally's cells (for tests and benchmarks). */
+  get countsInWebAssembly(): boolean {
+    return this.lease !== undefined;
+  }
+
+  /** Moves the counters out of the WebAssembly memory and gives it back: call when the export ends, however. */
+  release(): void {
+    if (this.lease === undefined) return;
+    this.lease = undefined;
+    for (const counter of this.counters) counter.detach();
+    this.times.detach();
+    endCounting(this);
+  }
 
   wants(column: number): boolean {
     return this.slots === undefined || (this.slots[column] ?? -1) >= 0;
@@ -256,10 +315,25 @@ export class ShieldTally implements CsvCellSink {
     else if (role === RULE_NAME) this.ruleNameSlot = slot;
   }
 
+  counted(column: number, slot: number): void {
+    this.cellsCountedBySimd++;
+    const role = this.slots![column]!;
+    this.seen |= 1 << role;
+    if (role === TIMESTAMP) this.rowTime = this.windowMinuteMs + this.windowTimes[this.windowRecord]!;
+    else if (role === RULE_ID) this.ruleIdSlot = slot;
+    else if (role === RULE_NAME) this.ruleNameSlot = slot;
+  }
+
   record(): void {
     if (this.slots === undefined) {
       const { slots, names } = rolesOf(this.header);
       this.slots = slots;
+      // The counted columns' counters, for the SIMD pass; the timestamp is read here.
+      for (let column = 0; column < Math.min(COUNTED_COLUMNS, slots.length); column++) {
+        if (this.lease === undefined || slots[column]! < 0) continue;
+        if (slots[column] === TIMESTAMP) this.lease.table[TIME_COLUMN] = column;
+        else this.lease.table[column] = this.counters[slots[column]!]!.address;
+      }
       this.names = names;
       this.present = ROLES.reduce(
         (mask, role, index) => (names[role] === undefined ? mask : mask | (1 << index)),
@@ -284,6 +358,7 @@ export class ShieldTally implements CsvCellSink {
     }
     if (this.present & ((1 << RULE_ID) | (1 << RULE_NAME))) this.countRule();
     this.seen = 0;
+    this.windowRecord++;
     this.rowTime = Number.NaN;
     this.ruleIdSlot = -1;
     this.ruleNameSlot = -1;
@@ -368,6 +443,7 @@ export class ShieldTally implements CsvCellSink {
           .map(({ text, count, overcount }) => ({ ip: text, count, overcount })),
       };
     if (names.timestamp !== undefined) summary.timeline = this.timeline.buckets(this.untimed);
+    this.release();
     return summary;
   }
 }

@@ -41,9 +41,10 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     for (let at = 0; at < csv.length; ) at += (await file!.write(csv, at, csv.length - at)).bytesWritten;
     csvBytes += csv.length;
   };
+  let tally: ShieldTally | undefined;
   try {
     // The summary is counted from the cells the guard reads anyway: no second pass over the body.
-    const tally = new ShieldTally();
+    tally = new ShieldTally();
     const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
     file = await open(task.path, 'w');
     for await (const chunk of receiver) {
@@ -66,6 +67,7 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     const cancelled = error instanceof StreamCancelledError || receiver.signal.aborted;
     return failureOf(error, cancelled, error instanceof CsvShapeError);
   } finally {
+    tally?.release();
     receiver.close();
   }
 }

@@ -23,7 +23,7 @@ function summarise(
   cuts: readonly number[] = [],
   simd = true,
 ): { csv: Buffer; summary: ShieldSummary } {
-  const tally = new ShieldTally();
+  const tally = new ShieldTally(simd ? {} : { simd: false });
   const guard = new CsvFormulaGuard({ cells: tally, simd });
   const points = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
   const out: Buffer[] = [];

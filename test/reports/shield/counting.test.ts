@@ -1,0 +1,307 @@
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CsvFormulaGuard } from '../../../src/reports/csv/guard.js';
+import { IP_TRACK_CAPACITY, LABEL_CAPACITY, ShieldTally } from '../../../src/reports/shield/summary.js';
+
+/**
+ * The guard's SIMD pass counts most of the summary's cells in the WebAssembly memory
+ * (csv/stops.wat: `$countRecord`); ByteCounter and the event-time reader in JavaScript alone,
+ * on the byte-by-byte guard, are the oracle.
+ */
+
+/** Pushes `body` cut at `cuts` through a guard into `tally`; returns the CSV file it writes. */
+function run(tally: ShieldTally, body: Buffer, cuts: readonly number[], simd: boolean): Buffer {
+  const guard = new CsvFormulaGuard({ cells: tally, simd });
+  const points = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const point of [...points, body.length]) {
+    out.push(Buffer.from(guard.push(body.subarray(from, point))));
+    from = point;
+  }
+  out.push(Buffer.from(guard.end()));
+  return Buffer.concat(out);
+}
+
+/** The body counted with the SIMD pass: its summary, the cells that pass counted, the CSV file. */
+function simd(body: Buffer, cuts: readonly number[] = []) {
+  const tally = new ShieldTally();
+  try {
+    expect(tally.countsInWebAssembly).toBe(true);
+    const csv = run(tally, body, cuts, true);
+    return { csv, counted: tally.cellsCountedBySimd, summary: tally.summary() };
+  } finally {
+    // A failing case must not keep the memory from the cases after it.
+    tally.release();
+  }
+}
+
+const oracle = (body: Buffer) => {
+  const tally = new ShieldTally({ simd: false });
+  const csv = run(tally, body, [], false);
+  return { csv, summary: tally.summary() };
+};
+
+const MINUTE = '2026-11-21T14:05';
+/** Time cells that share a minute, or nearly, in every form the reader knows and some it refuses. */
+const timeCell = fc.oneof(
+  fc
+    .record({
+      minute: fc.constantFrom(
+        MINUTE,
+        MINUTE,
+        MINUTE,
+        '2026-11-21T14:06',
+        '2026-11-21 14:05',
+        '2026-02-30T14:05',
+      ),
+      second: fc.constantFrom('00', '07', '59', '60', '5x', '-1'),
+      // Past three digits JavaScript's arithmetic decides: 17 nines or more round up to a whole second.
+      fraction: fc.constantFrom(
+        '',
+        '',
+        '.',
+        '.5',
+        '.25',
+        '.125',
+        '.1239',
+        '.123456',
+        '.99999999999999999999',
+        '.x',
+      ),
+      zone: fc.constantFrom('Z', 'Z', 'z', '', '+02:00', '-0130', 'ZZ', ' '),
+    })
+    .map(({ minute, second, fraction, zone }) => `${minute}:${second}${fraction}${zone}`),
+  fc.constantFrom('', '1763733601000', '1763733601', 'not a time', `${MINUTE}`),
+);
+
+/** Values of a label column: a few common ones, many rare ones, long and cut ones, quoted and formula ones. */
+const labelCell = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom('Block', 'Log', 'Challenge', '941100', 'XSS Attack Detected', 'DE'),
+  },
+  { weight: 3, arbitrary: fc.nat({ max: 3 * LABEL_CAPACITY }).map((n) => `v${n}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'x'.repeat(256),
+      'x'.repeat(257),
+      'é'.repeat(130),
+      `${'y'.repeat(255)}€`,
+      'a "quoted", value',
+      'line\r\nbreak',
+      '=cmd|x',
+      '-1',
+      '',
+      'Block\u0000',
+      '\uFFFD\u00ff',
+    ),
+  },
+);
+
+/** IPs: a few heavy hitters among many more distinct ones than the counter tracks, and long ones. */
+const ipCell = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('203.0.113.9', '198.51.100.7', '2001:db8::1') },
+  {
+    weight: 5,
+    arbitrary: fc
+      .nat({ max: 4 * IP_TRACK_CAPACITY })
+      .map((n) => `10.${n >> 16}.${(n >> 8) & 255}.${n & 255}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('i'.repeat(64), 'i'.repeat(65), `${'j'.repeat(63)}ü`, '"q"', '@ip', ''),
+  },
+);
+
+const NAMED = ['timestamp', 'ruleId', 'ruleName', 'action', 'country', 'asn', 'ip'] as const;
+
+const exportCase = fc.record({
+  // Where each named column goes among filler ones: past column 64 too, where JavaScript counts.
+  places: fc.array(fc.nat({ max: 70 }), { minLength: NAMED.length, maxLength: NAMED.length }),
+  width: fc.integer({ min: 1, max: 72 }),
+  rows: fc.array(
+    fc.record({
+      time: timeCell,
+      labels: fc.array(labelCell, { minLength: 5, maxLength: 5 }),
+      ip: ipCell,
+      keep: fc.option(fc.nat(), { nil: undefined, freq: 8 }),
+    }),
+    { minLength: 20, maxLength: 300 },
+  ),
+  // Past the first window: what it first sees, JavaScript counts; SIMD code counts what it then sees again.
+  repeat: fc.integer({ min: 5, max: 40 }),
+  end: fc.constantFrom('\r\n', '\n', '\r'),
+  cuts: fc.array(fc.nat({ max: 400_000 }), { maxLength: 6 }),
+});
+
+type ExportCase = typeof exportCase extends fc.Arbitrary<infer T> ? T : never;
+
+function bodyOf({ places, width, rows, repeat, end }: ExportCase) {
+  const columns = Array.from({ length: Math.max(width, ...places.map((p) => p + 1)) }, (_, i) => `c${i}`);
+  const at = new Map<string, number>();
+  NAMED.forEach((name, i) => {
+    let place = places[i]!;
+    while ([...at.values()].includes(place)) place = (place + 1) % columns.length;
+    if (at.size < columns.length) {
+      at.set(name, place);
+      columns[place] = name;
+    }
+  });
+  const records: string[][] = [];
+  for (let r = 0; r < repeat; r++)
+    for (const { time, labels, ip, keep } of rows) {
+      const cells = columns.map((_, i) => `f${i}`);
+      const put = (name: string, value: string) => {
+        const place = at.get(name);
+        if (place !== undefined) cells[place] = value;
+      };
+      put('timestamp', time);
+      for (const [i, name] of ['ruleId', 'ruleName', 'action', 'country', 'asn'].entries())
+        put(name, labels[(i + r) % 5]!);
+      put('ip', r % 3 === 0 ? ip : `${ip}${r % 7}`);
+      records.push(keep === undefined ? cells : cells.slice(0, 1 + (keep % cells.length)));
+    }
+  return Buffer.from(stringify([columns, ...records], { record_delimiter: end }));
+}
+
+describe('the Shield summary counted by the guard’s SIMD pass', () => {
+  it('counts as ByteCounter and the event-time reader do in JavaScript alone, past every bound', () => {
+    let countedBySimd = 0;
+    fc.assert(
+      fc.property(exportCase, (example) => {
+        const body = bodyOf(example);
+        const { csv, counted, summary } = simd(body, example.cuts);
+        countedBySimd += counted;
+        // Rows repeat: past the first windows, SIMD code finds what JavaScript counted first.
+        if (body.length > 256 * 1024) expect(counted).toBeGreaterThan(0);
+        const expected = oracle(body);
+        expect(summary).toEqual(expected.summary);
+        expect(csv.equals(expected.csv)).toBe(true);
+      }),
+      // Cases of hundreds of kilobytes: shrinking one would take minutes; the seed reproduces it.
+      { numRuns: 40, endOnFailure: true },
+    );
+    expect(countedBySimd).toBeGreaterThan(10_000);
+  });
+
+  it('keeps the busiest IPs when SIMD code counts their hits, as Space-Saving keeps them', () => {
+    // A full counter, then hits on the first IPs it took (its least counted, at the heap's top
+    // until their hits move them down), then more new IPs than it holds: each takes the slot of
+    // the least counted IP, never of one hit since.
+    const filler = 'f'.repeat(100);
+    const ip = (n: number) => `10.0.${n >> 8}.${n & 255}`;
+    const rows = [['ip', 'filler']];
+    for (let n = 0; n < IP_TRACK_CAPACITY; n++) rows.push([ip(n), filler]);
+    for (let hit = 0; hit < 20; hit++) for (let n = 0; n < 50; n++) rows.push([ip(n), filler]);
+    for (let n = 0; n < 1.5 * IP_TRACK_CAPACITY; n++) rows.push([ip(IP_TRACK_CAPACITY + n), filler]);
+    const body = Buffer.from(stringify(rows, { record_delimiter: '\r\n' }));
+    const { counted, summary } = simd(body);
+    // The hits came after the first windows: SIMD code counted them.
+    expect(counted).toBeGreaterThanOrEqual(900);
+    expect(summary).toEqual(oracle(body).summary);
+    expect(summary.topIps!.ips.slice(0, 50)).toEqual(
+      Array.from({ length: 50 }, (_, n) => ({ ip: ip(n), count: 21, overcount: 0 })).sort((a, b) =>
+        a.ip < b.ip ? -1 : 1,
+      ),
+    );
+  });
+
+  it('reads each time as the event-time reader does, to the millisecond', () => {
+    // Rows of one minute, so that SIMD code reads their times, in every form it takes or leaves;
+    // a time a millisecond off moves an event to the next minute's bucket or moves the span.
+    const forms = [
+      '07Z',
+      '59.999Z',
+      '59.99999999999999999999Z',
+      '59.9999z',
+      '00.5',
+      '30.25Z',
+      '59.9999999999999999',
+      '59+00:00',
+      '01.Z',
+      '60Z',
+    ];
+    const filler = 'f'.repeat(60);
+    const rows = [['time', 'filler']];
+    for (let i = 0; i < 12_000; i++)
+      rows.push([`${MINUTE}:${i % 2 ? forms[(i >> 1) % forms.length] : '07Z'}`, filler]);
+    const body = Buffer.from(stringify(rows, { record_delimiter: '\n' }));
+    const { counted, summary } = simd(body);
+    // Three rows in four: the rest are in forms it leaves to JavaScript.
+    expect(counted).toBeGreaterThan(6_000);
+    expect(summary).toEqual(oracle(body).summary);
+    expect(summary.timeline).toMatchObject({ bucketMs: 60_000, lastMs: Date.parse('2026-11-21T14:06:00Z') });
+  });
+
+  it('lends the memory to one summary at a time; a second counts in JavaScript, alongside', () => {
+    const body = bodyOf({
+      places: [0, 1, 2, 3, 4, 5, 6],
+      width: 9,
+      rows: Array.from({ length: 3 * IP_TRACK_CAPACITY }, (_, i) => ({
+        time: `${MINUTE}:${String(i % 60).padStart(2, '0')}.${i % 1000}Z`,
+        labels: [`r${i % 7}`, `name ${i % 5}`, ['Block', 'Log'][i % 2]!, 'DE', `AS${i % 1100}`],
+        ip: i % 3 === 0 ? '203.0.113.9' : `10.0.${i >> 8}.${i & 255}`,
+        keep: undefined,
+      })),
+      repeat: 2,
+      end: '\r\n',
+      cuts: [],
+    });
+    const expected = oracle(body);
+    const first = new ShieldTally();
+    const second = new ShieldTally();
+    expect([first.countsInWebAssembly, second.countsInWebAssembly]).toEqual([true, false]);
+    // Their guards take turns, chunk by chunk, as two exports on one thread would.
+    const guards = [first, second].map((cells) => new CsvFormulaGuard({ cells }));
+    for (let at = 0; at < body.length; at += 70_000)
+      for (const guard of guards) guard.push(body.subarray(at, at + 70_000));
+    for (const guard of guards) guard.end();
+    expect(first.cellsCountedBySimd).toBeGreaterThan(0);
+    expect(second.cellsCountedBySimd).toBe(0);
+    expect(first.summary()).toEqual(expected.summary);
+    expect(second.summary()).toEqual(expected.summary);
+    // Both are done: the next one counts there again.
+    const third = new ShieldTally();
+    expect(third.countsInWebAssembly).toBe(true);
+    third.release();
+  });
+
+  it('keeps its counts when it gives the memory back halfway, and the next summary starts from nothing', () => {
+    const body = bodyOf({
+      places: [0, 1, 2, 3, 4, 5, 6],
+      width: 7,
+      rows: Array.from({ length: 8_000 }, (_, i) => ({
+        time: `${MINUTE}:${String(i % 60).padStart(2, '0')}Z`,
+        labels: [`r${i % 3}`, 'XSS', 'Block', ['DE', 'US'][i % 2]!, 'AS1'],
+        ip: `10.0.0.${i % 300}`,
+        keep: undefined,
+      })),
+      repeat: 1,
+      end: '\n',
+      cuts: [],
+    });
+    const expected = oracle(body);
+    const tally = new ShieldTally();
+    const guard = new CsvFormulaGuard({ cells: tally });
+    const half = body.length >> 1;
+    const csv = [Buffer.from(guard.push(body.subarray(0, half)))];
+    const before = tally.cellsCountedBySimd;
+    expect(before).toBeGreaterThan(0);
+    tally.release();
+    expect(tally.countsInWebAssembly).toBe(false);
+    // Another summary takes the memory and fills it while the first one goes on without it.
+    const next = new ShieldTally();
+    expect(next.countsInWebAssembly).toBe(true);
+    const nextGuard = new CsvFormulaGuard({ cells: next });
+    nextGuard.push(body);
+    nextGuard.end();
+    csv.push(Buffer.from(guard.push(body.subarray(half))), Buffer.from(guard.end()));
+    expect(tally.cellsCountedBySimd).toBe(before);
+    expect(tally.summary()).toEqual(expected.summary);
+    expect(Buffer.concat(csv).equals(expected.csv)).toBe(true);
+    expect(next.summary()).toEqual(expected.summary);
+  });
+});
