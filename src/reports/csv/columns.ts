@@ -45,12 +45,10 @@ export interface CsvCellSink {
    */
   countingTable?(): number;
   /**
-   * Instead of cell(): a named cell records() counted, and the slot its column's counter gave it
-   * (for the time column, 0: records() read the time).
+   * The record is complete. `counted` ≥ 0: records() read it, at that index of its call, and
+   * counted the cells it could (what it read is in the tally table's READ); cell() had the others.
    */
-  counted?(column: number, slot: number): void;
-  /** The record is complete. */
-  record(buf: Buffer): void;
+  record(buf: Buffer, counted?: number): void;
   /** `buf` is about to be overwritten: keep what is still needed of it. */
   settle(buf: Buffer): void;
 }

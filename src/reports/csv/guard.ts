@@ -28,7 +28,7 @@ import { isUtf8 } from 'node:buffer';
 import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
-import { CELL_BITS, COUNTED_SHIFT, CsvStops, RECORD_END, STOP_BYTES } from './stops.js';
+import { CELL_BITS, COUNTED, CsvStops, NO_SINK_TABLE, RECORD_END, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 
@@ -388,7 +388,9 @@ export class CsvFormulaGuard {
   private recordsOfWindow(buf: Buffer, from: number): number {
     const stops = this.stops;
     const columns = this.columns;
-    const end = stops.records(from, this.delimiter, columns?.countingTable?.() ?? 0);
+    // With no sink no cell is wanted: records() may write a record with nothing to rewrite as one entry.
+    const table = columns === undefined ? NO_SINK_TABLE : (columns.countingTable?.() ?? 0);
+    const end = stops.records(from, this.delimiter, table);
     if (end === from) return from;
     const base = stops.windowStart;
     const count = stops.entries[0]!;
@@ -400,10 +402,11 @@ export class CsvFormulaGuard {
     let cellStart = from;
     let recordStart = from;
     let cellEnd = from;
+    let record = 0;
     for (let k = 0; k < count; k++) {
       const entry = entries[k]!;
       if (entry === RECORD_END) {
-        this.endRecord(buf, cellEnd, delimiterLength, recordStart);
+        this.endRecord(buf, cellEnd, delimiterLength, recordStart, table === 0 ? -1 : record++);
         this.recordsBySimd++;
         cellStart = recordStart = cellEnd + delimiterLength;
         continue;
@@ -415,9 +418,8 @@ export class CsvFormulaGuard {
         this.doubled = (entry & CELL_DOUBLED) !== 0;
         this.endCell(buf, cellStart, cellEnd, quoted ? AFTER_CLOSE : UNQUOTED, (entry & CELL_SPECIAL) !== 0);
       } else {
-        const counted = entry >>> COUNTED_SHIFT;
-        if (counted !== 0) columns!.counted!(this.cellIndex, counted - 1);
-        else if (columns?.wants(this.cellIndex) === true) {
+        // A cell records() counted (or a record's cells it wrote as one) is the sink's already.
+        if (entry < COUNTED && columns?.wants(this.cellIndex) === true) {
           if ((entry & CELL_QUOTED) === 0)
             columns.cell(buf, this.cellIndex, false, false, cellStart, cellEnd, cellEnd, cellEnd);
           else
@@ -520,10 +522,13 @@ export class CsvFormulaGuard {
     this.copyFrom = end;
   }
 
-  /** Ends the record whose delimiter (of `length` bytes, 0 at the end of the body) is at `at`. */
-  private endRecord(buf: Buffer, at: number, length: number, recordStart: number): void {
+  /**
+   * Ends the record whose delimiter (of `length` bytes, 0 at the end of the body) is at `at`;
+   * `counted`: its index among the records of the last records() call, which counted its cells.
+   */
+  private endRecord(buf: Buffer, at: number, length: number, recordStart: number, counted = -1): void {
     if (this.recordBytes + (at - recordStart) > this.maxRecordBytes) throw this.tooLarge();
-    this.columns?.record(buf);
+    this.columns?.record(buf, counted);
     this.records++;
     this.cellIndex = 0;
     this.recordBytes = 0;

@@ -35,17 +35,25 @@ const COUNTING_AT = 15 * 64 * 1024;
 const COUNTING_BYTES = 32 * 64 * 1024;
 /**
  * The tally table (stops.wat: `$countRecord`), i32s: a counter's address per column, for the
- * first COUNTED_COLUMNS; then TIME_COLUMN and TIMES; at MINUTE_AT bytes, the minute last read.
+ * first COUNTED_COLUMNS; then TIME_COLUMN, READ and NOTHING_WANTED; at MINUTE_AT bytes, the
+ * minute last read; at ROLES_AT, a byte per column: its role.
  */
 export const COUNTED_COLUMNS = 64;
 /** The column of the events' times, -1 for none. */
 export const TIME_COLUMN = 64;
-/** The address of the times `$time` read: a u32 per record of a records() call. */
-export const TIMES = 65;
+/** The address of what records() read of each record: two u32s per record of a call (stops.wat). */
+export const READ = 65;
+/** 1 when no cell is wanted at all. */
+const NOTHING_WANTED = 72;
 const MINUTE_AT = 264;
+export const ROLES_AT = 320;
 const TALLY_BYTES = 512;
+/** The table records() takes for a guard with no sink: no cell wanted, nothing to count. */
+export const NO_SINK_TABLE = COUNTING_AT + COUNTING_BYTES;
 /** Most records one records() call reads: each takes two bytes at least (a cell and its delimiter). */
 export const MOST_RECORDS = (WINDOW + 16) / 2;
+/** An entry from this one up is of a cell records() counted, or of a record's cells it wrote as one. */
+export const COUNTED = 1 << COUNTED_SHIFT;
 
 interface StopsExports {
   memory: { buffer: ArrayBuffer };
@@ -101,9 +109,7 @@ export function leaseCounting(holder: object): CountingLease | undefined {
   if (classifierHere === null || countingHolder?.deref() !== undefined) return undefined;
   countingHolder = new WeakRef(holder);
   const buffer = classifierHere.bytes.buffer as ArrayBuffer;
-  new Uint8Array(buffer, COUNTING_AT, TALLY_BYTES).fill(0);
-  const table = new Int32Array(buffer, COUNTING_AT, TIMES + 1);
-  table[TIME_COLUMN] = -1;
+  const table = tableAt(buffer, COUNTING_AT);
   return {
     buffer,
     table,
@@ -112,6 +118,14 @@ export function leaseCounting(holder: object): CountingLease | undefined {
     from: COUNTING_AT + TALLY_BYTES,
     to: COUNTING_AT + COUNTING_BYTES,
   };
+}
+
+/** A tally table at `at`, cleared: no column counted, no time column. */
+function tableAt(buffer: ArrayBuffer, at: number): Int32Array {
+  new Uint8Array(buffer, at, TALLY_BYTES).fill(0);
+  const table = new Int32Array(buffer, at, TALLY_BYTES / 4);
+  table[TIME_COLUMN] = -1;
+  return table;
 }
 
 /** Gives the counting memory back; the holder must have moved its counters out first. */
@@ -129,6 +143,7 @@ function newClassifier(): Classifier | null {
   if (wasm === undefined) return null;
   try {
     const exports = new wasm.Instance(new wasm.Module(wasmBytes)).exports as StopsExports;
+    tableAt(exports.memory.buffer, NO_SINK_TABLE)[NOTHING_WANTED] = 1;
     return {
       bytes: new Uint8Array(exports.memory.buffer),
       offsets: new Uint32Array(exports.memory.buffer, OFFSETS_AT, WINDOW),

@@ -7,8 +7,9 @@
   ;; Pages of 64 KiB: the input window (stops.ts: WINDOW, 64 KiB, and 16 bytes of padding), its
   ;; offsets (4 bytes each, at most one per input byte) and, from page 6, what `records` writes
   ;; (its count, then at most one entry per input byte and one per record); from page 15, 32
-  ;; pages for the counters of one summary at a time (stops.ts: leaseCounting).
-  (memory (export "memory") 47)
+  ;; pages for the counters of one summary at a time (stops.ts: leaseCounting); then the tally
+  ;; table of a guard with no sink (stops.ts: NO_SINK_TABLE).
+  (memory (export "memory") 48)
 
   ;; Writes the offset (from $from) of every comma, quote, CR and LF in [$from, $to) as a u32 at
   ;; $out, in order, and returns how many. The 15 bytes past $to are read too: they must hold none
@@ -72,7 +73,8 @@
   ;; came (it may start a formula, or its quotes come or go); and 0xFFFFFFFF after the last cell
   ;; of each record. At $out, how many entries. Returns the offset of the first record it did not
   ;; read. The 15 bytes past $to must hold no comma, quote or line break.
-  ;; With $tally not 0 (the counters' table: `$countRecord`), each record's named cells are counted as it ends.
+  ;; With $tally not 0 (the tally table: `$countRecord`), each record's named cells are counted as
+  ;; it ends, and a record left with nothing to do is written as one entry.
   (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (result i32)
     (local $record i32)
     (local $at i32)
@@ -187,7 +189,8 @@
           (br_if $done (i32.eqz (local.get $length)))
           (if (local.get $tally)
             (then
-              (call $countRecord (local.get $tally) (local.get $records) (local.get $record) (local.get $kept) (local.get $written))))
+              (local.set $written
+                (call $countRecord (local.get $tally) (local.get $records) (local.get $record) (local.get $kept) (local.get $written)))))
           (local.set $records (i32.add (local.get $records) (i32.const 1)))
           (i32.store (local.get $written) (i32.const -1))
           (local.set $written (i32.add (local.get $written) (i32.const 4)))
@@ -201,70 +204,113 @@
   ;; counters as ByteCounter's (byte-counts.ts), which lays them out in this memory and does what
   ;; is rare there (a key not counted yet, a key cut to its bound, an eviction); here only a key
   ;; already counted is found (among the recent ones, else by its hash) and counted once more.
-  ;; test/reports/shield/summary.test.ts holds the counts to ByteCounter's alone.
+  ;; test/reports/shield/counting.test.ts holds the counts to ByteCounter's alone.
   ;;
-  ;; The tally table: at $tally + 4 × column (columns 0 to 63), the address of the column's
-  ;; counter, 0 for a column not counted here; at $tally + 256 the column of the events' times
-  ;; (-1: none), + 260 the address of the times read (`$time`, a u32 per record of the call),
-  ;; + 264 the minute last read (event-time.ts: MinuteCache), its start in Unix ms (f64, NaN
-  ;; before one was read) and, at + 272, its 16 bytes. A counter (ByteCounter: COUNTER_FIELDS) is i32s:
-  ;; 0 the bytes of a key's slot, 4 the keys, 8 their lengths (i32), 12 their kinds (u8),
-  ;; 16 their hashes, 20 the next slot of a hash bucket, 24 the buckets' first slots, 28 the
-  ;; buckets' mask, 32 the counts (f64), 36 the Space-Saving heap, 40 each slot's place in it,
-  ;; 44 the slots in use, 48 1 when the counter evicts (keeps the heap), 52 the recent slots (256).
+;; The tally table: at $tally + 4 × column (columns 0 to 63), the address of the column's
+  ;; counter, 0 for a column not counted here; at + 256 the column of the events' times (-1:
+  ;; none); + 260 the address of what is read of each record (below); + 264 the minute last
+  ;; read (event-time.ts: MinuteCache): its start in Unix ms (f64, NaN before one was read) and,
+  ;; at + 272, its 16 bytes; + 288 1 when no cell is wanted at all (the guard has no sink);
+  ;; + 320 the role of each column (u8, summary.ts: ROLES; 0 for none or the time).
+  ;;
+  ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
+  ;; 8 their lengths (i32), 12 their kinds (u8), 16 their hashes, 20 the next slot of a hash
+  ;; bucket, 24 the buckets' first slots, 28 the buckets' mask, 32 the counts (f64), 36 the
+  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 1 when the counter
+  ;; evicts (keeps the heap), 52 the recent slots (256).
+  ;;
+  ;; What is read of each record, two u32s at its index in the call: a bit per role counted
+  ;; (bit 0: the time), the rule id's slot + 1 at bit 8 and the rule name's at bit 19 (11 bits
+  ;; each); then the time, in ms into the minute.
 
   ;; Counts the cells of one record (its entries at [$first, $last), from $record; the $index-th
-  ;; record of the call) that need no rewriting and have a counter; such a cell's entry gets its
-  ;; slot + 1 in its top 11 bits. Its time cell, when `$time` reads it, gets 1 there, and the
-  ;; time is written at $index of the times.
-  (func $countRecord (param $tally i32) (param $index i32) (param $record i32) (param $first i32) (param $last i32)
+  ;; record of the call) that need no rewriting and have a counter, and reads its time. Such a
+  ;; cell's entry gets its slot + 1 in its top 11 bits (the time cell: 1). When then nothing of
+  ;; the record is left to do (no cell to rewrite, every wanted cell counted), its entries become
+  ;; one: its last cell's, marked counted. Returns the end of its entries.
+  (func $countRecord (param $tally i32) (param $index i32) (param $record i32) (param $first i32) (param $last i32) (result i32)
+    (local $at i32)
     (local $entry i32)
     (local $column i32)
     (local $counter i32)
     (local $start i32)
     (local $end i32)
     (local $slot i32)
+    (local $role i32)
+    (local $read i32)
+    (local $whole i32)
+    (local $info i32)
     (local.set $start (local.get $record))
+    (local.set $at (local.get $first))
+    (local.set $whole (i32.const 1))
     (block $done
       (loop $cells
-        (br_if $done (i32.ge_u (local.get $first) (local.get $last)))
-        (br_if $done (i32.ge_u (local.get $column) (i32.const 64)))
-        (local.set $entry (i32.load (local.get $first)))
+        (br_if $done (i32.ge_u (local.get $at) (local.get $last)))
+        (local.set $entry (i32.load (local.get $at)))
         (local.set $end (i32.shr_u (local.get $entry) (i32.const 4)))
-        (local.set $counter (i32.load (i32.add (local.get $tally) (i32.shl (local.get $column) (i32.const 2)))))
-        (if (i32.and
-              (i32.eq (local.get $column) (i32.load offset=256 (local.get $tally)))
-              (i32.eqz (i32.and (local.get $entry) (i32.const 15))))
+        (if (i32.and (local.get $entry) (i32.const 4)) (then (local.set $whole (i32.const 0))))
+        (if (i32.lt_u (local.get $column) (i32.const 64))
           (then
-            (local.set $slot (call $time (local.get $tally) (local.get $start) (i32.sub (local.get $end) (local.get $start))))
-            (if (i32.ge_s (local.get $slot) (i32.const 0))
+            (local.set $counter (i32.load (i32.add (local.get $tally) (i32.shl (local.get $column) (i32.const 2)))))
+            (if (i32.eq (local.get $column) (i32.load offset=256 (local.get $tally)))
               (then
-                (i32.store
-                  (i32.add (i32.load offset=260 (local.get $tally)) (i32.shl (local.get $index) (i32.const 2)))
-                  (local.get $slot))
-                (i32.store (local.get $first) (i32.or (local.get $entry) (i32.const 0x200000)))))))
-        (if (i32.and (i32.ne (local.get $counter) (i32.const 0)) (i32.eqz (i32.and (local.get $entry) (i32.const 4))))
-          (then
-            (local.set $slot
-              (if (result i32) (i32.and (local.get $entry) (i32.const 1))
-                (then
-                  (call $count (local.get $counter)
-                    (i32.add (local.get $start) (i32.const 1))
-                    (i32.sub (i32.sub (local.get $end) (local.get $start)) (i32.const 2))
-                    (i32.shr_u (i32.and (local.get $entry) (i32.const 2)) (i32.const 1))))
-                (else
-                  (call $count (local.get $counter) (local.get $start)
-                    (i32.sub (local.get $end) (local.get $start)) (i32.const 0)))))
-            (if (i32.ge_s (local.get $slot) (i32.const 0))
+                (local.set $slot (i32.const -1))
+                (if (i32.eqz (i32.and (local.get $entry) (i32.const 15)))
+                  (then
+                    (local.set $slot
+                      (call $time (local.get $tally) (local.get $start) (i32.sub (local.get $end) (local.get $start))))))
+                (if (i32.ge_s (local.get $slot) (i32.const 0))
+                  (then
+                    (i32.store offset=4
+                      (i32.add (i32.load offset=260 (local.get $tally)) (i32.shl (local.get $index) (i32.const 3)))
+                      (local.get $slot))
+                    (local.set $read (i32.or (local.get $read) (i32.const 1)))
+                    (i32.store (local.get $at) (i32.or (local.get $entry) (i32.const 0x200000))))
+                  (else (local.set $whole (i32.const 0))))))
+            (if (local.get $counter)
               (then
-                (i32.store (local.get $first)
-                  (i32.or (local.get $entry) (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 21))))))))
+                (local.set $slot (i32.const -1))
+                (if (i32.eqz (i32.and (local.get $entry) (i32.const 4)))
+                  (then
+                    (local.set $slot
+                      (if (result i32) (i32.and (local.get $entry) (i32.const 1))
+                        (then
+                          (call $count (local.get $counter)
+                            (i32.add (local.get $start) (i32.const 1))
+                            (i32.sub (i32.sub (local.get $end) (local.get $start)) (i32.const 2))
+                            (i32.shr_u (i32.and (local.get $entry) (i32.const 2)) (i32.const 1))))
+                        (else
+                          (call $count (local.get $counter) (local.get $start)
+                            (i32.sub (local.get $end) (local.get $start)) (i32.const 0)))))))
+                (if (i32.ge_s (local.get $slot) (i32.const 0))
+                  (then
+                    (i32.store (local.get $at)
+                      (i32.or (local.get $entry) (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 21))))
+                    (local.set $role (i32.load8_u offset=320 (i32.add (local.get $tally) (local.get $column))))
+                    (local.set $read (i32.or (local.get $read) (i32.shl (i32.const 1) (local.get $role))))
+                    ;; The rule's id and name (summary.ts: ROLES 2 and 3) pair up in JavaScript.
+                    (if (i32.eq (local.get $role) (i32.const 2))
+                      (then (local.set $read (i32.or (local.get $read)
+                        (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 8))))))
+                    (if (i32.eq (local.get $role) (i32.const 3))
+                      (then (local.set $read (i32.or (local.get $read)
+                        (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 19)))))))
+                  (else (local.set $whole (i32.const 0)))))))
+          ;; A column past the table's may be wanted.
+          (else (if (i32.eqz (i32.load offset=288 (local.get $tally))) (then (local.set $whole (i32.const 0))))))
         (local.set $start (i32.add (local.get $end) (i32.const 1)))
         (local.set $column (i32.add (local.get $column) (i32.const 1)))
-        (local.set $first (i32.add (local.get $first) (i32.const 4)))
-        (br $cells))))
+        (local.set $at (i32.add (local.get $at) (i32.const 4)))
+        (br $cells)))
+    (local.set $info (i32.load offset=260 (local.get $tally)))
+    (if (local.get $info)
+      (then (i32.store (i32.add (local.get $info) (i32.shl (local.get $index) (i32.const 3))) (local.get $read))))
+    (if (i32.eqz (local.get $whole)) (then (return (local.get $last))))
+    (i32.store (local.get $first)
+      (i32.or (i32.and (i32.load (i32.sub (local.get $last) (i32.const 4))) (i32.const 0x1ffff0)) (i32.const 0x200000)))
+    (i32.add (local.get $first) (i32.const 4)))
 
-;; An event's time as event-time.ts reads it, when it is of the common form and in the minute
+  ;; An event's time as event-time.ts reads it, when it is of the common form and in the minute
   ;; read last: `YYYY-MM-DD[T ]HH:MM` (that minute's 16 bytes), `:SS`, `.f`, `.ff` or `.fff` or
   ;; none, then `Z`, `z` or nothing. Returns the milliseconds into that minute, or -1: the cell
   ;; is then read in JavaScript (another minute, an offset, more digits, not a time).

@@ -20,8 +20,9 @@ import {
   endCounting,
   leaseCounting,
   MOST_RECORDS,
+  READ,
+  ROLES_AT,
   TIME_COLUMN,
-  TIMES,
 } from '../csv/stops.js';
 import { EventTimeReader, eventTimeOfText } from './event-time.js';
 
@@ -221,10 +222,10 @@ export class ShieldTally implements CsvCellSink {
   private rulesOther = 0;
   private readonly timeline = new Timeline();
   private readonly times: EventTimeReader;
-  // Times the guard's SIMD pass read: ms into `windowMinuteMs` (its minute then), by record of its call.
-  private windowTimes = new Uint32Array(0);
-  private windowMinuteMs = Number.NaN;
-  private windowRecord = 0;
+  // What the guard's SIMD pass read of each record of its call (stops.wat: `$countRecord`), and
+  // the minute its times count from.
+  private read = new Uint32Array(0);
+  private readMinuteMs = Number.NaN;
   // The current row: which dimensions had a cell, its time, its rule's id and name slots.
   private seen = 0;
   private rowTime = Number.NaN;
@@ -237,9 +238,9 @@ export class ShieldTally implements CsvCellSink {
     this.times = new EventTimeReader(lease && { buffer: lease.buffer, at: lease.minuteAt });
     let at = lease?.from ?? 0;
     if (lease) {
-      this.windowTimes = new Uint32Array(lease.buffer, at, MOST_RECORDS);
-      lease.table[TIMES] = at;
-      at += 4 * MOST_RECORDS;
+      this.read = new Uint32Array(lease.buffer, at, 2 * MOST_RECORDS);
+      lease.table[READ] = at;
+      at += this.read.byteLength;
     }
     this.counters = ROLES.map((role) => {
       const counterOptions: ByteCounterOptions =
@@ -258,8 +259,7 @@ export class ShieldTally implements CsvCellSink {
   /** The tally table the guard's SIMD pass counts with (CsvCellSink), once the header is read. */
   countingTable(): number {
     if (this.slots === undefined || this.lease === undefined) return 0;
-    this.windowMinuteMs = this.times.minuteMs;
-    this.windowRecord = 0;
+    this.readMinuteMs = this.times.minuteMs;
     return this.lease.tally;
   }
 
@@ -272,6 +272,7 @@ export class ShieldTally implements CsvCellSink {
   release(): void {
     if (this.lease === undefined) return;
     this.lease = undefined;
+    this.read = new Uint32Array(0);
     for (const counter of this.counters) counter.detach();
     this.times.detach();
     endCounting(this);
@@ -315,24 +316,21 @@ export class ShieldTally implements CsvCellSink {
     else if (role === RULE_NAME) this.ruleNameSlot = slot;
   }
 
-  counted(column: number, slot: number): void {
-    this.cellsCountedBySimd++;
-    const role = this.slots![column]!;
-    this.seen |= 1 << role;
-    if (role === TIMESTAMP) this.rowTime = this.windowMinuteMs + this.windowTimes[this.windowRecord]!;
-    else if (role === RULE_ID) this.ruleIdSlot = slot;
-    else if (role === RULE_NAME) this.ruleNameSlot = slot;
-  }
-
-  record(): void {
+  record(_buf?: Buffer, counted = -1): void {
+    if (counted >= 0) this.readBySimd(counted);
     if (this.slots === undefined) {
       const { slots, names } = rolesOf(this.header);
       this.slots = slots;
       // The counted columns' counters, for the SIMD pass; the timestamp is read here.
+      const roles =
+        this.lease && new Uint8Array(this.lease.buffer, this.lease.tally + ROLES_AT, COUNTED_COLUMNS);
       for (let column = 0; column < Math.min(COUNTED_COLUMNS, slots.length); column++) {
         if (this.lease === undefined || slots[column]! < 0) continue;
         if (slots[column] === TIMESTAMP) this.lease.table[TIME_COLUMN] = column;
-        else this.lease.table[column] = this.counters[slots[column]!]!.address;
+        else {
+          this.lease.table[column] = this.counters[slots[column]!]!.address;
+          roles![column] = slots[column]!;
+        }
       }
       this.names = names;
       this.present = ROLES.reduce(
@@ -358,10 +356,20 @@ export class ShieldTally implements CsvCellSink {
     }
     if (this.present & ((1 << RULE_ID) | (1 << RULE_NAME))) this.countRule();
     this.seen = 0;
-    this.windowRecord++;
     this.rowTime = Number.NaN;
     this.ruleIdSlot = -1;
     this.ruleNameSlot = -1;
+  }
+
+  /** What the SIMD pass read of a record: the roles it counted, the rule's slots, the time. */
+  private readBySimd(index: number): void {
+    const read = this.read[2 * index]!;
+    const roles = read & 0xff;
+    this.seen |= roles;
+    if (roles & (1 << TIMESTAMP)) this.rowTime = this.readMinuteMs + this.read[2 * index + 1]!;
+    if (roles & (1 << RULE_ID)) this.ruleIdSlot = ((read >>> 8) & 0x7ff) - 1;
+    if (roles & (1 << RULE_NAME)) this.ruleNameSlot = ((read >>> 19) & 0x7ff) - 1;
+    for (let bits = roles; bits !== 0; bits &= bits - 1) this.cellsCountedBySimd++;
   }
 
   /** Nothing to keep: every cell is counted while its bytes are there. */
