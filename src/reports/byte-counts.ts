@@ -61,7 +61,9 @@ const HEAP = 9;
 const PLACE = 10;
 /** Slots in use. */
 const SIZE = 11;
+/** 0: the counter does not evict; 1: it does, its heap not in order yet; HEAP_ORDERED. */
 const EVICTS = 12;
+const HEAP_ORDERED = 2;
 const RECENT_SLOTS = 13;
 const HEADER_BYTES = 64;
 
@@ -256,7 +258,6 @@ export class ByteCounter {
       if (this.evict) {
         this.heap[slot] = slot;
         this.place[slot] = slot;
-        this.siftUp(slot);
       }
       return slot;
     }
@@ -264,6 +265,7 @@ export class ByteCounter {
       this.other++;
       return -1;
     }
+    if (!this.ordered) this.orderHeap();
     const victim = this.heap[0]!;
     this.unlink(victim);
     this.evicted = true;
@@ -276,8 +278,27 @@ export class ByteCounter {
 
   private hit(slot: number): number {
     this.counts[slot]!++;
-    if (this.evict) this.siftDown(this.place[slot]!);
+    if (this.ordered) this.siftDown(this.place[slot]!);
     return slot;
+  }
+
+  /**
+   * Makes the heap a min-heap by count, when the counter first evicts: until it is full no slot
+   * is given away, so no hit before then pays to keep the heap in order (Floyd's heap
+   * construction, then siftDown after each hit and eviction).
+   */
+  private orderHeap(): void {
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    this.ordered = true;
+  }
+
+  /** Whether the heap is in order (orderHeap), read by stops.wat too. */
+  private get ordered(): boolean {
+    return this.header[EVICTS] === HEAP_ORDERED;
+  }
+
+  private set ordered(ordered: boolean) {
+    this.header[EVICTS] = ordered ? HEAP_ORDERED : 1;
   }
 
   /** Counts a key given as text (cells that are not one run of bytes: rare). */
@@ -353,17 +374,6 @@ export class ByteCounter {
     heap[j] = a;
     place[a] = j;
     place[b] = i;
-  }
-
-  private siftUp(start: number): void {
-    const { heap, counts } = this;
-    let i = start;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (counts[heap[parent]!]! <= counts[heap[i]!]!) return;
-      this.swap(i, parent);
-      i = parent;
-    }
   }
 
   private siftDown(start: number): void {

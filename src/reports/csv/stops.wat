@@ -216,8 +216,8 @@
   ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
   ;; 8 their lengths (i32), 12 their kinds (u8), 16 their hashes, 20 the next slot of a hash
   ;; bucket, 24 the buckets' first slots, 28 the buckets' mask, 32 the counts (f64), 36 the
-  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 1 when the counter
-  ;; evicts (keeps the heap), 52 the recent slots (256).
+  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 2 when the counter
+  ;; keeps its heap in order (it evicts, and has evicted), 52 the recent slots (256).
   ;;
   ;; What is read of each record, two u32s at its index in the call: a bit per role counted
   ;; (bit 0: the time), the rule id's slot + 1 at bit 8 and the rule name's at bit 19 (11 bits
@@ -359,6 +359,7 @@
   ;; The key of $length bytes at $at, read as $kind says (ByteCounter: PLAIN, DOUBLED_QUOTES),
   ;; counted once more when the counter has it: its slot, else -1 (ByteCounter adds it).
   (func $count (param $counter i32) (param $at i32) (param $length i32) (param $kind i32) (result i32)
+    (local $key i32)
     (local $ends i32)
     (local $recent i32)
     (local $slot i32)
@@ -383,12 +384,32 @@
             (i32.const 24))
           (i32.const 2))))
     (local.set $slot (i32.load (local.get $recent)))
-    (if (i32.ge_s (local.get $slot) (i32.const 0))
-      (then
-        (if (call $holds (local.get $counter) (local.get $slot) (local.get $at) (local.get $length) (local.get $kind))
-          (then
-            (call $hit (local.get $counter) (local.get $slot))
-            (return (local.get $slot))))))
+    ;; The slot of a recent key: its length, kind and bytes, eight at a time, then one.
+    (block $other
+      (br_if $other (i32.lt_s (local.get $slot) (i32.const 0)))
+      (br_if $other (i32.ne (local.get $length)
+        (i32.load (i32.add (i32.load offset=8 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 2))))))
+      (br_if $other (i32.ne (local.get $kind)
+        (i32.load8_u (i32.add (i32.load offset=12 (local.get $counter)) (local.get $slot)))))
+      (local.set $key
+        (i32.add (i32.load offset=4 (local.get $counter)) (i32.mul (local.get $slot) (i32.load (local.get $counter)))))
+      (block $tail
+        (loop $words
+          (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $length)))
+          (br_if $other (i64.ne (i64.load align=1 (i32.add (local.get $key) (local.get $i)))
+            (i64.load align=1 (i32.add (local.get $at) (local.get $i)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 8)))
+          (br $words)))
+      (block $same
+        (loop $bytes
+          (br_if $same (i32.ge_u (local.get $i) (local.get $length)))
+          (br_if $other (i32.ne (i32.load8_u (i32.add (local.get $key) (local.get $i)))
+            (i32.load8_u (i32.add (local.get $at) (local.get $i)))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $bytes)))
+      (call $hit (local.get $counter) (local.get $slot))
+      (return (local.get $slot)))
+    (local.set $i (i32.const 0))
     ;; FNV-1a from the kind, as ByteCounter hashes.
     (local.set $hash (i32.xor (i32.const 0x811c9dc5) (local.get $kind)))
     (block $hashed
@@ -464,7 +485,8 @@
     (local.set $counts (i32.load offset=32 (local.get $counter)))
     (f64.store (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))
       (f64.add (f64.load (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))) (f64.const 1)))
-    (if (i32.eqz (i32.load offset=48 (local.get $counter))) (then (return)))
+    ;; Until it first evicts, the heap need not be in order (byte-counts.ts: orderHeap).
+    (if (i32.ne (i32.load offset=48 (local.get $counter)) (i32.const 2)) (then (return)))
     (local.set $heap (i32.load offset=36 (local.get $counter)))
     (local.set $place (i32.load offset=40 (local.get $counter)))
     (local.set $size (i32.load offset=44 (local.get $counter)))
@@ -481,12 +503,12 @@
                   (call $countAt (local.get $counts) (local.get $heap) (i32.add (local.get $left) (i32.const 1)))
                   (call $countAt (local.get $counts) (local.get $heap) (local.get $left)))
               (then (local.set $child (i32.add (local.get $left) (i32.const 1)))))))
-        (br_if $placed
-          (f64.le
-            (call $countAt (local.get $counts) (local.get $heap) (local.get $i))
-            (call $countAt (local.get $counts) (local.get $heap) (local.get $child))))
         (local.set $a (i32.load (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2)))))
         (local.set $b (i32.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2)))))
+        (br_if $placed
+          (f64.le
+            (f64.load (i32.add (local.get $counts) (i32.shl (local.get $a) (i32.const 3))))
+            (f64.load (i32.add (local.get $counts) (i32.shl (local.get $b) (i32.const 3))))))
         (i32.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2))) (local.get $b))
         (i32.store (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2))) (local.get $a))
         (i32.store (i32.add (local.get $place) (i32.shl (local.get $a) (i32.const 2))) (local.get $child))
