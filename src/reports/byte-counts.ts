@@ -147,7 +147,8 @@ export class ByteCounter {
     this.slotBytes = this.layout.slotBytes;
     this.mask = this.layout.tableSize - 1;
     const { buffer, at } = memory ?? { buffer: new ArrayBuffer(this.layout.bytes), at: 0 };
-    new Uint8Array(buffer, at, this.layout.bytes).fill(0);
+    // The keys (the most of it) need no clearing: only the bytes a slot was given are read.
+    new Uint8Array(buffer, at, this.layout.keys).fill(0);
     this.bind(buffer, at);
     const { header } = this;
     header[SLOT_BYTES] = this.slotBytes;
