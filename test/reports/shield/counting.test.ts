@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvFormulaGuard } from '../../../src/reports/csv/guard.js';
 import { IP_TRACK_CAPACITY, LABEL_CAPACITY, ShieldTally } from '../../../src/reports/shield/summary.js';
+import { throughGuard } from '../support.js';
 
 /**
  * The guard's SIMD pass counts most of the summary's cells in the WebAssembly memory
@@ -10,19 +11,9 @@ import { IP_TRACK_CAPACITY, LABEL_CAPACITY, ShieldTally } from '../../../src/rep
  * on the byte-by-byte guard, are the oracle.
  */
 
-/** Pushes `body` cut at `cuts` through a guard into `tally`; returns the CSV file it writes. */
-function run(tally: ShieldTally, body: Buffer, cuts: readonly number[], simd: boolean): Buffer {
-  const guard = new CsvFormulaGuard({ cells: tally, simd });
-  const points = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const point of [...points, body.length]) {
-    out.push(Buffer.from(guard.push(body.subarray(from, point))));
-    from = point;
-  }
-  out.push(Buffer.from(guard.end()));
-  return Buffer.concat(out);
-}
+/** `body` cut at `cuts` through a guard into `tally`: the CSV file it writes. */
+const run = (tally: ShieldTally, body: Buffer, cuts: readonly number[], simd: boolean) =>
+  throughGuard(new CsvFormulaGuard({ cells: tally, simd }), body, cuts);
 
 /** The body counted with the SIMD pass: its summary, the cells that pass counted, the CSV file. */
 function simd(body: Buffer, cuts: readonly number[] = []) {

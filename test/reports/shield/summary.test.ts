@@ -16,6 +16,7 @@ import {
   type ShieldSummary,
   ShieldTally,
 } from '../../../src/reports/shield/summary.js';
+import { throughGuard } from '../support.js';
 
 /** The body through the guard in pieces cut at `cuts`: the CSV file it writes and the summary. */
 function summarise(
@@ -24,16 +25,8 @@ function summarise(
   simd = true,
 ): { csv: Buffer; summary: ShieldSummary } {
   const tally = new ShieldTally(simd ? {} : { simd: false });
-  const guard = new CsvFormulaGuard({ cells: tally, simd });
-  const points = [...new Set(cuts.map((cut) => cut % (body.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let from = 0;
-  for (const point of [...points, body.length]) {
-    out.push(Buffer.from(guard.push(body.subarray(from, point))));
-    from = point;
-  }
-  out.push(Buffer.from(guard.end()));
-  return { csv: Buffer.concat(out), summary: tally.summary() };
+  const csv = throughGuard(new CsvFormulaGuard({ cells: tally, simd }), body, cuts);
+  return { csv, summary: tally.summary() };
 }
 
 const csvOf = (records: string[][]) => Buffer.from(stringify(records, { record_delimiter: '\r\n' }));
