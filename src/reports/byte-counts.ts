@@ -65,6 +65,12 @@ const SIZE = 11;
 const EVICTS = 12;
 const HEAP_ORDERED = 2;
 const RECENT_SLOTS = 13;
+const CAPACITY = 14;
+/**
+ * Keys of the current records() call (stops.wat) left to this code: each may take a free slot,
+ * so a counter that evicts is counted there only while size + DEFERRED < CAPACITY.
+ */
+const DEFERRED = 15;
 const HEADER_BYTES = 64;
 
 /** Where each part of a counter's block starts, from the block's start, and the block's size. */
@@ -154,8 +160,14 @@ export class ByteCounter {
     header[SLOT_BYTES] = this.slotBytes;
     header[MASK] = this.mask;
     header[EVICTS] = evict ? 1 : 0;
+    header[CAPACITY] = capacity;
     this.heads.fill(-1);
     this.recent.fill(-1);
+  }
+
+  /** A records() call (stops.wat) counts next: no key of it is left to this code yet. */
+  beginCall(): void {
+    this.header[DEFERRED] = 0;
   }
 
   /** Where the block starts in its buffer: the counter's address for stops.wat. */

@@ -29,6 +29,8 @@ export const RECORD_END = 0xffff_ffff;
 export const COUNTED_SHIFT = 21;
 /** An entry's bits that hold its cell's end × 16 and its flags. */
 export const CELL_BITS = (1 << COUNTED_SHIFT) - 1;
+/** Bits of the slot + 1 in an entry (and in what records() reads of a record): a counter holds fewer slots. */
+export const COUNTED_SLOT_BITS = 32 - COUNTED_SHIFT;
 
 /** Where one summary's counters live in the memory (stops.wat: page 15 on), so that records() counts its cells. */
 const COUNTING_AT = 15 * 64 * 1024;
@@ -48,6 +50,8 @@ const NOTHING_WANTED = 72;
 const MINUTE_AT = 264;
 export const ROLES_AT = 320;
 const TALLY_BYTES = 512;
+/** What a lease holds for counters after its table. */
+export const COUNTING_MEMORY_BYTES = COUNTING_BYTES - TALLY_BYTES;
 /** The table records() takes for a guard with no sink: no cell wanted, nothing to count. */
 export const NO_SINK_TABLE = COUNTING_AT + COUNTING_BYTES;
 /** Most records one records() call reads: each takes two bytes at least (a cell and its delimiter). */
@@ -235,6 +239,8 @@ export class CsvStops {
   records(from: number, delimiter: number, tally = 0): number {
     const shared = this.shared;
     if (shared === null) return from;
+    if (tally !== 0 && tally !== NO_SINK_TABLE && tally !== COUNTING_AT)
+      throw new TypeError("records() counts with a CountingLease's tally table, or none");
     if (
       shared.holder !== this ||
       from < this.start ||

@@ -203,7 +203,8 @@
   ;; Counting the named cells of the records `records` reads, where their bytes are: the same
   ;; counters as ByteCounter's (byte-counts.ts), which lays them out in this memory and does what
   ;; is rare there (a key not counted yet, a key cut to its bound, an eviction); here only a key
-  ;; already counted is found (among the recent ones, else by its hash) and counted once more.
+  ;; already counted is found (among the recent ones, else by its hash) and counted once more,
+  ;; and a counter that evicts only while no eviction can come first.
   ;; test/reports/shield/counting.test.ts holds the counts to ByteCounter's alone.
   ;;
 ;; The tally table: at $tally + 4 × column (columns 0 to 63), the address of the column's
@@ -216,8 +217,9 @@
   ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
   ;; 8 their lengths (i32), 12 their kinds (u8), 16 their hashes, 20 the next slot of a hash
   ;; bucket, 24 the buckets' first slots, 28 the buckets' mask, 32 the counts (f64), 36 the
-  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 2 when the counter
-  ;; keeps its heap in order (it evicts, and has evicted), 52 the recent slots (256).
+  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 not 0 when the
+  ;; counter evicts, 52 the recent slots (256), 56 its capacity, 60 the keys of the current call
+  ;; left to JavaScript (byte-counts.ts: DEFERRED).
   ;;
   ;; What is read of each record, two u32s at its index in the call: a bit per role counted
   ;; (bit 0: the time), the rule id's slot + 1 at bit 8 and the rule name's at bit 19 (11 bits
@@ -295,7 +297,11 @@
                     (if (i32.eq (local.get $role) (i32.const 3))
                       (then (local.set $read (i32.or (local.get $read)
                         (i32.shl (i32.add (local.get $slot) (i32.const 1)) (i32.const 19)))))))
-                  (else (local.set $whole (i32.const 0)))))))
+                  (else
+                    (local.set $whole (i32.const 0))
+                    ;; JavaScript counts it after the cells counted here: it may take a free slot.
+                    (i32.store offset=60 (local.get $counter)
+                      (i32.add (i32.load offset=60 (local.get $counter)) (i32.const 1))))))))
           ;; A column past the table's may be wanted.
           (else (if (i32.eqz (i32.load offset=288 (local.get $tally))) (then (local.set $whole (i32.const 0))))))
         (local.set $start (i32.add (local.get $end) (i32.const 1)))
@@ -367,6 +373,16 @@
     (local $i i32)
     ;; A key over the bound is cut first.
     (if (i32.gt_u (local.get $length) (i32.load (local.get $counter))) (then (return (i32.const -1))))
+    ;; A counter that evicts is counted here only while no eviction can come first: while the
+    ;; keys left to JavaScript in this call (each may take a slot) would still find one free.
+    ;; Past that, a hit counted here would come before an eviction JavaScript makes later for an
+    ;; earlier record, and change which key it takes.
+    (if (i32.load offset=48 (local.get $counter))
+      (then
+        (if (i32.ge_u
+              (i32.add (i32.load offset=44 (local.get $counter)) (i32.load offset=60 (local.get $counter)))
+              (i32.load offset=56 (local.get $counter)))
+          (then (return (i32.const -1))))))
     (local.set $ends
       (if (result i32) (i32.gt_u (local.get $length) (i32.const 1))
         (then
@@ -471,54 +487,11 @@
         (br $bytes)))
     (i32.const 1))
 
-  ;; One more of $slot's key; an evicting counter keeps its heap of slots by count a min-heap.
+  ;; One more of $slot's key. A counter that evicts is counted here only before it is full
+  ;; (`$count`), when its heap need not be in order (byte-counts.ts: orderHeap).
   (func $hit (param $counter i32) (param $slot i32)
-    (local $counts i32)
-    (local $heap i32)
-    (local $place i32)
-    (local $size i32)
-    (local $i i32)
-    (local $left i32)
-    (local $child i32)
-    (local $a i32)
-    (local $b i32)
-    (local.set $counts (i32.load offset=32 (local.get $counter)))
-    (f64.store (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))
-      (f64.add (f64.load (i32.add (local.get $counts) (i32.shl (local.get $slot) (i32.const 3)))) (f64.const 1)))
-    ;; Until it first evicts, the heap need not be in order (byte-counts.ts: orderHeap).
-    (if (i32.ne (i32.load offset=48 (local.get $counter)) (i32.const 2)) (then (return)))
-    (local.set $heap (i32.load offset=36 (local.get $counter)))
-    (local.set $place (i32.load offset=40 (local.get $counter)))
-    (local.set $size (i32.load offset=44 (local.get $counter)))
-    (local.set $i (i32.load (i32.add (local.get $place) (i32.shl (local.get $slot) (i32.const 2)))))
-    ;; ByteCounter's siftDown: the child of the smaller count, the left one on a tie.
-    (block $placed
-      (loop $down
-        (local.set $left (i32.add (i32.shl (local.get $i) (i32.const 1)) (i32.const 1)))
-        (br_if $placed (i32.ge_s (local.get $left) (local.get $size)))
-        (local.set $child (local.get $left))
-        (if (i32.lt_s (i32.add (local.get $left) (i32.const 1)) (local.get $size))
-          (then
-            (if (f64.lt
-                  (call $countAt (local.get $counts) (local.get $heap) (i32.add (local.get $left) (i32.const 1)))
-                  (call $countAt (local.get $counts) (local.get $heap) (local.get $left)))
-              (then (local.set $child (i32.add (local.get $left) (i32.const 1)))))))
-        (local.set $a (i32.load (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2)))))
-        (local.set $b (i32.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2)))))
-        (br_if $placed
-          (f64.le
-            (f64.load (i32.add (local.get $counts) (i32.shl (local.get $a) (i32.const 3))))
-            (f64.load (i32.add (local.get $counts) (i32.shl (local.get $b) (i32.const 3))))))
-        (i32.store (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2))) (local.get $b))
-        (i32.store (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 2))) (local.get $a))
-        (i32.store (i32.add (local.get $place) (i32.shl (local.get $a) (i32.const 2))) (local.get $child))
-        (i32.store (i32.add (local.get $place) (i32.shl (local.get $b) (i32.const 2))) (local.get $i))
-        (local.set $i (local.get $child))
-        (br $down))))
+    (local $at i32)
+    (local.set $at (i32.add (i32.load offset=32 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 3))))
+    (f64.store (local.get $at) (f64.add (f64.load (local.get $at)) (f64.const 1))))
 
-  ;; The count of the slot at place $i of the heap.
-  (func $countAt (param $counts i32) (param $heap i32) (param $i i32) (result f64)
-    (f64.load
-      (i32.add (local.get $counts)
-        (i32.shl (i32.load (i32.add (local.get $heap) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 3)))))
 )

@@ -16,6 +16,8 @@ import { ByteCounter, type ByteCounterOptions, DOUBLED_QUOTES, NEUTRALISED, PLAI
 import { type CsvCellSink, decode } from '../csv/columns.js';
 import {
   COUNTED_COLUMNS,
+  COUNTED_SLOT_BITS,
+  COUNTING_MEMORY_BYTES,
   type CountingLease,
   endCounting,
   leaseCounting,
@@ -41,6 +43,7 @@ const ROLES = Object.keys(SHIELD_COLUMNS) as ShieldColumn[];
 const TIMESTAMP = ROLES.indexOf('timestamp');
 const RULE_ID = ROLES.indexOf('ruleId');
 const RULE_NAME = ROLES.indexOf('ruleName');
+const IP = ROLES.indexOf('ip');
 
 /** Distinct values counted per label column before the rest are summed as `other`. */
 export const LABEL_CAPACITY = 1_000;
@@ -191,6 +194,28 @@ class Timeline {
   }
 }
 
+/** Each dimension's counter (the timestamp's unused). */
+const COUNTER_OPTIONS: ByteCounterOptions[] = ROLES.map((role) =>
+  role === 'ip'
+    ? { capacity: IP_TRACK_CAPACITY, evict: true, maxKeyBytes: 64 }
+    : { capacity: role === 'timestamp' ? 1 : LABEL_CAPACITY, evict: false },
+);
+/** What records() reads of each record of a call: two u32s (stops.wat: `$countRecord`). */
+const READ_WORDS = 2 * MOST_RECORDS;
+// What the counting memory and records()' entries must hold, checked once: a slot + 1 in
+// COUNTED_SLOT_BITS bits, and every counter's block with the records' array in the memory lent.
+if (Math.max(LABEL_CAPACITY, IP_TRACK_CAPACITY) + 1 >= 2 ** COUNTED_SLOT_BITS)
+  throw new Error('a Shield counter holds more slots than records() can mark');
+if (
+  4 * READ_WORDS +
+    COUNTER_OPTIONS.reduce(
+      (sum, options, role) => (role === TIMESTAMP ? sum : sum + ByteCounter.bytesFor(options)),
+      0,
+    ) >
+  COUNTING_MEMORY_BYTES
+)
+  throw new Error("the Shield summary's counters outgrow the counting memory");
+
 /** The cell's kind for ByteCounter: how its bytes read as the file's text. */
 const kindOf = (doubled: boolean, formula: boolean) =>
   (doubled ? DOUBLED_QUOTES : PLAIN) | (formula ? NEUTRALISED : PLAIN);
@@ -238,19 +263,14 @@ export class ShieldTally implements CsvCellSink {
     this.times = new EventTimeReader(lease && { buffer: lease.buffer, at: lease.minuteAt });
     let at = lease?.from ?? 0;
     if (lease) {
-      this.read = new Uint32Array(lease.buffer, at, 2 * MOST_RECORDS);
+      this.read = new Uint32Array(lease.buffer, at, READ_WORDS);
       lease.table[READ] = at;
       at += this.read.byteLength;
     }
-    this.counters = ROLES.map((role) => {
-      const counterOptions: ByteCounterOptions =
-        role === 'ip'
-          ? { capacity: IP_TRACK_CAPACITY, evict: true, maxKeyBytes: 64 }
-          : { capacity: role === 'timestamp' ? 1 : LABEL_CAPACITY, evict: false };
-      if (lease === undefined || role === 'timestamp') return new ByteCounter(counterOptions);
+    this.counters = COUNTER_OPTIONS.map((counterOptions, role) => {
+      if (lease === undefined || role === TIMESTAMP) return new ByteCounter(counterOptions);
       const counter = new ByteCounter(counterOptions, { buffer: lease.buffer, at });
       at += ByteCounter.bytesFor(counterOptions);
-      if (at > lease.to) throw new Error("the Shield summary's counters outgrow the counting memory");
       return counter;
     });
     this.lease = lease;
@@ -260,6 +280,7 @@ export class ShieldTally implements CsvCellSink {
   countingTable(): number {
     if (this.slots === undefined || this.lease === undefined) return 0;
     this.readMinuteMs = this.times.minuteMs;
+    for (const counter of this.counters) counter.beginCall();
     return this.lease.tally;
   }
 
@@ -446,7 +467,7 @@ export class ShieldTally implements CsvCellSink {
     }
     if (names.ip !== undefined)
       summary.topIps = {
-        ips: this.counters[ROLES.indexOf('ip')]!.entries()
+        ips: this.counters[IP]!.entries()
           .slice(0, TOP_IPS)
           .map(({ text, count, overcount }) => ({ ip: text, count, overcount })),
       };

@@ -179,13 +179,13 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
   });
 
   it('keeps the busiest IPs when SIMD code counts their hits, as Space-Saving keeps them', () => {
-    // A full counter, then hits on the first IPs it took (its least counted, at the heap's top
-    // until their hits move them down), then more new IPs than it holds: each takes the slot of
-    // the least counted IP, never of one hit since.
+    // A counter nearly full, then hits on the first IPs it took (counted in WebAssembly, while
+    // no eviction can come first), then more new IPs than it holds: each takes the slot of the
+    // least counted IP (the heap is put in order at the first eviction), never of one hit before.
     const filler = 'f'.repeat(100);
     const ip = (n: number) => `10.0.${n >> 8}.${n & 255}`;
     const rows = [['ip', 'filler']];
-    for (let n = 0; n < IP_TRACK_CAPACITY; n++) rows.push([ip(n), filler]);
+    for (let n = 0; n < IP_TRACK_CAPACITY - 10; n++) rows.push([ip(n), filler]);
     for (let hit = 0; hit < 20; hit++) for (let n = 0; n < 50; n++) rows.push([ip(n), filler]);
     for (let n = 0; n < 1.5 * IP_TRACK_CAPACITY; n++) rows.push([ip(IP_TRACK_CAPACITY + n), filler]);
     const body = Buffer.from(stringify(rows, { record_delimiter: '\r\n' }));
@@ -197,6 +197,33 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
       Array.from({ length: 50 }, (_, n) => ({ ip: ip(n), count: 21, overcount: 0 })).sort((a, b) =>
         a.ip < b.ip ? -1 : 1,
       ),
+    );
+  });
+
+  it('counts IPs in the order they come once they outnumber the counter, wherever the body is cut', () => {
+    // Once full, each new IP evicts the least counted: a hit counted in WebAssembly before an
+    // eviction JavaScript makes for an earlier record would change which IP goes (the review's finding).
+    const ip = (n: number) => `10.0.${n >> 8}.${n & 255}`;
+    const head = Buffer.from(
+      `ip\n${Array.from({ length: IP_TRACK_CAPACITY }, (_, n) => `${ip(n)}\n`).join('')}`,
+    );
+    const tail = Buffer.from([ip(5), '9.9.9.9', ip(0), ip(6), ip(7)].map((value) => `${value}\n`).join(''));
+    const body = Buffer.concat([head, tail]);
+    const expected = oracle(body).summary;
+    expect(expected.topIps!.ips[0]).toEqual({ ip: ip(0), count: 2, overcount: 1 });
+    expect(simd(body, [head.length]).summary).toEqual(expected);
+    expect(simd(body).summary).toEqual(expected);
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 2.5 * IP_TRACK_CAPACITY }), { minLength: 1_000, maxLength: 6_000 }),
+        fc.array(fc.nat({ max: 200_000 }), { maxLength: 6 }),
+        (picks, cuts) => {
+          const more = Buffer.from(picks.map((n) => `${ip(n % 7 === 0 ? n % 40 : n)}\n`).join(''));
+          const body = Buffer.concat([head, more]);
+          expect(simd(body, cuts).summary).toEqual(oracle(body).summary);
+        },
+      ),
+      { numRuns: 25, endOnFailure: true },
     );
   });
 
@@ -225,6 +252,20 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
     expect(counted).toBeGreaterThan(6_000);
     expect(summary).toEqual(oracle(body).summary);
     expect(summary.timeline).toMatchObject({ bucketMs: 60_000, lastMs: Date.parse('2026-11-21T14:06:00Z') });
+  });
+
+  it('refuses a sink that names a table of its own for the SIMD pass to count with', () => {
+    // records() writes where the table says: only a lent table, or none, may be named.
+    const sink = {
+      wants: () => true,
+      cell: () => undefined,
+      record: () => undefined,
+      settle: () => undefined,
+      countingTable: () => 70_000,
+    };
+    const guard = new CsvFormulaGuard({ cells: sink });
+    const rows = Array.from({ length: 3_000 }, (_, i) => `${i},Block,10.0.0.${i & 255}\n`).join('');
+    expect(() => guard.push(Buffer.from(`n,action,ip\n${rows}`))).toThrow(TypeError);
   });
 
   it('lends the memory to one summary at a time; a second counts in JavaScript, alongside', () => {
