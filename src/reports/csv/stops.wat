@@ -376,7 +376,9 @@
     ;; A counter that evicts is counted here only while no eviction can come first: while the
     ;; keys left to JavaScript in this call (each may take a slot) would still find one free.
     ;; Past that, a hit counted here would come before an eviction JavaScript makes later for an
-    ;; earlier record, and change which key it takes.
+    ;; earlier record, and change which key it takes. One key JavaScript adds is not among them:
+    ;; the empty one a short row counts for its missing cell (summary.ts: record()); being one
+    ;; key, it can take one slot only, so the first eviction still comes after this stops.
     (if (i32.load offset=48 (local.get $counter))
       (then
         (if (i32.ge_u
