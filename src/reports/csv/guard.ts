@@ -383,7 +383,8 @@ export class CsvFormulaGuard {
    * cells that need nothing are handed over and left in place, the others written by endCell.
    * Returns where the first record it did not read starts; that one (malformed, a NUL after a
    * closing quote, an empty line, or cut by the window's end) is read by scan(). Cells that
-   * records() counted for the sink (CsvCellSink.countingTable) are handed over by their slot.
+   * records() counted for the sink (CsvCellSink.countingTable) are the sink's already: its
+   * record() gets the record's index in the call, to take what was read of it.
    */
   private recordsOfWindow(buf: Buffer, from: number): number {
     const stops = this.stops;
