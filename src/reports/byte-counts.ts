@@ -47,7 +47,7 @@ export interface CounterMemory {
 }
 
 // The counter's header, i32s at the start of its block: what stops.wat's `$count` reads. Fields
-// 1–6, 8–10 and 13 are addresses in the buffer.
+// 1–6, 8 and 13 are addresses in the buffer; 9 and 10 are not used.
 const SLOT_BYTES = 0;
 const KEYS = 1;
 const LENGTHS = 2;
@@ -57,13 +57,10 @@ const NEXT = 5;
 const HEADS = 6;
 const MASK = 7;
 const COUNTS = 8;
-const HEAP = 9;
-const PLACE = 10;
 /** Slots in use. */
 const SIZE = 11;
-/** 0: the counter does not evict; 1: it does, its heap not in order yet; HEAP_ORDERED. */
+/** 1 when the counter evicts. */
 const EVICTS = 12;
-const HEAP_ORDERED = 2;
 const RECENT_SLOTS = 13;
 const CAPACITY = 14;
 /**
@@ -133,7 +130,9 @@ export class ByteCounter {
   private next!: Int32Array;
   private counts!: Float64Array;
   private overcounts!: Float64Array;
-  // The Space-Saving min-heap of slots by count, and each slot's place in it (evicting counters only).
+  // The Space-Saving min-heap of slots by count, and each slot's place in it (evicting counters
+  // only); in order from the first eviction on (orderHeap).
+  private ordered = false;
   private heap!: Int32Array;
   private place!: Int32Array;
   /**
@@ -208,8 +207,6 @@ export class ByteCounter {
     header[NEXT] = at + layout.next;
     header[HEADS] = at + layout.heads;
     header[COUNTS] = at + layout.counts;
-    header[HEAP] = at + layout.heap;
-    header[PLACE] = at + layout.place;
     header[RECENT_SLOTS] = at + layout.recent;
   }
 
@@ -303,15 +300,6 @@ export class ByteCounter {
   private orderHeap(): void {
     for (let i = (this.size >> 1) - 1; i >= 0; i--) this.siftDown(i);
     this.ordered = true;
-  }
-
-  /** Whether the heap is in order (orderHeap), read by stops.wat too. */
-  private get ordered(): boolean {
-    return this.header[EVICTS] === HEAP_ORDERED;
-  }
-
-  private set ordered(ordered: boolean) {
-    this.header[EVICTS] = ordered ? HEAP_ORDERED : 1;
   }
 
   /** Counts a key given as text (cells that are not one run of bytes: rare). */

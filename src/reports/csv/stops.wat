@@ -216,9 +216,8 @@
   ;;
   ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
   ;; 8 their lengths (i32), 12 their kinds (u8), 16 their hashes, 20 the next slot of a hash
-  ;; bucket, 24 the buckets' first slots, 28 the buckets' mask, 32 the counts (f64), 36 the
-  ;; Space-Saving heap, 40 each slot's place in it, 44 the slots in use, 48 not 0 when the
-  ;; counter evicts, 52 the recent slots (256), 56 its capacity, 60 the keys of the current call
+  ;; bucket, 24 the buckets' first slots, 28 the buckets' mask, 32 the counts (f64), 36 and 40
+  ;; unused, 44 the slots in use, 48 not 0 when the counter evicts, 52 the recent slots (256), 56 its capacity, 60 the keys of the current call
   ;; left to JavaScript (byte-counts.ts: DEFERRED).
   ;;
   ;; What is read of each record, two u32s at its index in the call: a bit per role counted

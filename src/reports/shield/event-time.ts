@@ -38,7 +38,7 @@ const daysIn = (year: number, month: number) =>
   month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]!;
 
 /** The bytes a MinuteCache takes in memory it is given. */
-export const MINUTE_CACHE_BYTES = 24;
+const MINUTE_CACHE_BYTES = 24;
 
 /** The minute of the last time read (`YYYY-MM-DDTHH:MM`), so that a minute of events reads its date and hour once. */
 class MinuteCache {

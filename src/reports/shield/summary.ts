@@ -204,6 +204,9 @@ const COUNTER_OPTIONS: ByteCounterOptions[] = ROLES.map((role) =>
 const READ_WORDS = 2 * MOST_RECORDS;
 // What the counting memory and records()' entries must hold, checked once: a slot + 1 in
 // COUNTED_SLOT_BITS bits, and every counter's block with the records' array in the memory lent.
+// stops.wat knows the roles of the time (0) and of the rule's id and name (2, 3) by number.
+if (TIMESTAMP !== 0 || RULE_ID !== 2 || RULE_NAME !== 3)
+  throw new Error("the Shield summary's roles are not where records() reads them");
 if (Math.max(LABEL_CAPACITY, IP_TRACK_CAPACITY) + 1 >= 2 ** COUNTED_SLOT_BITS)
   throw new Error('a Shield counter holds more slots than records() can mark');
 if (
@@ -342,17 +345,7 @@ export class ShieldTally implements CsvCellSink {
     if (this.slots === undefined) {
       const { slots, names } = rolesOf(this.header);
       this.slots = slots;
-      // The counted columns' counters, for the SIMD pass; the timestamp is read here.
-      const roles =
-        this.lease && new Uint8Array(this.lease.buffer, this.lease.tally + ROLES_AT, COUNTED_COLUMNS);
-      for (let column = 0; column < Math.min(COUNTED_COLUMNS, slots.length); column++) {
-        if (this.lease === undefined || slots[column]! < 0) continue;
-        if (slots[column] === TIMESTAMP) this.lease.table[TIME_COLUMN] = column;
-        else {
-          this.lease.table[column] = this.counters[slots[column]!]!.address;
-          roles![column] = slots[column]!;
-        }
-      }
+      if (this.lease) this.fillTable(this.lease, slots);
       this.names = names;
       this.present = ROLES.reduce(
         (mask, role, index) => (names[role] === undefined ? mask : mask | (1 << index)),
@@ -380,6 +373,19 @@ export class ShieldTally implements CsvCellSink {
     this.rowTime = Number.NaN;
     this.ruleIdSlot = -1;
     this.ruleNameSlot = -1;
+  }
+
+  /** The tally table for the SIMD pass: each named column's counter and role, the time's column. */
+  private fillTable(lease: CountingLease, slots: Int32Array): void {
+    const roles = new Uint8Array(lease.buffer, lease.tally + ROLES_AT, COUNTED_COLUMNS);
+    for (let column = 0; column < Math.min(COUNTED_COLUMNS, slots.length); column++) {
+      const role = slots[column]!;
+      if (role === TIMESTAMP) lease.table[TIME_COLUMN] = column;
+      else if (role >= 0) {
+        lease.table[column] = this.counters[role]!.address;
+        roles[column] = role;
+      }
+    }
   }
 
   /** What the SIMD pass read of a record: the roles it counted, the rule's slots, the time. */
