@@ -158,6 +158,21 @@ function bodyOf({ places, width, rows, repeat, end }: ExportCase) {
   return Buffer.from(stringify([columns, ...records], { record_delimiter: end }));
 }
 
+/** `length` rows made by `row`, the named columns first, as one body `repeat` times. */
+const rowsBody = (
+  length: number,
+  row: (i: number) => Omit<ExportCase['rows'][number], 'keep'>,
+  { width, repeat, end }: Pick<ExportCase, 'width' | 'repeat' | 'end'>,
+) =>
+  bodyOf({
+    places: [0, 1, 2, 3, 4, 5, 6],
+    width,
+    rows: Array.from({ length }, (_, i) => ({ ...row(i), keep: undefined })),
+    repeat,
+    end,
+    cuts: [],
+  });
+
 describe('the Shield summary counted by the guard’s SIMD pass', () => {
   it('counts as ByteCounter and the event-time reader do in JavaScript alone, past every bound', () => {
     let countedBySimd = 0;
@@ -269,19 +284,15 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
   });
 
   it('lends the memory to one summary at a time; a second counts in JavaScript, alongside', () => {
-    const body = bodyOf({
-      places: [0, 1, 2, 3, 4, 5, 6],
-      width: 9,
-      rows: Array.from({ length: 3 * IP_TRACK_CAPACITY }, (_, i) => ({
+    const body = rowsBody(
+      3 * IP_TRACK_CAPACITY,
+      (i) => ({
         time: `${MINUTE}:${String(i % 60).padStart(2, '0')}.${i % 1000}Z`,
         labels: [`r${i % 7}`, `name ${i % 5}`, ['Block', 'Log'][i % 2]!, 'DE', `AS${i % 1100}`],
         ip: i % 3 === 0 ? '203.0.113.9' : `10.0.${i >> 8}.${i & 255}`,
-        keep: undefined,
-      })),
-      repeat: 2,
-      end: '\r\n',
-      cuts: [],
-    });
+      }),
+      { width: 9, repeat: 2, end: '\r\n' },
+    );
     const expected = oracle(body);
     const first = new ShieldTally();
     const second = new ShieldTally();
@@ -302,19 +313,15 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
   });
 
   it('keeps its counts when it gives the memory back halfway, and the next summary starts from nothing', () => {
-    const body = bodyOf({
-      places: [0, 1, 2, 3, 4, 5, 6],
-      width: 7,
-      rows: Array.from({ length: 8_000 }, (_, i) => ({
+    const body = rowsBody(
+      8_000,
+      (i) => ({
         time: `${MINUTE}:${String(i % 60).padStart(2, '0')}Z`,
         labels: [`r${i % 3}`, 'XSS', 'Block', ['DE', 'US'][i % 2]!, 'AS1'],
         ip: `10.0.0.${i % 300}`,
-        keep: undefined,
-      })),
-      repeat: 1,
-      end: '\n',
-      cuts: [],
-    });
+      }),
+      { width: 7, repeat: 1, end: '\n' },
+    );
     const expected = oracle(body);
     const tally = new ShieldTally();
     const guard = new CsvFormulaGuard({ cells: tally });
