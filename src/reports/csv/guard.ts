@@ -509,7 +509,15 @@ export class CsvFormulaGuard {
     this.columns?.cell(buf, this.cellIndex, quoted && this.doubled, formula, contentAt, closeAt, tailAt, end);
     this.cellIndex++;
     // Already in the rule's form: copied with the bytes around it.
-    if (!formula && (quoted ? special && state === AFTER_CLOSE : !special)) return;
+    const inForm = quoted ? special && state === AFTER_CLOSE : !special;
+    if (!formula && inForm) return;
+    if (inForm) {
+      // A formula in an otherwise kept cell: its apostrophe goes in, the rest goes with the bytes around it.
+      this.flush(buf, contentAt);
+      this.put(0x27);
+      this.copyFrom = contentAt;
+      return;
+    }
     this.flush(buf, start);
     if (special) this.put(QUOTE);
     if (formula) this.put(0x27);
