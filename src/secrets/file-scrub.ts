@@ -232,15 +232,22 @@ export function createFileScrub(secrets: SecretRegistry, keep: readonly string[]
         bytes += out.length;
       });
       const file = await open(path, 'r');
+      // Two buffers in turn: the next read runs while the last one is searched.
+      const buffers = [Buffer.allocUnsafe(READ_BYTES), Buffer.allocUnsafe(READ_BYTES)];
+      let position = 0;
+      const readInto = (buffer: Buffer) => file.read(buffer, 0, READ_BYTES, position);
+      let reading = readInto(buffers[0]!);
       try {
-        const buffer = Buffer.allocUnsafe(READ_BYTES);
-        for (;;) {
-          const { bytesRead } = await file.read(buffer, 0, READ_BYTES, null);
+        for (let turn = 0; ; turn ^= 1) {
+          const { bytesRead } = await reading;
           if (bytesRead === 0) break;
-          scrubbing.push(buffer.subarray(0, bytesRead));
+          position += bytesRead;
+          reading = readInto(buffers[turn ^ 1]!);
+          scrubbing.push(buffers[turn]!.subarray(0, bytesRead));
         }
         scrubbing.end();
       } finally {
+        await reading.catch(() => undefined);
         await file.close();
       }
       return { masked: scrubbing.masked, bytes };

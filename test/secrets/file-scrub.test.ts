@@ -159,6 +159,22 @@ describe('the file scrub', () => {
     expect(whole.content.toString()).toContain('x[redacted …7d90],y');
   });
 
+  it('counts a file of many reads, a secret across each of them, as the bytes would be scrubbed', async () => {
+    const secrets = new SecretRegistry();
+    const key = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
+    secrets.add(key);
+    const MiB = 1024 * 1024;
+    // Each read's last bytes begin a secret that the next read ends; each read holds its own filler.
+    const parts = ['a', 'b', 'c', 'd'].map((filler, i) => filler.repeat(MiB - (i === 0 ? 20 : key.length)));
+    const content = `${parts.join(key)}${key}`;
+    const path = join(scratch, 'reads.csv');
+    writeFileSync(path, content);
+    const scrub = createFileScrub(secrets);
+    const whole = scrub.bytes(content);
+    expect(whole.masked).toBe(4);
+    expect(await scrub.count(path)).toEqual({ masked: 4, bytes: whole.content.length });
+  });
+
   it('leaves alone a secret the file exists to deliver, and returns a file without secrets as it was', () => {
     const secrets = new SecretRegistry();
     secrets.add('pk_live_0123456789', 'pk_live_abcdefghij');
