@@ -13,8 +13,9 @@ import type { ReportPool, ReportWorkerName } from './pool.js';
 
 /**
  * Small chunks from the socket are gathered into batches: fewer messages, same bytes. Each batch
- * costs a message each way and may wake a thread; two of 512 KiB in flight hold the same memory
- * as four of 256 KiB did, for half the messages (bench/export.ts: some 5% of the export's CPU time).
+ * costs a message each way and may wake a thread: two of 512 KiB in the port hold the same 1 MiB
+ * as four of 256 KiB did, for half the messages (bench/export.ts: some 5% of the export's CPU
+ * time). What is sized by one batch doubles: the one being gathered, a worker's output buffers.
  */
 export const BATCH_BYTES = 512 * 1024;
 export const WINDOW = 2;

@@ -232,16 +232,15 @@ export function createFileScrub(secrets: SecretRegistry, keep: readonly string[]
         bytes += out.length;
       });
       const file = await open(path, 'r');
-      // Two buffers in turn: the next read runs while the last one is searched.
+      // Two buffers in turn: the next read runs while the last one is searched. One read is in
+      // flight at a time, each from where the last ended (the file's position: a pipe reads too).
       const buffers = [Buffer.allocUnsafe(READ_BYTES), Buffer.allocUnsafe(READ_BYTES)];
-      let position = 0;
-      const readInto = (buffer: Buffer) => file.read(buffer, 0, READ_BYTES, position);
+      const readInto = (buffer: Buffer) => file.read(buffer, 0, READ_BYTES, null);
       let reading = readInto(buffers[0]!);
       try {
         for (let turn = 0; ; turn ^= 1) {
           const { bytesRead } = await reading;
           if (bytesRead === 0) break;
-          position += bytesRead;
           reading = readInto(buffers[turn ^ 1]!);
           scrubbing.push(buffers[turn]!.subarray(0, bytesRead));
         }
