@@ -39,6 +39,34 @@ export class SecretRegistry {
       if (keep.includes(secret)) continue;
       if (out.includes(form)) out = out.split(form).join(maskedForm(secret));
     }
+    return out.includes(CUT) ? this.redactCuts(out, keep) : out;
+  }
+
+  /**
+   * A value cut for display where it could not be kept longer (a summary's counter keeps 64 or
+   * 256 bytes of a value) may end in a secret's start, or go on after its "…" with a secret's
+   * end: no whole form to find. The part of a form of CUT_PART characters or more that touches a
+   * "…" is masked as the whole secret would be.
+   */
+  private redactCuts(text: string, keep: readonly string[]): string {
+    let out = text;
+    for (let at = out.indexOf(CUT); at >= 0; at = out.indexOf(CUT, at + 1)) {
+      // The "…" of a mask already written is not a cut.
+      if (out.startsWith(MASK_HEAD, at - MASK_HEAD.length)) continue;
+      for (const form of this.ordered) {
+        const secret = this.forms.get(form) ?? form;
+        if (keep.includes(secret)) continue;
+        const before = cutPart(out.slice(Math.max(0, at - form.length + 1), at), form, 'start');
+        const after = cutPart(out.slice(at + 1, at + form.length), form, 'end');
+        if (before === 0 && after === 0) continue;
+        const masked = maskedForm(secret);
+        const head = `${out.slice(0, at - before)}${before ? masked : ''}${CUT}${after ? masked : ''}`;
+        out = `${head}${out.slice(at + 1 + after)}`;
+        // On after what was written: its masks hold a "…" of their own.
+        at = head.length - 1;
+        break;
+      }
+    }
     return out;
   }
 
@@ -64,8 +92,28 @@ export class SecretRegistry {
   }
 }
 
+/** What ends a value cut for display. */
+const CUT = '…';
+/** The fewest characters of a secret, at a cut, that are masked: fewer would mask ordinary words. */
+const CUT_PART = 4;
+
+/**
+ * How many characters of `side` are a part of `form` at a cut: with `start`, the longest end of
+ * `side` that begins `form`; with `end`, the longest start of `side` that ends `form`. 0 when
+ * shorter than CUT_PART.
+ */
+function cutPart(side: string, form: string, part: 'start' | 'end'): number {
+  for (let k = Math.min(side.length, form.length - 1); k >= CUT_PART; k--) {
+    const matches =
+      part === 'start' ? side.endsWith(form.slice(0, k)) : side.startsWith(form.slice(form.length - k));
+    if (matches) return k;
+  }
+  return 0;
+}
+
 /** What takes a secret's place in text that passed the registry. */
-const maskedForm = (secret: string): string => `[redacted …${redactedTail(secret)}]`;
+const MASK_HEAD = '[redacted ';
+const maskedForm = (secret: string): string => `${MASK_HEAD}${CUT}${redactedTail(secret)}]`;
 
 /** A secret's last 4 characters, or, where those would need escaping in JSON, its last 4 letters and digits. */
 function redactedTail(secret: string): string {
