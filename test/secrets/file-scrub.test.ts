@@ -6,7 +6,12 @@ import { text } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { commentWithMaskedNote, createFileScrub, type FileScrub } from '../../src/secrets/file-scrub.js';
+import {
+  commentWithMaskedNote,
+  createFileScrub,
+  type FileScrub,
+  SCAN_SLAB,
+} from '../../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'edgeops-file-scrub-'));
@@ -101,47 +106,101 @@ describe('the file scrub', () => {
     );
   });
 
-  it('masks escaped and overlapping secrets as the plain rule does, however the bytes are cut', async () => {
-    // A small alphabet of characters that JSON, mrkdwn and CSV escape: secrets overlap, nest and
-    // touch, and their escaped forms appear as often as they do.
-    const alphabet = ['a', 'b', '"', '\\', '&', '<', '>', 'é', '\n'];
-    const secret = fc
-      .array(fc.constantFrom(...alphabet), { minLength: 8, maxLength: 12 })
-      .map((c) => c.join(''));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(secret, { minLength: 1, maxLength: 4 }),
-        fc.array(
-          fc.oneof(
-            fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((c) => c.join('')),
-            fc.tuple(fc.nat(), fc.nat({ max: 3 })),
+  it.each([
+    ['in WebAssembly', true],
+    ['in JavaScript alone', false],
+  ])(
+    'masks escaped and overlapping secrets as the plain rule does, however the bytes are cut, %s',
+    async (_, wasm) => {
+      // A small alphabet of characters that JSON, mrkdwn and CSV escape: secrets overlap, nest and
+      // touch, and their escaped forms appear as often as they do.
+      const alphabet = ['a', 'b', '"', '\\', '&', '<', '>', 'é', '\n'];
+      const secret = fc
+        .array(fc.constantFrom(...alphabet), { minLength: 8, maxLength: 12 })
+        .map((c) => c.join(''));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(secret, { minLength: 1, maxLength: 4 }),
+          fc.array(
+            fc.oneof(
+              fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((c) => c.join('')),
+              fc.tuple(fc.nat(), fc.nat({ max: 3 })),
+            ),
+            { maxLength: 40 },
           ),
-          { maxLength: 40 },
+          chunkSizes,
+          async (values, pieces, sizes) => {
+            // Two secrets sharing a form would leave which of them it masks to the order they came in.
+            const owners = new Map<string, string>();
+            for (const value of values)
+              for (const form of formsOf(value)) {
+                fc.pre((owners.get(form) ?? value) === value);
+                owners.set(form, value);
+              }
+            const secrets = new SecretRegistry();
+            secrets.add(...values);
+            const content = pieces
+              .map((piece) =>
+                typeof piece === 'string' ? piece : formsOf(values[piece[0] % values.length]!)[piece[1]]!,
+              )
+              .join('');
+            const truth = reference(content, secrets, values);
+            const scrub = createFileScrub(secrets, [], { wasm });
+            const { out, masked } = await streamed(scrub, cut(Buffer.from(content), sizes));
+            expect(out).toBe(truth.out);
+            expect(masked).toBe(truth.masked);
+            for (const form of values.flatMap(formsOf)) expect(out).not.toContain(form);
+          },
         ),
-        chunkSizes,
-        async (values, pieces, sizes) => {
-          // Two secrets sharing a form would leave which of them it masks to the order they came in.
-          const owners = new Map<string, string>();
-          for (const value of values)
-            for (const form of formsOf(value)) {
-              fc.pre((owners.get(form) ?? value) === value);
-              owners.set(form, value);
-            }
-          const secrets = new SecretRegistry();
-          secrets.add(...values);
-          const content = pieces
-            .map((piece) =>
-              typeof piece === 'string' ? piece : formsOf(values[piece[0] % values.length]!)[piece[1]]!,
-            )
-            .join('');
-          const truth = reference(content, secrets, values);
-          const { out, masked } = await streamed(createFileScrub(secrets), cut(Buffer.from(content), sizes));
-          expect(out).toBe(truth.out);
-          expect(masked).toBe(truth.masked);
-          for (const form of values.flatMap(formsOf)) expect(out).not.toContain(form);
+        { numRuns: 500 },
+      );
+    },
+  );
+
+  it('finds in WebAssembly what JavaScript finds, secrets across and touching the slabs it copies', () => {
+    const secrets = new SecretRegistry();
+    const values = [
+      'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90',
+      'xoxb-1111-2222-abcdefABCDEF',
+      'a"b\\c&d<e>f0123',
+    ];
+    secrets.add(...values);
+    const forms = values.flatMap(formsOf);
+    const wasm = createFileScrub(secrets);
+    const js = createFileScrub(secrets, [], { wasm: false });
+    fc.assert(
+      fc.property(
+        // Places near each slab's end: a secret that a slab ends inside, or that starts as one starts.
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 1, max: 3 }),
+            fc.integer({ min: -90, max: 10 }),
+            fc.nat({ max: forms.length - 1 }),
+          ),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.constantFrom(0, 1, 2),
+        (places, shift) => {
+          const bytes = Buffer.alloc(3 * SCAN_SLAB + 200, 'x');
+          let placed = 0;
+          let free = 0;
+          // From the left, each where it fits whole after the last: some touch, none overlap.
+          for (const [slab, offset, form] of [...places].sort(
+            (a, b) => a[0] * 1000 + a[1] - (b[0] * 1000 + b[1]),
+          )) {
+            const at = Math.max(free, slab * SCAN_SLAB + offset + shift);
+            bytes.write(forms[form]!, at);
+            free = at + Buffer.byteLength(forms[form]!);
+            placed++;
+          }
+          const mine = wasm.bytes(bytes);
+          const theirs = js.bytes(bytes);
+          expect(mine.masked).toBe(placed);
+          expect(theirs.masked).toBe(placed);
+          expect(mine.content.equals(theirs.content)).toBe(true);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 

@@ -1,0 +1,31 @@
+;; The file scrub's search (file-scrub.ts: SecretMatcher), its inner loop: Wu–Manber's shift
+;; table moves a window over the bytes until the window ends on a block of three bytes that ends a
+;; secret's window too (a shift of 0). JavaScript checks which secret, if any, starts there.
+;;
+;; Memory: the shift table, a byte per block key, at 0 (65,536 bytes); the bytes searched from
+;; page 1 on (file-scrub.ts: SLAB_AT, SCAN_SLAB).
+(module
+  (memory (export "memory") 5 5)
+
+  ;; From the window that ends at byte $end, the first window end before $stop whose block has a
+  ;; shift of 0; or, when there is none, where the window ended past its last move (at or past
+  ;; $stop). A block's key: ((a << 10) ^ (b << 5) ^ c) & 0xffff, its bytes a, b, c (file-scrub.ts).
+  (func (export "scan") (param $end i32) (param $stop i32) (result i32)
+    (local $step i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $end) (local.get $stop)))
+        (local.set $step
+          (i32.load8_u
+            (i32.and
+              (i32.xor
+                (i32.xor
+                  (i32.shl (i32.load8_u (i32.sub (local.get $end) (i32.const 2))) (i32.const 10))
+                  (i32.shl (i32.load8_u (i32.sub (local.get $end) (i32.const 1))) (i32.const 5)))
+                (i32.load8_u (local.get $end)))
+              (i32.const 0xffff))))
+        (br_if $done (i32.eqz (local.get $step)))
+        (local.set $end (i32.add (local.get $end) (local.get $step)))
+        (br $next)))
+    (local.get $end))
+)
