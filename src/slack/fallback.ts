@@ -41,6 +41,8 @@ const CONTENT_REFUSED = new Set([
   'invalid_blocks_format',
   'invalid_arguments',
   'msg_too_long',
+  // The blocks are longer than Slack takes, below the documented limits (about 13,000 characters).
+  'msg_blocks_too_long',
   'no_text',
 ]);
 /** Slack refused the content of a message or view (not the channel, nor the token). */
@@ -51,6 +53,12 @@ export const CHANNEL_REASONS: Readonly<Record<string, string>> = {
   not_in_channel: 'the bot is not in that channel',
   channel_not_found: 'the bot cannot see that channel',
   is_archived: 'that channel is archived',
+  // Slack's restrictions on who posts where and how (chat.postMessage's errors).
+  restricted_action: 'the workspace does not let the bot post in that channel',
+  restricted_action_read_only_channel: 'that channel is read-only',
+  restricted_action_thread_only_channel: 'that channel takes messages in threads only',
+  restricted_action_non_threadable_channel: 'that channel takes no thread replies',
+  no_permission: 'the bot has no permission to post in that channel',
 };
 
 /**

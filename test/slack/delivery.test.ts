@@ -93,7 +93,7 @@ describe('a refused message still reaches the user', () => {
     h.clock.advance(TABLES_REFUSED_FOR_MS);
   });
 
-  it.each(['invalid_arguments', 'msg_too_long'])(
+  it.each(['invalid_arguments', 'msg_too_long', 'msg_blocks_too_long'])(
     'a channel answer Slack refuses with %s is sent again as plain text',
     async (error) => {
       const channelId = freshChannel();
@@ -159,7 +159,12 @@ describe('a refused message still reaches the user', () => {
 });
 
 describe('when the channel is the problem', () => {
-  it.each(['not_in_channel', 'is_archived'] as const)(
+  it.each([
+    'not_in_channel',
+    'is_archived',
+    'restricted_action',
+    'restricted_action_read_only_channel',
+  ] as const)(
     'a channel answer (%s) goes through the response URL, its file to the requester, and says so',
     async (problem) => {
       const channelId = freshChannel();
@@ -212,28 +217,32 @@ describe('when the channel is the problem', () => {
     expect(shown).not.toContain('█');
   });
 
-  it('a form result for a channel the bot is not in comes to the requester by DM, saying why', async () => {
-    const channelId = freshChannel();
-    h.fake.setChannelProblem(channelId, 'not_in_channel');
-    await h.command('shield export 5101', { channelId });
-    const opened = await h.fake.waitFor('views.open', () => true, 10_000);
-    const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
-    const now = Math.floor(h.clock() / 1000);
-    await h.submitView('shield.export:window-and-filters', metadata, {
-      from: datetimePicker(now - 1800),
-      to: datetimePicker(now),
-    });
-    const moved = await h.fake.waitFor(
-      'chat.postMessage',
-      (call) => call.args.channel === dm() && text(call.args.blocks).includes('Shield events'),
-      20_000,
-    );
-    expect(text(moved.args.blocks)).toContain(
-      `I could not answer in <#${channelId}>: the bot is not in that channel`,
-    );
-    const file = await h.fake.waitForUpload((f) => f.filename.startsWith('shield-events-5101-'), 10_000);
-    expect(file.channelId).toBe(dm());
-  });
+  it.each([
+    ['not_in_channel', 'the bot is not in that channel'],
+    ['restricted_action_read_only_channel', 'that channel is read-only'],
+  ] as const)(
+    'a form result for a channel the bot cannot post in (%s) comes to the requester by DM, saying why',
+    async (problem, why) => {
+      const channelId = freshChannel();
+      h.fake.setChannelProblem(channelId, problem);
+      await h.command('shield export 5101', { channelId });
+      const opened = await h.fake.waitFor('views.open', () => true, 10_000);
+      const metadata = String((opened.args.view as { private_metadata: string }).private_metadata);
+      const now = Math.floor(h.clock() / 1000);
+      await h.submitView('shield.export:window-and-filters', metadata, {
+        from: datetimePicker(now - 1800),
+        to: datetimePicker(now),
+      });
+      const moved = await h.fake.waitFor(
+        'chat.postMessage',
+        (call) => call.args.channel === dm() && text(call.args.blocks).includes('Shield events'),
+        20_000,
+      );
+      expect(text(moved.args.blocks)).toContain(`I could not answer in <#${channelId}>: ${why}`);
+      const file = await h.fake.waitForUpload((f) => f.filename.startsWith('shield-events-5101-'), 10_000);
+      expect(file.channelId).toBe(dm());
+    },
+  );
 });
 
 describe('files are never claimed and then lost', () => {

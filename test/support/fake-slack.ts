@@ -122,7 +122,12 @@ export interface FailureSpec {
   when?: (args: SlackArgs) => boolean;
 }
 
-export type ChannelProblem = 'not_in_channel' | 'is_archived' | 'channel_not_found';
+export type ChannelProblem =
+  | 'not_in_channel'
+  | 'is_archived'
+  | 'channel_not_found'
+  | 'restricted_action'
+  | 'restricted_action_read_only_channel';
 
 export interface SlackRefusal {
   error: string;
