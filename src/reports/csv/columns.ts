@@ -4,6 +4,34 @@
  * over as text. The cells of a row that are plain ASCII become text with one decode per row;
  * the rest (UTF-8, doubled quotes) one decode each, as csv-parse reads them.
  */
+import { EdgeopsError } from '../../errors.js';
+
+/** The body is not CSV that can be read; the message says where and why. */
+export class CsvShapeError extends EdgeopsError {
+  override name = 'CsvShapeError';
+  readonly kind = 'invalid-response';
+  readonly outcome = 'failed';
+  readonly unexpected = true;
+
+  get userMessage(): string {
+    return this.message;
+  }
+}
+
+/**
+ * The most header names a reader keeps, a spreadsheet's widest row: a header of millions of
+ * short names, within the record bound, would otherwise fill a report thread's heap with strings.
+ */
+export const MOST_HEADER_COLUMNS = 16_384;
+
+/** Adds a header name to `header`; past MOST_HEADER_COLUMNS the file is refused, saying why. */
+export function addHeaderName(header: string[], name: string): void {
+  if (header.length >= MOST_HEADER_COLUMNS)
+    throw new CsvShapeError(
+      `record 1 (the header) has more than ${MOST_HEADER_COLUMNS.toLocaleString('en-US')} columns, more than a spreadsheet opens`,
+    );
+  header.push(name);
+}
 
 /**
  * Named columns of every data row handed over as text in the same pass, for summaries of the
@@ -93,7 +121,7 @@ export class ColumnReader implements CsvCellSink {
     end: number,
   ): void {
     if (this.slots === undefined) {
-      this.header.push(decode(buf, doubled, contentAt, closeAt, tailAt, end));
+      addHeaderName(this.header, decode(buf, doubled, contentAt, closeAt, tailAt, end));
       return;
     }
     const slot = this.slots[column] ?? -1;

@@ -25,27 +25,15 @@
  * become U+FFFD, as csv-parse's decoding makes them.
  */
 import { isUtf8 } from 'node:buffer';
-import { EdgeopsError } from '../../errors.js';
 import { startsFormula } from './bytes.js';
-import { ColumnReader, type CsvCellSink, type CsvColumnTap } from './columns.js';
+import { ColumnReader, type CsvCellSink, type CsvColumnTap, CsvShapeError } from './columns.js';
 import { CELL_BITS, COUNTED, CsvStops, NO_SINK_TABLE, RECORD_END, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
+export { CsvShapeError } from './columns.js';
 
 /** csv-parse's relaxed reading has no such bound; ours keeps a record from sitting whole in memory. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
-
-/** The body is not CSV that can be read; the message says where and why. */
-export class CsvShapeError extends EdgeopsError {
-  override name = 'CsvShapeError';
-  readonly kind = 'invalid-response';
-  readonly outcome = 'failed';
-  readonly unexpected = true;
-
-  get userMessage(): string {
-    return this.message;
-  }
-}
 
 export interface CsvGuardOptions {
   /** Named columns of every data row, as text. */

@@ -13,7 +13,7 @@
  * counters. Loaded by the export worker: no zod here.
  */
 import { ByteCounter, type ByteCounterOptions, DOUBLED_QUOTES, NEUTRALISED, PLAIN } from '../byte-counts.js';
-import { type CsvCellSink, decode } from '../csv/columns.js';
+import { addHeaderName, type CsvCellSink, decode } from '../csv/columns.js';
 import {
   COUNTED_COLUMNS,
   COUNTED_SLOT_BITS,
@@ -317,7 +317,7 @@ export class ShieldTally implements CsvCellSink {
     end: number,
   ): void {
     if (this.slots === undefined) {
-      this.header.push(decode(buf, doubled, contentAt, closeAt, tailAt, end));
+      addHeaderName(this.header, decode(buf, doubled, contentAt, closeAt, tailAt, end));
       return;
     }
     const role = this.slots[column] ?? -1;

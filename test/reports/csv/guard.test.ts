@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { type CsvColumnTap, CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
 
@@ -322,6 +323,22 @@ describe('the formula guard of the Shield export', () => {
       const result = guarded(body, at);
       expect((result as { error: Error }).error?.message).toMatch(/UTF-16/);
     }
+  });
+
+  it('refuses a header wider than a spreadsheet when its names are read, and reads one as wide', () => {
+    const tap: CsvColumnTap = { columns: ['c1'], onRow: () => undefined };
+    const header = (columns: number) =>
+      Buffer.from(`${Array.from({ length: columns }, (_, i) => `c${i}`).join(',')}\r\n1,2\r\n`);
+    expect(() => new CsvFormulaGuard({ columns: tap }).push(header(MOST_HEADER_COLUMNS + 1))).toThrow(
+      /record 1 \(the header\) has more than 16,384 columns/,
+    );
+    const rows: string[][] = [];
+    const guard = new CsvFormulaGuard({ columns: { columns: ['c1'], onRow: (row) => rows.push(row) } });
+    guard.push(header(MOST_HEADER_COLUMNS));
+    guard.end();
+    expect(rows).toEqual([['2']]);
+    // Without a reader of names, the header is only bytes: its width is the record bound's business.
+    expect(() => new CsvFormulaGuard().push(header(MOST_HEADER_COLUMNS + 1))).not.toThrow();
   });
 
   it('refuses a record over the size bound, wherever the chunks end, and holds no more than that', () => {

@@ -7,6 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
 import { writeShieldExportCsv } from '../../../src/reports/shield/export.js';
 import { exists, inPieces, useReportScratch } from '../support.js';
@@ -97,6 +98,26 @@ describe('passing the Shield export through to a file', () => {
         'The Shield export is not a readable CSV file: record 10,002 opens a quote that is never closed.',
     });
     expect(await exists(path)).toBe(false);
+  });
+
+  it('refuses a header wider than a spreadsheet, within the record bound, before it fills the thread', async () => {
+    // 3.5 million names in 7 MB: as strings they once took the worker past its heap.
+    const path = csvPath();
+    const source = inPieces(Buffer.from(`${'c,'.repeat(3_500_000)}x\r\n1,2\r\n`), 64 * 1024);
+    await expect(writeShieldExportCsv({ source, path, pool: reportPool() })).rejects.toMatchObject({
+      kind: 'invalid-response',
+      userMessage:
+        'The Shield export is not a readable CSV file: record 1 (the header) has more than 16,384 columns, more than a spreadsheet opens.',
+    });
+    expect(await exists(path)).toBe(false);
+    // As wide as a spreadsheet goes is read.
+    const widest = `${Array.from({ length: MOST_HEADER_COLUMNS }, (_, i) => `c${i}`).join(',')}\r\n1,2\r\n`;
+    const result = await writeShieldExportCsv({
+      source: inPieces(Buffer.from(widest), 4096),
+      path,
+      pool: reportPool(),
+    });
+    expect(result.rows).toBe(1);
   });
 
   it('refuses a UTF-16 export rather than writing it as something else', async () => {
