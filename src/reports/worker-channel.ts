@@ -342,8 +342,36 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
   } finally {
     signal?.removeEventListener('abort', notify);
   }
-  const result = await outcome;
+  const result = await outcomeUnlessCancelled(outcome, signal);
+  if (result === 'cancelled') {
+    // The body is sent whole and the worker still works on its end: the cancel stops that too.
+    port1.postMessage({ type: 'cancel' });
+    const timer = setTimeout(() => terminate.abort(), CANCEL_GRACE_MS);
+    await outcome;
+    clearTimeout(timer);
+    port1.close();
+    throw signal?.reason;
+  }
   port1.close();
   if (!result.ok) throw result.error;
   return result.value;
+}
+
+/** The worker's outcome, or 'cancelled' when `signal` aborts first (or has already). */
+async function outcomeUnlessCancelled(
+  outcome: Promise<Outcome>,
+  signal: AbortSignal | undefined,
+): Promise<Outcome | 'cancelled'> {
+  if (!signal) return outcome;
+  if (signal.aborted) return 'cancelled';
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => resolve('cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([outcome, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
 }
