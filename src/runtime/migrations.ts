@@ -13,6 +13,7 @@ import {
 import { channelDefaultsMigration } from '../state/channel-defaults.js';
 import { digestsMigration } from '../state/digests.js';
 import { auditAndClaimsMigration, type Migration } from '../state/migrations.js';
+import { runningJobsMigration } from '../state/running-jobs.js';
 import { secretMessagesStatements } from '../state/secret-messages.js';
 import { watchApprovalMigration, watchesMigration } from '../watches/migration.js';
 
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   escalationAndSecretMessagesMigration,
   watchApprovalMigration,
   digestsMigration,
+  runningJobsMigration,
 ];

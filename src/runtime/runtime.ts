@@ -18,6 +18,11 @@ import {
 import { createDigestDesk } from '../operations/digests/service.js';
 import { createTtlCache } from '../operations/engine/cache.js';
 import { createEngine, type Engine } from '../operations/engine/engine.js';
+import {
+  createJobRecords,
+  type JobRecords,
+  type JobRecordsOptions,
+} from '../operations/engine/job-records.js';
 import { createJobRegistry, type ProgressTiming } from '../operations/engine/jobs.js';
 import type { Messenger } from '../operations/engine/ports.js';
 import { createSharedAnswers } from '../operations/engine/shared-answers.js';
@@ -52,6 +57,7 @@ import { createReportPool } from '../reports/pool.js';
 import { SecretRegistry } from '../secrets/registry.js';
 import { createAuditLog } from '../state/audit.js';
 import { createDigestStore } from '../state/digests.js';
+import { createRunningJobStore } from '../state/running-jobs.js';
 import { createSecretMessages } from '../state/secret-messages.js';
 import { openStateStore, type StateStore } from '../state/store.js';
 import { createLogger, type Logger } from '../telemetry/log.js';
@@ -130,11 +136,38 @@ function createDigests(
   };
 }
 
-/** Expires and recovers approvals, then refreshes the approvals-by-state gauge. */
+/** Long jobs' records: one outlives three sweeps without renewal, which only a replica that stopped misses. */
+function recordsOfJobs(
+  state: StateStore,
+  deps: Omit<JobRecordsOptions, 'store' | 'leaseMs'>,
+  { sweepIntervalMs = 30_000 }: { sweepIntervalMs?: number },
+): JobRecords {
+  return createJobRecords({
+    ...deps,
+    store: createRunningJobStore(state.client),
+    leaseMs: 3 * sweepIntervalMs,
+  });
+}
+
+/**
+ * Expires and recovers approvals, then refreshes the approvals-by-state gauge; renews this
+ * replica's long jobs and closes those of replicas that stopped.
+ */
 async function sweepApprovals(
-  deps: { approvals: ApprovalFlow; state: StateStore; metrics: Metrics; logger: Logger },
+  deps: {
+    approvals: ApprovalFlow;
+    state: StateStore;
+    metrics: Metrics;
+    logger: Logger;
+    jobRecords: JobRecords;
+  },
   surface: Messenger,
 ): Promise<void> {
+  try {
+    await deps.jobRecords.sweep(surface);
+  } catch (error) {
+    deps.logger.warn('long-job sweep failed', { error });
+  }
   try {
     await deps.approvals.sweep(surface);
     await deps.state.purgeClaims();
@@ -147,8 +180,7 @@ async function sweepApprovals(
 
 // One piece: the composition root's assembly of every service, in the order each needs the others.
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { config } = options;
-  const { now } = options;
+  const { config, now } = options;
   const secrets = options.secrets ?? new SecretRegistry();
   secrets.add(...configSecrets(config), options.platform.apiKey);
   const logger = options.logger ?? createLogger({ level: config.logLevel, secrets, clock: now });
@@ -241,6 +273,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     progress: options.progress,
     onChange: (running) => metrics.setRunningJobs(running),
   });
+  const jobRecords = recordsOfJobs(state, { audit, logger, now, runner: instanceId }, options);
   const reports = createReportPool();
   const keptDays = await createKeptOriginDays({ ...config.logCache, now, logger, platform });
   const watchStore = refreshingWatches(createWatchStore(state.client), homes);
@@ -280,6 +313,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cache: createTtlCache(now),
     approvals,
     jobs,
+    jobRecords,
     shared: createSharedAnswers({ now }),
     reports,
     database,
@@ -304,7 +338,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
 
   let sweeper: NodeJS.Timeout | undefined;
-  const sweep = (surface: Messenger) => sweepApprovals({ approvals, state, metrics, logger }, surface);
+  const sweep = (surface: Messenger) =>
+    sweepApprovals({ approvals, state, metrics, logger, jobRecords }, surface);
 
   return {
     engine,

@@ -60,6 +60,8 @@ export interface AuditFilter {
   operation?: string;
   target?: string;
   approvalId?: string;
+  /** The rows of one request. */
+  correlationId?: string;
   /** ISO 8601: rows at or after this instant. */
   since?: string;
   /** Operations left out (the audit command's own reads). */
@@ -535,6 +537,7 @@ export function createAuditLog(options: AuditLogOptions): AuditLog {
       equal('operation', filter.operation);
       equal('target', filter.target);
       equal('approval_id', filter.approvalId);
+      equal('correlation_id', filter.correlationId);
       if (filter.since !== undefined) {
         where.push('time >= ?');
         args.push(filter.since);

@@ -133,6 +133,17 @@ async function sql(statement: string, args: (string | number)[] = []): Promise<v
   }
 }
 
+/** The rows a query answers, each as its values. */
+async function rows(statement: string, args: (string | number)[] = []): Promise<unknown[][]> {
+  const client = stateClient();
+  try {
+    const result = await client.execute({ sql: statement, args });
+    return result.rows.map((row) => result.columns.map((_, i) => row[i]));
+  } finally {
+    client.close();
+  }
+}
+
 async function cardStored(id: string): Promise<boolean> {
   const client = stateClient();
   try {
@@ -308,6 +319,48 @@ describe.each<StateBackend>(['file', 'http'])('with the state database on %s', (
           !JSON.stringify(call.args.blocks).includes(id),
         10_000,
       );
+      await second.stop();
+    }, 60_000);
+
+    it('an export whose process is killed mid-way is closed by the next replica: its message, its Cancel button, its audit trail', async () => {
+      const first = await start();
+      sandbox.faults.set('shield.export', { delayMs: 30_000, times: 1 });
+      const channelId = `C0KILLED${backend.toUpperCase()}`;
+      await postSigned(
+        first.eventsUrl,
+        slashCommand({ text: 'shield export 5101 --last 1h', channelId, responseUrl: fake.responseUrl() }),
+        { signingSecret: SIGNING_SECRET },
+      );
+      const progress = await fake.waitFor(
+        'chat.postMessage',
+        (call) => call.args.channel === channelId && JSON.stringify(call.args.blocks).includes('Cancel'),
+        15_000,
+      );
+      const ts = String(progress.response.ts);
+      await expect
+        .poll(() => rows('SELECT progress_ts FROM running_jobs'), { timeout: 10_000 })
+        .toEqual([[ts]]);
+      await first.kill();
+      sandbox.faults.clear();
+      // Its lease has run out (three sweeps without renewal, as no live replica misses).
+      await sql('UPDATE running_jobs SET lease_expires_at = 0');
+      const second = await start();
+      const closed = await fake.waitFor(
+        'chat.update',
+        (call) => call.args.channel === channelId && call.args.ts === ts,
+        15_000,
+      );
+      expect(JSON.stringify(closed.args.blocks)).toContain('stopped before it finished');
+      expect(JSON.stringify(closed.args.blocks)).not.toContain('Cancel');
+      expect(await rows('SELECT id FROM running_jobs')).toEqual([]);
+      const trail = await rows(
+        `SELECT outcome, detail FROM audit_log WHERE operation = 'shield.export' AND channel_id = ? ORDER BY id`,
+        [channelId],
+      );
+      expect(trail).toEqual([
+        ['started', null],
+        ['failed', 'interrupted: the bot process running it stopped before it finished'],
+      ]);
       await second.stop();
     }, 60_000);
 

@@ -20,6 +20,7 @@ import type { JsonValue } from '../../state/canonical-json.js';
 import type { StateStore } from '../../state/store.js';
 import type { Logger } from '../../telemetry/log.js';
 import type { KeptOriginDays } from '../logs/kept-days.js';
+import type { JobRecords } from './job-records.js';
 import type { JobRegistry } from './jobs.js';
 import type { HomeRedraws, Surface, ZoneDirectory } from './ports.js';
 import type { SharedAnswers } from './shared-answers.js';
@@ -156,6 +157,8 @@ export interface Services {
   approvals: ApprovalGate;
   /** Long jobs running in this process, with their caps. */
   jobs: JobRegistry;
+  /** Long jobs' records in the state database, so that a replica that stops leaves none open. */
+  jobRecords?: JobRecords;
   /** Identical requests in one channel within a minute: one download, one thread, for everyone. */
   shared: SharedAnswers;
   /** Worker threads for summaries and exports, so heavy parsing never blocks the event loop. */

@@ -145,6 +145,16 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   });
   if (!started.ok) throw refusal(ctx, started.limit, started.running);
   const { job } = started;
+  // Recorded across replicas: one whose process stops mid-job leaves its message closed by another.
+  const records = ctx.services.jobRecords;
+  await records?.begin({
+    id: job.id,
+    title: options.title,
+    userId: ctx.userId,
+    channelId: ctx.channelId,
+    correlationId: ctx.correlationId,
+    startedAt,
+  });
   const timing = jobs.progress;
   const elapsed = performance.now();
   let status = 'starting';
@@ -158,7 +168,10 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   const sender = coalescingSender(timing.minGapMs, async (reply) => {
     try {
       if (ref) await ctx.surface.update(ref, reply);
-      else if (!finished) ref = await post(reply);
+      else if (!finished) {
+        ref = await post(reply);
+        if (ref) records?.progress(job.id, ref);
+      }
     } catch (error) {
       ctx.logger.warn('progress message could not be sent', { error });
     }
@@ -234,6 +247,7 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     throw error;
   } finally {
     started.finish();
+    await records?.end(job.id);
   }
 }
 

@@ -1,0 +1,173 @@
+/**
+ * Long jobs' records (state/running-jobs.ts, operations/engine/job-records.ts): a replica that
+ * stops mid-job leaves its progress message and audit trail to be closed, once, by a sweep of
+ * another one; a live replica's jobs are never taken.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createJobRecords,
+  type JobRecords,
+  STOPPED_DETAIL,
+} from '../../src/operations/engine/job-records.js';
+import type { Messenger } from '../../src/operations/engine/ports.js';
+import type { MessageRef, Reply } from '../../src/reply/model.js';
+import { migrations } from '../../src/runtime/migrations.js';
+import { SecretRegistry } from '../../src/secrets/registry.js';
+import { type AuditLog, createAuditLog } from '../../src/state/audit.js';
+import { createRunningJobStore } from '../../src/state/running-jobs.js';
+import { openStateStore } from '../../src/state/store.js';
+import { asDates, pinnedClock } from '../support/clock.js';
+import { memoryLogger, tempDatabase } from './temp-db.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const LEASE_MS = 90_000;
+
+/** What a sweep said, and to whom: Slack's side of it. */
+function recordingMessenger(options: { updateFails?: boolean } = {}) {
+  const updates: { ref: MessageRef; reply: Reply }[] = [];
+  const direct: { userId: string; reply: Reply }[] = [];
+  const messenger: Messenger = {
+    postToChannel: async () => undefined,
+    update: async (ref, reply) => {
+      if (options.updateFails)
+        throw Object.assign(new Error('message_not_found'), { data: { error: 'message_not_found' } });
+      updates.push({ ref, reply });
+    },
+    sendDirect: async (userId, reply) => {
+      direct.push({ userId, reply });
+      return undefined;
+    },
+    deleteMessage: async () => undefined,
+    permalink: async () => undefined,
+  };
+  return { messenger, updates, direct };
+}
+
+async function fixture() {
+  const db = await tempDatabase();
+  cleanups.push(db.remove);
+  const clock = pinnedClock();
+  const store = await openStateStore({
+    url: db.url,
+    logger: memoryLogger(),
+    now: asDates(clock),
+    migrations,
+  });
+  cleanups.push(() => store.close());
+  const audit = createAuditLog({ store, secrets: new SecretRegistry() });
+  const replica = (runner: string): JobRecords =>
+    createJobRecords({
+      store: createRunningJobStore(store.client),
+      audit,
+      logger: memoryLogger(),
+      now: clock,
+      runner,
+      leaseMs: LEASE_MS,
+    });
+  return { clock, audit, replica };
+}
+
+/** The audit rows of a request, oldest first: outcome and detail. */
+async function trail(audit: AuditLog, correlationId: string) {
+  const rows = await audit.list({ limit: 10, filter: { correlationId } });
+  return rows.reverse().map((row) => [row.outcome, row.detail]);
+}
+
+const started = (audit: AuditLog, correlationId: string) =>
+  audit.append({
+    userId: 'U0ASKER',
+    channelId: 'C0INCIDENT',
+    operation: 'shield.export',
+    target: '5101',
+    params: { last: '1h' },
+    outcome: 'started',
+    approvalId: null,
+    correlationId,
+  });
+
+const job = (id: string, correlationId: string, startedAt: number) => ({
+  id,
+  title: 'Shield export of zone 5101',
+  userId: 'U0ASKER',
+  channelId: 'C0INCIDENT',
+  correlationId,
+  startedAt,
+});
+
+describe('long jobs whose replica stopped', () => {
+  it('are never taken while their replica renews them, and are closed once when it stops', async () => {
+    const { clock, audit, replica } = await fixture();
+    const [a, b, c] = [replica('A'), replica('B'), replica('C')];
+    await started(audit, 'c-live');
+    await a.begin(job('j1', 'c-live', clock()));
+    a.progress('j1', { channelId: 'C0INCIDENT', ts: '1700000000.000100' });
+    const slack = recordingMessenger();
+    for (let sweep = 0; sweep < 5; sweep++) {
+      // A sweeps every 60 s, within its 90 s lease; B sweeps just after the lease's first end.
+      clock.advance(60_000);
+      await a.sweep(slack.messenger);
+      expect(await b.sweep(slack.messenger)).toBe(0);
+    }
+    expect(slack.updates).toEqual([]);
+    // A stops: nothing renews its job. Two replicas sweep at once past the lease.
+    clock.advance(LEASE_MS + 1);
+    const closed = await Promise.all([b.sweep(slack.messenger), c.sweep(slack.messenger)]);
+    expect(closed[0]! + closed[1]!).toBe(1);
+    expect(slack.updates).toHaveLength(1);
+    expect(slack.updates[0]!.ref).toEqual({ channelId: 'C0INCIDENT', ts: '1700000000.000100' });
+    const said = JSON.stringify(slack.updates[0]!.reply);
+    expect(said).toContain('stopped before it finished');
+    expect(said).not.toContain('Cancel');
+    expect(await trail(audit, 'c-live')).toEqual([
+      ['started', null],
+      ['failed', STOPPED_DETAIL],
+    ]);
+    expect(await b.sweep(slack.messenger)).toBe(0);
+  });
+
+  it('tell the requester by DM when there was no progress message yet, or it is gone', async () => {
+    const { clock, audit, replica } = await fixture();
+    const [a, b] = [replica('A'), replica('B')];
+    await started(audit, 'c-early');
+    await a.begin(job('j2', 'c-early', clock()));
+    await started(audit, 'c-gone');
+    await a.begin(job('j3', 'c-gone', clock()));
+    a.progress('j3', { channelId: 'C0INCIDENT', ts: '1700000000.000200' });
+    clock.advance(LEASE_MS + 1);
+    const slack = recordingMessenger({ updateFails: true });
+    expect(await b.sweep(slack.messenger)).toBe(2);
+    expect(slack.direct.map((told) => told.userId)).toEqual(['U0ASKER', 'U0ASKER']);
+    for (const told of slack.direct) expect(JSON.stringify(told.reply)).toContain('asked in <#C0INCIDENT>');
+  });
+
+  it('leave a trail that closed already as it was, and are forgotten when they end', async () => {
+    const { clock, audit, replica } = await fixture();
+    const [a, b] = [replica('A'), replica('B')];
+    await started(audit, 'c-done');
+    await a.begin(job('j4', 'c-done', clock()));
+    // The job finished and its row said so; the process stopped before the record was removed.
+    await audit.append({
+      userId: 'U0ASKER',
+      channelId: 'C0INCIDENT',
+      operation: 'shield.export',
+      target: '5101',
+      params: { last: '1h' },
+      outcome: 'succeeded',
+      approvalId: null,
+      correlationId: 'c-done',
+    });
+    await a.begin(job('j5', 'c-ended', clock()));
+    await a.end('j5');
+    clock.advance(LEASE_MS + 1);
+    const slack = recordingMessenger();
+    expect(await b.sweep(slack.messenger)).toBe(1);
+    expect(await trail(audit, 'c-done')).toEqual([
+      ['started', null],
+      ['succeeded', null],
+    ]);
+  });
+});
