@@ -53,7 +53,10 @@ interface WebAssemblyApi {
 interface ShiftScanner {
   bytes: Uint8Array;
   scan: ShiftScanExports['scan'];
-  tableOf: SecretMatcher | undefined;
+  /** Which matcher's shift table is in (its id: the matcher itself is not kept alive by it). */
+  tableOf: number;
+  /** Slabs copied in so far: a search that sees this change under it copies its slab again. */
+  loads: number;
 }
 
 /** Made on first use; null where WebAssembly cannot run here (`--jitless`, an address-space limit). */
@@ -69,7 +72,8 @@ function shiftScanner(): ShiftScanner | null {
     sharedScanner = {
       bytes: new Uint8Array(exports.memory.buffer),
       scan: exports.scan,
-      tableOf: undefined,
+      tableOf: 0,
+      loads: 0,
     };
   } catch {
     // No room for its memory: the search runs in JavaScript.
@@ -91,6 +95,9 @@ function scanInJs(bytes: Uint8Array, shift: Uint8Array, end: number, stop: numbe
   return at;
 }
 
+/** Matchers made in this thread so far: each one's id. */
+let matchers = 0;
+
 /** The bot's secrets as bytes, found together in one pass. */
 class SecretMatcher {
   /** Every form to mask, longest first. */
@@ -107,6 +114,8 @@ class SecretMatcher {
   private readonly candidates = new Map<number, number[]>();
   /** The thread's WebAssembly scan; null: the JavaScript one. */
   private readonly scanner: ShiftScanner | null;
+  /** This matcher, to the scan: whose shift table its memory holds. */
+  private readonly id = ++matchers;
 
   /** `wasm: false` searches in JavaScript alone, as where WebAssembly cannot run (for tests). */
   constructor(forms: readonly { form: string; masked: string }[], options: { wasm?: boolean } = {}) {
@@ -160,9 +169,9 @@ class SecretMatcher {
       let base = 0;
       let limit = stop;
       if (scanner !== null) {
-        if (scanner.tableOf !== this) {
+        if (scanner.tableOf !== this.id) {
           scanner.bytes.set(this.shift, 0);
-          scanner.tableOf = this;
+          scanner.tableOf = this.id;
         }
         // Copied even from memory it could read in place: each move waits for the byte it read
         // last, so a cache miss stalls the scan where the copy's misses overlap (twice as fast).
@@ -171,7 +180,9 @@ class SecretMatcher {
         scanner.bytes.set(buffer.subarray(slabFrom, slabTo), SLAB_AT);
         base = SLAB_AT - slabFrom;
         limit = slabTo;
+        scanner.loads++;
       }
+      const loaded = scanner?.loads;
       while (end < limit) {
         const at =
           scanner === null
@@ -182,7 +193,13 @@ class SecretMatcher {
           break;
         }
         const index = this.matchAt(buffer, at - m + 1, at);
-        end = index === -1 ? at + 1 : onMatch(at - m + 1, index) + m - 1;
+        if (index === -1) {
+          end = at + 1;
+          continue;
+        }
+        end = onMatch(at - m + 1, index) + m - 1;
+        // What onMatch set off (a stream's reader) may have searched with another matcher.
+        if (scanner !== null && scanner.loads !== loaded) break;
       }
     }
   }

@@ -204,6 +204,28 @@ describe('the file scrub', () => {
     );
   });
 
+  it('masks every secret of a stream whose reader scrubs something else with another matcher meanwhile', async () => {
+    const one = new SecretRegistry();
+    one.add('AAAAsecret-one-0001');
+    const other = new SecretRegistry();
+    other.add('BBBBsecret-two-0002');
+    const scrubOther = createFileScrub(other);
+    const stream = createFileScrub(one).stream();
+    const parts: Buffer[] = [];
+    // The reader runs as each part is pushed, inside the first matcher's search of its slab.
+    stream.on('data', (part: Buffer) => {
+      parts.push(part);
+      scrubOther.bytes(Buffer.alloc(200_000, 'q'));
+    });
+    await pipeline(
+      Readable.from([Buffer.from(`AAAAsecret-one-0001${'.'.repeat(5000)}AAAAsecret-one-0001`)]),
+      stream,
+    );
+    const out = Buffer.concat(parts).toString();
+    expect(out).not.toContain('secret-one');
+    expect(stream.masked).toBe(2);
+  });
+
   it('counts a file as the upload will send it, a secret across its 1 MiB reads included', async () => {
     const secrets = new SecretRegistry();
     const key = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
