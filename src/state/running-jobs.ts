@@ -51,8 +51,8 @@ export interface RunningJobStore {
   /** The job's progress message, for whoever closes it. */
   progress(id: string, ref: { channelId: string; ts: string }): Promise<void>;
   end(id: string): Promise<void>;
-  /** Renews the lease of every job `runner` runs. */
-  renew(runner: string, leaseExpiresAt: number): Promise<void>;
+  /** Renews the leases of `ids`, jobs `runner` runs. */
+  renew(runner: string, ids: readonly string[], leaseExpiresAt: number): Promise<void>;
   /** Jobs whose lease ran out before `now`, each taken (removed) by this call alone; at most `limit`. */
   takeStopped(now: number, limit: number): Promise<RunningJobRecord[]>;
 }
@@ -130,11 +130,14 @@ export function createRunningJobStore(client: Client): RunningJobStore {
     async end(id) {
       await write('end', 'DELETE FROM running_jobs WHERE id = ?', [id]);
     },
-    async renew(runner, leaseExpiresAt) {
-      await write('renew', 'UPDATE running_jobs SET lease_expires_at = ? WHERE runner = ?', [
-        leaseExpiresAt,
-        runner,
-      ]);
+    async renew(runner, ids, leaseExpiresAt) {
+      if (ids.length === 0) return;
+      const places = ids.map(() => '?').join(', ');
+      await write(
+        'renew',
+        `UPDATE running_jobs SET lease_expires_at = ? WHERE runner = ? AND id IN (${places})`,
+        [leaseExpiresAt, runner, ...ids],
+      );
     },
     async takeStopped(now, limit) {
       const found = await write(

@@ -14,7 +14,7 @@ import type { MessageRef, Reply } from '../../src/reply/model.js';
 import { migrations } from '../../src/runtime/migrations.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 import { type AuditLog, createAuditLog } from '../../src/state/audit.js';
-import { createRunningJobStore } from '../../src/state/running-jobs.js';
+import { createRunningJobStore, type RunningJobStore } from '../../src/state/running-jobs.js';
 import { openStateStore } from '../../src/state/store.js';
 import { asDates, pinnedClock } from '../support/clock.js';
 import { memoryLogger, tempDatabase } from './temp-db.js';
@@ -59,16 +59,36 @@ async function fixture() {
   });
   cleanups.push(() => store.close());
   const audit = createAuditLog({ store, secrets: new SecretRegistry() });
-  const replica = (runner: string): JobRecords =>
+  /** Writes of `failing` methods fail, as when the state database is away from this replica. */
+  const failing = new Set<keyof RunningJobStore>();
+  const replica = (runner: string, options: { faulty?: boolean } = {}): JobRecords =>
     createJobRecords({
-      store: createRunningJobStore(store.client),
+      store: options.faulty
+        ? faultyStore(createRunningJobStore(store.client), failing)
+        : createRunningJobStore(store.client),
       audit,
       logger: memoryLogger(),
       now: clock,
       runner,
       leaseMs: LEASE_MS,
     });
-  return { clock, audit, replica };
+  return { clock, audit, replica, failing };
+}
+
+function faultyStore(store: RunningJobStore, failing: ReadonlySet<keyof RunningJobStore>): RunningJobStore {
+  const guard =
+    <A extends unknown[], R>(name: keyof RunningJobStore, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (failing.has(name)) throw new Error(`${name}: the state database is away`);
+      return call(...args);
+    };
+  return {
+    begin: guard('begin', store.begin),
+    progress: guard('progress', store.progress),
+    end: guard('end', store.end),
+    renew: guard('renew', store.renew),
+    takeStopped: guard('takeStopped', store.takeStopped),
+  };
 }
 
 /** The audit rows of a request, oldest first: outcome and detail. */
@@ -169,5 +189,38 @@ describe('long jobs whose replica stopped', () => {
       ['started', null],
       ['succeeded', null],
     ]);
+    // Its answer took the progress message's place: nothing is said over it.
+    expect(slack.updates).toEqual([]);
+    expect(slack.direct).toEqual([]);
+  });
+
+  it('are not taken after an outage before their replica could renew, nor left behind by a removal that failed', async () => {
+    const { clock, audit, replica, failing } = await fixture();
+    const a = replica('A', { faulty: true });
+    const b = replica('B', { faulty: true });
+    const slack = recordingMessenger();
+    await started(audit, 'c-outage');
+    await a.begin(job('j6', 'c-outage', clock()));
+    // The state database is away for everyone for longer than a lease: nobody renews.
+    failing.add('renew');
+    await expect(b.sweep(slack.messenger)).rejects.toThrow(/away/);
+    clock.advance(LEASE_MS + 1);
+    failing.clear();
+    // Back: B sweeps first, and takes nothing until A has had a lease to renew.
+    expect(await b.sweep(slack.messenger)).toBe(0);
+    await a.sweep(slack.messenger);
+    clock.advance(LEASE_MS / 2);
+    expect(await b.sweep(slack.messenger)).toBe(0);
+    expect(slack.updates).toEqual([]);
+    // A job ends while its record cannot be removed: A's next sweep removes it, and renews nothing of it.
+    failing.add('end');
+    await a.end('j6');
+    failing.clear();
+    await a.sweep(slack.messenger);
+    clock.advance(LEASE_MS + 1);
+    await a.sweep(slack.messenger);
+    expect(await b.sweep(slack.messenger)).toBe(0);
+    expect(slack.updates).toEqual([]);
+    expect(slack.direct).toEqual([]);
   });
 });

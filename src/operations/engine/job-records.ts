@@ -22,12 +22,21 @@ const CLOSED_PER_SWEEP = 20;
 export const STOPPED_DETAIL = 'interrupted: the bot process running it stopped before it finished';
 
 export interface JobRecords {
-  /** Records a job running here. Never throws: a job whose record fails runs all the same, logged. */
+  /**
+   * Records a job running here. Never rejects, and need not be awaited: its record's writes go in
+   * order behind it, and a job whose record fails runs all the same, logged.
+   */
   begin(job: Omit<RunningJobRecord, 'runner' | 'progress'>): Promise<void>;
   /** The job's progress message, for whoever closes it. */
   progress(id: string, ref: MessageRef): void;
+  /** The job ended here; a record that cannot be removed now is removed at a later sweep. Never rejects. */
   end(id: string): Promise<void>;
-  /** Renews this replica's leases, then closes the jobs of replicas that stopped; how many it closed. */
+  /**
+   * Renews the leases of the jobs running here, then closes those of replicas that stopped; how
+   * many it closed. After a sweep of its own failed, it closes nothing until its sweeps have
+   * succeeded for a lease's length: the state database may have been away for every replica, none
+   * of which could renew.
+   */
   sweep(messenger: Messenger): Promise<number>;
 }
 
@@ -59,11 +68,14 @@ export function createJobRecords(options: JobRecordsOptions): JobRecords {
       (error: unknown) => logger.warn(`a long job's record could not be ${what}`, { job: id, error }),
     );
 
-  /** Appends the closing row of the job's request, unless the request closed already. */
-  const closeTrail = async (job: RunningJobRecord) => {
+  /**
+   * Appends the closing row of the job's request; false when the request closed already (the job
+   * ended, its answer delivered, and only its record stayed behind).
+   */
+  const closeTrail = async (job: RunningJobRecord): Promise<boolean> => {
     const rows = await audit.list({ limit: 20, filter: { correlationId: job.correlationId } });
     const newest = rows[0];
-    if (!newest || (newest.outcome !== 'started' && newest.outcome !== 'executing')) return;
+    if (!newest || (newest.outcome !== 'started' && newest.outcome !== 'executing')) return false;
     await audit.append({
       userId: newest.userId,
       channelId: newest.channelId,
@@ -75,6 +87,7 @@ export function createJobRecords(options: JobRecordsOptions): JobRecords {
       correlationId: job.correlationId,
       detail: STOPPED_DETAIL,
     });
+    return true;
   };
 
   /** Tells the requester, in place of the progress message, or by DM where there is none or it is gone. */
@@ -96,25 +109,63 @@ export function createJobRecords(options: JobRecordsOptions): JobRecords {
   };
 
   const close = async (messenger: Messenger, job: RunningJobRecord) => {
-    logger.warn('closing a long job whose process stopped', { job: job.id, runner: job.runner });
-    // Each part on its own: a trail that cannot be written still leaves the requester told.
-    await quietly('closed in the audit log', job.id, closeTrail(job));
+    // Unknown when the audit log cannot be read: the requester is told all the same.
+    const open = await closeTrail(job).catch((error: unknown) => {
+      logger.warn("a stopped long job's audit trail could not be closed", { job: job.id, error });
+      return true;
+    });
+    if (!open) return;
+    logger.warn('closed a long job whose process stopped', { job: job.id, runner: job.runner });
     await quietly('told to its requester', job.id, tell(messenger, job));
   };
 
+  /** The jobs running here, recorded; each one's writes, in order. */
+  const live = new Map<string, Promise<void>>();
+  /** Jobs that ended here whose record could not be removed then: removed at the next sweep. */
+  const unremoved = new Set<string>();
+  /** Since when this replica's sweeps have all succeeded; undefined right after one failed. */
+  let healthySince: number | undefined = Number.NEGATIVE_INFINITY;
+
   return {
-    async begin(job) {
-      await quietly('written', job.id, store.begin({ ...job, runner }, now() + leaseMs));
+    begin(job) {
+      const written = quietly('written', job.id, store.begin({ ...job, runner }, now() + leaseMs));
+      live.set(job.id, written);
+      return written;
     },
     progress(id, ref) {
-      void quietly('given its progress message', id, store.progress(id, ref));
+      const before = live.get(id);
+      if (before)
+        live.set(
+          id,
+          before.then(() => quietly('given its progress message', id, store.progress(id, ref))),
+        );
     },
     async end(id) {
-      await quietly('removed', id, store.end(id));
+      const before = live.get(id) ?? Promise.resolve();
+      live.delete(id);
+      await before;
+      await store.end(id).catch((error: unknown) => {
+        unremoved.add(id);
+        logger.warn("a long job's record could not be removed; the next sweep removes it", {
+          job: id,
+          error,
+        });
+      });
     },
     async sweep(messenger) {
       const at = now();
-      await store.renew(runner, at + leaseMs);
+      try {
+        for (const id of [...unremoved]) {
+          await store.end(id);
+          unremoved.delete(id);
+        }
+        await store.renew(runner, [...live.keys()], at + leaseMs);
+      } catch (error) {
+        healthySince = undefined;
+        throw error;
+      }
+      healthySince ??= at;
+      if (at - healthySince < leaseMs) return 0;
       const stopped = await store.takeStopped(at, CLOSED_PER_SWEEP);
       for (const job of stopped) await close(messenger, job);
       return stopped.length;

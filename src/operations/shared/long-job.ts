@@ -146,8 +146,9 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
   if (!started.ok) throw refusal(ctx, started.limit, started.running);
   const { job } = started;
   // Recorded across replicas: one whose process stops mid-job leaves its message closed by another.
+  // Not waited for: a slow state database holds up neither the job nor its answer.
   const records = ctx.services.jobRecords;
-  await records?.begin({
+  void records?.begin({
     id: job.id,
     title: options.title,
     userId: ctx.userId,
@@ -247,7 +248,7 @@ export async function runLongJob(ctx: RunContext, options: LongJobOptions): Prom
     throw error;
   } finally {
     started.finish();
-    await records?.end(job.id);
+    void records?.end(job.id);
   }
 }
 
