@@ -75,33 +75,39 @@ const downloads = (zone: number, harness: Harness = h) =>
     .length;
 
 describe('polling costs', () => {
-  it('ends when its channel is archived, and tells its owner privately, instead of polling on', async () => {
-    const { channelId, id } = await startWatch('watch logs 410112 --for 3h');
-    await step(MINUTE);
-    h.fake.setChannelProblem(channelId, 'is_archived');
-    try {
+  it.each([
+    ['is_archived', 'that channel is archived', 410112],
+    ['restricted_action_read_only_channel', 'that channel is read-only', 410113],
+  ] as const)(
+    'ends when its channel cannot take posts (%s), and tells its owner privately, instead of polling on',
+    async (problem, why, zone) => {
+      const { channelId, id } = await startWatch(`watch logs ${zone} --for 3h`);
       await step(MINUTE);
-      const state = async () =>
-        (
-          await h.runtime.services.state.client.execute({
-            sql: 'SELECT state FROM watches WHERE id = ?',
-            args: [id],
-          })
-        ).rows[0]?.state;
-      await expect.poll(state).toBe('ended');
-      const dm = await h.fake.waitFor('chat.postMessage', (call) =>
-        text(call).includes('Your watch of pull zone 410112'),
-      );
-      expect(text(dm)).toContain('that channel is archived');
-      // Nothing more is downloaded for it.
-      const before = downloads(410112);
-      await step(MINUTE);
-      await step(MINUTE);
-      expect(downloads(410112)).toBe(before);
-    } finally {
-      h.fake.setChannelProblem(channelId, undefined);
-    }
-  });
+      h.fake.setChannelProblem(channelId, problem);
+      try {
+        await step(MINUTE);
+        const state = async () =>
+          (
+            await h.runtime.services.state.client.execute({
+              sql: 'SELECT state FROM watches WHERE id = ?',
+              args: [id],
+            })
+          ).rows[0]?.state;
+        await expect.poll(state).toBe('ended');
+        const dm = await h.fake.waitFor('chat.postMessage', (call) =>
+          text(call).includes(`Your watch of pull zone ${zone}`),
+        );
+        expect(text(dm)).toContain(why);
+        // Nothing more is downloaded for it.
+        const before = downloads(zone);
+        await step(MINUTE);
+        await step(MINUTE);
+        expect(downloads(zone)).toBe(before);
+      } finally {
+        h.fake.setChannelProblem(channelId, undefined);
+      }
+    },
+  );
 });
 
 describe('asking for a watch', () => {

@@ -16,7 +16,7 @@ import { denialReply } from '../engine/access-text.js';
 import { OperationFailedError, UserFacingError } from '../engine/errors.js';
 import type { Messenger } from '../engine/ports.js';
 import type { ApprovalGate, RunContext } from '../engine/types.js';
-import { deliveryErrorCode } from '../shared/delivery-errors.js';
+import { deliveryErrorCode, goneFromChannel, isPostingRestricted } from '../shared/delivery-errors.js';
 import { deliverSecret, deliveryWords, secretContext } from '../shared/secret-delivery.js';
 import { APPROVAL_ACTIONS, cardFileMessage } from './card.js';
 import {
@@ -288,6 +288,12 @@ function unpostedReason(error: unknown, stage: 'file' | 'card'): { why: string; 
         todo: 'Unarchive it or change approvals.channel in the policy, then ask again.',
       };
     default:
+      if (isPostingRestricted(code))
+        return {
+          code,
+          why: goneFromChannel(error) ?? 'the bot may not post in that channel',
+          todo: 'Let the bot post there or change approvals.channel in the policy, then ask again.',
+        };
       return { code, why: `the post failed (${code})`, todo: 'Ask again in a minute.' };
   }
 }

@@ -17,8 +17,18 @@ const GONE: Readonly<Record<string, string>> = {
   not_in_channel: 'the bot is not in that channel (invite it there)',
   channel_not_found: 'the bot cannot see that channel (invite it there)',
   is_archived: 'that channel is archived',
+  // Slack's restrictions on who posts where and how (chat.postMessage's errors).
+  restricted_action: 'the workspace does not let the bot post in that channel',
+  restricted_action_read_only_channel: 'that channel is read-only',
+  restricted_action_thread_only_channel: 'that channel takes messages in threads only',
+  restricted_action_non_threadable_channel: 'that channel takes no thread replies',
+  no_permission: 'the bot has no permission to post in that channel',
   message_not_found: 'its message was deleted',
 };
+
+/** Whether the code says the bot may not post there (a restriction of the channel or workspace). */
+export const isPostingRestricted = (code: string | undefined): boolean =>
+  code === 'no_permission' || (code?.startsWith('restricted_action') ?? false);
 
 /** Why a message cannot be posted or updated there any more, in plain words; undefined when it may yet work. */
 export function goneFromChannel(error: unknown): string | undefined {
