@@ -53,8 +53,11 @@ export interface RunningJobStore {
   end(id: string): Promise<void>;
   /** Renews the leases of `ids`, jobs `runner` runs. */
   renew(runner: string, ids: readonly string[], leaseExpiresAt: number): Promise<void>;
-  /** Jobs whose lease ran out before `now`, each taken (removed) by this call alone; at most `limit`. */
-  takeStopped(now: number, limit: number): Promise<RunningJobRecord[]>;
+  /**
+   * Jobs whose lease ran out before `now`, each taken (removed) by this call alone; at most
+   * `limit`. With `peek`, only read: nothing is taken.
+   */
+  takeStopped(now: number, limit: number, options?: { peek?: boolean }): Promise<RunningJobRecord[]>;
 }
 
 export class RunningJobStoreError extends InternalError {
@@ -139,12 +142,13 @@ export function createRunningJobStore(client: Client): RunningJobStore {
         [leaseExpiresAt, runner, ...ids],
       );
     },
-    async takeStopped(now, limit) {
+    async takeStopped(now, limit, options = {}) {
       const found = await write(
         'find stopped',
         'SELECT * FROM running_jobs WHERE lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?',
         [now, limit],
       );
+      if (options.peek) return found.rows.map(recordOf);
       const taken: RunningJobRecord[] = [];
       for (const row of found.rows) {
         const job = recordOf(row);

@@ -154,19 +154,23 @@ export function createJobRecords(options: JobRecordsOptions): JobRecords {
     },
     async sweep(messenger) {
       const at = now();
+      let stopped: RunningJobRecord[];
       try {
+        // Renewed first: removals that keep failing must not hold up the live jobs' leases.
+        await store.renew(runner, [...live.keys()], at + leaseMs);
         for (const id of [...unremoved]) {
           await store.end(id);
           unremoved.delete(id);
         }
-        await store.renew(runner, [...live.keys()], at + leaseMs);
+        // Read every time, taken or not: a replica with no jobs of its own learns of an outage too.
+        stopped = await store.takeStopped(at, CLOSED_PER_SWEEP, { peek: true });
       } catch (error) {
         healthySince = undefined;
         throw error;
       }
-      healthySince ??= at;
-      if (at - healthySince < leaseMs) return 0;
-      const stopped = await store.takeStopped(at, CLOSED_PER_SWEEP);
+      if (healthySince === undefined) healthySince = now();
+      if (at - healthySince < leaseMs || stopped.length === 0) return 0;
+      stopped = await store.takeStopped(at, CLOSED_PER_SWEEP);
       for (const job of stopped) await close(messenger, job);
       return stopped.length;
     },
