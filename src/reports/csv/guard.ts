@@ -27,7 +27,7 @@
 import { isUtf8 } from 'node:buffer';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap, CsvShapeError } from './columns.js';
-import { CELL_BITS, COUNTED, CsvStops, NO_SINK_TABLE, RECORD_END, STOP_BYTES } from './stops.js';
+import { APOSTROPHE, CELL_BITS, COUNTED, CsvStops, NO_SINK_TABLE, RECORD_END, STOP_BYTES } from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 export { CsvShapeError } from './columns.js';
@@ -400,12 +400,20 @@ export class CsvFormulaGuard {
         cellStart = recordStart = cellEnd + delimiterLength;
         continue;
       }
+      if (entry >= APOSTROPHE) {
+        // A formula in a record written as one: its `'` goes in, the cell after it as it came.
+        this.flush(buf, base + ((entry & CELL_BITS) >>> 4));
+        this.put(0x27);
+        continue;
+      }
       cellEnd = base + ((entry & CELL_BITS) >>> 4);
       if ((entry & CELL_REWRITTEN) !== 0) {
         const quoted = (entry & CELL_QUOTED) !== 0;
         this.closeAt = cellEnd - 1 - cellStart;
         this.doubled = (entry & CELL_DOUBLED) !== 0;
-        this.endCell(buf, cellStart, cellEnd, quoted ? AFTER_CLOSE : UNQUOTED, (entry & CELL_SPECIAL) !== 0);
+        const state = quoted ? AFTER_CLOSE : UNQUOTED;
+        // One records() counted is the sink's already.
+        this.endCell(buf, cellStart, cellEnd, state, (entry & CELL_SPECIAL) !== 0, entry >= COUNTED);
       } else {
         // A cell records() counted (or a record's cells it wrote as one) is the sink's already.
         if (entry < COUNTED && columns?.wants(this.cellIndex) === true) {
@@ -486,15 +494,35 @@ export class CsvFormulaGuard {
     this.out = grown;
   }
 
-  /** One cell from `start` to `end` (its delimiter excluded), written in the rule's form. */
-  private endCell(buf: Buffer, start: number, end: number, state: number, special: boolean): void {
+  /**
+   * One cell from `start` to `end` (its delimiter excluded), written in the rule's form;
+   * `counted`: records() counted it for the sink already.
+   */
+  private endCell(
+    buf: Buffer,
+    start: number,
+    end: number,
+    state: number,
+    special: boolean,
+    counted = false,
+  ): void {
     const quoted = state === AFTER_CLOSE || state === TAIL;
     const closeAt = quoted ? start + this.closeAt : end;
     const tailAt = state === TAIL ? start + this.tailAt : end;
     const contentAt = quoted ? start + 1 : start;
     // An empty quoted part leaves the tail's NUL as the first character: never a formula.
     const formula = startsFormula(buf, contentAt, closeAt);
-    this.columns?.cell(buf, this.cellIndex, quoted && this.doubled, formula, contentAt, closeAt, tailAt, end);
+    if (!counted)
+      this.columns?.cell(
+        buf,
+        this.cellIndex,
+        quoted && this.doubled,
+        formula,
+        contentAt,
+        closeAt,
+        tailAt,
+        end,
+      );
     this.cellIndex++;
     // Already in the rule's form: copied with the bytes around it.
     const inForm = quoted ? special && state === AFTER_CLOSE : !special;

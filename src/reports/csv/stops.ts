@@ -58,6 +58,11 @@ export const NO_SINK_TABLE = COUNTING_AT + COUNTING_BYTES;
 export const MOST_RECORDS = (WINDOW + 16) / 2;
 /** An entry from this one up is of a cell records() counted, or of a record's cells it wrote as one. */
 export const COUNTED = 1 << COUNTED_SHIFT;
+/**
+ * An entry from this one up (RECORD_END aside) is where the guard puts a `'` in a record records()
+ * wrote as one: at its CELL_BITS' offset × 16. A counted cell's slot + 1 never reaches its top bits.
+ */
+export const APOSTROPHE = 0xffe0_0000;
 
 interface StopsExports {
   memory: { buffer: ArrayBuffer };

@@ -74,7 +74,8 @@
   ;; of each record. At $out, how many entries. Returns the offset of the first record it did not
   ;; read. The 15 bytes past $to must hold no comma, quote or line break.
   ;; With $tally not 0 (the tally table: `$countRecord`), each record's named cells are counted as
-  ;; it ends, and a record left with nothing to do is written as one entry.
+  ;; it ends, and a record left with nothing to do but put in the `'` of a formula is written as
+  ;; one entry, after one for each `'` (`$countRecord`).
   (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (result i32)
     (local $record i32)
     (local $at i32)
@@ -224,11 +225,51 @@
   ;; (bit 0: the time), the rule id's slot + 1 at bit 8 and the rule name's at bit 19 (11 bits
   ;; each); then the time, in ms into the minute.
 
+  ;; What the guard does with a cell `records` flagged 4 (it may start a formula, or its quotes
+  ;; come or go), from $start to its end $end, with its entry's $flags: -2 when its quotes come or
+  ;; go (the guard's JavaScript writes it); otherwise the cell is written as it came, and this is
+  ;; -1 when it does not start a formula (csv/bytes.ts: startsFormula), or the offset of its
+  ;; content's first byte, where the guard puts the `'` that keeps it from running.
+  (func $apostrophe (param $start i32) (param $end i32) (param $flags i32) (result i32)
+    (local $at i32)
+    (local $close i32)
+    (local $byte i32)
+    (if (i32.and (local.get $flags) (i32.const 1))
+      (then
+        ;; A quoted cell keeps its quotes only when it holds a comma, quote or line break.
+        (if (i32.eqz (i32.and (local.get $flags) (i32.const 8))) (then (return (i32.const -2))))
+        (local.set $at (i32.add (local.get $start) (i32.const 1)))
+        (local.set $close (i32.sub (local.get $end) (i32.const 1))))
+      (else
+        ;; A bare cell with a line break in its text gets quotes.
+        (if (i32.and (local.get $flags) (i32.const 8)) (then (return (i32.const -2))))
+        (local.set $at (local.get $start))
+        (local.set $close (local.get $end))))
+    (if (i32.ge_u (local.get $at) (local.get $close)) (then (return (i32.const -1))))
+    (local.set $byte (i32.load8_u (local.get $at)))
+    (if (i32.or
+          (i32.or
+            (i32.or (i32.eq (local.get $byte) (i32.const 0x3d)) (i32.eq (local.get $byte) (i32.const 0x2b)))
+            (i32.or (i32.eq (local.get $byte) (i32.const 0x2d)) (i32.eq (local.get $byte) (i32.const 0x40))))
+          (i32.or (i32.eq (local.get $byte) (i32.const 0x09)) (i32.eq (local.get $byte) (i32.const 0x0d))))
+      (then (return (local.get $at))))
+    ;; The full-width = + - @ (U+FF1D, U+FF0B, U+FF0D, U+FF20) are EF BC then 9D, 8B, 8D or A0.
+    (if (i32.ne (local.get $byte) (i32.const 0xef)) (then (return (i32.const -1))))
+    (if (i32.ge_u (i32.add (local.get $at) (i32.const 2)) (local.get $close)) (then (return (i32.const -1))))
+    (if (i32.ne (i32.load8_u offset=1 (local.get $at)) (i32.const 0xbc)) (then (return (i32.const -1))))
+    (local.set $byte (i32.load8_u offset=2 (local.get $at)))
+    (if (i32.or
+          (i32.or (i32.eq (local.get $byte) (i32.const 0x9d)) (i32.eq (local.get $byte) (i32.const 0x8b)))
+          (i32.or (i32.eq (local.get $byte) (i32.const 0x8d)) (i32.eq (local.get $byte) (i32.const 0xa0))))
+      (then (return (local.get $at))))
+    (i32.const -1))
+
   ;; Counts the cells of one record (its entries at [$first, $last), from $record; the $index-th
   ;; record of the call) that need no rewriting and have a counter, and reads its time. Such a
   ;; cell's entry gets its slot + 1 in its top 11 bits (the time cell: 1). When then nothing of
   ;; the record is left to do (no cell to rewrite, every wanted cell counted), its entries become
-  ;; one: its last cell's, marked counted. Returns the end of its entries.
+  ;; one: its last cell's, marked counted, after an entry for each `'` it needs (`$apostrophe`).
+  ;; A cell that needs only its `'` is counted as it will read (kind 2). Returns the end of its entries.
   (func $countRecord (param $tally i32) (param $index i32) (param $record i32) (param $first i32) (param $last i32) (result i32)
     (local $at i32)
     (local $entry i32)
@@ -241,6 +282,8 @@
     (local $read i32)
     (local $whole i32)
     (local $info i32)
+    (local $fix i32)
+    (local $written i32)
     (local.set $start (local.get $record))
     (local.set $at (local.get $first))
     (local.set $whole (i32.const 1))
@@ -249,7 +292,12 @@
         (br_if $done (i32.ge_u (local.get $at) (local.get $last)))
         (local.set $entry (i32.load (local.get $at)))
         (local.set $end (i32.shr_u (local.get $entry) (i32.const 4)))
-        (if (i32.and (local.get $entry) (i32.const 4)) (then (local.set $whole (i32.const 0))))
+        ;; A cell whose quotes come or go is the guard's; one that only needs its `'` is not.
+        (local.set $fix (i32.const -1))
+        (if (i32.and (local.get $entry) (i32.const 4))
+          (then
+            (local.set $fix (call $apostrophe (local.get $start) (local.get $end) (i32.and (local.get $entry) (i32.const 15))))
+            (if (i32.eq (local.get $fix) (i32.const -2)) (then (local.set $whole (i32.const 0))))))
         (if (i32.lt_u (local.get $column) (i32.const 64))
           (then
             (local.set $counter (i32.load (i32.add (local.get $tally) (i32.shl (local.get $column) (i32.const 2)))))
@@ -271,7 +319,8 @@
             (if (local.get $counter)
               (then
                 (local.set $slot (i32.const -1))
-                (if (i32.eqz (i32.and (local.get $entry) (i32.const 4)))
+                ;; Its kind (ByteCounter): 1 its quotes doubled, 2 written after a `'`.
+                (if (i32.ne (local.get $fix) (i32.const -2))
                   (then
                     (local.set $slot
                       (if (result i32) (i32.and (local.get $entry) (i32.const 1))
@@ -279,10 +328,13 @@
                           (call $count (local.get $counter)
                             (i32.add (local.get $start) (i32.const 1))
                             (i32.sub (i32.sub (local.get $end) (local.get $start)) (i32.const 2))
-                            (i32.shr_u (i32.and (local.get $entry) (i32.const 2)) (i32.const 1))))
+                            (i32.or
+                              (i32.shr_u (i32.and (local.get $entry) (i32.const 2)) (i32.const 1))
+                              (i32.shl (i32.ge_s (local.get $fix) (i32.const 0)) (i32.const 1)))))
                         (else
                           (call $count (local.get $counter) (local.get $start)
-                            (i32.sub (local.get $end) (local.get $start)) (i32.const 0)))))))
+                            (i32.sub (local.get $end) (local.get $start))
+                            (i32.shl (i32.ge_s (local.get $fix) (i32.const 0)) (i32.const 1))))))))
                 (if (i32.ge_s (local.get $slot) (i32.const 0))
                   (then
                     (i32.store (local.get $at)
@@ -311,9 +363,29 @@
     (if (local.get $info)
       (then (i32.store (i32.add (local.get $info) (i32.shl (local.get $index) (i32.const 3))) (local.get $read))))
     (if (i32.eqz (local.get $whole)) (then (return (local.get $last))))
-    (i32.store (local.get $first)
+    (local.set $info
       (i32.or (i32.and (i32.load (i32.sub (local.get $last) (i32.const 4))) (i32.const 0x1ffff0)) (i32.const 0x200000)))
-    (i32.add (local.get $first) (i32.const 4)))
+    ;; First, an entry for each `'` the record needs: 0xFFE00000 plus where it goes × 16.
+    (local.set $written (local.get $first))
+    (local.set $start (local.get $record))
+    (local.set $at (local.get $first))
+    (block $marked
+      (loop $marks
+        (br_if $marked (i32.ge_u (local.get $at) (local.get $last)))
+        (local.set $entry (i32.load (local.get $at)))
+        (local.set $end (i32.shr_u (i32.and (local.get $entry) (i32.const 0x1fffff)) (i32.const 4)))
+        (if (i32.and (local.get $entry) (i32.const 4))
+          (then
+            (local.set $fix (call $apostrophe (local.get $start) (local.get $end) (i32.and (local.get $entry) (i32.const 15))))
+            (if (i32.ge_s (local.get $fix) (i32.const 0))
+              (then
+                (i32.store (local.get $written) (i32.or (i32.const 0xffe00000) (i32.shl (local.get $fix) (i32.const 4))))
+                (local.set $written (i32.add (local.get $written) (i32.const 4)))))))
+        (local.set $start (i32.add (local.get $end) (i32.const 1)))
+        (local.set $at (i32.add (local.get $at) (i32.const 4)))
+        (br $marks)))
+    (i32.store (local.get $written) (local.get $info))
+    (i32.add (local.get $written) (i32.const 4)))
 
   ;; An event's time as event-time.ts reads it, when it is of the common form and in the minute
   ;; read last: `YYYY-MM-DD[T ]HH:MM` (that minute's 16 bytes), `:SS`, `.f`, `.ff` or `.fff` or

@@ -203,11 +203,11 @@ const COUNTER_OPTIONS: ByteCounterOptions[] = ROLES.map((role) =>
 /** What records() reads of each record of a call: two u32s (stops.wat: `$countRecord`). */
 const READ_WORDS = 2 * MOST_RECORDS;
 // What the counting memory and records()' entries must hold, checked once: a slot + 1 in
-// COUNTED_SLOT_BITS bits, and every counter's block with the records' array in the memory lent.
+// COUNTED_SLOT_BITS bits, below their all-ones (stops.ts: APOSTROPHE), and every counter's block with the records' array in the memory lent.
 // stops.wat knows the roles of the time (0) and of the rule's id and name (2, 3) by number.
 if (TIMESTAMP !== 0 || RULE_ID !== 2 || RULE_NAME !== 3)
   throw new Error("the Shield summary's roles are not where records() reads them");
-if (Math.max(LABEL_CAPACITY, IP_TRACK_CAPACITY) + 1 >= 2 ** COUNTED_SLOT_BITS)
+if (Math.max(LABEL_CAPACITY, IP_TRACK_CAPACITY) + 1 >= 2 ** COUNTED_SLOT_BITS - 1)
   throw new Error('a Shield counter holds more slots than records() can mark');
 if (
   4 * READ_WORDS +

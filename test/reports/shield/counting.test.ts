@@ -283,6 +283,33 @@ describe('the Shield summary counted by the guard’s SIMD pass', () => {
     expect(() => guard.push(Buffer.from(`n,action,ip\n${rows}`))).toThrow(TypeError);
   });
 
+  it('counts cells that start a formula there too, as the file writes them, after their apostrophe', () => {
+    // Bare and quoted, ASCII and full-width: each is written as it came after a `'`, and the
+    // record stays one that SIMD code reads whole.
+    const body = rowsBody(
+      20_000,
+      (i) => ({
+        time: `${MINUTE}:${String(i % 60).padStart(2, '0')}Z`,
+        labels: [
+          i % 2 === 0 ? '=HYPERLINK("http://evil.example","x")' : `r${i % 3}`,
+          i % 3 === 0 ? '\uff1dSUM(A1)' : 'XSS',
+          i % 4 === 0 ? '+Block' : 'Log',
+          i % 5 === 0 ? '-DE' : '\tDE',
+          '@AS1',
+        ],
+        ip: i % 2 === 0 ? '10.0.0.1' : '-10.0.0.2',
+      }),
+      { width: 9, repeat: 1, end: '\r\n' },
+    );
+    const { csv, counted, summary } = simd(body, [70_000]);
+    const expected = oracle(body);
+    expect(summary).toEqual(expected.summary);
+    expect(csv.equals(expected.csv)).toBe(true);
+    // Seven counted cells a row (the time, five labels, the IP), all by SIMD code but the first
+    // window's (some 1,100 rows), which JavaScript counts as it first meets their keys.
+    expect(counted).toBeGreaterThan(0.9 * 7 * 20_000);
+  });
+
   it('lends the memory to one summary at a time; a second counts in JavaScript, alongside', () => {
     const body = rowsBody(
       3 * IP_TRACK_CAPACITY,
