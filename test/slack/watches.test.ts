@@ -110,6 +110,44 @@ describe('polling costs', () => {
   );
 });
 
+describe('alerts', () => {
+  it('end the watch when the channel takes no thread replies, and its owner is told privately', async () => {
+    // The watch message is posted and updated there; its alerts, replies in its thread, are refused.
+    const zone = quietZone();
+    const { channelId, ts, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
+    h.fake.setChannelProblem(channelId, 'restricted_action_non_threadable_channel');
+    try {
+      h.sandbox.knobs.addLogEntries({
+        pullZoneId: zone,
+        at: h.clock() + 10_000,
+        count: 8,
+        status: 504,
+        code: 'http_timeout',
+      });
+      await step(MINUTE);
+      // Its message was redrawn with the errors: only the alert was refused.
+      expect(messageText(channelId, ts)).toContain('8 errors');
+      const state = async () =>
+        (
+          await h.runtime.services.state.client.execute({
+            sql: 'SELECT state FROM watches WHERE id = ?',
+            args: [id],
+          })
+        ).rows[0]?.state;
+      await expect.poll(state).toBe('ended');
+      const dm = await h.fake.waitFor('chat.postMessage', (call) =>
+        text(call).includes(`Your watch of pull zone ${zone}`),
+      );
+      expect(text(dm)).toContain('that channel takes no thread replies');
+      const before = downloads(zone);
+      await step(MINUTE);
+      expect(downloads(zone)).toBe(before);
+    } finally {
+      h.fake.setChannelProblem(channelId, undefined);
+    }
+  });
+});
+
 describe('asking for a watch', () => {
   it('in a channel the bot is not in, says why and starts nothing that would count against the cap', async () => {
     const channelId = 'C0WATCHNOTIN';

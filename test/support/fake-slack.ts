@@ -127,7 +127,9 @@ export type ChannelProblem =
   | 'is_archived'
   | 'channel_not_found'
   | 'restricted_action'
-  | 'restricted_action_read_only_channel';
+  | 'restricted_action_read_only_channel'
+  /** Takes messages and updates, but no reply in a thread. */
+  | 'restricted_action_non_threadable_channel';
 
 export interface SlackRefusal {
   error: string;
@@ -211,8 +213,8 @@ export interface FakeSlack {
   setUserGroup(groupId: string, userIds: string[]): void;
   /**
    * What Slack answers for a channel the bot cannot post in: it is not a member, the channel is
-   * archived, or the bot cannot see it. Posts, ephemerals, updates and file shares there fail;
-   * `undefined` makes the channel work again.
+   * archived, or the bot cannot see it. Posts, ephemerals, updates and file shares there fail (in
+   * a channel that takes no thread replies, only those); `undefined` makes the channel work again.
    */
   setChannelProblem(channelId: string, problem: ChannelProblem | undefined): void;
   /**
@@ -496,8 +498,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   >();
   const userGroups = new Map<string, string[]>();
   const channelProblems = new Map<string, ChannelProblem>();
-  const checkChannel = (channelId: string | undefined) => {
+  /** Throws what Slack answers for a post (`reply`: in a thread), an update or a share in a channel with a problem. */
+  const checkChannel = (channelId: string | undefined, reply = false) => {
     const problem = channelId ? channelProblems.get(channelId) : undefined;
+    if (problem === 'restricted_action_non_threadable_channel' && !reply) return;
     if (problem) throw new SlackApiError(problem);
   };
   const users = new Map<string, { name?: string; realName?: string; tz?: string; isBot?: boolean }>();
@@ -678,7 +682,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (!input.text && input.blocks === undefined && input.attachments === undefined) {
         throw new SlackApiError('no_text');
       }
-      checkChannel(input.channel);
+      checkChannel(input.channel, input.thread_ts !== undefined);
       checkBlocks(input.blocks, input.text);
       // Posting to a user id lands in the DM with that user.
       const channel = /^[UW]/.test(input.channel) ? dmChannelFor(input.channel) : input.channel;

@@ -6,7 +6,7 @@ import { channelRef, md, nest } from '../../../reply/markup.js';
 import { ephemeral } from '../../../reply/model.js';
 import type { PollOutcome } from '../../../watches/progress.js';
 import type { EndReason, Watch, WatchHead } from '../../../watches/store.js';
-import { goneFromChannel } from '../../shared/delivery-errors.js';
+import { deliveryErrorCode, goneFromChannel } from '../../shared/delivery-errors.js';
 import { announceEnd, threadOf } from '../endings.js';
 import { alertMessage, watchMessage } from '../render.js';
 import { savePoll } from './save.js';
@@ -25,23 +25,30 @@ export async function refreshMessage(state: PollerState, watch: Watch): Promise<
     await messenger.update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()));
   } catch (error) {
     logger.warn('a watch message could not be updated', { watch: watch.id, error });
-    // Archived, the bot removed, the message deleted: polling on would spend the shared budget
-    // for nobody. The watch ends, and its owner is told privately.
-    const gone = goneFromChannel(error);
-    if (!gone) return;
-    await endWatch(state, watch, 'channel');
-    await messenger
-      .sendDirect(
-        watch.owner,
-        ephemeral(`Your watch of pull zone ${watch.pullZoneId} ended`, [
-          {
-            type: 'text',
-            text: md`:stop_sign: Your watch of pull zone ${watch.pullZoneId} in ${nest(channelRef(watch.channelId))} ended: ${gone}. Start it again where the bot can post.`,
-          },
-        ]),
-      )
-      .catch((dmError: unknown) => logger.warn('the end of a watch could not be sent', { error: dmError }));
+    await endWhenGone(state, watch, error);
   }
+}
+
+/**
+ * Archived, the bot removed, the message deleted, posting restricted: polling on would spend the
+ * shared budget for nobody. The watch ends, and its owner is told privately.
+ */
+async function endWhenGone(state: PollerState, watch: Watch, error: unknown): Promise<void> {
+  const { messenger, logger } = state;
+  const gone = goneFromChannel(error);
+  if (!gone || !messenger) return;
+  await endWatch(state, watch, 'channel');
+  await messenger
+    .sendDirect(
+      watch.owner,
+      ephemeral(`Your watch of pull zone ${watch.pullZoneId} ended`, [
+        {
+          type: 'text',
+          text: md`:stop_sign: Your watch of pull zone ${watch.pullZoneId} in ${nest(channelRef(watch.channelId))} ended: ${gone}. Start it again where the bot can post.`,
+        },
+      ]),
+    )
+    .catch((dmError: unknown) => logger.warn('the end of a watch could not be sent', { error: dmError }));
 }
 
 export async function postAlerts(
@@ -50,8 +57,25 @@ export async function postAlerts(
   outcome: PollOutcome,
   nowMs: number,
 ): Promise<void> {
-  const { messenger } = state;
+  const { messenger, logger } = state;
   if (!messenger || !watch.alert) return;
+  try {
+    await postOrUpdateAlert(state, watch, outcome, nowMs);
+  } catch (error) {
+    logger.warn('a watch alert could not be posted', { watch: watch.id, error });
+    // A channel that takes no thread replies refuses the alerts alone: the watch ends all the
+    // same. An alert someone deleted is only that: the watch goes on.
+    if (deliveryErrorCode(error) !== 'message_not_found') await endWhenGone(state, watch, error);
+  }
+}
+
+async function postOrUpdateAlert(
+  state: PollerState,
+  watch: Watch,
+  outcome: PollOutcome,
+  nowMs: number,
+): Promise<void> {
+  const messenger = state.messenger!;
   const episode = watch.progress.episode;
   if (outcome.change === 'tripped' && episode) {
     if (watch.snoozedUntil !== null && watch.snoozedUntil > nowMs) return;

@@ -65,7 +65,7 @@ export async function pollZone(
     if (!saved) continue;
     await refreshMessage(state, saved);
     await postAlerts(state, saved, outcome, nowMs).catch((error: unknown) =>
-      logger.warn('a watch alert could not be posted', { watch: watch.id, error }),
+      logger.warn('a watch whose alert failed could not be ended', { watch: watch.id, error }),
     );
   }
 }
