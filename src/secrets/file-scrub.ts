@@ -57,10 +57,16 @@ interface ShiftScanner {
   tableOf: number;
   /** Slabs copied in so far: a search that sees this change under it copies its slab again. */
   loads: number;
+  /** Where the bytes copied in since the last wipe end: what wipe() clears. */
+  dirtyTo: number;
 }
 
 /** Made on first use; null where WebAssembly cannot run here (`--jitless`, an address-space limit). */
 let sharedScanner: ShiftScanner | null | undefined;
+
+/** The thread's WebAssembly memory where searches copy their bytes, undefined before one did (for tests). */
+export const scanSlabForTests = (): Uint8Array | undefined =>
+  sharedScanner?.bytes.subarray(SLAB_AT, SLAB_AT + SCAN_SLAB);
 
 function shiftScanner(): ShiftScanner | null {
   if (sharedScanner !== undefined) return sharedScanner;
@@ -74,6 +80,7 @@ function shiftScanner(): ShiftScanner | null {
       scan: exports.scan,
       tableOf: 0,
       loads: 0,
+      dirtyTo: SLAB_AT,
     };
   } catch {
     // No room for its memory: the search runs in JavaScript.
@@ -178,6 +185,7 @@ class SecretMatcher {
         const slabFrom = end - (BLOCK - 1);
         const slabTo = Math.min(stop, slabFrom + SCAN_SLAB);
         scanner.bytes.set(buffer.subarray(slabFrom, slabTo), SLAB_AT);
+        scanner.dirtyTo = Math.max(scanner.dirtyTo, SLAB_AT + slabTo - slabFrom);
         base = SLAB_AT - slabFrom;
         limit = slabTo;
         scanner.loads++;
@@ -202,6 +210,19 @@ class SecretMatcher {
         if (scanner !== null && scanner.loads !== loaded) break;
       }
     }
+  }
+
+  /**
+   * Clears the bytes the search copied into the thread's WebAssembly memory, so that none of a
+   * file's bytes (a secret among them) stays there once its search is over.
+   */
+  wipe(): void {
+    const scanner = this.scanner;
+    if (scanner === null || scanner.dirtyTo === SLAB_AT) return;
+    scanner.bytes.fill(0, SLAB_AT, scanner.dirtyTo);
+    scanner.dirtyTo = SLAB_AT;
+    // A search under way (this one ended inside its onMatch) copies its slab again.
+    scanner.loads++;
   }
 
   /** The longest pattern starting at `start`, whose window ends at `end` on a block of shift 0; -1 for none. */
@@ -258,6 +279,7 @@ class Scrubbing {
     const carried = this.carry;
     this.carry = EMPTY;
     this.run(carried, 0, carried.length);
+    this.matcher.wipe();
   }
 
   /**
@@ -363,6 +385,8 @@ export function createFileScrub(
         }
         scrubbing.end();
       } finally {
+        // A read that failed midway leaves nothing in the scan's memory either.
+        matcher.wipe();
         await reading.catch(() => undefined);
         await file.close();
       }

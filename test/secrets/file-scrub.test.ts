@@ -11,6 +11,7 @@ import {
   createFileScrub,
   type FileScrub,
   SCAN_SLAB,
+  scanSlabForTests,
 } from '../../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
 
@@ -238,6 +239,23 @@ describe('the file scrub', () => {
     expect(await scrub.count(path)).toEqual({ masked: 2, bytes: whole.content.length });
     expect(whole.content.toString()).not.toContain(key);
     expect(whole.content.toString()).toContain('x[redacted …7d90],y');
+  });
+
+  it('leaves none of a file’s bytes in the WebAssembly memory its search copies them into', async () => {
+    const secrets = new SecretRegistry();
+    const key = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
+    secrets.add(key);
+    // The secret lies in the last slab the search copies in, and the one masked after it in the stream's.
+    const content = `${'z'.repeat(3 * SCAN_SLAB)}${key}${'z'.repeat(100)}`;
+    const path = join(scratch, 'wiped.csv');
+    writeFileSync(path, content);
+    const scrub = createFileScrub(secrets);
+    const inMemory = () => Buffer.from(scanSlabForTests() ?? new Uint8Array(0));
+    expect((await scrub.count(path)).masked).toBe(1);
+    expect(inMemory().length).toBe(SCAN_SLAB);
+    expect(inMemory().every((byte) => byte === 0)).toBe(true);
+    expect((await streamed(scrub, cut(Buffer.from(content), [SCAN_SLAB + 7]))).masked).toBe(1);
+    expect(inMemory().every((byte) => byte === 0)).toBe(true);
   });
 
   it('counts a file of many reads, a secret across each of them, as the bytes would be scrubbed', async () => {
