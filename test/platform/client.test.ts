@@ -450,6 +450,24 @@ describe('platform client against the sandbox', () => {
   });
 
   describe('streaming', () => {
+    it('a streamed body cut short fails as a platform error that says what happened', async () => {
+      sandbox.faults.set('shield.export', { truncate: true, times: 1 });
+      const result = await client.exportShieldEventLogs(sandbox.ids.shieldZone, recentWindow());
+      const error = await drain(result.body).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(PlatformError);
+      expect((error as PlatformError).kind).toBe('network');
+      expect((error as PlatformError).userMessage).toMatch(
+        /^Could not reach the platform \(.+\)\. Try again/,
+      );
+      // The next export reads whole.
+      expect(
+        await drain((await client.exportShieldEventLogs(sandbox.ids.shieldZone, recentWindow())).body),
+      ).toBeGreaterThan(0);
+    });
+
     it('consumes a 200,000-entry origin-log day entry by entry without holding the body', async () => {
       sandbox.knobs.setLogDay(sandbox.ids.apiPullZone, 200_000);
       try {

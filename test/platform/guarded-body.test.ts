@@ -1,0 +1,54 @@
+/**
+ * The streamed body the platform client hands over (src/platform/http.ts: GuardedBody): the
+ * client's chunks as they come, held back while the reader is behind, and a read failure as a
+ * PlatformError. The client's side is a plain Readable here; test/platform/client.test.ts reads
+ * real responses from the sandbox.
+ */
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { PlatformError } from '../../src/platform/errors.js';
+import { GuardedBody } from '../../src/platform/http.js';
+
+const KiB = 1024;
+/** Lets the streams pass what they will: event-loop turns, not time. */
+const settle = async () => {
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('a streamed platform body', () => {
+  it('holds the client back while nobody reads, and then hands over every byte in order', async () => {
+    const source = new Readable({ read() {} });
+    const body = new GuardedBody(source, { operation: 'shield.export' });
+    const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * KiB, i));
+    for (const chunk of chunks) source.push(chunk);
+    source.push(null);
+    await settle();
+    // One chunk waits in the body; the rest stay with the client, which stops reading the socket.
+    expect(body.readableLength).toBeLessThanOrEqual(2 * 64 * KiB);
+    expect(source.isPaused()).toBe(true);
+    const read: Buffer[] = [];
+    for await (const chunk of body) read.push(chunk as Buffer);
+    expect(Buffer.concat(read).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('fails as a platform network error when the client fails mid-body, and stops the client when destroyed', async () => {
+    const source = new Readable({ read() {} });
+    const body = new GuardedBody(source, { operation: 'shield.export' });
+    source.push(Buffer.from('timestamp,action\r\n'));
+    const reading = (async () => {
+      for await (const _ of body);
+    })();
+    await settle();
+    source.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    const error = await reading.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(PlatformError);
+    expect((error as PlatformError).userMessage).toContain('Could not reach the platform (ECONNRESET)');
+
+    const next = new Readable({ read() {} });
+    new GuardedBody(next, { operation: 'shield.export' }).destroy();
+    expect(next.destroyed).toBe(true);
+  });
+});
