@@ -129,28 +129,35 @@ describe('passing the Shield export through to a file', () => {
     expect(await exists(path)).toBe(false);
   });
 
-  it('writes a multi-megabyte export exactly as parse, neutralise and stringify would, batch after batch', async () => {
-    const many = Array.from({ length: 40_000 }, (_, i) => [
-      `2026-11-21T14:00:${String(i % 60).padStart(2, '0')}.000Z`,
-      i % 7 === 0 ? '=HYPERLINK("http://evil.example","x")' : `r${i}`,
-      ['Block', 'Log', '-Challenge'][i % 3]!,
-      `203.0.113.${i % 256}`,
-      i % 5 === 0 ? `/search?q=${i},"quoted"\r\nline` : `/p/${i}`,
-      i % 11 === 0 ? '@sqlmap' : 'Mozilla/5.0 ünï',
-    ]);
-    const path = csvPath();
-    const result = await writeShieldExportCsv({
-      source: platformCsv(many, 60_000),
-      path,
-      pool: reportPool(),
-    });
-    const expected = stringify(
-      [HEADER, ...many].map((row) => row.map(neutraliseFormula)),
-      safeCsvOptions(),
-    );
-    expect(result.rows).toBe(40_000);
-    expect((await readFile(path)).equals(Buffer.from(expected))).toBe(true);
-  });
+  it.each([
+    ['pieces of an async iterable', false],
+    ["a byte stream's events, as a platform body is read", true],
+  ])(
+    'writes a multi-megabyte export exactly as parse, neutralise and stringify would, batch after batch, from %s',
+    async (_, byEvents) => {
+      const many = Array.from({ length: 40_000 }, (_, i) => [
+        `2026-11-21T14:00:${String(i % 60).padStart(2, '0')}.000Z`,
+        i % 7 === 0 ? '=HYPERLINK("http://evil.example","x")' : `r${i}`,
+        ['Block', 'Log', '-Challenge'][i % 3]!,
+        `203.0.113.${i % 256}`,
+        i % 5 === 0 ? `/search?q=${i},"quoted"\r\nline` : `/p/${i}`,
+        i % 11 === 0 ? '@sqlmap' : 'Mozilla/5.0 ünï',
+      ]);
+      const path = csvPath();
+      const pieces = platformCsv(many, 60_000);
+      const result = await writeShieldExportCsv({
+        source: byEvents ? Readable.from(pieces, { objectMode: false }) : pieces,
+        path,
+        pool: reportPool(),
+      });
+      const expected = stringify(
+        [HEADER, ...many].map((row) => row.map(neutraliseFormula)),
+        safeCsvOptions(),
+      );
+      expect(result.rows).toBe(40_000);
+      expect((await readFile(path)).equals(Buffer.from(expected))).toBe(true);
+    },
+  );
 
   it('reports progress in body bytes and rows', async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => [
@@ -175,6 +182,56 @@ describe('passing the Shield export through to a file', () => {
       expect(seen[i]!.bytes).toBeGreaterThanOrEqual(seen[i - 1]!.bytes);
       expect(seen[i]!.rows).toBeGreaterThanOrEqual(seen[i - 1]!.rows);
     }
+  });
+});
+
+describe('a platform body read by its events', () => {
+  /** A byte stream of `rows` (the header first) made as it is read; `made`: bytes made so far. */
+  function madeOnDemand(row: string, rows: number) {
+    const state = { made: 0, sent: 0 };
+    const block = Buffer.from(row.repeat(500));
+    const stream = new Readable({
+      read() {
+        if (state.sent === 0) {
+          state.sent++;
+          this.push(`${HEADER.join(',')}\r\n`);
+          return;
+        }
+        if (state.sent > rows / 500) return void this.push(null);
+        state.sent++;
+        state.made += block.length;
+        this.push(block);
+      },
+    });
+    return { stream, state };
+  }
+
+  it('reads no further ahead of the worker than its batches in flight', async () => {
+    const row = `${stringify([ROWS[0]!], { record_delimiter: '\r\n' })}`;
+    const { stream, state } = madeOnDemand(row, 400_000);
+    let lead = 0;
+    const result = await writeShieldExportCsv({
+      source: stream,
+      path: csvPath(),
+      pool: reportPool(),
+      // Each credit: what the body made beyond what the worker was handed.
+      onProgress: ({ bytes }) => {
+        lead = Math.max(lead, state.made - bytes);
+      },
+    });
+    expect(result.rows).toBe(400_000);
+    expect(state.made).toBeGreaterThan(30 * 1024 * 1024);
+    // Two batches in flight, one being gathered, and the stream's own buffer.
+    expect(lead).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it('stops reading the body when the worker refuses it early, and says why', async () => {
+    const { stream, state } = madeOnDemand('"never closed,2\r\n', 400_000);
+    await expect(
+      writeShieldExportCsv({ source: stream, path: csvPath(), pool: reportPool() }),
+    ).rejects.toMatchObject({ kind: 'invalid-response' });
+    expect(stream.destroyed).toBe(true);
+    expect(state.made).toBeLessThan(30 * 1024 * 1024);
   });
 });
 
