@@ -291,22 +291,37 @@ export class PlatformHttp {
  * in between cost some 100 ms of CPU time a 200 MB export (bench/export.ts).
  */
 export class GuardedBody extends Readable {
+  private reading = false;
+  /** A failure that came while nobody listened for one here: given at the next read. */
+  private failure: PlatformError | undefined;
+
   constructor(
     private readonly source: Readable,
     request: Pick<PlatformRequest, 'operation' | 'signal'>,
   ) {
     super();
-    const fail = (error: unknown) => {
-      if (!this.destroyed) this.destroy(networkError(request.operation, error, request.signal));
-    };
-    source.on('data', (chunk: Buffer) => {
-      if (!this.push(chunk)) source.pause();
+    // Taken at once, whenever it comes: an error the source emitted with no listener would end the process.
+    source.once('error', (error: unknown) => {
+      const failure = networkError(request.operation, error, request.signal);
+      if (this.destroyed) return;
+      if (this.listenerCount('error') > 0) this.destroy(failure);
+      else this.failure = failure;
     });
-    source.once('end', () => this.push(null));
-    source.once('error', fail);
   }
 
   override _read(): void {
+    if (this.failure) {
+      this.destroy(this.failure);
+      return;
+    }
+    // The source flows from the first read on, as its reader asks for more.
+    if (!this.reading) {
+      this.reading = true;
+      this.source.on('data', (chunk: Buffer) => {
+        if (!this.push(chunk)) this.source.pause();
+      });
+      this.source.once('end', () => this.push(null));
+    }
     this.source.resume();
   }
 

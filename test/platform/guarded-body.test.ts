@@ -16,19 +16,39 @@ const settle = async () => {
 };
 
 describe('a streamed platform body', () => {
-  it('holds the client back while nobody reads, and then hands over every byte in order', async () => {
+  it('holds the client back while its reader is behind, and hands over every byte in order', async () => {
     const source = new Readable({ read() {} });
     const body = new GuardedBody(source, { operation: 'shield.export' });
     const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * KiB, i));
     for (const chunk of chunks) source.push(chunk);
     source.push(null);
+    // Nothing is taken from the client before the first read.
     await settle();
-    // One chunk waits in the body; the rest stay with the client, which stops reading the socket.
+    expect(source.readableLength).toBe(40 * 64 * KiB);
+    const reader = body[Symbol.asyncIterator]();
+    const read: Buffer[] = [(await reader.next()).value as Buffer];
+    await settle();
+    // A chunk or two wait in the body; the rest stay with the client, which stops reading the socket.
     expect(body.readableLength).toBeLessThanOrEqual(2 * 64 * KiB);
-    expect(source.isPaused()).toBe(true);
-    const read: Buffer[] = [];
-    for await (const chunk of body) read.push(chunk as Buffer);
+    expect(source.readableLength).toBeGreaterThan(30 * 64 * KiB);
+    for (let next = await reader.next(); !next.done; next = await reader.next())
+      read.push(next.value as Buffer);
     expect(Buffer.concat(read).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('keeps a failure that comes before anyone reads, and gives it to the first read', async () => {
+    const source = new Readable({ read() {} });
+    const body = new GuardedBody(source, { operation: 'logs.origin' });
+    source.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    await settle();
+    const error = await (async () => {
+      for await (const _ of body);
+    })().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(PlatformError);
+    expect((error as PlatformError).kind).toBe('network');
   });
 
   it('fails as a platform network error when the client fails mid-body, and stops the client when destroyed', async () => {
