@@ -74,6 +74,26 @@ const downloads = (zone: number, harness: Harness = h) =>
   harness.sandbox.requests.byRoute('logs.origin').filter((request) => request.path.includes(`/${zone}/`))
     .length;
 
+/** The watch has ended, its owner was told `why` by DM, and nothing more is downloaded for it. */
+async function expectEndedAndTold(id: string, zone: number, why: string) {
+  const state = async () =>
+    (
+      await h.runtime.services.state.client.execute({
+        sql: 'SELECT state FROM watches WHERE id = ?',
+        args: [id],
+      })
+    ).rows[0]?.state;
+  await expect.poll(state).toBe('ended');
+  const dm = await h.fake.waitFor('chat.postMessage', (call) =>
+    text(call).includes(`Your watch of pull zone ${zone}`),
+  );
+  expect(text(dm)).toContain(why);
+  const before = downloads(zone);
+  await step(MINUTE);
+  await step(MINUTE);
+  expect(downloads(zone)).toBe(before);
+}
+
 describe('polling costs', () => {
   it.each([
     ['is_archived', 'that channel is archived', 410112],
@@ -86,23 +106,7 @@ describe('polling costs', () => {
       h.fake.setChannelProblem(channelId, problem);
       try {
         await step(MINUTE);
-        const state = async () =>
-          (
-            await h.runtime.services.state.client.execute({
-              sql: 'SELECT state FROM watches WHERE id = ?',
-              args: [id],
-            })
-          ).rows[0]?.state;
-        await expect.poll(state).toBe('ended');
-        const dm = await h.fake.waitFor('chat.postMessage', (call) =>
-          text(call).includes(`Your watch of pull zone ${zone}`),
-        );
-        expect(text(dm)).toContain(why);
-        // Nothing more is downloaded for it.
-        const before = downloads(zone);
-        await step(MINUTE);
-        await step(MINUTE);
-        expect(downloads(zone)).toBe(before);
+        await expectEndedAndTold(id, zone, why);
       } finally {
         h.fake.setChannelProblem(channelId, undefined);
       }
@@ -127,21 +131,7 @@ describe('alerts', () => {
       await step(MINUTE);
       // Its message was redrawn with the errors: only the alert was refused.
       expect(messageText(channelId, ts)).toContain('8 errors');
-      const state = async () =>
-        (
-          await h.runtime.services.state.client.execute({
-            sql: 'SELECT state FROM watches WHERE id = ?',
-            args: [id],
-          })
-        ).rows[0]?.state;
-      await expect.poll(state).toBe('ended');
-      const dm = await h.fake.waitFor('chat.postMessage', (call) =>
-        text(call).includes(`Your watch of pull zone ${zone}`),
-      );
-      expect(text(dm)).toContain('that channel takes no thread replies');
-      const before = downloads(zone);
-      await step(MINUTE);
-      expect(downloads(zone)).toBe(before);
+      await expectEndedAndTold(id, zone, 'that channel takes no thread replies');
     } finally {
       h.fake.setChannelProblem(channelId, undefined);
     }
