@@ -55,6 +55,8 @@ export const serve =
         if (!res.headersSent) sendEmpty(res, 413);
         return;
       }
+      // The client went away mid-answer (a cancel, a dropped or cut connection): nothing failed here.
+      if (res.destroyed) return;
       if (routeId !== 'unmatched') onError(error, routeId);
       if (!res.headersSent) sendEmpty(res, 500);
       else res.destroy();
