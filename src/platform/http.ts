@@ -301,11 +301,16 @@ export class GuardedBody extends Readable {
   ) {
     super();
     // Taken at once, whenever it comes: an error the source emitted with no listener would end the process.
-    source.once('error', (error: unknown) => {
+    const fail = (error: unknown) => {
+      if (this.destroyed || this.failure) return;
       const failure = networkError(request.operation, error, request.signal);
-      if (this.destroyed) return;
       if (this.listenerCount('error') > 0) this.destroy(failure);
       else this.failure = failure;
+    };
+    source.once('error', fail);
+    // Closed before its end with no error: cut short all the same.
+    source.once('close', () => {
+      if (!source.readableEnded) fail(new Error('the response closed before its end'));
     });
   }
 

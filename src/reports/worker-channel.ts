@@ -7,7 +7,7 @@
  * of leaving hundreds of megabytes of spent ones for the garbage collector. One task may read
  * several bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
  */
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { EdgeopsError, InternalError } from '../errors.js';
 import type { ReportPool, ReportWorkerName } from './pool.js';
@@ -423,48 +423,68 @@ function forwardBytes(body: Readable, sender: BatchSender, signal: AbortSignal |
     let batch: Uint8Array[] = [];
     let size = 0;
     let done = false;
+    let ended = false;
+    let sending = false;
+    let paused = false;
     const finish = (error?: unknown) => {
       if (done) return;
       done = true;
       body.off('data', onData);
       body.off('end', onEnd);
-      body.off('error', finish);
+      stopWatching();
       signal?.removeEventListener('abort', onAbort);
       if (error === undefined) resolve();
       else reject(error);
     };
+    // Sends every full batch, and at the end the rest, each once the worker has a credit for it;
+    // the stream pauses meanwhile. Node may still emit the stream's end after its pause, before
+    // the batch went: the batch goes first, then what is left, then it is done.
+    const pump = async () => {
+      if (sending || done) return;
+      sending = true;
+      try {
+        while (size >= BATCH_BYTES || (ended && size > 0)) {
+          const full = batch;
+          const fullSize = size;
+          batch = [];
+          size = 0;
+          if (!sender.hasCredit()) {
+            paused = true;
+            body.pause();
+            await sender.creditFor();
+            if (done) return;
+          }
+          sender.post(full, fullSize);
+        }
+        if (ended) finish();
+        else if (paused) {
+          paused = false;
+          body.resume();
+        }
+      } catch (error) {
+        finish(error);
+      } finally {
+        sending = false;
+      }
+    };
     const onData = (chunk: Uint8Array) => {
       batch.push(chunk);
       size += chunk.byteLength;
-      if (size < BATCH_BYTES) return;
-      const full = batch;
-      const fullSize = size;
-      batch = [];
-      size = 0;
-      if (sender.hasCredit()) {
-        sender.post(full, fullSize);
-        return;
-      }
-      body.pause();
-      sender.creditFor().then(() => {
-        if (done) return;
-        sender.post(full, fullSize);
-        body.resume();
-      }, finish);
+      if (size >= BATCH_BYTES) void pump();
     };
-    // The stream pauses while a batch waits for its credit: it ends only once that batch went.
     const onEnd = () => {
-      if (size === 0) return finish();
-      sender.creditFor().then(() => {
-        sender.post(batch, size);
-        finish();
-      }, finish);
+      ended = true;
+      void pump();
     };
     const onAbort = () => finish(abortReason(signal!));
     body.on('data', onData);
     body.once('end', onEnd);
-    body.once('error', finish);
+    // A failure, or a close before the end (a body destroyed without an error, or before this began).
+    const stopWatching = finished(body, { writable: false }, (error) => {
+      if (error) finish(error);
+    });
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
+    else if (body.readableEnded) onEnd();
   });
 }

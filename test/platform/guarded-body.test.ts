@@ -36,6 +36,23 @@ describe('a streamed platform body', () => {
     expect(Buffer.concat(read).equals(Buffer.concat(chunks))).toBe(true);
   });
 
+  it('fails as a platform network error when the client closes the body before its end, without an error', async () => {
+    const source = new Readable({ read() {} });
+    const body = new GuardedBody(source, { operation: 'shield.export' });
+    source.push(Buffer.from('timestamp,action\r\n'));
+    const reading = (async () => {
+      for await (const _ of body);
+    })();
+    await settle();
+    source.destroy();
+    const error = await reading.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(PlatformError);
+    expect((error as PlatformError).kind).toBe('network');
+  });
+
   it('keeps a failure that comes before anyone reads, and gives it to the first read', async () => {
     const source = new Readable({ read() {} });
     const body = new GuardedBody(source, { operation: 'logs.origin' });

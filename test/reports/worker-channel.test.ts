@@ -3,10 +3,12 @@
  * the port with the real ChunkReceiver in this thread: what a worker does with the bytes is the
  * worker's tests' business; here, what the channel does around it.
  */
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import type { MessagePort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { ReportPool } from '../../src/reports/pool.js';
-import { ChunkReceiver, streamToWorker } from '../../src/reports/worker-channel.js';
+import { BATCH_BYTES, ChunkReceiver, streamToWorker } from '../../src/reports/worker-channel.js';
 
 /** A pool whose one task reads every chunk, then works on its end until the event loop cancels it. */
 function slowEndPool(): { pool: ReportPool; bodyRead: Promise<number>; stopped: Promise<string> } {
@@ -86,5 +88,60 @@ describe('streaming a body to a report worker', () => {
     await expect(
       streamToWorker({ pool, worker: 'shield/worker', task: {}, source: body(), signal: controller.signal }),
     ).resolves.toEqual({ bytes: 300_000 });
+  });
+});
+
+/** A pool whose task takes its first chunk, then waits for `gate` (no credit meanwhile), then counts the bytes. */
+function gatedPool(gate: Promise<void>): ReportPool {
+  return {
+    async run(task) {
+      const receiver = new ChunkReceiver((task as { port: MessagePort }).port);
+      let bytes = 0;
+      for await (const chunk of receiver) {
+        await gate;
+        bytes += chunk.length;
+        receiver.release(chunk);
+      }
+      receiver.close();
+      return bytes;
+    },
+    close: async () => undefined,
+  };
+}
+
+describe('streaming a byte stream by its events', () => {
+  it('sends every byte when the stream ends while a full batch waits for its credit', async () => {
+    // All of it buffered and ended: two batches take the worker's first credits, the third waits
+    // for one, and Node emits the end after the pause that wait asked for.
+    const source = new Readable({ read() {} });
+    for (let i = 0; i < 3; i++) source.push(Buffer.alloc(BATCH_BYTES, 'x'));
+    source.push(null);
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    source.once('end', () => open());
+    const bytes = await streamToWorker({ pool: gatedPool(gate), worker: 'shield/worker', task: {}, source });
+    expect(bytes).toBe(3 * BATCH_BYTES);
+  });
+
+  it('fails instead of waiting for good when the stream is destroyed without an error, or was before', async () => {
+    const source = new Readable({ read() {} });
+    source.push(Buffer.alloc(1_000));
+    const streaming = streamToWorker({
+      pool: gatedPool(Promise.resolve()),
+      worker: 'shield/worker',
+      task: {},
+      source,
+    });
+    await once(source, 'data');
+    source.destroy();
+    await expect(streaming).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+
+    const gone = new Readable({ read() {} });
+    gone.destroy();
+    await expect(
+      streamToWorker({ pool: gatedPool(Promise.resolve()), worker: 'shield/worker', task: {}, source: gone }),
+    ).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
   });
 });
