@@ -306,7 +306,7 @@ class Scrubbing {
 export class SecretScrubStream extends Transform {
   private readonly scrubbing: Scrubbing;
 
-  constructor(matcher: SecretMatcher) {
+  constructor(private readonly matcher: SecretMatcher) {
     super();
     this.scrubbing = new Scrubbing(matcher, (bytes) => this.push(bytes));
   }
@@ -323,6 +323,12 @@ export class SecretScrubStream extends Transform {
   override _flush(callback: TransformCallback): void {
     this.scrubbing.end();
     callback();
+  }
+
+  /** Stopped midway (an upload that failed): what its search copied in goes too. */
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.matcher.wipe();
+    callback(error);
   }
 }
 

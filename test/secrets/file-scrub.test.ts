@@ -258,6 +258,17 @@ describe('the file scrub', () => {
     expect(inMemory().every((byte) => byte === 0)).toBe(true);
     expect((await streamed(scrub, cut(Buffer.from(content), [SCAN_SLAB + 7]))).masked).toBe(1);
     expect(inMemory().every((byte) => byte === 0)).toBe(true);
+    // A stream stopped midway, as a failed upload stops it.
+    const stopped = scrub.stream();
+    stopped.on('data', () => undefined);
+    stopped.write(Buffer.from(`${'z'.repeat(SCAN_SLAB)}${key}${'private bytes '.repeat(100)}`));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(inMemory().some((byte) => byte !== 0)).toBe(true);
+    stopped.on('error', () => undefined);
+    const closed = new Promise((resolve) => stopped.once('close', resolve));
+    stopped.destroy(new Error('the upload failed'));
+    await closed;
+    expect(inMemory().every((byte) => byte === 0)).toBe(true);
   });
 
   it('counts a file of many reads, a secret across each of them, as the bytes would be scrubbed', async () => {

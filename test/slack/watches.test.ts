@@ -138,6 +138,32 @@ describe('alerts', () => {
   });
 });
 
+describe('ending once', () => {
+  it('tells the owner once when a poll finds the channel archived and an alert due', async () => {
+    const zone = quietZone();
+    const { channelId, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
+    h.fake.setChannelProblem(channelId, 'is_archived');
+    try {
+      h.sandbox.knobs.addLogEntries({
+        pullZoneId: zone,
+        at: h.clock() + 10_000,
+        count: 8,
+        status: 504,
+        code: 'http_timeout',
+      });
+      await step(MINUTE);
+      await expectEndedAndTold(id, zone, 'that channel is archived');
+      const told = h.fake.calls.filter(
+        (call) =>
+          call.method === 'chat.postMessage' && text(call).includes(`Your watch of pull zone ${zone}`),
+      );
+      expect(told).toHaveLength(1);
+    } finally {
+      h.fake.setChannelProblem(channelId, undefined);
+    }
+  });
+});
+
 describe('asking for a watch', () => {
   it('in a channel the bot is not in, says why and starts nothing that would count against the cap', async () => {
     const channelId = 'C0WATCHNOTIN';

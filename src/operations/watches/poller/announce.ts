@@ -12,20 +12,24 @@ import { alertMessage, watchMessage } from '../render.js';
 import { savePoll } from './save.js';
 import type { PollerState } from './state.js';
 
-export async function endWatch(state: PollerState, watch: WatchHead, reason: EndReason): Promise<void> {
+/** Ends the watch and says so; false when it had ended already (another replica, another reason). */
+export async function endWatch(state: PollerState, watch: WatchHead, reason: EndReason): Promise<boolean> {
   const { store, messenger, now, logger } = state;
   const ended = await store.end(watch.id, reason, null, now());
   if (ended && messenger) await announceEnd(ended, { messenger, audit: state.audit, logger, nowMs: now() });
+  return ended !== null && ended !== undefined;
 }
 
-export async function refreshMessage(state: PollerState, watch: Watch): Promise<void> {
+/** Redraws the watch's message; false when the channel is gone for the bot and the watch ended. */
+export async function refreshMessage(state: PollerState, watch: Watch): Promise<boolean> {
   const { messenger, now, logger } = state;
-  if (!messenger || !watch.messageTs) return;
+  if (!messenger || !watch.messageTs) return true;
   try {
     await messenger.update({ channelId: watch.channelId, ts: watch.messageTs }, watchMessage(watch, now()));
+    return true;
   } catch (error) {
     logger.warn('a watch message could not be updated', { watch: watch.id, error });
-    await endWhenGone(state, watch, error);
+    return !(await endWhenGone(state, watch, error));
   }
 }
 
@@ -33,11 +37,12 @@ export async function refreshMessage(state: PollerState, watch: Watch): Promise<
  * Archived, the bot removed, the message deleted, posting restricted: polling on would spend the
  * shared budget for nobody. The watch ends, and its owner is told privately.
  */
-async function endWhenGone(state: PollerState, watch: Watch, error: unknown): Promise<void> {
+async function endWhenGone(state: PollerState, watch: Watch, error: unknown): Promise<boolean> {
   const { messenger, logger } = state;
   const gone = goneFromChannel(error);
-  if (!gone || !messenger) return;
-  await endWatch(state, watch, 'channel');
+  if (!gone || !messenger) return false;
+  // Ended already (by another replica, or by this pass's redraw): its owner was told then.
+  if (!(await endWatch(state, watch, 'channel'))) return true;
   await messenger
     .sendDirect(
       watch.owner,
@@ -49,6 +54,7 @@ async function endWhenGone(state: PollerState, watch: Watch, error: unknown): Pr
       ]),
     )
     .catch((dmError: unknown) => logger.warn('the end of a watch could not be sent', { error: dmError }));
+  return true;
 }
 
 export async function postAlerts(

@@ -63,7 +63,8 @@ export async function pollZone(
     const outcome = counters[index]!.finish(watch.alert);
     const saved = await savePoll(state, watch, outcome.progress, nowMs, nowMs + watch.everyMs);
     if (!saved) continue;
-    await refreshMessage(state, saved);
+    // A channel gone for the bot ended the watch: no alert goes there either.
+    if (!(await refreshMessage(state, saved))) continue;
     await postAlerts(state, saved, outcome, nowMs).catch((error: unknown) =>
       logger.warn('a watch whose alert failed could not be ended', { watch: watch.id, error }),
     );
