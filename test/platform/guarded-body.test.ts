@@ -10,6 +10,15 @@ import { PlatformError } from '../../src/platform/errors.js';
 import { GuardedBody } from '../../src/platform/http.js';
 
 const KiB = 1024;
+/** What reading `body` to its end rejected with; undefined when it read whole. */
+const failureOfReading = (body: Readable) =>
+  (async () => {
+    for await (const _ of body);
+  })().then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+
 /** Lets the streams pass what they will: event-loop turns, not time. */
 const settle = async () => {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -40,15 +49,10 @@ describe('a streamed platform body', () => {
     const source = new Readable({ read() {} });
     const body = new GuardedBody(source, { operation: 'shield.export' });
     source.push(Buffer.from('timestamp,action\r\n'));
-    const reading = (async () => {
-      for await (const _ of body);
-    })();
+    const reading = failureOfReading(body);
     await settle();
     source.destroy();
-    const error = await reading.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
+    const error = await reading;
     expect(error).toBeInstanceOf(PlatformError);
     expect((error as PlatformError).kind).toBe('network');
   });
@@ -58,12 +62,7 @@ describe('a streamed platform body', () => {
     const body = new GuardedBody(source, { operation: 'logs.origin' });
     source.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     await settle();
-    const error = await (async () => {
-      for await (const _ of body);
-    })().then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
+    const error = await failureOfReading(body);
     expect(error).toBeInstanceOf(PlatformError);
     expect((error as PlatformError).kind).toBe('network');
   });
@@ -72,15 +71,10 @@ describe('a streamed platform body', () => {
     const source = new Readable({ read() {} });
     const body = new GuardedBody(source, { operation: 'shield.export' });
     source.push(Buffer.from('timestamp,action\r\n'));
-    const reading = (async () => {
-      for await (const _ of body);
-    })();
+    const reading = failureOfReading(body);
     await settle();
     source.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
-    const error = await reading.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
+    const error = await reading;
     expect(error).toBeInstanceOf(PlatformError);
     expect((error as PlatformError).userMessage).toContain('Could not reach the platform (ECONNRESET)');
 

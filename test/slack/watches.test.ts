@@ -74,6 +74,18 @@ const downloads = (zone: number, harness: Harness = h) =>
   harness.sandbox.requests.byRoute('logs.origin').filter((request) => request.path.includes(`/${zone}/`))
     .length;
 
+/** Adds `count` origin errors to the zone's log and runs the next poll. */
+async function stepWithErrors(zone: number, count: number) {
+  h.sandbox.knobs.addLogEntries({
+    pullZoneId: zone,
+    at: h.clock() + 10_000,
+    count,
+    status: 504,
+    code: 'http_timeout',
+  });
+  await step(MINUTE);
+}
+
 /** The watch has ended, its owner was told `why` by DM, and nothing more is downloaded for it. */
 async function expectEndedAndTold(id: string, zone: number, why: string) {
   const state = async () =>
@@ -121,14 +133,7 @@ describe('alerts', () => {
     const { channelId, ts, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
     h.fake.setChannelProblem(channelId, 'restricted_action_non_threadable_channel');
     try {
-      h.sandbox.knobs.addLogEntries({
-        pullZoneId: zone,
-        at: h.clock() + 10_000,
-        count: 8,
-        status: 504,
-        code: 'http_timeout',
-      });
-      await step(MINUTE);
+      await stepWithErrors(zone, 8);
       // Its message was redrawn with the errors: only the alert was refused.
       expect(messageText(channelId, ts)).toContain('8 errors');
       await expectEndedAndTold(id, zone, 'that channel takes no thread replies');
@@ -144,14 +149,7 @@ describe('ending once', () => {
     const { channelId, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
     h.fake.setChannelProblem(channelId, 'is_archived');
     try {
-      h.sandbox.knobs.addLogEntries({
-        pullZoneId: zone,
-        at: h.clock() + 10_000,
-        count: 8,
-        status: 504,
-        code: 'http_timeout',
-      });
-      await step(MINUTE);
+      await stepWithErrors(zone, 8);
       await expectEndedAndTold(id, zone, 'that channel is archived');
       const told = h.fake.calls.filter(
         (call) =>
