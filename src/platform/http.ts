@@ -288,7 +288,7 @@ export class PlatformHttp {
 /**
  * A streamed body whose read failures (a connection cut mid-body) become PlatformErrors. Its
  * chunks pass on as the client emits them, paused when the reader is behind: an async generator
- * in between cost some 100 ms of CPU time a 200 MB export (bench/export.ts).
+ * in between cost some 100 ms of CPU time per 200 MB export (bench/export.ts).
  */
 export class GuardedBody extends Readable {
   private reading = false;
