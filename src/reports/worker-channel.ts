@@ -479,6 +479,8 @@ function forwardBytes(body: Readable, sender: BatchSender, signal: AbortSignal |
     const onAbort = () => finish(abortReason(signal!));
     body.on('data', onData);
     body.once('end', onEnd);
+    // A body its holder paused flows too: a listener alone does not restart it.
+    body.resume();
     // A failure, or a close before the end (a body destroyed without an error, or before this began).
     const stopWatching = finished(body, { writable: false }, (error) => {
       if (error) finish(error);

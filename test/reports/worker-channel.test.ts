@@ -125,6 +125,20 @@ describe('streaming a byte stream by its events', () => {
     expect(bytes).toBe(3 * BATCH_BYTES);
   });
 
+  it('reads a byte stream its holder had paused', async () => {
+    const source = new Readable({ read() {} });
+    source.push(Buffer.alloc(1_000, 'p'));
+    source.push(null);
+    source.pause();
+    const bytes = await streamToWorker({
+      pool: gatedPool(Promise.resolve()),
+      worker: 'shield/worker',
+      task: {},
+      source,
+    });
+    expect(bytes).toBe(1_000);
+  });
+
   it('fails instead of waiting for good when the stream is destroyed without an error, or was before', async () => {
     const source = new Readable({ read() {} });
     source.push(Buffer.alloc(1_000));
