@@ -143,6 +143,31 @@ describe('alerts', () => {
   });
 });
 
+describe('a redraw that fails for a moment', () => {
+  it('neither ends the watch nor keeps its alert from going out', async () => {
+    const zone = quietZone();
+    const { channelId, ts, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
+    h.fake.fail('chat.update', {
+      error: 'internal_error',
+      times: Number.POSITIVE_INFINITY,
+      when: (args) => args.channel === channelId && args.ts === ts,
+    });
+    await stepWithErrors(zone, 8);
+    const alert = await h.fake.waitFor(
+      'chat.postMessage',
+      (call) => call.args.channel === channelId && call.args.thread_ts === ts,
+    );
+    expect(text(alert)).toContain('8 origin errors');
+    const state = await h.runtime.services.state.client.execute({
+      sql: 'SELECT state FROM watches WHERE id = ?',
+      args: [id],
+    });
+    expect(state.rows[0]?.state).toBe('running');
+    // Its message's redraws fail on (this channel's alone): it is stopped here.
+    await h.click('watch.logs:stop', id, { channelId });
+  });
+});
+
 describe('ending once', () => {
   it('tells the owner once when a poll finds the channel archived and an alert due', async () => {
     const zone = quietZone();
