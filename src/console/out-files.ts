@@ -71,8 +71,13 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
   }
 
   /** A temporary file moved in as it is when it holds no secret, or else copied in masked. */
-  async function moveScrubbed(source: string, target: string, scrub: FileScrub): Promise<number> {
-    const { masked } = await scrub.count(source);
+  async function moveScrubbed(
+    file: ReplyFile & { path: string },
+    target: string,
+    scrub: FileScrub,
+  ): Promise<number> {
+    const source = file.path;
+    const { masked } = await scrub.count(source, file.secretCount);
     if (masked === 0) {
       await moveInto(source, target);
       return 0;
@@ -92,7 +97,7 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
       const target = await claim(file.filename);
       let masked: number;
       try {
-        if (file.path) masked = await moveScrubbed(file.path, target, scrub);
+        if (file.path) masked = await moveScrubbed({ ...file, path: file.path }, target, scrub);
         else {
           const scrubbed = scrub.bytes(file.content ?? '');
           masked = scrubbed.masked;

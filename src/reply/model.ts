@@ -2,6 +2,7 @@
  * What an operation answers, independent of Slack or the console. Adapters render it:
  * the Slack adapter into Block Kit (src/slack/blocks), the console into text.
  */
+import type { FileSecretCount } from '../secrets/file-scrub.js';
 import type { Markup } from './markup.js';
 
 /**
@@ -129,6 +130,8 @@ export interface ReplyFile {
   content?: string | Buffer;
   /** Plain text; the adapter escapes it. */
   comment?: string;
+  /** The bot's secrets in the file at `path`, counted as it was written: the adapter need not read it twice. */
+  secretCount?: FileSecretCount;
   /**
    * What the file holds, in a few plain words ("all 177 entries"). The adapter names the file
    * in the message with this and says where it went, so operations never claim a file

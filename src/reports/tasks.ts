@@ -117,6 +117,15 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
     bodyBytes: BytesSchema,
     csvBytes: BytesSchema,
     summary: ShieldSummarySchema,
+    /** The bot's secrets in the file, counted as it was written (secrets/file-scrub.ts). */
+    secretCount: z
+      .strictObject({
+        masked: z.number().int().nonnegative(),
+        bytes: BytesSchema,
+        fileBytes: BytesSchema,
+        generation: z.number().int(),
+      })
+      .optional(),
   }),
   FailureSchema,
 ]);

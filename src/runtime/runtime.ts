@@ -287,7 +287,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     tickMs: options.watchTickMs,
   });
   const charts = createChartRenderer({ logger, pool: reports, ...options.charts });
-  const digests = createDigests(options, { ...background, state, homes, keptDays, reports, charts });
+  const digests = createDigests(options, { ...background, state, homes, keptDays, reports, charts, secrets });
   const { show: showHome } = createHomeContent({
     approvals: approvalService,
     mayApprove: approvals.mayApprove,

@@ -3,17 +3,31 @@
  * as they are generated), and what takes their place wherever text leaves the bot.
  */
 
+/** Registries' states made in this process so far: each state's generation. */
+let generations = 0;
+
 /** Values that must never be written anywhere; shared by the logger and the audit log. */
 export class SecretRegistry {
+  /**
+   * This registry's state: a number no other registry or state of this process has had, changed
+   * by each secret added. What was counted with one state's secrets is known to still hold.
+   */
+  private state = ++generations;
   /** Each form a secret is written in (as it is, JSON-escaped, mrkdwn-escaped), to the secret it is a form of. */
   private readonly forms = new Map<string, string>();
   /** The forms, longest first: a secret's escaped form is replaced before the raw form inside it. */
   private ordered: string[] = [];
 
+  /** This registry's state now: the same number while no secret is added. */
+  get generation(): number {
+    return this.state;
+  }
+
   add(...values: (string | undefined | null)[]): void {
     // Very short values would redact ordinary words; no real secret here is under 8 characters.
     for (const value of values) {
       if (!value || value.length < 8) continue;
+      if (this.forms.get(value) !== value) this.state = ++generations;
       this.forms.set(value, value);
       // Log lines and stored parameters are JSON: a secret with a quote, a backslash or a control
       // character appears there escaped, and is redacted in that form too.

@@ -44,6 +44,7 @@ async function uploadFiles(
         title: scrub(slack, file.title, reply),
         comment: file.comment === undefined ? undefined : scrub(slack, file.comment, reply),
         path: file.path,
+        ...(file.secretCount && { secretCount: file.secretCount }),
         content: file.content,
         scrub: fileScrub(slack, reply),
       });

@@ -6,7 +6,8 @@
  * Every file's bytes pass the secret registry on their way out (secrets/file-scrub.ts). Slack
  * wants the length before the bytes, and masking changes it: a file on disk is read once to
  * count its secrets and its masked length, then streamed through the scrub as it is sent. The
- * count is therefore known before the upload is completed, and its comment says it.
+ * count is therefore known before the upload is completed, and its comment says it. A file whose
+ * secrets were counted as it was written (the Shield export's) is not read for the count.
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -15,7 +16,7 @@ import type { FilesGetUploadURLExternalArguments, WebClient } from '@slack/web-a
 import { Agent, request } from 'undici';
 import { InternalError } from '../errors.js';
 import { escapeMrkdwn, truncate } from '../reply/escape.js';
-import { commentWithMaskedNote, type FileScrub } from '../secrets/file-scrub.js';
+import { commentWithMaskedNote, type FileScrub, type FileSecretCount } from '../secrets/file-scrub.js';
 import { FILE_ALT_TEXT_MAX } from './limits.js';
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 10_000 }, bodyTimeout: 120_000 });
@@ -31,6 +32,8 @@ export interface UploadInput {
   altText?: string;
   /** A file on disk (streamed) or bytes in memory. */
   path?: string;
+  /** The secrets in the file at `path`, counted as it was written: taken when `scrub` holds the same. */
+  secretCount?: FileSecretCount;
   content?: string | Buffer;
   /** The bot's secrets, masked in the bytes sent; the comment says how many were. */
   scrub: FileScrub;
@@ -56,13 +59,13 @@ interface Outgoing {
   masked: number;
 }
 
-async function outgoing(input: UploadInput): Promise<Outgoing> {
+export async function outgoing(input: UploadInput): Promise<Outgoing> {
   const { path, scrub } = input;
   if (!path) {
     const { content, masked } = scrub.bytes(input.content ?? '');
     return { length: content.length, body: () => content, masked };
   }
-  const { masked, bytes } = await scrub.count(path);
+  const { masked, bytes } = await scrub.count(path, input.secretCount);
   // Without a secret in it the file goes as it is; with one, the same bytes pass the scrub again as they go.
   if (masked === 0) return { length: bytes, body: () => createReadStream(path), masked };
   return {

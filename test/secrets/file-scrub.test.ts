@@ -10,6 +10,8 @@ import {
   commentWithMaskedNote,
   createFileScrub,
   type FileScrub,
+  FileSecretCounter,
+  fileSecretForms,
   SCAN_SLAB,
   scanSlabForTests,
 } from '../../src/secrets/file-scrub.js';
@@ -151,6 +153,16 @@ describe('the file scrub', () => {
             expect(out).toBe(truth.out);
             expect(masked).toBe(truth.masked);
             for (const form of values.flatMap(formsOf)) expect(out).not.toContain(form);
+            // Counted as a report thread counts the file it writes, cut as it was cut.
+            if (!wasm) return;
+            const counter = new FileSecretCounter(fileSecretForms(secrets));
+            for (const chunk of cut(Buffer.from(content), sizes)) counter.push(chunk);
+            expect(counter.end()).toEqual({
+              masked: truth.masked,
+              bytes: Buffer.byteLength(truth.out),
+              fileBytes: Buffer.byteLength(content),
+              generation: secrets.generation,
+            });
           },
         ),
         { numRuns: 500 },
@@ -158,7 +170,7 @@ describe('the file scrub', () => {
     },
   );
 
-  it('finds in WebAssembly what JavaScript finds, secrets across and touching the slabs it copies', () => {
+  it('finds in WebAssembly what JavaScript finds, secrets across and touching the slabs it copies and their halves', () => {
     const secrets = new SecretRegistry();
     const values = [
       'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90',
@@ -171,12 +183,14 @@ describe('the file scrub', () => {
     const js = createFileScrub(secrets, [], { wasm: false });
     fc.assert(
       fc.property(
-        // Places near each slab's end: a secret that a slab ends inside, or that starts as one starts.
+        // Places near each slab's end: a secret that a slab ends inside, or that starts as one
+        // starts; and near its half, where the search's second run of moves starts.
         fc.array(
           fc.tuple(
             fc.integer({ min: 1, max: 3 }),
-            fc.integer({ min: -90, max: 10 }),
+            fc.integer({ min: -120, max: 40 }),
             fc.nat({ max: forms.length - 1 }),
+            fc.constantFrom(0, -SCAN_SLAB / 2),
           ),
           { minLength: 1, maxLength: 12 },
         ),
@@ -185,11 +199,11 @@ describe('the file scrub', () => {
           const bytes = Buffer.alloc(3 * SCAN_SLAB + 200, 'x');
           let placed = 0;
           let free = 0;
+          const place = ([slab, offset, , half]: (typeof places)[number]) => slab * SCAN_SLAB + half + offset;
           // From the left, each where it fits whole after the last: some touch, none overlap.
-          for (const [slab, offset, form] of [...places].sort(
-            (a, b) => a[0] * 1000 + a[1] - (b[0] * 1000 + b[1]),
-          )) {
-            const at = Math.max(free, slab * SCAN_SLAB + offset + shift);
+          for (const spot of [...places].sort((a, b) => place(a) - place(b))) {
+            const form = spot[2];
+            const at = Math.max(free, place(spot) + shift);
             // One that would run past the end is not written: cut short, it is no secret.
             if (at + Buffer.byteLength(forms[form]!) > bytes.length) break;
             bytes.write(forms[form]!, at);
@@ -285,6 +299,47 @@ describe('the file scrub', () => {
     const whole = scrub.bytes(content);
     expect(whole.masked).toBe(4);
     expect(await scrub.count(path)).toEqual({ masked: 4, bytes: whole.content.length });
+  });
+
+  it('takes the count made as a file was written only while its secrets are the scrub’s and the file is as long', async () => {
+    const secrets = new SecretRegistry();
+    const key = 'sandbox-4a1f0c2e-7d3b-4e59-9a61-0c8e2f5b7d90';
+    const later = 'xoxb-later-0000-registered';
+    secrets.add(key);
+    const content = `${key},${'x'.repeat(3 * SCAN_SLAB)}${key}\r\n${later}`;
+    const path = join(scratch, 'written.csv');
+    writeFileSync(path, content);
+    const counter = new FileSecretCounter(fileSecretForms(secrets));
+    for (const chunk of cut(Buffer.from(content), [SCAN_SLAB + 5, 333])) counter.push(chunk);
+    const known = counter.end();
+    const whole = createFileScrub(secrets).bytes(content);
+    expect(known).toMatchObject({ masked: 2, bytes: whole.content.length, fileBytes: content.length });
+    // Taken as it is: the file is not read again (here its bytes changed, its length did not).
+    writeFileSync(path, 'y'.repeat(content.length));
+    expect(await createFileScrub(secrets).count(path, known)).toEqual({
+      masked: 2,
+      bytes: whole.content.length,
+    });
+    writeFileSync(path, content);
+    // A scrub that keeps a secret out counts by itself.
+    expect((await createFileScrub(secrets, [key]).count(path, known)).masked).toBe(0);
+    // A file of another length is read.
+    writeFileSync(path, `${content},${key}`);
+    expect((await createFileScrub(secrets).count(path, known)).masked).toBe(3);
+    // A secret added since is found: the file is read with every secret the registry holds now.
+    writeFileSync(path, content);
+    const before = createFileScrub(secrets);
+    secrets.add(later);
+    expect((await createFileScrub(secrets).count(path, known)).masked).toBe(3);
+    expect((await before.count(path, known)).masked).toBe(2);
+    // Adding a secret it holds already changes nothing.
+    const generation = secrets.generation;
+    secrets.add(key, later);
+    expect(secrets.generation).toBe(generation);
+    // Another registry with the same secrets has a generation of its own.
+    const other = new SecretRegistry();
+    other.add(key, later);
+    expect(other.generation).not.toBe(secrets.generation);
   });
 
   it('leaves alone a secret the file exists to deliver, and returns a file without secrets as it was', () => {

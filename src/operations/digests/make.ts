@@ -10,6 +10,7 @@ import { md } from '../../reply/markup.js';
 import type { Reply } from '../../reply/model.js';
 import { bucketGrid, DAY_MS, HOUR_MS } from '../../reports/origin/window.js';
 import type { ReportPool } from '../../reports/pool.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import type { Digest } from '../../state/digests.js';
 import { type OriginWindowDeps, readOriginWindow } from '../logs/logs.js';
 import { renderOriginHeadline } from '../logs/render.js';
@@ -35,6 +36,7 @@ export const SHIELD_DIGEST_MAX_MS = (EXPORT_WINDOW_HOURS - 1) * HOUR_MS;
 export interface DigestMakerDeps extends OriginWindowDeps {
   platform: Pick<PlatformClient, 'exportShieldEventLogs'>;
   reports: ReportPool;
+  secrets: SecretRegistry;
 }
 
 /** What an occurrence posts, and how its run is recorded. */

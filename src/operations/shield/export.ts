@@ -16,6 +16,8 @@ import { temporaryCsvPath } from '../../reports/csv/temp-file.js';
 import { shieldExportFilename } from '../../reports/filenames.js';
 import type { ReportPool } from '../../reports/pool.js';
 import { writeShieldExportCsv } from '../../reports/shield/export.js';
+import { fileSecretForms } from '../../secrets/file-scrub.js';
+import type { SecretRegistry } from '../../secrets/registry.js';
 import { UserFacingError } from '../engine/errors.js';
 import {
   defineOperation,
@@ -123,7 +125,11 @@ export interface ShieldExportRead {
 
 /** Asks the platform for the export and streams it into a CSV, counting its summary on the way. */
 export async function readShieldExport(
-  deps: { platform: Pick<PlatformClient, 'exportShieldEventLogs'>; reports: ReportPool },
+  deps: {
+    platform: Pick<PlatformClient, 'exportShieldEventLogs'>;
+    reports: ReportPool;
+    secrets: SecretRegistry;
+  },
   zoneId: number,
   body: ExportRequest,
   job: Pick<Job, 'signal' | 'status'>,
@@ -135,6 +141,8 @@ export async function readShieldExport(
     source: response.body,
     path,
     pool: deps.reports,
+    // Counted in the file as it is written, so that its upload need not read it back.
+    secrets: fileSecretForms(deps.secrets),
     signal: job.signal,
     onProgress: (progress) =>
       job.status(`fetched ${byteSize(progress.bytes)}, ${counted(progress.rows, 'row')}`),
@@ -179,6 +187,7 @@ export function renderShieldExport(
             filename,
             title: `Shield events, zone ${zoneId}`,
             path,
+            ...(written.secretCount && { secretCount: written.secretCount }),
             comment,
             about: `all ${counted(written.rows, 'event')} as CSV (${byteSize(written.bytes)})`,
           },

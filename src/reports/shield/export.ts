@@ -5,6 +5,7 @@
  * of any size; the Shield summary (shield/summary.ts) is counted in the same pass. The work runs
  * in a report worker.
  */
+import type { FileSecretCount, FileSecretForms } from '../../secrets/file-scrub.js';
 import { abandonReport, type ReportFailureWords, workerFailureError } from '../failures.js';
 import type { ReportPool } from '../pool.js';
 import { ExportWorkerResultSchema } from '../tasks.js';
@@ -18,6 +19,8 @@ export interface ShieldExportCsv {
   bytes: number;
   /** Counted in the same pass as the file was written. */
   summary: ShieldSummary;
+  /** The bot's secrets in the file, counted as it was written; none when none were given. */
+  secretCount?: FileSecretCount;
 }
 
 export interface ShieldExportProgress {
@@ -36,6 +39,8 @@ export interface WriteShieldExportCsvOptions {
   onProgress?: (progress: ShieldExportProgress) => void;
   /** The worker pool (the runtime's, closed with it). */
   pool: ReportPool;
+  /** The bot's secrets, to count in the file as it is written, for its upload. */
+  secrets?: FileSecretForms;
 }
 
 const WORDS: ReportFailureWords = {
@@ -54,14 +59,20 @@ export async function writeShieldExportCsv(options: WriteShieldExportCsvOptions)
     const raw = await streamToWorker({
       pool: options.pool,
       worker: 'shield/worker',
-      task: { path },
+      task: { path, ...(options.secrets && { secrets: options.secrets }) },
       source: options.source,
       signal,
       onProgress: onProgress && (({ bytes, items }) => onProgress({ bytes, rows: dataRows(items) })),
     });
     const result = ExportWorkerResultSchema.parse(raw);
     if (!result.ok) throw workerFailureError(result, WORDS);
-    return { rows: dataRows(result.records), bytes: result.csvBytes, summary: result.summary };
+    const { summary, secretCount } = result;
+    return {
+      rows: dataRows(result.records),
+      bytes: result.csvBytes,
+      summary,
+      ...(secretCount && { secretCount }),
+    };
   } catch (error) {
     return abandonReport(error, path, signal, WORDS);
   }

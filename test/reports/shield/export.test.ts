@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
 import { writeShieldExportCsv } from '../../../src/reports/shield/export.js';
+import { createFileScrub, fileSecretForms } from '../../../src/secrets/file-scrub.js';
+import { SecretRegistry } from '../../../src/secrets/registry.js';
 import { exists, inPieces, useReportScratch } from '../support.js';
 
 const HEADER = ['timestamp', 'ruleId', 'action', 'ip', 'url', 'userAgent'];
@@ -158,6 +160,46 @@ describe('passing the Shield export through to a file', () => {
       expect((await readFile(path)).equals(Buffer.from(expected))).toBe(true);
     },
   );
+
+  it('counts the bot’s secrets in the file as it writes it, as the upload would count the file', async () => {
+    const secrets = new SecretRegistry();
+    // One a cell holds as it is, one the file quotes (its `"` doubled), one a formula's `'` comes before.
+    const plain = 't13d1516h2_8daaf6152771_02713d6af862';
+    const quoted = 'tok"en-0123456789-abcdef';
+    const formula = '=secret-formula-0123456789';
+    secrets.add(plain, quoted, formula);
+    const many = Array.from({ length: 3_000 }, (_, i) => [
+      '2026-11-21T14:00:00.000Z',
+      i % 7 === 0 ? formula : `r${i}`,
+      'Block',
+      '1.2.3.4',
+      i % 5 === 0 ? `/p?k=${plain}` : `/p/${i}`,
+      i % 11 === 0 ? quoted : 'ua',
+    ]);
+    const path = csvPath();
+    const result = await writeShieldExportCsv({
+      source: platformCsv(many, 997),
+      path,
+      pool: reportPool(),
+      secrets: fileSecretForms(secrets),
+    });
+    const file = await readFile(path);
+    const byFile = await createFileScrub(secrets).count(path);
+    const expected = 429 + 600 + 273;
+    expect(byFile.masked).toBe(expected);
+    expect(result.secretCount).toEqual({
+      ...byFile,
+      fileBytes: file.length,
+      generation: secrets.generation,
+    });
+    // Without the secrets, nothing is counted: the upload reads the file.
+    const alone = await writeShieldExportCsv({
+      source: platformCsv(many, 997),
+      path: csvPath(),
+      pool: reportPool(),
+    });
+    expect(alone.secretCount).toBeUndefined();
+  });
 
   it('reports progress in body bytes and rows', async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => [
