@@ -432,6 +432,9 @@ function forwardBytes(body: Readable, sender: BatchSender, signal: AbortSignal |
       body.off('data', onData);
       body.off('end', onEnd);
       stopWatching();
+      // The caller destroys a body it stopped reading; an error the body emits before that (one
+      // already on its way, as the export is cancelled) must not go unhandled.
+      if (error !== undefined) body.on('error', () => undefined);
       signal?.removeEventListener('abort', onAbort);
       if (error === undefined) resolve();
       else reject(error);

@@ -139,6 +139,28 @@ describe('streaming a byte stream by its events', () => {
     expect(bytes).toBe(1_000);
   });
 
+  it('leaves no error of a stream it stopped reading unhandled, however soon after the stop it comes', async () => {
+    const source = new Readable({ read() {} });
+    source.push(Buffer.alloc(1_000));
+    const cancel = new AbortController();
+    const streaming = streamToWorker({
+      pool: gatedPool(Promise.resolve()),
+      worker: 'shield/worker',
+      task: {},
+      source,
+      signal: cancel.signal,
+    });
+    await once(source, 'data');
+    const closed = new Promise((resolve) => source.once('close', resolve));
+    // The stream fails as the export is cancelled: its error is emitted after the reading stopped.
+    source.destroy(new Error('the connection was reset'));
+    cancel.abort(new Error('cancelled'));
+    await expect(streaming).rejects.toThrow('cancelled');
+    // Emitted after its error: an 'error' event with no listener would have thrown, uncaught, by now.
+    await closed;
+    expect(source.errored?.message).toBe('the connection was reset');
+  });
+
   it('fails instead of waiting for good when the stream is destroyed without an error, or was before', async () => {
     const source = new Readable({ read() {} });
     source.push(Buffer.alloc(1_000));
