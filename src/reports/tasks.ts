@@ -124,6 +124,7 @@ export const ExportWorkerResultSchema = z.discriminatedUnion('ok', [
         bytes: BytesSchema,
         fileBytes: BytesSchema,
         generation: z.number().int(),
+        stamp: z.string().min(1),
       })
       .optional(),
   }),

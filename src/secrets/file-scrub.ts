@@ -15,8 +15,9 @@
  * A file the bot writes itself can have its secrets counted as it is written, in the thread that
  * writes it (FileSecretCounter, with the registry's secrets of one moment: FileSecretForms), so
  * that its upload need not read it back: the upload takes that count while the registry holds
- * the same secrets and the file has the same length, and reads the file otherwise.
+ * the same secrets and the file is unchanged since (fileStamp), and reads the file otherwise.
  */
+import type { BigIntStats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { SecretRegistry } from './registry.js';
@@ -44,7 +45,7 @@ export const SCAN_SLAB = 256 * 1024;
 interface ShiftScanExports {
   memory: { buffer: ArrayBuffer };
   scan(end: number, stop: number): number;
-  /** What `scan` returns, found by two moves at a time (shift-scan.wat). */
+  /** As `scan`, two runs of moves at a time: a block of shift 0 with no secret before it, or the end (shift-scan.wat). */
   scanPaired(end: number, stop: number): number;
 }
 
@@ -360,7 +361,16 @@ export interface FileSecretCount {
   fileBytes: number;
   /** The registry's generation whose secrets were counted (FileSecretForms). */
   generation: number;
+  /** The file as it was written (fileStamp): a file changed since, however, is counted again. */
+  stamp: string;
 }
+
+/**
+ * A file on disk as it is now: its device and inode, length, and the times of its last change
+ * (nanoseconds). Any write to it changes the last two.
+ */
+export const fileStamp = (stats: BigIntStats): string =>
+  [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(':');
 
 /** Each form of each secret but those kept, and as a CSV cell quotes it (each `"` doubled). */
 function scrubForms(secrets: SecretRegistry, keep: readonly string[]): { form: string; masked: string }[] {
@@ -397,11 +407,12 @@ export class FileSecretCounter {
     this.scrubbing.push(chunk);
   }
 
-  /** The file is whole: what was found in it. */
-  end(): FileSecretCount {
+  /** The file is whole, its last write done: what was found in it, and the file's `stamp`. */
+  end(stamp: string): FileSecretCount {
     this.scrubbing.end();
     const { masked } = this.scrubbing;
-    return { masked, bytes: this.bytes, fileBytes: this.fileBytes, generation: this.secrets.generation };
+    const { generation } = this.secrets;
+    return { masked, bytes: this.bytes, fileBytes: this.fileBytes, generation, stamp };
   }
 
   /** Stopped midway: nothing of the file stays in the search's memory. */
@@ -420,7 +431,7 @@ export interface FileScrub {
    * Reads a file without changing it: how many secrets it holds, and its size once they are
    * masked. What a sender needs before it streams the masked file (Slack asks for the length first).
    * A count made as the file was written (`known`) is taken instead when it was made with these
-   * very secrets, none kept, and the file has its length still.
+   * very secrets, none kept, and the file is as it was written (its stamp).
    */
   count(path: string, known?: FileSecretCount): Promise<{ masked: number; bytes: number }>;
 }
@@ -455,8 +466,9 @@ export function createFileScrub(
     async count(path, known) {
       if (matcher.isEmpty) return { masked: 0, bytes: (await stat(path)).size };
       if (known !== undefined && known.generation === generation) {
-        const { size } = await stat(path);
-        if (size === known.fileBytes) return { masked: known.masked, bytes: known.bytes };
+        const now = await stat(path, { bigint: true });
+        if (now.size === BigInt(known.fileBytes) && fileStamp(now) === known.stamp)
+          return { masked: known.masked, bytes: known.bytes };
       }
       let bytes = 0;
       const scrubbing = new Scrubbing(matcher, (out) => {

@@ -28,18 +28,23 @@
         (local.set $end (i32.add (local.get $end) (local.get $step)))
         (br $next)))
     (local.get $end))
-;; What `scan` returns, found by two moves at a time: one from $end, one from halfway to $stop.
-  ;; Each move waits for the byte and the table entry it reads; two independent ones overlap
-  ;; those waits. A shift of 0 ends either; the first half's is the answer when it has one,
-  ;; else the second half's, whose first one it is from halfway on.
+;; As `scan`, two moves at a time: one run of moves from $end, another from halfway to $stop.
+  ;; Each move waits for the byte and the table entry it reads; two independent runs overlap those
+  ;; waits. Returns a window end before $stop whose block has a shift of 0, with no secret's
+  ;; window ending between $end and it (a move never passes one), or, when there is none, a
+  ;; position at or past $stop, before which none ends either: what the search needs of `scan`.
+  ;; Not always `scan`'s own answer: the second run lands on other blocks than `scan` would,
+  ;; from halfway on. The first half's block is the answer when it has one, else the second's.
   (func (export "scanPaired") (param $end i32) (param $stop i32) (result i32)
     (local $half i32)
     (local $other i32)
     (local $step i32)
     (local $otherStep i32)
     (local $found i32)
-    ;; Too short to be worth splitting.
-    (if (i32.lt_u (i32.sub (local.get $stop) (local.get $end)) (i32.const 2048))
+    ;; Nothing to read, or too little to be worth splitting.
+    (if (i32.or
+          (i32.ge_u (local.get $end) (local.get $stop))
+          (i32.lt_u (i32.sub (local.get $stop) (local.get $end)) (i32.const 2048)))
       (then (return (call $scan (local.get $end) (local.get $stop)))))
     (local.set $half (i32.add (local.get $end) (i32.shr_u (i32.sub (local.get $stop) (local.get $end)) (i32.const 1))))
     (local.set $other (local.get $half))

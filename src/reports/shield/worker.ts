@@ -1,7 +1,7 @@
 /**
  * Runs in a report worker thread: the platform's event-log CSV goes through the formula guard
  * as it arrives and on to the file, chunk by chunk, and is counted for the summary on the way,
- * so memory stays flat whatever the export's size and the event loop never scans a byte of it. Nothing is allocated per chunk: the body's
+ * so memory stays flat whatever the export's size and the event loop never scans a byte of it. Nothing of a chunk's size is allocated per chunk: the body's
  * batches go back to the event loop once scanned, and the guard writes into two buffers in turn,
  * one being scanned into while the other is on its way to the disk. Given the bot's secrets, it
  * counts them in what it writes while the bytes are in the cache, for the upload
@@ -9,7 +9,7 @@
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { MessagePort } from 'node:worker_threads';
-import { FileSecretCounter, type FileSecretForms } from '../../secrets/file-scrub.js';
+import { FileSecretCounter, type FileSecretForms, fileStamp } from '../../secrets/file-scrub.js';
 import { CsvFormulaGuard, CsvShapeError } from '../csv/guard.js';
 import { failureOf } from '../task-failure.js';
 import type { ExportWorkerResult } from '../tasks.js';
@@ -84,9 +84,10 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     }
     const last = guard.end();
     secrets?.push(last);
-    const secretCount = secrets?.end();
     await writing;
     if (last.length > 0) await write(last);
+    // What the upload checks before it takes the count: the file as written.
+    const secretCount = secrets?.end(fileStamp(await file.stat({ bigint: true })));
     await file.close();
     const summary = tally.summary();
     return {

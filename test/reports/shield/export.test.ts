@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
 import { writeShieldExportCsv } from '../../../src/reports/shield/export.js';
-import { createFileScrub, fileSecretForms } from '../../../src/secrets/file-scrub.js';
+import { createFileScrub, fileSecretForms, fileStamp } from '../../../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../../../src/secrets/registry.js';
 import { exists, inPieces, useReportScratch } from '../support.js';
 
@@ -191,6 +191,11 @@ describe('passing the Shield export through to a file', () => {
       ...byFile,
       fileBytes: file.length,
       generation: secrets.generation,
+      stamp: fileStamp(await stat(path, { bigint: true })),
+    });
+    // Taken by the upload as it is.
+    expect(await createFileScrub(secrets).count(path, { ...result.secretCount!, masked: 1 })).toMatchObject({
+      masked: 1,
     });
     // Without the secrets, nothing is counted: the upload reads the file.
     const alone = await writeShieldExportCsv({
