@@ -121,8 +121,12 @@ async function setUp(at: string) {
   return { clock, store, audit };
 }
 
-async function startWatch(store: WatchStore, clock: TestClock, everyMs = MINUTE) {
-  const id = 'wa_00000000abcd';
+async function startWatch(
+  store: WatchStore,
+  clock: TestClock,
+  everyMs = MINUTE,
+  { id = 'wa_00000000abcd', endsAt = clock() + 24 * 60 * MINUTE } = {},
+) {
   await store.insert(
     {
       id,
@@ -134,7 +138,7 @@ async function startWatch(store: WatchStore, clock: TestClock, everyMs = MINUTE)
       code: null,
       everyMs,
       startedAt: clock() - 5 * MINUTE,
-      endsAt: clock() + 24 * 60 * MINUTE,
+      endsAt,
       alert: null,
       nextPollAt: clock(),
       progress: initialProgress(clock() - 5 * MINUTE),
@@ -362,6 +366,52 @@ describe('the watch poller', () => {
     setup.clock.advance(MINUTE);
     await b.tick();
     expect(await totalOf()).toBe(3);
+  });
+
+  it('polls the other watches when one watch’s end cannot be written, and ends that one later', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const over = await startWatch(setup.store, setup.clock, MINUTE, {
+      id: 'wa_0000000000ee',
+      endsAt: setup.clock() - SECOND,
+    });
+    const going = await startWatch(setup.store, setup.clock);
+    let unreachable = true;
+    const store: WatchStore = {
+      ...setup.store,
+      end: async (...args) => {
+        if (unreachable) throw new Error('the state database is unreachable');
+        return setup.store.end(...args);
+      },
+    };
+    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
+    const a = poller({ ...setup, store }, slow.platform, 'replica-a');
+    await a.tick();
+    expect(slow.downloads).toHaveLength(1);
+    expect((await setup.store.get(going))!.progress.total).toBe(1);
+    expect((await setup.store.get(over))!.endedAt).toBeNull();
+    // The next pass ends it.
+    unreachable = false;
+    await a.tick();
+    expect((await setup.store.get(over))!.endedReason).toBe('finished');
+  });
+
+  it('saves the other watches of a zone when one watch’s poll cannot be saved', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const failing = await startWatch(setup.store, setup.clock, MINUTE, { id: 'wa_0000000000ff' });
+    const going = await startWatch(setup.store, setup.clock);
+    const store: WatchStore = {
+      ...setup.store,
+      savePoll: async (id, ...rest) => {
+        if (id === failing) throw new Error('the state database is unreachable');
+        return setup.store.savePoll(id, ...rest);
+      },
+    };
+    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
+    // Whichever of the two comes first, the other is saved.
+    await poller({ ...setup, store }, slow.platform, 'replica-a').tick();
+    expect(slow.downloads).toHaveLength(1);
+    expect((await setup.store.get(going))!.progress.total).toBe(1);
+    expect((await setup.store.get(failing))!.progress.total).toBe(0);
   });
 
   it('reads the day before when the last poll was before midnight, however late this one is', async () => {

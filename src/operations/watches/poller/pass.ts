@@ -11,41 +11,53 @@ import type { PollerState } from './state.js';
 /** How many intervals a poll's download may take before it is stopped. */
 const DEADLINE_INTERVALS = 2;
 
+/** Whether a due watch goes on; one that may no longer run is ended here, saying why. */
+async function goesOn(state: PollerState, watch: WatchHead, nowMs: number): Promise<boolean> {
+  if (nowMs >= watch.endsAt) {
+    await endWatch(state, watch, 'finished');
+    return false;
+  }
+  // Its replica died between storing it and posting its message: nobody saw it start.
+  if (!watch.messageTs) {
+    await endWatch(state, watch, 'stopped');
+    return false;
+  }
+  const decision = await state.authorizer.decide('watch.logs', {
+    userId: watch.owner,
+    channelId: watch.channelId,
+  });
+  // Run only as approved: a rule that came after the watch started stops it, saying why.
+  if (decision.allowed && decision.approval && watch.approvalId === null) {
+    await endWatch(state, watch, 'approval');
+    return false;
+  }
+  if (!decision.allowed) {
+    // A group Slack did not answer for may be the only reason: no ending on a guess.
+    const unsure = decision.denial.code === 'not-in-role' && decision.denial.unread.length > 0;
+    if (!unsure) {
+      await endWatch(state, watch, 'policy');
+      return false;
+    }
+    state.logger.warn('the owner of a watch could not be checked against the policy; it goes on', {
+      watch: watch.id,
+    });
+  }
+  return true;
+}
+
 /** The due watches that go on, by pull zone; the others are ended here. */
 async function dueByZone(state: PollerState, nowMs: number): Promise<Map<number, WatchHead[]>> {
   const { store, instanceId, logger } = state;
   const due = new Map<number, WatchHead[]>();
   for (const watch of await store.due(nowMs, instanceId)) {
-    if (nowMs >= watch.endsAt) {
-      await endWatch(state, watch, 'finished');
-      continue;
+    try {
+      if (await goesOn(state, watch, nowMs))
+        due.set(watch.pullZoneId, [...(due.get(watch.pullZoneId) ?? []), watch]);
+    } catch (error) {
+      // Its end could not be written or told (the state database, the audit): the next pass
+      // tries again, and the other watches go on now.
+      logger.warn('a due watch could not be checked or ended', { watch: watch.id, error });
     }
-    // Its replica died between storing it and posting its message: nobody saw it start.
-    if (!watch.messageTs) {
-      await endWatch(state, watch, 'stopped');
-      continue;
-    }
-    const decision = await state.authorizer.decide('watch.logs', {
-      userId: watch.owner,
-      channelId: watch.channelId,
-    });
-    // Run only as approved: a rule that came after the watch started stops it, saying why.
-    if (decision.allowed && decision.approval && watch.approvalId === null) {
-      await endWatch(state, watch, 'approval');
-      continue;
-    }
-    if (!decision.allowed) {
-      // A group Slack did not answer for may be the only reason: no ending on a guess.
-      const unsure = decision.denial.code === 'not-in-role' && decision.denial.unread.length > 0;
-      if (!unsure) {
-        await endWatch(state, watch, 'policy');
-        continue;
-      }
-      logger.warn('the owner of a watch could not be checked against the policy; it goes on', {
-        watch: watch.id,
-      });
-    }
-    due.set(watch.pullZoneId, [...(due.get(watch.pullZoneId) ?? []), watch]);
   }
   return due;
 }
@@ -59,8 +71,13 @@ export async function pass(state: PollerState): Promise<void> {
     // Leased just before the download; the download renews the leases while it runs.
     const startedAt = now();
     const deadline = startedAt + DEADLINE_INTERVALS * Math.min(...heads.map((head) => head.everyMs));
-    const watches = await takeLeases(state, heads, startedAt);
-    if (watches.length > 0) await pollZone(state, pullZoneId, watches, startedAt, deadline);
+    try {
+      const watches = await takeLeases(state, heads, startedAt);
+      if (watches.length > 0) await pollZone(state, pullZoneId, watches, startedAt, deadline);
+    } catch (error) {
+      // One zone's failure (the state database) does not hold back the other zones' polls.
+      state.logger.warn('the watches of a pull zone could not be polled', { pullZone: pullZoneId, error });
+    }
   }
   state.metrics.setRunningWatches(await state.store.countRunning());
 }

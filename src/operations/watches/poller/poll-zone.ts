@@ -53,20 +53,36 @@ export async function pollZone(
         slowed: slowed ? { level } : watch.progress.slowed,
         failure: slowed ? null : failureOf(error),
       };
-      const saved = await savePoll(state, watch, progress, null, nowMs + watch.everyMs * 2 ** level);
-      if (saved) await refreshMessage(state, saved);
+      await alone(state, watch, async () => {
+        const saved = await savePoll(state, watch, progress, null, nowMs + watch.everyMs * 2 ** level);
+        if (saved) await refreshMessage(state, saved);
+      });
     }
     return;
   }
   state.metrics.watchPolled((performance.now() - started) / 1000);
   for (const [index, watch] of watches.entries()) {
     const outcome = counters[index]!.finish(watch.alert);
-    const saved = await savePoll(state, watch, outcome.progress, nowMs, nowMs + watch.everyMs);
-    if (!saved) continue;
-    // A channel gone for the bot ended the watch: no alert goes there either.
-    if (!(await refreshMessage(state, saved))) continue;
-    await postAlerts(state, saved, outcome, nowMs).catch((error: unknown) =>
-      logger.warn('a watch whose alert failed could not be ended', { watch: watch.id, error }),
-    );
+    await alone(state, watch, async () => {
+      const saved = await savePoll(state, watch, outcome.progress, nowMs, nowMs + watch.everyMs);
+      if (!saved) return;
+      // A channel gone for the bot ended the watch: no alert goes there either.
+      if (!(await refreshMessage(state, saved))) return;
+      await postAlerts(state, saved, outcome, nowMs).catch((error: unknown) =>
+        logger.warn('a watch whose alert failed could not be ended', { watch: watch.id, error }),
+      );
+    });
+  }
+}
+
+/**
+ * One watch's part of a poll: saved, shown, alerted. A failure there (the state database, an
+ * audit write as the watch ends) is that watch's: the next poll tries again, the others go on.
+ */
+async function alone(state: PollerState, watch: Watch, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    state.logger.warn('a watch poll could not be saved or shown', { watch: watch.id, error });
   }
 }
