@@ -432,9 +432,10 @@ function forwardBytes(body: Readable, sender: BatchSender, signal: AbortSignal |
       body.off('data', onData);
       body.off('end', onEnd);
       stopWatching();
-      // The caller destroys a body it stopped reading; an error the body emits before that (one
-      // already on its way, as the export is cancelled) must not go unhandled.
-      if (error !== undefined) body.on('error', () => undefined);
+      // Read to its end or stopped, the body is done with: the caller destroys one it stopped
+      // reading. An error it emits from now on (one already on its way as the export is
+      // cancelled, or a failing destroy after its end) is no news, and must not go unhandled.
+      body.on('error', () => undefined);
       signal?.removeEventListener('abort', onAbort);
       if (error === undefined) resolve();
       else reject(error);

@@ -45,7 +45,10 @@ export const SCAN_SLAB = 256 * 1024;
 interface ShiftScanExports {
   memory: { buffer: ArrayBuffer };
   scan(end: number, stop: number): number;
-  /** As `scan`, two runs of moves at a time: a block of shift 0 with no secret before it, or the end (shift-scan.wat). */
+  /**
+   * As `scan`, two runs of moves at a time: a block of shift 0 with no secret's window ending
+   * between `end` and it, or a position at or past `stop` (shift-scan.wat).
+   */
   scanPaired(end: number, stop: number): number;
 }
 
@@ -367,7 +370,9 @@ export interface FileSecretCount {
 
 /**
  * A file on disk as it is now: its device and inode, length, and the times of its last change
- * (nanoseconds). Any write to it changes the last two.
+ * (nanoseconds). A write changes the last two, but for a rewrite at the same length within one
+ * tick of a coarse clock, which some file systems use: only the bot writes its temporary files,
+ * which this user alone may read or write (reports/csv/temp-file.ts).
  */
 export const fileStamp = (stats: BigIntStats): string =>
   [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(':');

@@ -3,7 +3,7 @@
  * pinned clock is moved to each occurrence and the digest runner is ticked by hand, as its timer
  * would; what a digest posted is read from the records of the messenger it posts through.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -460,7 +460,9 @@ describe('a state database that fails as a digest starts posting', () => {
          BEGIN SELECT RAISE(ABORT, 'the state database failed'); END`,
       );
       // This process's temporary CSVs are named after it: none may be left once the run is over.
-      const ours = basename(temporaryCsvPath()).slice(0, -'0123456789.csv'.length);
+      const named = temporaryCsvPath();
+      rmSync(named);
+      const ours = basename(named).slice(0, -'0123456789.csv'.length);
       await tickAt('2026-11-23T09:00:00.000Z', failing);
       expect(digestPosts(channelId, failing.messenger.records)).toEqual([]);
       expect(readdirSync(tmpdir()).filter((name) => name.startsWith(ours))).toEqual([]);

@@ -139,7 +139,7 @@ describe('streaming a byte stream by its events', () => {
     expect(bytes).toBe(1_000);
   });
 
-  it('leaves no error of a stream it stopped reading unhandled, however soon after the stop it comes', async () => {
+  it('leaves no error of a stream it is done with unhandled, stopped or read to its end', async () => {
     const source = new Readable({ read() {} });
     source.push(Buffer.alloc(1_000));
     const cancel = new AbortController();
@@ -159,6 +159,28 @@ describe('streaming a byte stream by its events', () => {
     // Emitted after its error: an 'error' event with no listener would have thrown, uncaught, by now.
     await closed;
     expect(source.errored?.message).toBe('the connection was reset');
+
+    // One read to its end whose own destroy fails after it was read.
+    let failDestroy: () => void = () => undefined;
+    const failing = new Readable({
+      read() {},
+      destroy(_error, callback) {
+        failDestroy = () => callback(new Error('the socket could not be closed'));
+      },
+    });
+    const gone = new Promise((resolve) => failing.once('close', resolve));
+    failing.push(Buffer.alloc(1_000));
+    failing.push(null);
+    const bytes = await streamToWorker({
+      pool: gatedPool(Promise.resolve()),
+      worker: 'shield/worker',
+      task: {},
+      source: failing,
+    });
+    expect(bytes).toBe(1_000);
+    failDestroy();
+    await gone;
+    expect(failing.errored?.message).toBe('the socket could not be closed');
   });
 
   it('fails instead of waiting for good when the stream is destroyed without an error, or was before', async () => {

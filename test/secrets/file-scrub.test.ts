@@ -17,6 +17,7 @@ import {
   scanSlabForTests,
 } from '../../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../../src/secrets/registry.js';
+import { wasmBytes } from '../../src/secrets/shift-scan-wasm.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'edgeops-file-scrub-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -255,6 +256,33 @@ describe('the file scrub', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('reads nothing past a range that is empty or ends before it starts, in both searches', () => {
+    const wasm = (
+      globalThis as unknown as {
+        WebAssembly: {
+          Module: new (b: Uint8Array) => object;
+          Instance: new (m: object) => { exports: unknown };
+        };
+      }
+    ).WebAssembly;
+    const { scan, scanPaired, memory } = new wasm.Instance(new wasm.Module(wasmBytes)).exports as {
+      scan: (end: number, stop: number) => number;
+      scanPaired: (end: number, stop: number) => number;
+      memory: { buffer: ArrayBuffer };
+    };
+    // Every block moves the window on by one: a search that ran would end at or past its stop.
+    new Uint8Array(memory.buffer).fill(1, 0, 65_536);
+    for (const [end, stop] of [
+      [70_000, 70_000],
+      [75_000, 70_000],
+      [200_000, 66_000],
+    ] as const) {
+      expect(scan(end, stop)).toBe(end);
+      expect(scanPaired(end, stop)).toBe(end);
+    }
+    expect(scanPaired(66_000, 70_000)).toBe(70_000);
   });
 
   it('masks every secret of a stream whose reader scrubs something else with another matcher meanwhile', async () => {

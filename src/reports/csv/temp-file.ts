@@ -3,6 +3,7 @@
  * the process that wrote it, so that a process starting up can remove what a dead one left.
  */
 import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +16,18 @@ const TEMPORARY_CSV = /^edgeops-(\d+)-([0-9a-f]{16})\.csv$/;
  */
 const PROCESS_MARK = randomBytes(3).toString('hex');
 
-/** A fresh path for a CSV being written before upload; the uploader removes it afterwards. */
-export const temporaryCsvPath = (): string =>
-  join(tmpdir(), `edgeops-${process.pid}-${PROCESS_MARK}${randomBytes(5).toString('hex')}.csv`);
+/**
+ * A fresh CSV file for what is written before upload, created empty and readable by this user
+ * alone: its writers open it again (which keeps its mode), and until its upload it holds what
+ * the platform sent, a secret the upload masks included, in a folder every user of the host
+ * reads. The uploader removes it afterwards.
+ */
+export function temporaryCsvPath(): string {
+  const path = join(tmpdir(), `edgeops-${process.pid}-${PROCESS_MARK}${randomBytes(5).toString('hex')}.csv`);
+  // One small call: 'wx' fails rather than take over a file someone else put at that name.
+  closeSync(openSync(path, 'wx', 0o600));
+  return path;
+}
 
 /** True while a process with that id runs (or exists and is not ours to signal). */
 export function processAlive(pid: number): boolean {

@@ -1,11 +1,12 @@
 /**
  * Runs in a report worker thread: the platform's event-log CSV goes through the formula guard
  * as it arrives and on to the file, chunk by chunk, and is counted for the summary on the way,
- * so memory stays flat whatever the export's size and the event loop never scans a byte of it. Nothing of a chunk's size is allocated per chunk: the body's
- * batches go back to the event loop once scanned, and the guard writes into two buffers in turn,
- * one being scanned into while the other is on its way to the disk. Given the bot's secrets, it
- * counts them in what it writes while the bytes are in the cache, for the upload
- * (secrets/file-scrub.ts: FileSecretCounter), which then need not read the file back.
+ * so memory stays flat whatever the export's size and the event loop never scans a byte of it.
+ * Nothing of a chunk's size is allocated per chunk: the body's batches go back to the event loop
+ * once scanned, and the guard writes into two buffers in turn, one being scanned into while the
+ * other is on its way to the disk. Given the bot's secrets, it counts them in what it writes
+ * while the bytes are in the cache, for the upload (secrets/file-scrub.ts: FileSecretCounter),
+ * which then need not read the file back.
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { MessagePort } from 'node:worker_threads';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,15 +17,27 @@ function deadPid(): number {
 }
 
 describe('temporary CSV files', () => {
-  it('carry the id of the process that wrote them', () => {
-    expect(basename(temporaryCsvPath())).toMatch(new RegExp(`^edgeops-${process.pid}-[0-9a-f]{16}\\.csv$`));
+  it('carry the id of the process that wrote them, and are this user’s alone from the start', () => {
+    const path = temporaryCsvPath();
+    try {
+      expect(basename(path)).toMatch(new RegExp(`^edgeops-${process.pid}-[0-9a-f]{16}\\.csv$`));
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(path).size).toBe(0);
+      // Its writers open it again: it stays private.
+      writeFileSync(path, 'a,b\r\n');
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(path, { force: true });
+    }
   });
 
   it('left by a dead process, or an earlier one with this id, are removed at start-up; those of live processes stay', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgeops-sweep-'));
     dirs.push(dir);
     const dead = join(dir, `edgeops-${deadPid()}-0123456789abcdef.csv`);
-    const mine = join(dir, basename(temporaryCsvPath()));
+    const made = temporaryCsvPath();
+    rmSync(made);
+    const mine = join(dir, basename(made));
     // An earlier process given this one's id again (a restarted container): its name lacks our mark.
     const hex = /-([0-9a-f]{16})\.csv$/.exec(mine)![1]!;
     const flipped = (Number.parseInt(hex[0]!, 16) ^ 1).toString(16);
