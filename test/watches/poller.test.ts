@@ -153,13 +153,14 @@ function poller(
   setup: Awaited<ReturnType<typeof setUp>>,
   platform: ReturnType<typeof slowPlatform>['platform'],
   instanceId: string,
+  { to = messenger, logger = memoryLogger() } = {},
 ) {
   const created = createWatchPoller({
     store: setup.store,
     platform,
     authorizer: allowAll,
     audit: setup.audit,
-    logger: memoryLogger(),
+    logger,
     metrics: {
       setRunningWatches: () => undefined,
       watchPolled: () => undefined,
@@ -169,7 +170,7 @@ function poller(
     instanceId,
     callsPerMinute: 1_000,
   });
-  created.start(messenger);
+  created.start(to);
   pollers.push(created);
   return created;
 }
@@ -393,6 +394,58 @@ describe('the watch poller', () => {
     unreachable = false;
     await a.tick();
     expect((await setup.store.get(over))!.endedReason).toBe('finished');
+  });
+
+  it('tells the channel a watch ended when its audit row could not be written, and logs that', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const over = await startWatch(setup.store, setup.clock, MINUTE, { endsAt: setup.clock() - SECOND });
+    const posted: string[] = [];
+    const to: Messenger = {
+      ...messenger,
+      postToChannel: async (_channel, reply) => {
+        posted.push(reply.text);
+        return { channelId: 'C0INCIDENT', ts: '1.3' };
+      },
+    };
+    const audit = {
+      append: async () => {
+        throw new Error('the audit log is unreachable');
+      },
+    } as unknown as AuditLog;
+    const logger = memoryLogger();
+    await poller(
+      { ...setup, audit },
+      slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 }).platform,
+      'replica-a',
+      {
+        to,
+        logger,
+      },
+    ).tick();
+    expect((await setup.store.get(over))!.endedReason).toBe('finished');
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatch(/ended/);
+    expect(
+      logger.lines.some((line) => line.includes('the audit log is unreachable') && line.includes(over)),
+    ).toBe(true);
+  });
+
+  it('polls the other watches of a zone when one watch’s lease cannot be taken', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const stuck = await startWatch(setup.store, setup.clock, MINUTE, { id: 'wa_0000000000ff' });
+    const going = await startWatch(setup.store, setup.clock);
+    const store: WatchStore = {
+      ...setup.store,
+      takeLease: async (id, ...rest) => {
+        if (id === stuck) throw new Error('a row that cannot be read');
+        return setup.store.takeLease(id, ...rest);
+      },
+    };
+    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
+    await poller({ ...setup, store }, slow.platform, 'replica-a').tick();
+    expect(slow.downloads).toHaveLength(1);
+    expect((await setup.store.get(going))!.progress.total).toBe(1);
+    expect((await setup.store.get(stuck))!.progress.total).toBe(0);
   });
 
   it('saves the other watches of a zone when one watch’s poll cannot be saved', async () => {

@@ -136,7 +136,14 @@ export async function readShieldExport(
 ): Promise<ShieldExportRead> {
   job.status('asking the platform');
   const response = await deps.platform.exportShieldEventLogs(zoneId, body, { signal: job.signal });
-  const path = temporaryCsvPath();
+  let path: string;
+  try {
+    path = temporaryCsvPath();
+  } catch (error) {
+    // No file to write to (the temporary folder is full or gone): the body is not read either.
+    response.body.destroy();
+    throw error;
+  }
   const written = await writeShieldExportCsv({
     source: response.body,
     path,

@@ -16,7 +16,9 @@ export async function announceEnd(
   watch: Watch,
   deps: { messenger: Messenger; audit: AuditLog; logger: Logger; nowMs: number },
 ): Promise<void> {
-  await deps.audit.append({
+  // The watch has ended already: its message and note go out even when its audit row could not
+  // be written, and that failure is then the caller's to report.
+  const audited = deps.audit.append({
     userId: watch.endedBy ?? watch.owner,
     channelId: watch.channelId,
     operation: 'watch.logs',
@@ -27,6 +29,10 @@ export async function announceEnd(
     correlationId: watch.id,
     detail: `watch ${watch.id} ended: ${watch.endedReason}`,
   });
+  const auditFailure = await audited.then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
   deps.logger.info('watch ended', { watch: watch.id, reason: watch.endedReason });
   try {
     if (watch.messageTs)
@@ -38,4 +44,5 @@ export async function announceEnd(
   } catch (error) {
     deps.logger.warn('the end of a watch could not be posted', { watch: watch.id, error });
   }
+  if (auditFailure) throw auditFailure.error;
 }

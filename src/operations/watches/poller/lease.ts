@@ -32,12 +32,15 @@ export async function takeLeases(state: PollerState, heads: readonly WatchHead[]
   const { store, instanceId, logger } = state;
   const watches: Watch[] = [];
   for (const head of heads) {
-    const lease = await store.takeLease(
-      head.id,
-      instanceId,
-      startedAt,
-      leaseUntil(startedAt + head.everyMs, head.everyMs),
-    );
+    if (state.closed) break;
+    // One watch whose lease cannot be taken (the state database, a row it cannot read) is left
+    // for the next pass; the others of its zone are polled now.
+    const lease = await store
+      .takeLease(head.id, instanceId, startedAt, leaseUntil(startedAt + head.everyMs, head.everyMs))
+      .catch((error: unknown) => {
+        logger.warn('the lease of a watch could not be taken', { watch: head.id, error });
+        return undefined;
+      });
     if (!lease) continue;
     if (lease.previousOwner !== null && lease.previousOwner !== instanceId) {
       state.metrics.watchTakenOver();

@@ -50,6 +50,8 @@ async function dueByZone(state: PollerState, nowMs: number): Promise<Map<number,
   const { store, instanceId, logger } = state;
   const due = new Map<number, WatchHead[]>();
   for (const watch of await store.due(nowMs, instanceId)) {
+    // Stopping: each end below may wait on a locked database.
+    if (state.closed) break;
     try {
       if (await goesOn(state, watch, nowMs))
         due.set(watch.pullZoneId, [...(due.get(watch.pullZoneId) ?? []), watch]);
