@@ -430,37 +430,23 @@ describe('the watch poller', () => {
     ).toBe(true);
   });
 
-  it('polls the other watches of a zone when one watch’s lease cannot be taken', async () => {
+  it.each([
+    ['lease cannot be taken', 'takeLease'],
+    ['poll cannot be saved', 'savePoll'],
+  ] as const)('polls and saves the other watches of a zone when one watch’s %s', async (_, step) => {
     const setup = await setUp('2026-11-21T14:00:00.000Z');
-    const stuck = await startWatch(setup.store, setup.clock, MINUTE, { id: 'wa_0000000000ff' });
-    const going = await startWatch(setup.store, setup.clock);
-    const store: WatchStore = {
-      ...setup.store,
-      takeLease: async (id, ...rest) => {
-        if (id === stuck) throw new Error('a row that cannot be read');
-        return setup.store.takeLease(id, ...rest);
-      },
-    };
-    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
-    await poller({ ...setup, store }, slow.platform, 'replica-a').tick();
-    expect(slow.downloads).toHaveLength(1);
-    expect((await setup.store.get(going))!.progress.total).toBe(1);
-    expect((await setup.store.get(stuck))!.progress.total).toBe(0);
-  });
-
-  it('saves the other watches of a zone when one watch’s poll cannot be saved', async () => {
-    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    // Listed first: without each watch on its own, the other would wait for the next pass.
     const failing = await startWatch(setup.store, setup.clock, MINUTE, { id: 'wa_0000000000ff' });
     const going = await startWatch(setup.store, setup.clock);
-    const store: WatchStore = {
+    const real = setup.store[step] as (id: string, ...rest: unknown[]) => Promise<unknown>;
+    const store = {
       ...setup.store,
-      savePoll: async (id, ...rest) => {
-        if (id === failing) throw new Error('the state database is unreachable');
-        return setup.store.savePoll(id, ...rest);
+      [step]: async (id: string, ...rest: unknown[]) => {
+        if (id === failing) throw new Error('the state database could not do it');
+        return real(id, ...rest);
       },
-    };
+    } as WatchStore;
     const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
-    // Whichever of the two comes first, the other is saved.
     await poller({ ...setup, store }, slow.platform, 'replica-a').tick();
     expect(slow.downloads).toHaveLength(1);
     expect((await setup.store.get(going))!.progress.total).toBe(1);
