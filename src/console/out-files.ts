@@ -9,7 +9,7 @@ import { copyFile, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/prom
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ReplyFile } from '../reply/model.js';
-import type { FileScrub } from '../secrets/file-scrub.js';
+import type { FileScrub, FileSecretCount } from '../secrets/file-scrub.js';
 
 export interface SavedFile {
   /** Absolute path of the file written. */
@@ -72,12 +72,12 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
 
   /** A temporary file moved in as it is when it holds no secret, or else copied in masked. */
   async function moveScrubbed(
-    file: ReplyFile & { path: string },
+    source: string,
     target: string,
     scrub: FileScrub,
+    known: FileSecretCount | undefined,
   ): Promise<number> {
-    const source = file.path;
-    const { masked } = await scrub.count(source, file.secretCount);
+    const { masked } = await scrub.count(source, known);
     if (masked === 0) {
       await moveInto(source, target);
       return 0;
@@ -97,7 +97,7 @@ export function createOutFiles(options: { dir: string; cwd?: string }): OutFiles
       const target = await claim(file.filename);
       let masked: number;
       try {
-        if (file.path) masked = await moveScrubbed({ ...file, path: file.path }, target, scrub);
+        if (file.path) masked = await moveScrubbed(file.path, target, scrub, file.secretCount);
         else {
           const scrubbed = scrub.bytes(file.content ?? '');
           masked = scrubbed.masked;

@@ -24,6 +24,16 @@ const settle = async () => {
   for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/** A body whose first bytes came and whose reader waits for more; `source` is the client's side. */
+async function readingMidBody() {
+  const source = new Readable({ read() {} });
+  const body = new GuardedBody(source, { operation: 'shield.export' });
+  source.push(Buffer.from('timestamp,action\r\n'));
+  const reading = failureOfReading(body);
+  await settle();
+  return { source, body, reading };
+}
+
 describe('a streamed platform body', () => {
   it('holds the client back while its reader is behind, and hands over every byte in order', async () => {
     const source = new Readable({ read() {} });
@@ -46,11 +56,7 @@ describe('a streamed platform body', () => {
   });
 
   it('fails as a platform network error when the client closes the body before its end, without an error', async () => {
-    const source = new Readable({ read() {} });
-    const body = new GuardedBody(source, { operation: 'shield.export' });
-    source.push(Buffer.from('timestamp,action\r\n'));
-    const reading = failureOfReading(body);
-    await settle();
+    const { source, reading } = await readingMidBody();
     source.destroy();
     const error = await reading;
     expect(error).toBeInstanceOf(PlatformError);
@@ -68,11 +74,7 @@ describe('a streamed platform body', () => {
   });
 
   it('fails as a platform network error when the client fails mid-body, and stops the client when destroyed', async () => {
-    const source = new Readable({ read() {} });
-    const body = new GuardedBody(source, { operation: 'shield.export' });
-    source.push(Buffer.from('timestamp,action\r\n'));
-    const reading = failureOfReading(body);
-    await settle();
+    const { source, reading } = await readingMidBody();
     source.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
     const error = await reading;
     expect(error).toBeInstanceOf(PlatformError);

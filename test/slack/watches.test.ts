@@ -106,6 +106,20 @@ async function expectEndedAndTold(id: string, zone: number, why: string) {
   expect(downloads(zone)).toBe(before);
 }
 
+/** Runs `steps` while Slack refuses the channel with `problem`, then lets it be again. */
+async function whileRefused(
+  channelId: string,
+  problem: Parameters<Harness['fake']['setChannelProblem']>[1],
+  steps: () => Promise<void>,
+): Promise<void> {
+  h.fake.setChannelProblem(channelId, problem);
+  try {
+    await steps();
+  } finally {
+    h.fake.setChannelProblem(channelId, undefined);
+  }
+}
+
 describe('polling costs', () => {
   it.each([
     ['is_archived', 'that channel is archived', 410112],
@@ -115,13 +129,10 @@ describe('polling costs', () => {
     async (problem, why, zone) => {
       const { channelId, id } = await startWatch(`watch logs ${zone} --for 3h`);
       await step(MINUTE);
-      h.fake.setChannelProblem(channelId, problem);
-      try {
+      await whileRefused(channelId, problem, async () => {
         await step(MINUTE);
         await expectEndedAndTold(id, zone, why);
-      } finally {
-        h.fake.setChannelProblem(channelId, undefined);
-      }
+      });
     },
   );
 });
@@ -131,15 +142,12 @@ describe('alerts', () => {
     // The watch message is posted and updated there; its alerts, replies in its thread, are refused.
     const zone = quietZone();
     const { channelId, ts, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
-    h.fake.setChannelProblem(channelId, 'restricted_action_non_threadable_channel');
-    try {
+    await whileRefused(channelId, 'restricted_action_non_threadable_channel', async () => {
       await stepWithErrors(zone, 8);
       // Its message was redrawn with the errors: only the alert was refused.
       expect(messageText(channelId, ts)).toContain('8 errors');
       await expectEndedAndTold(id, zone, 'that channel takes no thread replies');
-    } finally {
-      h.fake.setChannelProblem(channelId, undefined);
-    }
+    });
   });
 });
 
@@ -172,8 +180,7 @@ describe('ending once', () => {
   it('tells the owner once when a poll finds the channel archived and an alert due', async () => {
     const zone = quietZone();
     const { channelId, id } = await startWatch(`watch logs ${zone} --alert 5/1m`);
-    h.fake.setChannelProblem(channelId, 'is_archived');
-    try {
+    await whileRefused(channelId, 'is_archived', async () => {
       await stepWithErrors(zone, 8);
       await expectEndedAndTold(id, zone, 'that channel is archived');
       const told = h.fake.calls.filter(
@@ -181,9 +188,7 @@ describe('ending once', () => {
           call.method === 'chat.postMessage' && text(call).includes(`Your watch of pull zone ${zone}`),
       );
       expect(told).toHaveLength(1);
-    } finally {
-      h.fake.setChannelProblem(channelId, undefined);
-    }
+    });
   });
 });
 

@@ -18,21 +18,22 @@ export async function announceEnd(
 ): Promise<void> {
   // The watch has ended already: its message and note go out even when its audit row could not
   // be written, and that failure is then the caller's to report.
-  const audited = deps.audit.append({
-    userId: watch.endedBy ?? watch.owner,
-    channelId: watch.channelId,
-    operation: 'watch.logs',
-    target: String(watch.pullZoneId),
-    params: { watch: watch.id, reason: watch.endedReason, counted: watch.progress.total },
-    outcome: 'ended',
-    approvalId: null,
-    correlationId: watch.id,
-    detail: `watch ${watch.id} ended: ${watch.endedReason}`,
-  });
-  const auditFailure = await audited.then(
-    () => undefined,
-    (error: unknown) => ({ error }),
-  );
+  const auditFailure = await deps.audit
+    .append({
+      userId: watch.endedBy ?? watch.owner,
+      channelId: watch.channelId,
+      operation: 'watch.logs',
+      target: String(watch.pullZoneId),
+      params: { watch: watch.id, reason: watch.endedReason, counted: watch.progress.total },
+      outcome: 'ended',
+      approvalId: null,
+      correlationId: watch.id,
+      detail: `watch ${watch.id} ended: ${watch.endedReason}`,
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
   deps.logger.info('watch ended', { watch: watch.id, reason: watch.endedReason });
   try {
     if (watch.messageTs)

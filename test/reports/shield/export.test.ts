@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
 import { writeShieldExportCsv } from '../../../src/reports/shield/export.js';
-import { createFileScrub, fileSecretForms, fileStamp } from '../../../src/secrets/file-scrub.js';
+import {
+  createFileScrub,
+  type FileSecretForms,
+  fileSecretForms,
+  fileStamp,
+} from '../../../src/secrets/file-scrub.js';
 import { SecretRegistry } from '../../../src/secrets/registry.js';
 import { exists, inPieces, useReportScratch } from '../support.js';
 
@@ -206,6 +211,20 @@ describe('passing the Shield export through to a file', () => {
       pool: reportPool(),
     });
     expect(alone.secretCount).toBeUndefined();
+  });
+
+  it('refuses secrets that are not forms and their masks, and writes nothing', async () => {
+    const path = csvPath();
+    const secrets = { generation: 1, forms: [{ form: 5, masked: '[redacted …x]' }] };
+    await expect(
+      writeShieldExportCsv({
+        source: platformCsv(ROWS),
+        path,
+        pool: reportPool(),
+        secrets: secrets as unknown as FileSecretForms,
+      }),
+    ).rejects.toThrow("an export task's secrets need a generation and forms");
+    expect(await exists(path)).toBe(false);
   });
 
   it('reports progress in body bytes and rows', async () => {

@@ -73,13 +73,9 @@ export async function pass(state: PollerState): Promise<void> {
     // Leased just before the download; the download renews the leases while it runs.
     const startedAt = now();
     const deadline = startedAt + DEADLINE_INTERVALS * Math.min(...heads.map((head) => head.everyMs));
-    try {
-      const watches = await takeLeases(state, heads, startedAt);
-      if (watches.length > 0) await pollZone(state, pullZoneId, watches, startedAt, deadline);
-    } catch (error) {
-      // One zone's failure (the state database) does not hold back the other zones' polls.
-      state.logger.warn('the watches of a pull zone could not be polled', { pullZone: pullZoneId, error });
-    }
+    // Each watch's lease and save fail on their own (lease.ts, poll-zone.ts): the zone goes on.
+    const watches = await takeLeases(state, heads, startedAt);
+    if (watches.length > 0) await pollZone(state, pullZoneId, watches, startedAt, deadline);
   }
   state.metrics.setRunningWatches(await state.store.countRunning());
 }
