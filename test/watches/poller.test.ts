@@ -430,6 +430,41 @@ describe('the watch poller', () => {
     ).toBe(true);
   });
 
+  it('tells the owner of a watch whose channel is gone, even when its end could not be audited', async () => {
+    const setup = await setUp('2026-11-21T14:00:00.000Z');
+    const id = await startWatch(setup.store, setup.clock);
+    const archived = Object.assign(new Error('An API error occurred: is_archived'), {
+      data: { ok: false, error: 'is_archived' },
+    });
+    const told: string[] = [];
+    const to: Messenger = {
+      ...messenger,
+      update: async () => {
+        throw archived;
+      },
+      postToChannel: async () => {
+        throw archived;
+      },
+      sendDirect: async (userId, reply) => {
+        told.push(`${userId}: ${reply.text}`);
+        return undefined;
+      },
+    };
+    const audit = {
+      append: async () => {
+        throw new Error('the audit log is unreachable');
+      },
+    } as unknown as AuditLog;
+    const logger = memoryLogger();
+    const slow = slowPlatform(setup.clock, { chunks: 1, chunkMs: 0, perChunk: 1 });
+    await poller({ ...setup, audit }, slow.platform, 'replica-a', { to, logger }).tick();
+    expect((await setup.store.get(id))!.endedReason).toBe('channel');
+    expect(told).toEqual([`U0ALICE: Your watch of pull zone ${ZONE} ended`]);
+    expect(logger.lines.some((line) => line.includes('could not be audited') && line.includes(id))).toBe(
+      true,
+    );
+  });
+
   it.each([
     ['lease cannot be taken', 'takeLease'],
     ['poll cannot be saved', 'savePoll'],

@@ -16,7 +16,12 @@ import type { PollerState } from './state.js';
 export async function endWatch(state: PollerState, watch: WatchHead, reason: EndReason): Promise<boolean> {
   const { store, messenger, now, logger } = state;
   const ended = await store.end(watch.id, reason, null, now());
-  if (ended && messenger) await announceEnd(ended, { messenger, audit: state.audit, logger, nowMs: now() });
+  // Ended in the store: no later pass sees it again, so a failed audit row is logged here and
+  // whatever follows the end (its owner's message) still goes.
+  if (ended && messenger)
+    await announceEnd(ended, { messenger, audit: state.audit, logger, nowMs: now() }).catch(
+      (error: unknown) => logger.error('the end of a watch could not be audited', { watch: watch.id, error }),
+    );
   return ended !== null && ended !== undefined;
 }
 

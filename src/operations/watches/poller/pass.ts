@@ -56,8 +56,8 @@ async function dueByZone(state: PollerState, nowMs: number): Promise<Map<number,
       if (await goesOn(state, watch, nowMs))
         due.set(watch.pullZoneId, [...(due.get(watch.pullZoneId) ?? []), watch]);
     } catch (error) {
-      // Its end could not be written or told (the state database, the audit): the next pass
-      // tries again, and the other watches go on now.
+      // Its end could not be written (the state database) or its owner not checked: the next
+      // pass tries again, and the other watches go on now.
       logger.warn('a due watch could not be checked or ended', { watch: watch.id, error });
     }
   }
