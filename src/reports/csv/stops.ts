@@ -38,13 +38,19 @@ const COUNTING_BYTES = 32 * 64 * 1024;
 /**
  * The tally table (stops.wat: `$countRecord`), i32s: a counter's address per column, for the
  * first COUNTED_COLUMNS; then TIME_COLUMN, READ and NOTHING_WANTED; at MINUTE_AT bytes, the
- * minute last read; at ROLES_AT, a byte per column: its role.
+ * minute last read (then, at 296, the one a records() call started with); at ROLES_AT, a byte
+ * per column: its role.
  */
 export const COUNTED_COLUMNS = 64;
 /** The column of the events' times, -1 for none. */
 export const TIME_COLUMN = 64;
 /** The address of what records() read of each record: two u32s per record of a call (stops.wat). */
 export const READ = 65;
+/**
+ * What records() read of a record's time is its ms from the minute the call started in (the
+ * minute last read before it), plus this: a time of another minute is read there too.
+ */
+export const READ_TIME_BIAS = 0x4000_0000;
 /** 1 when no cell is wanted at all. */
 const NOTHING_WANTED = 72;
 const MINUTE_AT = 264;

@@ -5,9 +5,10 @@
 ;; test/reports/csv/stops.test.ts holds what stops.ts finds to a byte-by-byte scan.
 (module
   ;; Pages of 64 KiB: the input window (stops.ts: WINDOW, 64 KiB, and 16 bytes of padding), its
-  ;; offsets (4 bytes each, at most one per input byte) and, from page 6, what `records` writes
-  ;; (its count, then at most one entry per input byte and one per record); from page 15, 32
-  ;; pages for the counters of one summary at a time (stops.ts: leaseCounting); then the tally
+  ;; offsets (4 bytes each, at most one per input byte); at 360448 (page 5), the bytes that may
+  ;; start a formula; from page 6, what `records` writes (its count, then at most one entry per
+  ;; input byte and one per record; a few more past the last, written over later); from page 15,
+  ;; 32 pages for the counters of one summary at a time (stops.ts: leaseCounting); then the tally
   ;; table of a guard with no sink (stops.ts: NO_SINK_TABLE).
   (memory (export "memory") 48)
 
@@ -64,6 +65,80 @@
         (i32.eq (i32.load8_u (i32.add (local.get $at) (i32.const 1))) (i32.const 0x0a)))
       (i32.const 1)))
 
+  ;; The bytes that may start a formula (csv/bytes.ts: LEADS; 0xEF may begin a full-width one), a
+  ;; byte per byte value at 360448: 1 in a bare cell's first byte, 2 in a quoted one's (a CR too:
+  ;; in a bare cell it is a line break).
+  (data (i32.const 360457) "\03")
+  (data (i32.const 360461) "\02")
+  (data (i32.const 360491) "\03")
+  (data (i32.const 360493) "\03")
+  (data (i32.const 360509) "\03")
+  (data (i32.const 360512) "\03")
+  (data (i32.const 360687) "\03")
+
+  ;; The commas among the stops `$block` found last (its bits), for `records` to take a run of cells at once.
+  (global $commas (mut i64) (i64.const 0))
+
+  ;; A bit per byte of the 64 from $at (bit 0: $at): set where the byte is a comma, quote, CR or
+  ;; LF before $to; the commas alone go to $commas. Reads the 64 bytes whatever $to is: the
+  ;; memory goes on past any window.
+  (func $block (param $at i32) (param $to i32) (result i64)
+    (local $bits i64)
+    (local $commas i64)
+    (local $keep i64)
+    (local $comma v128)
+    (local $others v128)
+    (local $bytes v128)
+    (local $hit v128)
+    (local $cr v128)
+    (local $lf v128)
+    (local.set $comma (i8x16.splat (i32.const 0x2c)))
+    (local.set $others (i8x16.splat (i32.const 0x22)))
+    (local.set $cr (i8x16.splat (i32.const 0x0d)))
+    (local.set $lf (i8x16.splat (i32.const 0x0a)))
+    (local.set $bytes (v128.load align=1 (local.get $at)))
+    (local.set $hit (i8x16.eq (local.get $bytes) (local.get $comma)))
+    (local.set $commas (i64.extend_i32_u (i8x16.bitmask (local.get $hit))))
+    (local.set $bits (i64.extend_i32_u (i8x16.bitmask (v128.or (local.get $hit) (v128.or
+      (i8x16.eq (local.get $bytes) (local.get $others))
+      (v128.or
+        (i8x16.eq (local.get $bytes) (local.get $cr))
+        (i8x16.eq (local.get $bytes) (local.get $lf))))))))
+    (local.set $bytes (v128.load offset=16 align=1 (local.get $at)))
+    (local.set $hit (i8x16.eq (local.get $bytes) (local.get $comma)))
+    (local.set $commas (i64.or (local.get $commas) (i64.shl (i64.extend_i32_u (i8x16.bitmask (local.get $hit))) (i64.const 16))))
+    (local.set $bits (i64.or (local.get $bits)
+      (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or (local.get $hit) (v128.or
+      (i8x16.eq (local.get $bytes) (local.get $others))
+      (v128.or
+        (i8x16.eq (local.get $bytes) (local.get $cr))
+        (i8x16.eq (local.get $bytes) (local.get $lf))))))) (i64.const 16))))
+    (local.set $bytes (v128.load offset=32 align=1 (local.get $at)))
+    (local.set $hit (i8x16.eq (local.get $bytes) (local.get $comma)))
+    (local.set $commas (i64.or (local.get $commas) (i64.shl (i64.extend_i32_u (i8x16.bitmask (local.get $hit))) (i64.const 32))))
+    (local.set $bits (i64.or (local.get $bits)
+      (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or (local.get $hit) (v128.or
+      (i8x16.eq (local.get $bytes) (local.get $others))
+      (v128.or
+        (i8x16.eq (local.get $bytes) (local.get $cr))
+        (i8x16.eq (local.get $bytes) (local.get $lf))))))) (i64.const 32))))
+    (local.set $bytes (v128.load offset=48 align=1 (local.get $at)))
+    (local.set $hit (i8x16.eq (local.get $bytes) (local.get $comma)))
+    (local.set $commas (i64.or (local.get $commas) (i64.shl (i64.extend_i32_u (i8x16.bitmask (local.get $hit))) (i64.const 48))))
+    (local.set $bits (i64.or (local.get $bits)
+      (i64.shl (i64.extend_i32_u (i8x16.bitmask (v128.or (local.get $hit) (v128.or
+      (i8x16.eq (local.get $bytes) (local.get $others))
+      (v128.or
+        (i8x16.eq (local.get $bytes) (local.get $cr))
+        (i8x16.eq (local.get $bytes) (local.get $lf))))))) (i64.const 48))))
+    ;; What lies at or past $to is not the window's.
+    (local.set $keep (i64.const -1))
+    (if (i32.lt_u (i32.sub (local.get $to) (local.get $at)) (i32.const 64))
+      (then (local.set $keep
+        (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.sub (local.get $to) (local.get $at)))) (i64.const 1)))))
+    (global.set $commas (i64.and (local.get $commas) (local.get $keep)))
+    (i64.and (local.get $bits) (local.get $keep)))
+
   ;; From $from, where a record starts, reads the records of [$from, $to) whose record delimiter
   ;; (of kind $kind, as for $delimiter) is before $to, and which the formula guard reads as CSV
   ;; does: no empty line, no quote inside a bare cell, nothing but a comma or the delimiter after
@@ -76,6 +151,8 @@
   ;; With $tally not 0 (the tally table: `$countRecord`), each record's named cells are counted as
   ;; it ends, and a record left with nothing to do but put in the `'` of a formula is written as
   ;; one entry, after one for each `'` (`$countRecord`).
+  ;; The stops (commas, quotes, line breaks) are found 64 bytes at a time (`$block`): each cell
+  ;; takes the next one from the bits of its block, and the block is read again only past its end.
   (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (result i32)
     (local $record i32)
     (local $at i32)
@@ -84,12 +161,21 @@
     (local $byte i32)
     (local $flags i32)
     (local $length i32)
-    (local $bytes v128)
-    (local $mask i32)
     (local $records i32)
+    (local $base i32)
+    (local $bits i64)
+    (local $next i64)
+    (local $run i64)
+    (local $length64 i64)
+    (local $end i32)
+    (local $last i32)
     (local.set $record (local.get $from))
     (local.set $written (i32.add (local.get $out) (i32.const 4)))
     (local.set $kept (local.get $written))
+    ;; The minute the call's times are read from (`$time`), as JavaScript took it before the call.
+    (if (local.get $tally) (then (f64.store offset=296 (local.get $tally) (f64.load offset=264 (local.get $tally)))))
+    ;; No block is read yet: any $at is past this one's end.
+    (local.set $base (i32.sub (local.get $from) (i32.const 64)))
     (block $done
       (loop $records
         (local.set $at (local.get $record))
@@ -105,29 +191,33 @@
             (then
               (local.set $at (i32.add (local.get $at) (i32.const 1)))
               (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
-              (local.set $byte (i32.load8_u (local.get $at)))
-              (local.set $flags (i32.or (i32.const 1) (i32.shl (i32.or
-                  (i32.or
-                    (i32.or (i32.eq (local.get $byte) (i32.const 0x3d)) (i32.eq (local.get $byte) (i32.const 0x2b)))
-                    (i32.or (i32.eq (local.get $byte) (i32.const 0x2d)) (i32.eq (local.get $byte) (i32.const 0x40))))
-                  (i32.or
-                    (i32.or (i32.eq (local.get $byte) (i32.const 0x09)) (i32.eq (local.get $byte) (i32.const 0x0d)))
-                    (i32.eq (local.get $byte) (i32.const 0xef)))) (i32.const 2))))
+              (local.set $flags (i32.or (i32.const 1)
+                (i32.shl (i32.and (i32.load8_u offset=360448 (i32.load8_u (local.get $at))) (i32.const 2)) (i32.const 1))))
               (block $closed
                 (loop $quoted
-                  (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
-                  (local.set $byte (i32.load8_u (local.get $at)))
-                  (if (i32.eq (local.get $byte) (i32.const 0x22))
+                  ;; The next stop at or after $at, from the block's bits (another block past its end).
+                  (block $found
+                    (loop $search
+                      (if (i32.ge_u (i32.sub (local.get $at) (local.get $base)) (i32.const 64))
+                        (then
+                          (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
+                          (local.set $base (local.get $at))
+                          (local.set $bits (call $block (local.get $base) (local.get $to)))))
+                      (local.set $next (i64.and (local.get $bits)
+                        (i64.shl (i64.const -1) (i64.extend_i32_u (i32.sub (local.get $at) (local.get $base))))))
+                      (br_if $found (i64.ne (local.get $next) (i64.const 0)))
+                      (local.set $at (i32.add (local.get $base) (i32.const 64)))
+                      (br $search)))
+                  (local.set $at (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $next)))))
+                  (if (i32.eq (i32.load8_u (local.get $at)) (i32.const 0x22))
                     (then
                       (br_if $done (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to)))
                       (br_if $closed (i32.ne (i32.load8_u (i32.add (local.get $at) (i32.const 1))) (i32.const 0x22)))
                       (local.set $flags (i32.or (local.get $flags) (i32.const 10)))
                       (local.set $at (i32.add (local.get $at) (i32.const 2)))
                       (br $quoted)))
-                  (if (i32.or
-                        (i32.or (i32.eq (local.get $byte) (i32.const 0x2c)) (i32.eq (local.get $byte) (i32.const 0x0d)))
-                        (i32.eq (local.get $byte) (i32.const 0x0a)))
-                    (then (local.set $flags (i32.or (local.get $flags) (i32.const 8)))))
+                  ;; A comma or line break in the text.
+                  (local.set $flags (i32.or (local.get $flags) (i32.const 8)))
                   (local.set $at (i32.add (local.get $at) (i32.const 1)))
                   (br $quoted)))
               ;; Quotes around nothing that needs them are dropped.
@@ -137,36 +227,66 @@
               (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
               (local.set $byte (i32.load8_u (local.get $at))))
             (else
-              (local.set $flags (i32.const 0))
+              ;; The cells of the block that end at its commas before any other stop (quote, line
+              ;; break) hold nothing but text: one entry each, with no step from one to the next.
+              (if (i32.ge_u (i32.sub (local.get $at) (local.get $base)) (i32.const 64))
+                (then
+                  (local.set $base (local.get $at))
+                  (local.set $bits (call $block (local.get $base) (local.get $to)))))
+              (local.set $next (i64.and (local.get $bits)
+                (i64.shl (i64.const -1) (i64.extend_i32_u (i32.sub (local.get $at) (local.get $base))))))
+              (local.set $run (i64.and (global.get $commas) (i64.and (local.get $next)
+                (i64.sub (i64.and (local.tee $length64 (i64.and (local.get $next) (i64.xor (global.get $commas) (i64.const -1))))
+                  (i64.sub (i64.const 0) (local.get $length64))) (i64.const 1)))))
+              (if (i64.ne (local.get $run) (i64.const 0))
+                (then
+                  ;; Four entries a step, whatever is left: those past the run are written over later
+                  ;; (the memory has room for them), and the steps are as many as the cells / 4.
+                  (local.set $end (i32.add (local.get $written) (i32.shl (i32.wrap_i64 (i64.popcnt (local.get $run))) (i32.const 2))))
+                  (local.set $last (i32.add (local.get $base) (i32.sub (i32.const 64) (i32.wrap_i64 (i64.clz (local.get $run))))))
+                  (loop $run
+                    (local.set $length (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $run)))))
+                    (i32.store (local.get $written) (i32.or (i32.shl (local.get $length) (i32.const 4))
+                      (i32.shl (i32.and (i32.load8_u offset=360448 (i32.load8_u (local.get $at))) (i32.const 1)) (i32.const 2))))
+                    (local.set $at (i32.add (local.get $length) (i32.const 1)))
+                    (local.set $run (i64.and (local.get $run) (i64.sub (local.get $run) (i64.const 1))))
+                    (local.set $length (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $run)))))
+                    (i32.store offset=4 (local.get $written) (i32.or (i32.shl (local.get $length) (i32.const 4))
+                      (i32.shl (i32.and (i32.load8_u offset=360448 (i32.load8_u (local.get $at))) (i32.const 1)) (i32.const 2))))
+                    (local.set $at (i32.add (local.get $length) (i32.const 1)))
+                    (local.set $run (i64.and (local.get $run) (i64.sub (local.get $run) (i64.const 1))))
+                    (local.set $length (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $run)))))
+                    (i32.store offset=8 (local.get $written) (i32.or (i32.shl (local.get $length) (i32.const 4))
+                      (i32.shl (i32.and (i32.load8_u offset=360448 (i32.load8_u (local.get $at))) (i32.const 1)) (i32.const 2))))
+                    (local.set $at (i32.add (local.get $length) (i32.const 1)))
+                    (local.set $run (i64.and (local.get $run) (i64.sub (local.get $run) (i64.const 1))))
+                    (local.set $length (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $run)))))
+                    (i32.store offset=12 (local.get $written) (i32.or (i32.shl (local.get $length) (i32.const 4))
+                      (i32.shl (i32.and (i32.load8_u offset=360448 (i32.load8_u (local.get $at))) (i32.const 1)) (i32.const 2))))
+                    (local.set $at (i32.add (local.get $length) (i32.const 1)))
+                    (local.set $run (i64.and (local.get $run) (i64.sub (local.get $run) (i64.const 1))))
+                    (local.set $written (i32.add (local.get $written) (i32.const 16)))
+                    (br_if $run (i32.lt_u (local.get $written) (local.get $end))))
+                  (local.set $written (local.get $end))
+                  (local.set $at (local.get $last))
+                  (br $cells)))
               ;; A CR that starts a cell ends the record after an empty one, or is a line break in its text (below).
-              (local.set $flags
-                (i32.shl
-                  (i32.and (i32.ne (local.get $byte) (i32.const 0x0d)) (i32.or
-                    (i32.or
-                      (i32.or (i32.eq (local.get $byte) (i32.const 0x3d)) (i32.eq (local.get $byte) (i32.const 0x2b)))
-                      (i32.or (i32.eq (local.get $byte) (i32.const 0x2d)) (i32.eq (local.get $byte) (i32.const 0x40))))
-                    (i32.or (i32.eq (local.get $byte) (i32.const 0x09)) (i32.eq (local.get $byte) (i32.const 0xef)))))
-                  (i32.const 2)))
+              (local.set $flags (i32.shl (i32.and (i32.load8_u offset=360448 (local.get $byte)) (i32.const 1)) (i32.const 2)))
               (block $end
                 (loop $text
-                  ;; To the next comma, quote or line break, 16 bytes at a time.
                   (block $found
-                    (loop $blocks
-                      (local.set $bytes (v128.load align=1 (local.get $at)))
-                      (local.set $mask (i8x16.bitmask
-                    (v128.or
-                      (v128.or
-                        (i8x16.eq (local.get $bytes) (i8x16.splat (i32.const 0x2c)))
-                        (i8x16.eq (local.get $bytes) (i8x16.splat (i32.const 0x22))))
-                      (v128.or
-                        (i8x16.eq (local.get $bytes) (i8x16.splat (i32.const 0x0d)))
-                        (i8x16.eq (local.get $bytes) (i8x16.splat (i32.const 0x0a)))))))
-                      (br_if $found (local.get $mask))
-                      (local.set $at (i32.add (local.get $at) (i32.const 16)))
-                      (br_if $blocks (i32.lt_u (local.get $at) (local.get $to)))
-                      (br $done)))
-                  (local.set $at (i32.add (local.get $at) (i32.ctz (local.get $mask))))
-                  (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
+                    (loop $search
+                      (if (i32.ge_u (i32.sub (local.get $at) (local.get $base)) (i32.const 64))
+                        (then
+                          (br_if $done (i32.ge_u (local.get $at) (local.get $to)))
+                          (local.set $base (local.get $at))
+                          (local.set $bits (call $block (local.get $base) (local.get $to)))))
+                      (local.set $next (i64.and (local.get $bits)
+                        (i64.shl (i64.const -1) (i64.extend_i32_u (i32.sub (local.get $at) (local.get $base))))))
+                      (br_if $found (i64.ne (local.get $next) (i64.const 0)))
+                      (local.set $at (i32.add (local.get $base) (i32.const 64)))
+                      (br $search)))
+                  (local.set $at (i32.add (local.get $base) (i32.wrap_i64 (i64.ctz (local.get $next)))))
                   (local.set $byte (i32.load8_u (local.get $at)))
                   (br_if $end (i32.eq (local.get $byte) (i32.const 0x2c)))
                   ;; A quote inside a bare cell: the guard refuses it and says where.
@@ -186,7 +306,12 @@
           ;; After a closing quote: a NUL (the cell goes on, csv-parse's leniency) or text (refused) is the guard's.
           (br_if $done (i32.and (i32.ne (local.get $byte) (i32.const 0x0d)) (i32.ne (local.get $byte) (i32.const 0x0a))))
           (br_if $done (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to)))
-          (local.set $length (call $delimiter (local.get $at) (local.get $kind)))
+          ;; CRLF, the platform's, without a call.
+          (local.set $length
+            (if (result i32) (i32.eq (local.get $kind) (i32.const 1))
+              (then (i32.shl (i32.and (i32.eq (local.get $byte) (i32.const 0x0d))
+                (i32.eq (i32.load8_u offset=1 (local.get $at)) (i32.const 0x0a))) (i32.const 1)))
+              (else (call $delimiter (local.get $at) (local.get $kind)))))
           (br_if $done (i32.eqz (local.get $length)))
           (if (local.get $tally)
             (then
@@ -212,7 +337,8 @@
   ;; counter, 0 for a column not counted here; at + 256 the column of the events' times (-1:
   ;; none); + 260 the address of what is read of each record (below); + 264 the minute last
   ;; read (event-time.ts: MinuteCache): its start in Unix ms (f64, NaN before one was read) and,
-  ;; at + 272, its 16 bytes; + 288 1 when no cell is wanted at all (the guard has no sink);
+  ;; at + 272, its 16 bytes; + 288 1 when no cell is wanted at all (the guard has no sink); + 296
+  ;; the minute last read as the call started (f64), which JavaScript reads the times from;
   ;; + 320 the role of each column (u8, summary.ts: ROLES; 0 for none or the time).
   ;;
   ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
@@ -223,7 +349,7 @@
   ;;
   ;; What is read of each record, two u32s at its index in the call: a bit per role counted
   ;; (bit 0: the time), the rule id's slot + 1 at bit 8 and the rule name's at bit 19 (11 bits
-  ;; each); then the time, in ms into the minute.
+  ;; each); then the time: its ms from the call's minute (+ 296), plus 2^30 (stops.ts: READ_TIME_BIAS).
 
   ;; What the guard does with a cell `records` flagged 4 (it may start a formula, or its quotes
   ;; come or go), from $start to its end $end, with its entry's $flags: -2 when its quotes come or
@@ -387,21 +513,35 @@
     (i32.store (local.get $written) (local.get $info))
     (i32.add (local.get $written) (i32.const 4)))
 
-  ;; An event's time as event-time.ts reads it, when it is of the common form and in the minute
-  ;; read last: `YYYY-MM-DD[T ]HH:MM` (that minute's 16 bytes), `:SS`, `.f`, `.ff` or `.fff` or
-  ;; none, then `Z`, `z` or nothing. Returns the milliseconds into that minute, or -1: the cell
-  ;; is then read in JavaScript (another minute, an offset, more digits, not a time).
+  ;; An event's time as event-time.ts reads it, when it is of the common form:
+  ;; `YYYY-MM-DD[T ]HH:MM` (a minute, kept as the one read last when it is another), `:SS`, `.f`,
+  ;; `.ff` or `.fff` or none, then `Z`, `z` or nothing. Returns its milliseconds from the minute
+  ;; the call started in, plus 2^30; or -1: the cell is then read in JavaScript (no minute read
+  ;; before the call, one more than some 11 days away, an offset, more digits, not a time).
   (func $time (param $tally i32) (param $at i32) (param $length i32) (result i32)
     (local $i i32)
     (local $digit i32)
     (local $millis i32)
     (local $scale i32)
     (local $second i32)
+    (local $base f64)
+    (local $minute f64)
+    (local $shift i32)
     (if (i32.lt_u (local.get $length) (i32.const 19)) (then (return (i32.const -1))))
-    (if (f64.ne (f64.load offset=264 (local.get $tally)) (f64.load offset=264 (local.get $tally)))
-      (then (return (i32.const -1))))
+    ;; The call's minute: with none, JavaScript reads the first.
+    (local.set $base (f64.load offset=296 (local.get $tally)))
+    (if (f64.ne (local.get $base) (local.get $base)) (then (return (i32.const -1))))
     (if (i32.eqz (i8x16.all_true (i8x16.eq (v128.load align=1 (local.get $at)) (v128.load offset=272 (local.get $tally)))))
-      (then (return (i32.const -1))))
+      (then
+        ;; Another minute: read as event-time.ts's minuteMs reads it, and kept for the next times.
+        (local.set $minute (call $minute (local.get $at)))
+        (if (f64.ne (local.get $minute) (local.get $minute)) (then (return (i32.const -1))))
+        (f64.store offset=264 (local.get $tally) (local.get $minute))
+        (v128.store offset=272 (local.get $tally) (v128.load align=1 (local.get $at)))))
+    ;; Minutes from the call's, in ms, biased to be positive; further than that is JavaScript's.
+    (local.set $minute (f64.sub (f64.load offset=264 (local.get $tally)) (local.get $base)))
+    (if (i32.eqz (f64.lt (f64.abs (local.get $minute)) (f64.const 1e9))) (then (return (i32.const -1))))
+    (local.set $shift (i32.add (i32.trunc_f64_s (local.get $minute)) (i32.const 0x40000000)))
     (if (i32.ne (i32.load8_u offset=16 (local.get $at)) (i32.const 0x3a)) (then (return (i32.const -1))))
     (local.set $digit (i32.sub (i32.load8_u offset=17 (local.get $at)) (i32.const 0x30)))
     (local.set $second (i32.sub (i32.load8_u offset=18 (local.get $at)) (i32.const 0x30)))
@@ -426,12 +566,101 @@
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
             (br $digits)))
         (if (i32.eq (local.get $i) (i32.const 20)) (then (return (i32.const -1))))))
-    (if (i32.eq (local.get $i) (local.get $length)) (then (return (local.get $millis))))
+    (if (i32.eq (local.get $i) (local.get $length)) (then (return (i32.add (local.get $shift) (local.get $millis)))))
     (if (i32.and
           (i32.eq (i32.add (local.get $i) (i32.const 1)) (local.get $length))
           (i32.eq (i32.or (i32.load8_u (i32.add (local.get $at) (local.get $i))) (i32.const 0x20)) (i32.const 0x7a)))
-      (then (return (local.get $millis))))
+      (then (return (i32.add (local.get $shift) (local.get $millis)))))
     (i32.const -1))
+
+  ;; The start (Unix ms) of the minute `YYYY-MM-DD[T ]HH:MM` at $at, as event-time.ts's minuteMs
+  ;; reads it (days_from_civil), or NaN; a year before 1 is left to JavaScript too.
+  (func $minute (param $at i32) (result f64)
+    (local $year i32)
+    (local $month i32)
+    (local $day i32)
+    (local $hour i32)
+    (local $min i32)
+    (local $bad i32)
+    (local $days i32)
+    (local $y i32)
+    (local $era i32)
+    (local $yoe i32)
+    (local.set $bad (i32.or
+      (i32.or
+        (i32.ne (i32.load8_u offset=4 (local.get $at)) (i32.const 0x2d))
+        (i32.ne (i32.load8_u offset=7 (local.get $at)) (i32.const 0x2d)))
+      (i32.or
+        (i32.ne (i32.load8_u offset=13 (local.get $at)) (i32.const 0x3a))
+        (i32.and
+          (i32.and
+            (i32.ne (i32.load8_u offset=10 (local.get $at)) (i32.const 0x54))
+            (i32.ne (i32.load8_u offset=10 (local.get $at)) (i32.const 0x74)))
+          (i32.ne (i32.load8_u offset=10 (local.get $at)) (i32.const 0x20))))))
+    (local.set $year (call $digits (local.get $at) (i32.const 4)))
+    (local.set $month (call $digits (i32.add (local.get $at) (i32.const 5)) (i32.const 2)))
+    (local.set $day (call $digits (i32.add (local.get $at) (i32.const 8)) (i32.const 2)))
+    (local.set $hour (call $digits (i32.add (local.get $at) (i32.const 11)) (i32.const 2)))
+    (local.set $min (call $digits (i32.add (local.get $at) (i32.const 14)) (i32.const 2)))
+    ;; Not digits: -1, out of every range below.
+    (if (i32.or (local.get $bad)
+          (i32.or
+            (i32.or (i32.lt_s (local.get $year) (i32.const 1)) (i32.gt_u (i32.sub (local.get $month) (i32.const 1)) (i32.const 11)))
+            (i32.or (i32.gt_u (local.get $hour) (i32.const 23)) (i32.gt_u (local.get $min) (i32.const 59)))))
+      (then (return (f64.const nan))))
+    ;; Days in the month: 30 or 31 by the month's bits, February's by the leap year.
+    (local.set $days (i32.add (i32.const 30)
+      (i32.and (i32.add (local.get $month) (i32.shr_u (local.get $month) (i32.const 3))) (i32.const 1))))
+    (if (i32.eq (local.get $month) (i32.const 2))
+      (then (local.set $days (i32.add (i32.const 28)
+        (i32.and
+          (i32.eqz (i32.rem_u (local.get $year) (i32.const 4)))
+          (i32.or
+            (i32.ne (i32.rem_u (local.get $year) (i32.const 100)) (i32.const 0))
+            (i32.eqz (i32.rem_u (local.get $year) (i32.const 400)))))))))
+    (if (i32.or (i32.lt_s (local.get $day) (i32.const 1)) (i32.gt_s (local.get $day) (local.get $days)))
+      (then (return (f64.const nan))))
+    ;; days_from_civil, every value here at 0 or more.
+    (local.set $y (i32.sub (local.get $year) (i32.le_u (local.get $month) (i32.const 2))))
+    (local.set $era (i32.div_u (local.get $y) (i32.const 400)))
+    (local.set $yoe (i32.sub (local.get $y) (i32.mul (local.get $era) (i32.const 400))))
+    (local.set $days
+      (i32.sub
+        (i32.add
+          (i32.mul (local.get $era) (i32.const 146097))
+          (i32.add
+            (i32.sub
+              (i32.add (i32.mul (local.get $yoe) (i32.const 365)) (i32.div_u (local.get $yoe) (i32.const 4)))
+              (i32.div_u (local.get $yoe) (i32.const 100)))
+            (i32.sub
+              (i32.add
+                (i32.div_u
+                  (i32.add
+                    (i32.mul (i32.const 153)
+                      (i32.add (local.get $month) (select (i32.const -3) (i32.const 9) (i32.gt_u (local.get $month) (i32.const 2)))))
+                    (i32.const 2))
+                  (i32.const 5))
+                (local.get $day))
+              (i32.const 1))))
+        (i32.const 719468)))
+    (f64.add
+      (f64.mul (f64.convert_i32_s (local.get $days)) (f64.const 86400000))
+      (f64.convert_i32_s (i32.mul (i32.add (i32.mul (local.get $hour) (i32.const 60)) (local.get $min)) (i32.const 60000)))))
+
+  ;; The number the $count ASCII digits at $at write, or -1 when one of them is not a digit.
+  (func $digits (param $at i32) (param $count i32) (result i32)
+    (local $value i32)
+    (local $digit i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.eqz (local.get $count)))
+        (local.set $digit (i32.sub (i32.load8_u (local.get $at)) (i32.const 0x30)))
+        (if (i32.gt_u (local.get $digit) (i32.const 9)) (then (return (i32.const -1))))
+        (local.set $value (i32.add (i32.mul (local.get $value) (i32.const 10)) (local.get $digit)))
+        (local.set $at (i32.add (local.get $at) (i32.const 1)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (br $each)))
+    (local.get $value))
 
   ;; The key of $length bytes at $at, read as $kind says (ByteCounter: PLAIN, DOUBLED_QUOTES),
   ;; counted once more when the counter has it: its slot, else -1 (ByteCounter adds it).

@@ -23,6 +23,7 @@ import {
   leaseCounting,
   MOST_RECORDS,
   READ,
+  READ_TIME_BIAS,
   ROLES_AT,
   TIME_COLUMN,
 } from '../csv/stops.js';
@@ -393,7 +394,8 @@ export class ShieldTally implements CsvCellSink {
     const read = this.read[2 * index]!;
     const roles = read & 0xff;
     this.seen |= roles;
-    if (roles & (1 << TIMESTAMP)) this.rowTime = this.readMinuteMs + this.read[2 * index + 1]!;
+    if (roles & (1 << TIMESTAMP))
+      this.rowTime = this.readMinuteMs + (this.read[2 * index + 1]! - READ_TIME_BIAS);
     if (roles & (1 << RULE_ID)) this.ruleIdSlot = ((read >>> 8) & 0x7ff) - 1;
     if (roles & (1 << RULE_NAME)) this.ruleNameSlot = ((read >>> 19) & 0x7ff) - 1;
     for (let bits = roles; bits !== 0; bits &= bits - 1) this.cellsCountedBySimd++;

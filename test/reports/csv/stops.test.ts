@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
 import { CsvStops } from '../../../src/reports/csv/stops.js';
+import { wasmBytes } from '../../../src/reports/csv/stops-wasm.js';
 
 const STOP_BYTES = new Set([0x2c, 0x22, 0x0d, 0x0a]);
 
@@ -139,5 +140,126 @@ describe('a guard where WebAssembly cannot run', () => {
       { cwd: new URL('../../..', import.meta.url) },
     );
     expect(JSON.parse(stdout)).toEqual({ simd: false, csv: 'a,b\r\n\'=1+1,"x,y"\r\n' });
+  });
+});
+
+/**
+ * records() (stops.wat) with no tally, read byte by byte: the oracle of its 64-byte blocks. What
+ * it reads of [from, to) of `buf`, as in the WebAssembly memory: its entries and where it stopped.
+ */
+function recordsByBytes(buf: Uint8Array, from: number, to: number, kind: number) {
+  const isLead = (byte: number, quoted: boolean) =>
+    [0x3d, 0x2b, 0x2d, 0x40, 0x09, 0xef].includes(byte) || (quoted && byte === 0x0d);
+  const delimiter = (at: number) => {
+    const byte = buf[at]!;
+    if (kind === 2) return byte === 0x0a ? 1 : 0;
+    if (kind === 3) return byte === 0x0d ? 1 : 0;
+    return byte === 0x0d && buf[at + 1] === 0x0a ? 2 : 0;
+  };
+  const entries: number[] = [];
+  let record = from;
+  for (;;) {
+    const kept = entries.length;
+    const stop = () => ({ entries: entries.slice(0, kept), end: record });
+    let at = record;
+    if (at >= to || buf[at] === 0x0d || buf[at] === 0x0a) return stop();
+    let byte: number;
+    for (;;) {
+      if (at >= to) return stop();
+      let flags: number;
+      byte = buf[at]!;
+      if (byte === 0x22) {
+        if (++at >= to) return stop();
+        flags = 1 | (isLead(buf[at]!, true) ? 4 : 0);
+        for (;;) {
+          if (at >= to) return stop();
+          if (buf[at] === 0x22) {
+            if (at + 1 >= to) return stop();
+            if (buf[at + 1] !== 0x22) break;
+            flags |= 10;
+            at += 2;
+            continue;
+          }
+          if (buf[at] === 0x2c || buf[at] === 0x0d || buf[at] === 0x0a) flags |= 8;
+          at++;
+        }
+        if ((flags & 8) === 0) flags |= 4;
+        if (++at >= to) return stop();
+        byte = buf[at]!;
+      } else {
+        flags = byte !== 0x0d && isLead(byte, false) ? 4 : 0;
+        for (;;) {
+          while (at < to && !STOP_BYTES.has(buf[at]!)) at++;
+          if (at >= to) return stop();
+          byte = buf[at]!;
+          if (byte === 0x2c) break;
+          if (byte === 0x22 || at + 1 >= to) return stop();
+          if (delimiter(at)) break;
+          flags = 12;
+          at++;
+        }
+      }
+      entries.push(((at << 4) | flags) >>> 0);
+      if (byte === 0x2c) {
+        at++;
+        continue;
+      }
+      break;
+    }
+    if ((byte !== 0x0d && byte !== 0x0a) || at + 1 >= to) return stop();
+    const length = delimiter(at);
+    if (length === 0) return stop();
+    entries.push(0xffff_ffff);
+    record = at + length;
+  }
+}
+
+interface RecordsExports {
+  memory: { buffer: ArrayBuffer };
+  records(from: number, to: number, kind: number, out: number, tally: number): number;
+}
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+
+describe('records(): the cells of whole records, 64 bytes at a time', () => {
+  it('reads what a byte-by-byte reading reads, wherever the window and the blocks end', () => {
+    // The module alone, with a memory of its own: no guard's classifier is touched.
+    const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+    const exports = new wasm.Instance(new wasm.Module(wasmBytes)).exports as RecordsExports;
+    const memory = new Uint8Array(exports.memory.buffer);
+    const OUT = 6 * 64 * 1024;
+    const cell = fc.oneof(
+      { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9=+\-@\t. ]{0,70}$/) },
+      { weight: 2, arbitrary: fc.stringMatching(/^"([a-z,\r\n=]|"")*"$/) },
+      { weight: 1, arbitrary: fc.constantFrom('\r', '\n', '"', 'a"b', '"a"b', '\uff1dx', '\r\n', '""') },
+    );
+    const body = fc
+      .array(fc.array(cell, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 30 })
+      .chain((records) =>
+        fc.record({
+          text: fc.constant(`${records.map((cells) => cells.join(',')).join('\r\n')}\r\n`),
+          kind: fc.constantFrom(1, 2, 3),
+          // Where the window starts and ends in the text, and the stale bytes past its padding.
+          from: fc.nat(40),
+          cut: fc.nat(2_000),
+          stale: fc.constantFrom(0x2c, 0x22, 0x0a, 0x61),
+        }),
+      );
+    fc.assert(
+      fc.property(body, ({ text, kind, from, cut, stale }) => {
+        const bytes = Buffer.from(text.replaceAll('\r\n', ['\r\n', '\n', '\r'][kind - 1]!));
+        const to = Math.min(bytes.length, from + 1 + cut);
+        memory.fill(stale, 0, 4096);
+        memory.set(bytes.subarray(0, to), 0);
+        memory.fill(0, to, to + 16);
+        const end = exports.records(from, to, kind, OUT, 0);
+        const count = new Uint32Array(exports.memory.buffer, OUT, 1)[0]!;
+        const entries = [...new Uint32Array(exports.memory.buffer, OUT + 4, count)];
+        expect({ entries, end }).toEqual(recordsByBytes(memory, from, to, kind));
+      }),
+      { numRuns: 400 },
+    );
   });
 });
