@@ -230,7 +230,7 @@ export class CsvFormulaGuard {
         if (i === recordStart && this.whole && this.cellIndex === 0 && this.recordBytes === 0) {
           if (this.wait > 0) this.wait--;
           else if (this.delimiter !== UNKNOWN) {
-            const read = this.recordsOfWindow(buf, i);
+            const read = this.recordsOfWindows(buf, i);
             // The record after them needs this loop; one found none: wait longer before the next try.
             this.wait = read > i ? 1 : this.backoff;
             this.backoff = read > i ? 1 : Math.min(2 * this.backoff, MOST_RECORDS_BETWEEN_TRIES);
@@ -367,10 +367,25 @@ export class CsvFormulaGuard {
   }
 
   /**
-   * The records from `from` (a record's start) whose cells SIMD code found (stops.ts: records):
-   * cells that need nothing are handed over and left in place, the others written by endCell.
-   * Returns where the first record it did not read starts; that one (malformed, a NUL after a
-   * closing quote, an empty line, or cut by the window's end) is read by scan(). Cells that
+   * The records from `from` (a record's start) whose cells SIMD code found, window after window:
+   * a record that a window's end cut is read from the next window, filled from its start, and
+   * not byte by byte. Returns where the first record it did not read starts; that one
+   * (malformed, a NUL after a closing quote, an empty line, longer than a window, or cut by the
+   * chunk's end) is read by scan().
+   */
+  private recordsOfWindows(buf: Buffer, from: number): number {
+    let end = from;
+    for (;;) {
+      const read = this.recordsOfWindow(buf, end);
+      if (read === end || !this.stops.windowEndsNear(read)) return read;
+      end = read;
+    }
+  }
+
+  /**
+   * The records from `from` (a record's start) whose cells SIMD code found in one window
+   * (stops.ts: records): cells that need nothing are handed over and left in place, the others
+   * written by endCell. Returns where the first record it did not read starts. Cells that
    * records() counted for the sink (CsvCellSink.countingTable) are the sink's already: its
    * record() gets the record's index in the call, to take what was read of it.
    */

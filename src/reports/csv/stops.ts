@@ -47,13 +47,15 @@ export const TIME_COLUMN = 64;
 /** The address of what records() read of each record: two u32s per record of a call (stops.wat). */
 export const READ = 65;
 /**
- * What records() read of a record's time is its ms from the minute the call started in (the
- * minute last read before it), plus this: a time of another minute is read there too.
+ * What records() read of a record's time is its ms from the call's minute (CountingLease:
+ * callMinuteAt), plus this: a time of another minute is read there too.
  */
 export const READ_TIME_BIAS = 0x4000_0000;
 /** 1 when no cell is wanted at all. */
 const NOTHING_WANTED = 72;
 const MINUTE_AT = 264;
+/** The minute a records() call reads its times from (stops.wat: `$time`), an f64. */
+const CALL_MINUTE_AT = 296;
 export const ROLES_AT = 320;
 const TALLY_BYTES = 512;
 /** What a lease holds for counters after its table. */
@@ -107,6 +109,8 @@ export interface CountingLease {
   tally: number;
   /** Where the tally table holds the minute last read (event-time.ts: MinuteCache). */
   minuteAt: number;
+  /** Where it holds the minute a records() call read its times from: what READ_TIME_BIAS counts from. */
+  callMinuteAt: number;
   /** Where the counters' blocks may go: [from, to). */
   from: number;
   to: number;
@@ -130,6 +134,7 @@ export function leaseCounting(holder: object): CountingLease | undefined {
     table,
     tally: COUNTING_AT,
     minuteAt: COUNTING_AT + MINUTE_AT,
+    callMinuteAt: COUNTING_AT + CALL_MINUTE_AT,
     from: COUNTING_AT + TALLY_BYTES,
     to: COUNTING_AT + COUNTING_BYTES,
   };
@@ -261,6 +266,11 @@ export class CsvStops {
     return (
       this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT, tally)
     );
+  }
+
+  /** Whether records() from `at` would fill the window again, the buffer going on past its end: it ends too near for a record. */
+  windowEndsNear(at: number): boolean {
+    return this.shared !== null && at + RECORDS_AHEAD > this.end && this.end < this.buf.length;
   }
 
   /** records()' count (at 0) and entries (from 1): valid until the next call on this thread, by any guard. */

@@ -172,8 +172,8 @@
     (local.set $record (local.get $from))
     (local.set $written (i32.add (local.get $out) (i32.const 4)))
     (local.set $kept (local.get $written))
-    ;; The minute the call's times are read from (`$time`), as JavaScript took it before the call.
-    (if (local.get $tally) (then (f64.store offset=296 (local.get $tally) (f64.load offset=264 (local.get $tally)))))
+    ;; The minute the call's times are read from (`$time`): the first it reads.
+    (if (local.get $tally) (then (f64.store offset=296 (local.get $tally) (f64.const nan))))
     ;; No block is read yet: any $at is past this one's end.
     (local.set $base (i32.sub (local.get $from) (i32.const 64)))
     (block $done
@@ -338,7 +338,7 @@
   ;; none); + 260 the address of what is read of each record (below); + 264 the minute last
   ;; read (event-time.ts: MinuteCache): its start in Unix ms (f64, NaN before one was read) and,
   ;; at + 272, its 16 bytes; + 288 1 when no cell is wanted at all (the guard has no sink); + 296
-  ;; the minute last read as the call started (f64), which JavaScript reads the times from;
+  ;; the call's minute (f64; `$time`), which JavaScript reads the times from after the call;
   ;; + 320 the role of each column (u8, summary.ts: ROLES; 0 for none or the time).
   ;;
   ;; A counter (byte-counts.ts: its header) is i32s: 0 the bytes of a key's slot, 4 the keys,
@@ -410,6 +410,10 @@
     (local $info i32)
     (local $fix i32)
     (local $written i32)
+    (local $flags i32)
+    (local $nothing i32)
+    ;; With no cell wanted (a guard with no sink), only the `'`s are looked for.
+    (local.set $nothing (i32.load offset=288 (local.get $tally)))
     (local.set $start (local.get $record))
     (local.set $at (local.get $first))
     (local.set $whole (i32.const 1))
@@ -417,6 +421,7 @@
       (loop $cells
         (br_if $done (i32.ge_u (local.get $at) (local.get $last)))
         (local.set $entry (i32.load (local.get $at)))
+        (local.set $flags (i32.or (local.get $flags) (local.get $entry)))
         (local.set $end (i32.shr_u (local.get $entry) (i32.const 4)))
         ;; A cell whose quotes come or go is the guard's; one that only needs its `'` is not.
         (local.set $fix (i32.const -1))
@@ -424,7 +429,7 @@
           (then
             (local.set $fix (call $apostrophe (local.get $start) (local.get $end) (i32.and (local.get $entry) (i32.const 15))))
             (if (i32.eq (local.get $fix) (i32.const -2)) (then (local.set $whole (i32.const 0))))))
-        (if (i32.lt_u (local.get $column) (i32.const 64))
+        (if (i32.and (i32.lt_u (local.get $column) (i32.const 64)) (i32.eqz (local.get $nothing)))
           (then
             (local.set $counter (i32.load (i32.add (local.get $tally) (i32.shl (local.get $column) (i32.const 2)))))
             (if (i32.eq (local.get $column) (i32.load offset=256 (local.get $tally)))
@@ -480,7 +485,7 @@
                     (i32.store offset=60 (local.get $counter)
                       (i32.add (i32.load offset=60 (local.get $counter)) (i32.const 1))))))))
           ;; A column past the table's may be wanted.
-          (else (if (i32.eqz (i32.load offset=288 (local.get $tally))) (then (local.set $whole (i32.const 0))))))
+          (else (if (i32.eqz (local.get $nothing)) (then (local.set $whole (i32.const 0))))))
         (local.set $start (i32.add (local.get $end) (i32.const 1)))
         (local.set $column (i32.add (local.get $column) (i32.const 1)))
         (local.set $at (i32.add (local.get $at) (i32.const 4)))
@@ -491,6 +496,11 @@
     (if (i32.eqz (local.get $whole)) (then (return (local.get $last))))
     (local.set $info
       (i32.or (i32.and (i32.load (i32.sub (local.get $last) (i32.const 4))) (i32.const 0x1ffff0)) (i32.const 0x200000)))
+    ;; No cell flagged 4: no `'` to look for.
+    (if (i32.eqz (i32.and (local.get $flags) (i32.const 4)))
+      (then
+        (i32.store (local.get $first) (local.get $info))
+        (return (i32.add (local.get $first) (i32.const 4)))))
     ;; First, an entry for each `'` the record needs: 0xFFE00000 plus where it goes × 16.
     (local.set $written (local.get $first))
     (local.set $start (local.get $record))
@@ -515,9 +525,9 @@
 
   ;; An event's time as event-time.ts reads it, when it is of the common form:
   ;; `YYYY-MM-DD[T ]HH:MM` (a minute, kept as the one read last when it is another), `:SS`, `.f`,
-  ;; `.ff` or `.fff` or none, then `Z`, `z` or nothing. Returns its milliseconds from the minute
-  ;; the call started in, plus 2^30; or -1: the cell is then read in JavaScript (no minute read
-  ;; before the call, one more than some 11 days away, an offset, more digits, not a time).
+  ;; `.ff` or `.fff` or none, then `Z`, `z` or nothing. Returns its milliseconds from the call's
+  ;; minute (+ 296: the first it read), plus 2^30; or -1: the cell is then read in JavaScript (a
+  ;; minute more than some 11 days from the call's, an offset, more digits, not a time).
   (func $time (param $tally i32) (param $at i32) (param $length i32) (result i32)
     (local $i i32)
     (local $digit i32)
@@ -528,18 +538,23 @@
     (local $minute f64)
     (local $shift i32)
     (if (i32.lt_u (local.get $length) (i32.const 19)) (then (return (i32.const -1))))
-    ;; The call's minute: with none, JavaScript reads the first.
-    (local.set $base (f64.load offset=296 (local.get $tally)))
-    (if (f64.ne (local.get $base) (local.get $base)) (then (return (i32.const -1))))
-    (if (i32.eqz (i8x16.all_true (i8x16.eq (v128.load align=1 (local.get $at)) (v128.load offset=272 (local.get $tally)))))
+    (local.set $minute (f64.load offset=264 (local.get $tally)))
+    (if (i32.or (f64.ne (local.get $minute) (local.get $minute))
+          (i32.eqz (i8x16.all_true (i8x16.eq (v128.load align=1 (local.get $at)) (v128.load offset=272 (local.get $tally))))))
       (then
-        ;; Another minute: read as event-time.ts's minuteMs reads it, and kept for the next times.
+        ;; Another minute (or the first): read as event-time.ts's minuteMs reads it, and kept for the next times.
         (local.set $minute (call $minute (local.get $at)))
         (if (f64.ne (local.get $minute) (local.get $minute)) (then (return (i32.const -1))))
         (f64.store offset=264 (local.get $tally) (local.get $minute))
         (v128.store offset=272 (local.get $tally) (v128.load align=1 (local.get $at)))))
+    ;; The call's minute, which JavaScript reads its times from: the first one it read.
+    (local.set $base (f64.load offset=296 (local.get $tally)))
+    (if (f64.ne (local.get $base) (local.get $base))
+      (then
+        (local.set $base (local.get $minute))
+        (f64.store offset=296 (local.get $tally) (local.get $minute))))
     ;; Minutes from the call's, in ms, biased to be positive; further than that is JavaScript's.
-    (local.set $minute (f64.sub (f64.load offset=264 (local.get $tally)) (local.get $base)))
+    (local.set $minute (f64.sub (local.get $minute) (local.get $base)))
     (if (i32.eqz (f64.lt (f64.abs (local.get $minute)) (f64.const 1e9))) (then (return (i32.const -1))))
     (local.set $shift (i32.add (i32.trunc_f64_s (local.get $minute)) (i32.const 0x40000000)))
     (if (i32.ne (i32.load8_u offset=16 (local.get $at)) (i32.const 0x3a)) (then (return (i32.const -1))))
@@ -711,20 +726,7 @@
         (i32.load8_u (i32.add (i32.load offset=12 (local.get $counter)) (local.get $slot)))))
       (local.set $key
         (i32.add (i32.load offset=4 (local.get $counter)) (i32.mul (local.get $slot) (i32.load (local.get $counter)))))
-      (block $tail
-        (loop $words
-          (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $length)))
-          (br_if $other (i64.ne (i64.load align=1 (i32.add (local.get $key) (local.get $i)))
-            (i64.load align=1 (i32.add (local.get $at) (local.get $i)))))
-          (local.set $i (i32.add (local.get $i) (i32.const 8)))
-          (br $words)))
-      (block $same
-        (loop $bytes
-          (br_if $same (i32.ge_u (local.get $i) (local.get $length)))
-          (br_if $other (i32.ne (i32.load8_u (i32.add (local.get $key) (local.get $i)))
-            (i32.load8_u (i32.add (local.get $at) (local.get $i)))))
-          (local.set $i (i32.add (local.get $i) (i32.const 1)))
-          (br $bytes)))
+      (br_if $other (i32.eqz (call $same (local.get $key) (local.get $at) (local.get $length))))
       (call $hit (local.get $counter) (local.get $slot))
       (return (local.get $slot)))
     (local.set $i (i32.const 0))
@@ -761,33 +763,36 @@
 
   ;; Whether $slot holds the key of $length bytes at $at, of kind $kind.
   (func $holds (param $counter i32) (param $slot i32) (param $at i32) (param $length i32) (param $kind i32) (result i32)
-    (local $key i32)
-    (local $i i32)
     (if (i32.ne (local.get $length)
           (i32.load (i32.add (i32.load offset=8 (local.get $counter)) (i32.shl (local.get $slot) (i32.const 2)))))
       (then (return (i32.const 0))))
     (if (i32.ne (local.get $kind) (i32.load8_u (i32.add (i32.load offset=12 (local.get $counter)) (local.get $slot))))
       (then (return (i32.const 0))))
-    (local.set $key
-      (i32.add (i32.load offset=4 (local.get $counter)) (i32.mul (local.get $slot) (i32.load (local.get $counter)))))
-    ;; Eight bytes a step, then one.
+    (call $same
+      (i32.add (i32.load offset=4 (local.get $counter)) (i32.mul (local.get $slot) (i32.load (local.get $counter))))
+      (local.get $at)
+      (local.get $length)))
+
+  ;; Whether the $length bytes at $a and at $b are the same: eight a step, the last few masked
+  ;; (the bytes read past either end are in the memory, and masked off).
+  (func $same (param $a i32) (param $b i32) (param $length i32) (result i32)
+    (local $i i32)
     (block $tail
       (loop $words
         (br_if $tail (i32.gt_u (i32.add (local.get $i) (i32.const 8)) (local.get $length)))
-        (if (i64.ne (i64.load align=1 (i32.add (local.get $key) (local.get $i)))
-              (i64.load align=1 (i32.add (local.get $at) (local.get $i))))
+        (if (i64.ne (i64.load align=1 (i32.add (local.get $a) (local.get $i)))
+              (i64.load align=1 (i32.add (local.get $b) (local.get $i))))
           (then (return (i32.const 0))))
         (local.set $i (i32.add (local.get $i) (i32.const 8)))
         (br $words)))
-    (block $same
-      (loop $bytes
-        (br_if $same (i32.ge_u (local.get $i) (local.get $length)))
-        (if (i32.ne (i32.load8_u (i32.add (local.get $key) (local.get $i)))
-              (i32.load8_u (i32.add (local.get $at) (local.get $i))))
-          (then (return (i32.const 0))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $bytes)))
-    (i32.const 1))
+    (i64.eqz
+      (i64.and
+        (i64.xor
+          (i64.load align=1 (i32.add (local.get $a) (local.get $i)))
+          (i64.load align=1 (i32.add (local.get $b) (local.get $i))))
+        (i64.sub
+          (i64.shl (i64.const 1) (i64.extend_i32_u (i32.shl (i32.sub (local.get $length) (local.get $i)) (i32.const 3))))
+          (i64.const 1)))))
 
   ;; One more of $slot's key. A counter that evicts is counted here only before it is full
   ;; (`$count`), when its heap need not be in order (byte-counts.ts: orderHeap).

@@ -169,11 +169,6 @@ export class EventTimeReader {
     this.cache = new MinuteCache(memory);
   }
 
-  /** Start of the minute of the last time read, Unix ms; NaN before one was read. */
-  get minuteMs(): number {
-    return this.cache.ms;
-  }
-
   /** Moves the minute to memory of its own, so that the memory it was given can be given to another reader. */
   detach(): void {
     const { ms, bytes } = this.cache;

@@ -252,9 +252,9 @@ export class ShieldTally implements CsvCellSink {
   private readonly timeline = new Timeline();
   private readonly times: EventTimeReader;
   // What the guard's SIMD pass read of each record of its call (stops.wat: `$countRecord`), and
-  // the minute its times count from.
+  // the minute its times count from (set by the call).
   private read = new Uint32Array(0);
-  private readMinuteMs = Number.NaN;
+  private callMinute = new Float64Array(1);
   // The current row: which dimensions had a cell, its time, its rule's id and name slots.
   private seen = 0;
   private rowTime = Number.NaN;
@@ -268,6 +268,7 @@ export class ShieldTally implements CsvCellSink {
     let at = lease?.from ?? 0;
     if (lease) {
       this.read = new Uint32Array(lease.buffer, at, READ_WORDS);
+      this.callMinute = new Float64Array(lease.buffer, lease.callMinuteAt, 1);
       lease.table[READ] = at;
       at += this.read.byteLength;
     }
@@ -283,7 +284,6 @@ export class ShieldTally implements CsvCellSink {
   /** The tally table the guard's SIMD pass counts with (CsvCellSink), once the header is read. */
   countingTable(): number {
     if (this.slots === undefined || this.lease === undefined) return 0;
-    this.readMinuteMs = this.times.minuteMs;
     for (const counter of this.counters) counter.beginCall();
     return this.lease.tally;
   }
@@ -298,6 +298,7 @@ export class ShieldTally implements CsvCellSink {
     if (this.lease === undefined) return;
     this.lease = undefined;
     this.read = new Uint32Array(0);
+    this.callMinute = new Float64Array(1);
     for (const counter of this.counters) counter.detach();
     this.times.detach();
     endCounting(this);
@@ -395,7 +396,7 @@ export class ShieldTally implements CsvCellSink {
     const roles = read & 0xff;
     this.seen |= roles;
     if (roles & (1 << TIMESTAMP))
-      this.rowTime = this.readMinuteMs + (this.read[2 * index + 1]! - READ_TIME_BIAS);
+      this.rowTime = this.callMinute[0]! + (this.read[2 * index + 1]! - READ_TIME_BIAS);
     if (roles & (1 << RULE_ID)) this.ruleIdSlot = ((read >>> 8) & 0x7ff) - 1;
     if (roles & (1 << RULE_NAME)) this.ruleNameSlot = ((read >>> 19) & 0x7ff) - 1;
     for (let bits = roles; bits !== 0; bits &= bits - 1) this.cellsCountedBySimd++;

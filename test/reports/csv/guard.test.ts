@@ -216,7 +216,8 @@ describe('the formula guard of the Shield export', () => {
       expect(written(bySimd).equals(written(byBytes))).toBe(true);
       expectSameAsOracle(body, [1_000, 70_000, 200_000], true);
       expect(bySimd.records).toBe(rows.length);
-      expect(bySimd.recordsBySimd).toBeGreaterThan(0.99 * rows.length);
+      // Some 8 windows: a record a window's end cuts is read from the next one, not byte by byte.
+      expect(rows.length - bySimd.recordsBySimd, 'records read byte by byte').toBeLessThanOrEqual(2);
       expect(byBytes.recordsBySimd).toBe(0);
     }
   });
