@@ -236,6 +236,12 @@ export class CsvFormulaGuard {
             this.backoff = read > i ? 1 : Math.min(2 * this.backoff, MOST_RECORDS_BETWEEN_TRIES);
             if (read > i) {
               i = cellStart = recordStart = read;
+              // The chunk's last record, cut by its end (no line break left): carried whole, for
+              // records() to read with the next chunk, and not read here byte by byte.
+              if (!final && buf.indexOf(this.delimiter === DELIMITER_CR ? CR : LF, read) < 0) {
+                this.wait = 0;
+                break;
+              }
               continue;
             }
           }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MOST_HEADER_COLUMNS } from '../../../src/reports/csv/columns.js';
 import { type CsvColumnTap, CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
 import { neutraliseFormula, safeCsvOptions } from '../../../src/reports/csv/safety.js';
+import { throughGuard } from '../support.js';
 
 /** The Shield export's path before the guard, kept as its oracle: parse → neutralise → stringify. */
 function oracle(body: Buffer): { csv: Buffer; records: string[][] } | { error: string } {
@@ -219,6 +220,28 @@ describe('the formula guard of the Shield export', () => {
       // Some 8 windows: a record a window's end cuts is read from the next one, not byte by byte.
       expect(rows.length - bySimd.recordsBySimd, 'records read byte by byte').toBeLessThanOrEqual(2);
       expect(byBytes.recordsBySimd).toBe(0);
+    }
+  });
+
+  it('carries a chunk’s last record whole to the next chunk, where SIMD code reads it', () => {
+    for (const end of ['\r\n', '\n', '\r']) {
+      const rows = [['timestamp', 'action', 'ip', 'note']];
+      for (let i = 0; i < 3_000; i++)
+        rows.push([
+          new Date(Date.UTC(2026, 10, 21) + i * 1_000).toISOString(),
+          'Block',
+          `203.0.113.${i % 256}`,
+          i % 9 === 0 ? '=1+1' : 'ok',
+        ]);
+      const body = Buffer.from(stringify(rows, { record_delimiter: end }));
+      // 40 chunks, each cut inside a record.
+      const cuts = Array.from({ length: 40 }, (_, k) => Math.floor(((k + 1) * body.length) / 41) + 7);
+      const bySimd = new CsvFormulaGuard();
+      const written = throughGuard(bySimd, body, cuts);
+      expect(written.equals(throughGuard(new CsvFormulaGuard({ simd: false }), body, cuts))).toBe(true);
+      expectSameAsOracle(body, cuts, true);
+      expect(bySimd.records).toBe(rows.length);
+      expect(rows.length - bySimd.recordsBySimd, 'records read byte by byte').toBeLessThanOrEqual(2);
     }
   });
 
