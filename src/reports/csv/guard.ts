@@ -27,7 +27,18 @@
 import { isUtf8 } from 'node:buffer';
 import { startsFormula } from './bytes.js';
 import { ColumnReader, type CsvCellSink, type CsvColumnTap, CsvShapeError } from './columns.js';
-import { APOSTROPHE, CELL_BITS, COUNTED, CsvStops, NO_SINK_TABLE, RECORD_END, STOP_BYTES } from './stops.js';
+import {
+  APOSTROPHE,
+  CELL_BITS,
+  COUNTED,
+  COUNTED_SHIFT,
+  CsvStops,
+  LONGEST_RECORD_READ,
+  NO_SINK_TABLE,
+  RECORD_END,
+  RUN,
+  STOP_BYTES,
+} from './stops.js';
 
 export type { CsvCellSink, CsvColumnTap } from './columns.js';
 export { CsvShapeError } from './columns.js';
@@ -85,6 +96,7 @@ const CELL_DOUBLED = 2;
 const CELL_REWRITTEN = 4;
 /** Holds a comma, quote or line break (bare: a line break). */
 const CELL_SPECIAL = 8;
+const CELL_FLAGS = 15;
 
 /** Most records read here, one by one, after the SIMD reading of records found none it could read. */
 const MOST_RECORDS_BETWEEN_TRIES = 64;
@@ -400,7 +412,8 @@ export class CsvFormulaGuard {
     const columns = this.columns;
     // With no sink no cell is wanted: records() may write a record with nothing to rewrite as one entry.
     const table = columns === undefined ? NO_SINK_TABLE : (columns.countingTable?.() ?? 0);
-    const end = stops.records(from, this.delimiter, table);
+    // Whole records may be joined (RUN) when none can be over the bound unseen.
+    const end = stops.records(from, this.delimiter, table, this.maxRecordBytes >= LONGEST_RECORD_READ);
     if (end === from) return from;
     const base = stops.windowStart;
     const count = stops.entries[0]!;
@@ -428,6 +441,15 @@ export class CsvFormulaGuard {
         continue;
       }
       cellEnd = base + ((entry & CELL_BITS) >>> 4);
+      if ((entry & CELL_FLAGS) === RUN && entry >= COUNTED) {
+        // Whole CRLF records, their bytes as they came; the entry after is the last one's end.
+        const joined = entry >>> COUNTED_SHIFT;
+        this.endRun(buf, joined, record);
+        record += joined;
+        k++;
+        cellStart = recordStart = cellEnd + delimiterLength;
+        continue;
+      }
       if ((entry & CELL_REWRITTEN) !== 0) {
         const quoted = (entry & CELL_QUOTED) !== 0;
         this.closeAt = cellEnd - 1 - cellStart;
@@ -584,6 +606,16 @@ export class CsvFormulaGuard {
     this.out[this.outAt++] = CR;
     this.out[this.outAt++] = LF;
     this.copyFrom = at + length;
+  }
+
+  /** `joined` records records() read whole and joined, from index `first` of its call: they need nothing here. */
+  private endRun(buf: Buffer, joined: number, first: number): void {
+    const columns = this.columns;
+    if (columns !== undefined) for (let k = 0; k < joined; k++) columns.record(buf, first + k);
+    this.records += joined;
+    this.recordsBySimd += joined;
+    this.cellIndex = 0;
+    this.recordBytes = 0;
   }
 
   /** A line with nothing on it is left out, as csv-parse's skip_empty_lines does. */

@@ -15,6 +15,8 @@ import { wasmBytes } from './stops-wasm.js';
 
 /** Bytes read per window; the memory holds the window, 16 bytes of padding and an offset per byte. */
 const WINDOW = 64 * 1024;
+/** No record records() reads is longer: it reads within one window. */
+export const LONGEST_RECORD_READ = WINDOW;
 const OFFSETS_AT = WINDOW + 16;
 /** Where `records` writes its count and entries (stops.wat): page 6 on, room for two per window byte. */
 const RECORDS_AT = 6 * 64 * 1024;
@@ -27,6 +29,12 @@ const RECORDS_AHEAD = 4 * 1024;
 export const RECORD_END = 0xffff_ffff;
 /** An entry's bits from this one up hold the slot + 1 of a cell records() counted (0: not counted). */
 export const COUNTED_SHIFT = 21;
+/**
+ * The flags (low 4 bits) of an entry from COUNTED up, below APOSTROPHE, that stands for a run of
+ * whole CRLF records, ending where it says, their bytes as they came: as many as its slot bits
+ * say. No cell has these flags (a doubled quote is only ever in a quoted cell).
+ */
+export const RUN = 2;
 /** An entry's bits that hold its cell's end × 16 and its flags. */
 export const CELL_BITS = (1 << COUNTED_SHIFT) - 1;
 /** Bits of the slot + 1 in an entry (and in what records() reads of a record): a counter holds fewer slots. */
@@ -75,7 +83,7 @@ export const APOSTROPHE = 0xffe0_0000;
 interface StopsExports {
   memory: { buffer: ArrayBuffer };
   stops(from: number, to: number, out: number): number;
-  records(from: number, to: number, kind: number, out: number, tally: number): number;
+  records(from: number, to: number, kind: number, out: number, tally: number, joins: number): number;
 }
 
 /** What this file uses of WebAssembly: Node has it all, the project's type libraries (no DOM) do not declare it. */
@@ -250,9 +258,10 @@ export class CsvStops {
    * (stops.wat: records), with `delimiter` their record delimiter (1 CRLF, 2 LF, 3 CR): returns
    * where the first record it did not read starts (`from` when none, and always without SIMD).
    * `entries` then holds their count and entries, whose offsets count from `windowStart`. With
-   * `tally` (a CountingLease's), the named cells of each record read are counted as it ends.
+   * `tally` (a CountingLease's), the named cells of each record read are counted as it ends; with
+   * `joins` too, a run of CRLF records each written as one entry is one entry (RUN).
    */
-  records(from: number, delimiter: number, tally = 0): number {
+  records(from: number, delimiter: number, tally = 0, joins = false): number {
     const shared = this.shared;
     if (shared === null) return from;
     if (tally !== 0 && tally !== NO_SINK_TABLE && tally !== COUNTING_AT)
@@ -264,7 +273,8 @@ export class CsvStops {
     )
       this.fill(shared, from);
     return (
-      this.start + shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT, tally)
+      this.start +
+      shared.records(from - this.start, this.end - this.start, delimiter, RECORDS_AT, tally, joins ? 1 : 0)
     );
   }
 

@@ -150,10 +150,12 @@
   ;; read. The 15 bytes past $to must hold no comma, quote or line break.
   ;; With $tally not 0 (the tally table: `$countRecord`), each record's named cells are counted as
   ;; it ends, and a record left with nothing to do but put in the `'` of a formula is written as
-  ;; one entry, after one for each `'` (`$countRecord`).
+  ;; one entry, after one for each `'` (`$countRecord`). With $joins too and CRLF records, a run of
+  ;; records each written as one entry with no `'` is one entry: the last one's end, flags 2 (no
+  ;; cell's), the number of records (2046 at most) in the bits of a counted cell's slot.
   ;; The stops (commas, quotes, line breaks) are found 64 bytes at a time (`$block`): each cell
   ;; takes the next one from the bits of its block, and the block is read again only past its end.
-  (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (result i32)
+  (func (export "records") (param $from i32) (param $to i32) (param $kind i32) (param $out i32) (param $tally i32) (param $joins i32) (result i32)
     (local $record i32)
     (local $at i32)
     (local $written i32)
@@ -169,6 +171,12 @@
     (local $length64 i64)
     (local $end i32)
     (local $last i32)
+    (local $entry i32)
+    (local $runs i32)
+    (local $runAt i32)
+    (local $joined i32)
+    ;; Runs of whole records only for a CRLF body, when the guard takes them ($joins).
+    (local.set $runs (i32.and (i32.ne (local.get $joins) (i32.const 0)) (i32.eq (local.get $kind) (i32.const 1))))
     (local.set $record (local.get $from))
     (local.set $written (i32.add (local.get $out) (i32.const 4)))
     (local.set $kept (local.get $written))
@@ -316,7 +324,28 @@
           (if (local.get $tally)
             (then
               (local.set $written
-                (call $countRecord (local.get $tally) (local.get $records) (local.get $record) (local.get $kept) (local.get $written)))))
+                (call $countRecord (local.get $tally) (local.get $records) (local.get $record) (local.get $kept) (local.get $written)))
+              ;; A CRLF record written as one entry with no `'` (its bytes stay as they came) joins the
+              ;; run of such records right before it: one entry for them all, flags 2 (no cell's),
+              ;; the number of records where a counted cell's slot goes.
+              (local.set $entry (i32.load (local.get $kept)))
+              (if (i32.and
+                    (i32.and (local.get $runs) (i32.eq (local.get $written) (i32.add (local.get $kept) (i32.const 4))))
+                    (i32.and (i32.ge_u (local.get $entry) (i32.const 0x200000)) (i32.eqz (i32.and (local.get $entry) (i32.const 15)))))
+                (then
+                  (if (i32.and
+                        (i32.eq (i32.add (local.get $runAt) (i32.const 8)) (local.get $kept))
+                        (i32.lt_u (local.get $joined) (i32.const 2046)))
+                    (then
+                      (local.set $joined (i32.add (local.get $joined) (i32.const 1)))
+                      (i32.store (local.get $runAt)
+                        (i32.or (i32.or (i32.and (local.get $entry) (i32.const 0x1ffff0)) (i32.const 2))
+                          (i32.shl (local.get $joined) (i32.const 21))))
+                      (local.set $written (i32.add (local.get $runAt) (i32.const 4))))
+                    (else
+                      (local.set $runAt (local.get $kept))
+                      (local.set $joined (i32.const 1)))))
+                (else (local.set $runAt (i32.const 0))))))
           (local.set $records (i32.add (local.get $records) (i32.const 1)))
           (i32.store (local.get $written) (i32.const -1))
           (local.set $written (i32.add (local.get $written) (i32.const 4)))

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CsvFormulaGuard, CsvShapeError } from '../../../src/reports/csv/guard.js';
-import { CsvStops } from '../../../src/reports/csv/stops.js';
+import { CsvStops, RECORD_END } from '../../../src/reports/csv/stops.js';
 import { wasmBytes } from '../../../src/reports/csv/stops-wasm.js';
 
 const STOP_BYTES = new Set([0x2c, 0x22, 0x0d, 0x0a]);
@@ -216,7 +216,7 @@ function recordsByBytes(buf: Uint8Array, from: number, to: number, kind: number)
 
 interface RecordsExports {
   memory: { buffer: ArrayBuffer };
-  records(from: number, to: number, kind: number, out: number, tally: number): number;
+  records(from: number, to: number, kind: number, out: number, tally: number, joins: number): number;
 }
 interface WebAssemblyApi {
   Module: new (bytes: Uint8Array) => object;
@@ -224,6 +224,48 @@ interface WebAssemblyApi {
 }
 
 describe('records(): the cells of whole records, 64 bytes at a time', () => {
+  it('joins a run of whole CRLF records, each written as one entry, into one entry', () => {
+    const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+    const exports = new wasm.Instance(new wasm.Module(wasmBytes)).exports as RecordsExports;
+    const memory = new Uint8Array(exports.memory.buffer);
+    // A tally table that wants no cell (stops.ts: NO_SINK_TABLE): each record is folded.
+    const table = 47 * 64 * 1024;
+    const words = new Int32Array(exports.memory.buffer, table, 128);
+    words[64] = -1;
+    words[72] = 1;
+    const OUT = 6 * 64 * 1024;
+    const read = (text: string, joins: number) => {
+      const bytes = Buffer.from(text);
+      memory.set(bytes, 0);
+      memory.fill(0, bytes.length, bytes.length + 64);
+      const end = exports.records(0, bytes.length, text.includes('\r\n') ? 1 : 2, OUT, table, joins);
+      const count = new Uint32Array(exports.memory.buffer, OUT, 1)[0]!;
+      return { end, entries: [...new Uint32Array(exports.memory.buffer, OUT + 4, count)] };
+    };
+    const run = (end: number, records: number) => ((end << 4) | 2 | (records << 21)) >>> 0;
+    const one = (end: number) => ((end << 4) | (1 << 21)) >>> 0;
+    // Records 1-2 joined; 3 needs its `'`; 4 alone; 5 is cut by the window's end.
+    const text = 'a,b\r\nc,d\r\n=e,f\r\ng,h\r\ni,';
+    expect(read(text, 1)).toEqual({
+      end: 21,
+      entries: [
+        run(8, 2),
+        RECORD_END,
+        (0xffe0_0000 | (10 << 4)) >>> 0,
+        one(14),
+        RECORD_END,
+        one(19),
+        RECORD_END,
+      ],
+    });
+    // Not asked, or not CRLF: one entry a record.
+    expect(read(text, 0).entries.slice(0, 4)).toEqual([one(3), RECORD_END, one(8), RECORD_END]);
+    expect(read('a,b\nc,d\ne', 1).entries).toEqual([one(3), RECORD_END, one(7), RECORD_END]);
+    // A run holds 2,046 records at most: the slot bits' largest value below APOSTROPHE's.
+    const many = read(`${'a,b\r\n'.repeat(3_000)}x`, 1).entries;
+    expect(many).toEqual([run(2_045 * 5 + 3, 2_046), RECORD_END, run(2_999 * 5 + 3, 954), RECORD_END]);
+  });
+
   it('reads what a byte-by-byte reading reads, wherever the window and the blocks end', () => {
     // The module alone, with a memory of its own: no guard's classifier is touched.
     const wasm = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
@@ -254,7 +296,7 @@ describe('records(): the cells of whole records, 64 bytes at a time', () => {
         memory.fill(stale, 0, 4096);
         memory.set(bytes.subarray(0, to), 0);
         memory.fill(0, to, to + 16);
-        const end = exports.records(from, to, kind, OUT, 0);
+        const end = exports.records(from, to, kind, OUT, 0, 0);
         const count = new Uint32Array(exports.memory.buffer, OUT, 1)[0]!;
         const entries = [...new Uint32Array(exports.memory.buffer, OUT + 4, count)];
         expect({ entries, end }).toEqual(recordsByBytes(memory, from, to, kind));
