@@ -124,6 +124,8 @@ export class CsvFormulaGuard {
   private tailAt = 0;
   /** The cell holds a delimiter, a quote or a line break: it is written quoted. */
   private special = false;
+  /** What is carried is a whole record from its start (scan: the chunk's last record). */
+  private carriedWhole = false;
   /** The quoted cell holds a doubled quote. */
   private doubled = false;
   /** Cells of the current record already written. */
@@ -160,6 +162,15 @@ export class CsvFormulaGuard {
   /** The rewritten bytes of the records this chunk completed. */
   push(chunk: Buffer): Buffer {
     try {
+      // A record carried whole (the last chunk's last one) mostly ends at this chunk's first line
+      // break: only that much is joined to it, and the rest is read where it is, not copied.
+      if (this.carriedWhole) {
+        const end = chunk.indexOf(this.delimiter === DELIMITER_CR ? CR : LF);
+        if (end >= 0 && end + 1 < chunk.length) {
+          this.scan(chunk.subarray(0, end + 1), false);
+          return this.scan(chunk.subarray(end + 1), false, true);
+        }
+      }
       return this.scan(chunk, false);
     } finally {
       this.stops.release();
@@ -201,18 +212,14 @@ export class CsvFormulaGuard {
   }
 
   // One piece: the byte loop every exported byte passes, its state in locals; a call per state costs throughput.
-  private scan(chunk: Buffer, final: boolean): Buffer {
+  // `append`: the output goes on after the last scan's, which the caller has not taken.
+  private scan(chunk: Buffer, final: boolean, append = false): Buffer {
     const inScratch = this.carried > 0;
     const buf = this.input(chunk);
     this.carried = 0;
+    this.carriedWhole = false;
     const n = buf.length;
-    const room = n + (n >> 3) + 16;
-    if (this.outputs) {
-      this.turn ^= 1;
-      this.out = this.outputs[this.turn]!;
-      if (this.out.length < room) this.out = Buffer.allocUnsafe(room);
-    } else this.out = Buffer.allocUnsafe(room);
-    this.outAt = 0;
+    this.startOutput(n + (n >> 3) + 16, append);
     this.copyFrom = 0;
     const columns = this.columns;
     const stops = this.stops;
@@ -252,6 +259,7 @@ export class CsvFormulaGuard {
               // records() to read with the next chunk, and not read here byte by byte.
               if (!final && buf.indexOf(this.delimiter === DELIMITER_CR ? CR : LF, read) < 0) {
                 this.wait = 0;
+                this.carriedWhole = read < n;
                 break;
               }
               continue;
@@ -509,6 +517,20 @@ export class CsvFormulaGuard {
         this.delimiter = DELIMITER_CR;
         return 1;
     }
+  }
+
+  /** The output buffer of a scan, with room for `room` bytes more: the other one of two, or a new one. */
+  private startOutput(room: number, append: boolean): void {
+    if (append) {
+      this.reserve(room);
+      return;
+    }
+    if (this.outputs) {
+      this.turn ^= 1;
+      this.out = this.outputs[this.turn]!;
+      if (this.out.length < room) this.out = Buffer.allocUnsafe(room);
+    } else this.out = Buffer.allocUnsafe(room);
+    this.outAt = 0;
   }
 
   /** Copies the input from where copying stopped up to `to`, unchanged. */

@@ -51,7 +51,8 @@
     (i32.shr_u (i32.sub (local.get $written) (local.get $out)) (i32.const 2)))
 
   ;; The length of the record delimiter of kind $kind (1: CRLF, 2: LF, 3: CR) at $at, a CR or an
-  ;; LF with at least one byte after it before $to; 0 when that line break is cell text.
+  ;; LF (of kind 1, with at least one byte after it before $to: its LF or not); 0 when that line
+  ;; break is cell text.
   (func $delimiter (param $at i32) (param $kind i32) (result i32)
     (local $byte i32)
     (local.set $byte (i32.load8_u (local.get $at)))
@@ -299,7 +300,7 @@
                   (br_if $end (i32.eq (local.get $byte) (i32.const 0x2c)))
                   ;; A quote inside a bare cell: the guard refuses it and says where.
                   (br_if $done (i32.eq (local.get $byte) (i32.const 0x22)))
-                  (br_if $done (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to)))
+                  (br_if $done (i32.and (i32.eq (local.get $kind) (i32.const 1)) (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to))))
                   (br_if $end (call $delimiter (local.get $at) (local.get $kind)))
                   ;; A line break in the text: the cell is written quoted.
                   (local.set $flags (i32.const 12))
@@ -313,7 +314,7 @@
               (br $cells)))
           ;; After a closing quote: a NUL (the cell goes on, csv-parse's leniency) or text (refused) is the guard's.
           (br_if $done (i32.and (i32.ne (local.get $byte) (i32.const 0x0d)) (i32.ne (local.get $byte) (i32.const 0x0a))))
-          (br_if $done (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to)))
+          (br_if $done (i32.and (i32.eq (local.get $kind) (i32.const 1)) (i32.ge_u (i32.add (local.get $at) (i32.const 1)) (local.get $to))))
           ;; CRLF, the platform's, without a call.
           (local.set $length
             (if (result i32) (i32.eq (local.get $kind) (i32.const 1))

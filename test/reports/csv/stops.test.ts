@@ -193,7 +193,7 @@ function recordsByBytes(buf: Uint8Array, from: number, to: number, kind: number)
           if (at >= to) return stop();
           byte = buf[at]!;
           if (byte === 0x2c) break;
-          if (byte === 0x22 || at + 1 >= to) return stop();
+          if (byte === 0x22 || (kind === 1 && at + 1 >= to)) return stop();
           if (delimiter(at)) break;
           flags = 12;
           at++;
@@ -206,7 +206,7 @@ function recordsByBytes(buf: Uint8Array, from: number, to: number, kind: number)
       }
       break;
     }
-    if ((byte !== 0x0d && byte !== 0x0a) || at + 1 >= to) return stop();
+    if ((byte !== 0x0d && byte !== 0x0a) || (kind === 1 && at + 1 >= to)) return stop();
     const length = delimiter(at);
     if (length === 0) return stop();
     entries.push(0xffff_ffff);
