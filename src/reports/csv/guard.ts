@@ -396,8 +396,9 @@ export class CsvFormulaGuard {
    * The records from `from` (a record's start) whose cells SIMD code found, window after window:
    * a record that a window's end cut is read from the next window, filled from its start, and
    * not byte by byte. Returns where the first record it did not read starts; that one
-   * (malformed, a NUL after a closing quote, an empty line, longer than a window, or cut by the
-   * chunk's end) is read by scan().
+   * (malformed, a NUL after a closing quote, an empty line, cut by the chunk's end, or cut by a
+   * window's end though it started more than RECORDS_AHEAD, 4 KiB, before it: a record that long
+   * is rare) is read by scan().
    */
   private recordsOfWindows(buf: Buffer, from: number): number {
     let end = from;

@@ -3,7 +3,8 @@
  * bytes are classified 16 at a time by a WebAssembly SIMD function (stops.wat) over a window of
  * the buffer, and the guard's JavaScript steps from one offset to the next: a cell costs a few
  * steps, not one per byte. Most records need no steps at all: records() finds the cells of every
- * record of the window that reads as CSV should, with what the guard must rewrite flagged. Where
+ * record of the window that reads as CSV should (from a bitmask of each 64 bytes' stops), with
+ * what the guard must rewrite flagged. Where
  * WebAssembly cannot run (`--jitless`, an address-space limit too small for its memory), the
  * same steps are taken byte by byte in JavaScript.
  *

@@ -1,6 +1,7 @@
 ;; Where a CSV's commas, quotes and line breaks are, 16 bytes at a time (WebAssembly SIMD): the
 ;; formula guard (guard.ts) jumps from one to the next instead of testing every byte in JavaScript;
-;; and where the records that need nothing of the guard end, and their cells (`records`).
+;; and where the records that need nothing of the guard end, and their cells (`records`, from a
+;; bitmask of 64 bytes at a time).
 ;; Compiled by `npm run wasm` into stops-wasm.ts (`npm run lint` fails when the two differ);
 ;; test/reports/csv/stops.test.ts holds what stops.ts finds to a byte-by-byte scan.
 (module
@@ -148,7 +149,8 @@
   ;; comma, quote or line break (bare: a line break), 4 the guard writes it otherwise than it
   ;; came (it may start a formula, or its quotes come or go); and 0xFFFFFFFF after the last cell
   ;; of each record. At $out, how many entries. Returns the offset of the first record it did not
-  ;; read. The 15 bytes past $to must hold no comma, quote or line break.
+  ;; read. It reads up to 63 bytes past $to (the memory goes on), and takes none of them for the
+  ;; window's.
   ;; With $tally not 0 (the tally table: `$countRecord`), each record's named cells are counted as
   ;; it ends, and a record left with nothing to do but put in the `'` of a formula is written as
   ;; one entry, after one for each `'` (`$countRecord`). With $joins too and CRLF records, a run of
