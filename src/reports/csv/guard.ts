@@ -380,7 +380,9 @@ export class CsvFormulaGuard {
       columns?.settle(buf);
       this.flush(buf, cellStart);
       this.recordBytes += cellStart - recordStart;
-      if (this.recordBytes + (n - cellStart) > this.maxRecordBytes) throw this.tooLarge();
+      // A CR at the chunk's end may begin the record's delimiter: it counts once the next chunk says.
+      const undecided = i === n - 1 && buf[i] === CR ? 1 : 0;
+      if (this.recordBytes + (n - cellStart - undecided) > this.maxRecordBytes) throw this.tooLarge();
       if (cellStart < n) this.keep(buf, cellStart, inScratch);
       this.state = state;
       this.special = special;

@@ -382,6 +382,11 @@ describe('the formula guard of the Shield export', () => {
     expect(Buffer.concat([fits.push(Buffer.from(`a,b\r\n${'x'.repeat(50)},y\r\n`)), fits.end()]).length).toBe(
       5 + 54,
     );
+    // A record of exactly the bound, wherever the chunks end: between its CR and LF too, where
+    // the CR may still begin the delimiter.
+    const exact = Buffer.from(`a,b\r\n${'x'.repeat(62)},y\r\nz\r\n`);
+    for (let cut = 0; cut <= exact.length; cut++)
+      expect(throughGuard(guardOf(), exact, [cut]).toString(), `cut at ${cut}`).toBe(exact.toString());
   });
 
   it('writes nothing for an empty body, or one of empty lines and a BOM', () => {
