@@ -165,7 +165,7 @@ export class CsvFormulaGuard {
       // A record carried whole (the last chunk's last one) mostly ends at this chunk's first line
       // break: only that much is joined to it, and the rest is read where it is, not copied.
       if (this.carriedWhole) {
-        const end = chunk.indexOf(this.delimiter === DELIMITER_CR ? CR : LF);
+        const end = chunk.indexOf(this.lineEnd);
         if (end >= 0 && end + 1 < chunk.length) {
           this.scan(chunk.subarray(0, end + 1), false);
           return this.scan(chunk.subarray(end + 1), false, true);
@@ -175,6 +175,11 @@ export class CsvFormulaGuard {
     } finally {
       this.stops.release();
     }
+  }
+
+  /** The byte every record delimiter of this body ends with (a record's end is past the last one). */
+  private get lineEnd(): number {
+    return this.delimiter === DELIMITER_CR ? CR : LF;
   }
 
   /** The last record's bytes; throws CsvShapeError when the body ended inside a quoted cell. */
@@ -257,7 +262,7 @@ export class CsvFormulaGuard {
               i = cellStart = recordStart = read;
               // The chunk's last record, cut by its end (no line break left): carried whole, for
               // records() to read with the next chunk, and not read here byte by byte.
-              if (!final && buf.indexOf(this.delimiter === DELIMITER_CR ? CR : LF, read) < 0) {
+              if (!final && buf.indexOf(this.lineEnd, read) < 0) {
                 this.wait = 0;
                 this.carriedWhole = read < n;
                 break;
