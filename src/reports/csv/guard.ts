@@ -385,8 +385,9 @@ export class CsvFormulaGuard {
       columns?.settle(buf);
       this.flush(buf, cellStart);
       this.recordBytes += cellStart - recordStart;
-      // A CR at the chunk's end may begin the record's delimiter: it counts once the next chunk says.
-      const undecided = i === n - 1 && buf[i] === CR ? 1 : 0;
+      // A CR at the chunk's end may begin the record's delimiter (whether the byte loop stopped at
+      // it or the record is carried whole): it counts at the record's end, which every byte does.
+      const undecided = n > 0 && buf[n - 1] === CR ? 1 : 0;
       if (this.recordBytes + (n - cellStart - undecided) > this.maxRecordBytes) throw this.tooLarge();
       if (cellStart < n) this.keep(buf, cellStart, inScratch);
       this.state = state;

@@ -384,9 +384,17 @@ describe('the formula guard of the Shield export', () => {
     );
     // A record of exactly the bound, wherever the chunks end: between its CR and LF too, where
     // the CR may still begin the delimiter.
-    const exact = Buffer.from(`a,b\r\n${'x'.repeat(62)},y\r\nz\r\n`);
-    for (let cut = 0; cut <= exact.length; cut++)
-      expect(throughGuard(guardOf(), exact, [cut]).toString(), `cut at ${cut}`).toBe(exact.toString());
+    // After a record SIMD code read (carried whole from its start), and after the header; the
+    // quoted one is written unquoted, as it is read in one chunk.
+    for (const exact of [
+      Buffer.from(`a,b\r\n${'x'.repeat(62)},y\r\nz\r\n`),
+      Buffer.from(`a,b\r\nc,d\r\n${'x'.repeat(62)},y\r\nz\r\n`),
+      Buffer.from(`a,b\r\nc,d\r\n"${'x'.repeat(60)}",y\r\nz\r\n`),
+    ]) {
+      const whole = throughGuard(guardOf(), exact, []).toString();
+      for (let cut = 0; cut <= exact.length; cut++)
+        expect(throughGuard(guardOf(), exact, [cut]).toString(), `cut at ${cut}`).toBe(whole);
+    }
   });
 
   it('writes nothing for an empty body, or one of empty lines and a BOM', () => {
