@@ -1,6 +1,42 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BoundedTally, LABEL_KEPT_LENGTH, SpaceSavingCounter } from '../../src/reports/top-counts.js';
+import {
+  BoundedTally,
+  LABEL_KEPT_LENGTH,
+  RECENT_SPOTS,
+  recentSpot,
+  SpaceSavingCounter,
+} from '../../src/reports/top-counts.js';
+
+/** Keys `make(i)` that share one recentSpot: `count` of them. */
+function sameSpotKeys(make: (i: number) => string, count: number): string[] {
+  const bySpot = new Map<number, string[]>();
+  for (let i = 0; ; i++) {
+    const key = make(i);
+    const keys = bySpot.get(recentSpot(key)) ?? [];
+    keys.push(key);
+    bySpot.set(recentSpot(key), keys);
+    if (keys.length === count) return keys;
+  }
+}
+
+/** Space-Saving as the paper has it, a Map and a scan for the least counted: the oracle. */
+function spaceSavingModel(capacity: number, keys: readonly string[]) {
+  const slots = new Map<string, { count: number; overcount: number }>();
+  for (const key of keys) {
+    const slot = slots.get(key);
+    if (slot) slot.count++;
+    else if (slots.size < capacity) slots.set(key, { count: 1, overcount: 0 });
+    else {
+      let victim = '';
+      let least = Number.POSITIVE_INFINITY;
+      for (const [k, s] of slots) if (s.count < least) [victim, least] = [k, s.count];
+      slots.delete(victim);
+      slots.set(key, { count: least + 1, overcount: least });
+    }
+  }
+  return slots;
+}
 
 describe('counting the top URLs in bounded memory', () => {
   it('counts exactly while the distinct keys fit', () => {
@@ -41,6 +77,48 @@ describe('counting the top URLs in bounded memory', () => {
       }),
       { numRuns: 20 },
     );
+  });
+
+  it('finds a key again whatever other keys share its recent spot, and never finds an evicted one there', () => {
+    // Keys of one spot take turns in the recent table; an evicted key's slot takes a new key, so
+    // the table's slot no longer answers for the old one.
+    const crowd = sameSpotKeys((i) => `/img/${i}.jpg`, 6);
+    expect(new Set(crowd.map(recentSpot)).size).toBe(1);
+    fc.assert(
+      fc.property(fc.array(fc.nat(crowd.length - 1), { minLength: 1, maxLength: 300 }), (picks) => {
+        const keys = picks.map((i) => crowd[i]!);
+        const counter = new SpaceSavingCounter(3);
+        for (const key of keys) counter.add(key);
+        const model = spaceSavingModel(3, keys);
+        const total = (entries: { count: number }[]) => entries.reduce((sum, e) => sum + e.count, 0);
+        const top = counter.top(10);
+        // Ties may evict another victim than the model's; what is tracked holds every count.
+        expect(total(top)).toBe(keys.length);
+        expect(total([...model.values()])).toBe(keys.length);
+        expect(top).toHaveLength(model.size);
+        for (const key of crowd) expect(counter.has(key)).toBe(top.some((entry) => entry.key === key));
+        const distinct = new Set(keys);
+        if (distinct.size <= 3)
+          for (const key of distinct)
+            expect(top.find((entry) => entry.key === key)).toEqual({
+              key,
+              count: keys.filter((k) => k === key).length,
+              overcount: 0,
+            });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('spreads keys over the recent table by their length and last characters', () => {
+    const spots = new Set(
+      Array.from({ length: 2_000 }, (_, i) => recentSpot(`/img/${i.toString(36)}.jpg?v=${i}`)),
+    );
+    expect(spots.size).toBeGreaterThan(RECENT_SPOTS / 2);
+    for (const key of ['', 'a', '/abcdefg', 'x'.repeat(5_000)]) {
+      expect(recentSpot(key)).toBeGreaterThanOrEqual(0);
+      expect(recentSpot(key)).toBeLessThan(RECENT_SPOTS);
+    }
   });
 
   it('tracks no more keys than its capacity, and cuts very long keys', () => {

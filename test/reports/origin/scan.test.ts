@@ -559,10 +559,14 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
       )},"labels":{"ErrorCode":"x","StatusCode":"502","ServerZone":"${zone}"}}`;
     splitter.push(Buffer.from(`{"logs":[${entry('DE')},${entry(`Z${'x'.repeat(5_000)}`)}]}`));
     splitter.end();
-    const kept = [
-      ...(reader as unknown as { platform: { labels: Map<string, unknown> } }).platform.labels.keys(),
-    ];
+    const { platform } = reader as unknown as {
+      platform: { labels: Map<string, unknown>; recentLabels: ({ text: string | undefined } | undefined)[] };
+    };
+    const kept = [...platform.labels.keys()];
     expect(kept.map((text) => text.length <= 256)).toEqual([true]);
+    // Nor does the table of label sets met lately: the long one is read again each time.
+    const recent = platform.recentLabels.flatMap((labels) => (labels ? [labels.text] : []));
+    expect(recent).toEqual(kept);
     const counts = tally.counts();
     expect(counts).toMatchObject({ total: 2 });
     // Counted by its first 256 characters, marked; never offered as a "did you mean" it cannot match.
