@@ -1,14 +1,15 @@
 /**
  * A response body streamed from the event loop into a report worker over a MessagePort, with
- * credit-based backpressure: the worker grants WINDOW batches up front and one more each time
- * it has finished one, so at most WINDOW × BATCH_BYTES sit in its port whatever the body size,
+ * credit-based backpressure: the worker grants a window of batches up front (WINDOW, or its own)
+ * and one more each time it has finished one, so at most that many batches sit in its port
+ * whatever the body size,
  * and a slow disk slows the HTTP read instead of filling memory. A worker done with a chunk can
  * hand its memory back with the next credit, so that a long body reuses a few batches instead
  * of leaving hundreds of megabytes of spent ones for the garbage collector. One task may read
  * several bodies in turn (the days of a window): a DOCUMENT_BREAK in the source separates them.
  */
 import { finished, Readable } from 'node:stream';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { EdgeopsError, InternalError } from '../errors.js';
 import type { ReportPool, ReportWorkerName } from './pool.js';
 
@@ -20,6 +21,11 @@ import type { ReportPool, ReportWorkerName } from './pool.js';
  */
 export const BATCH_BYTES = 512 * 1024;
 export const WINDOW = 2;
+/**
+ * The most batches a worker may ask for at once. The event loop keeps at most this many spent
+ * batches to reuse; a receiver asking for more is held to it.
+ */
+export const MAX_WINDOW = 8;
 /** A batch's memory holds one more socket read than a batch needs, so returned ones fit the next. */
 const BATCH_CAPACITY = BATCH_BYTES + 64 * 1024;
 /** How long a worker has to stop after a cancel before its thread is terminated. */
@@ -97,19 +103,28 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
   /** Called between two documents, after every chunk of the first has been handed out. */
   onBreak: (() => void) | undefined;
 
-  constructor(private readonly port: MessagePort) {
-    port.on('message', (raw: unknown) => {
-      const message = toWorker(raw);
-      if (!message) return;
-      if (message.type === 'chunk') this.queue.push(message.data);
-      else if (message.type === 'break') this.queue.push(DOCUMENT_BREAK);
-      else if (message.type === 'end') this.ended = true;
-      else this.cancel.abort(new StreamCancelledError('cancelled'));
-      const wake = this.wake;
-      this.wake = undefined;
-      wake?.();
-    });
+  /**
+   * @param window Batches asked for up front (at most MAX_WINDOW). More lets the event loop read
+   * ahead through a stall of the source, for that many batches' memory.
+   */
+  constructor(
+    private readonly port: MessagePort,
+    private readonly window = WINDOW,
+  ) {
+    port.on('message', this.take);
   }
+
+  private readonly take = (raw: unknown): void => {
+    const message = toWorker(raw);
+    if (!message) return;
+    if (message.type === 'chunk') this.queue.push(message.data);
+    else if (message.type === 'break') this.queue.push(DOCUMENT_BREAK);
+    else if (message.type === 'end') this.ended = true;
+    else this.cancel.abort(new StreamCancelledError('cancelled'));
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  };
 
   /** Aborted when the event loop cancels: work between chunks should stop on it too. */
   get signal(): AbortSignal {
@@ -132,7 +147,7 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Buffer> {
-    this.grant(WINDOW);
+    this.grant(Math.min(this.window, MAX_WINDOW));
     for (;;) {
       this.signal.throwIfAborted();
       const data = this.queue.shift();
@@ -147,6 +162,13 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
         continue;
       }
       if (this.ended) return;
+      // A batch that came while this thread was busy waits in the port: taken now, it costs no
+      // turn of this thread's event loop.
+      const waiting = receiveMessageOnPort(this.port);
+      if (waiting !== undefined) {
+        this.take(waiting.message);
+        continue;
+      }
       await new Promise<void>((resolve) => {
         this.wake = resolve;
       });
@@ -247,7 +269,7 @@ export async function streamToWorker(options: StreamToWorkerOptions): Promise<un
     const credit = creditOf(raw);
     if (!credit) return;
     credits += credit.count;
-    for (const buffer of credit.spent) if (spare.length < WINDOW) spare.push(buffer);
+    for (const buffer of credit.spent) if (spare.length < MAX_WINDOW) spare.push(buffer);
     onProgress?.({ bytes, items: credit.items });
     notify();
   });

@@ -5,10 +5,16 @@
  */
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import type { MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { ReportPool } from '../../src/reports/pool.js';
-import { BATCH_BYTES, ChunkReceiver, streamToWorker } from '../../src/reports/worker-channel.js';
+import {
+  BATCH_BYTES,
+  ChunkReceiver,
+  MAX_WINDOW,
+  streamToWorker,
+  WINDOW,
+} from '../../src/reports/worker-channel.js';
 
 /** A pool whose one task reads every chunk, then works on its end until the event loop cancels it. */
 function slowEndPool(): { pool: ReportPool; bodyRead: Promise<number>; stopped: Promise<string> } {
@@ -201,5 +207,40 @@ describe('streaming a byte stream by its events', () => {
     await expect(
       streamToWorker({ pool: gatedPool(Promise.resolve()), worker: 'shield/worker', task: {}, source: gone }),
     ).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+});
+
+describe('a worker reading its port', () => {
+  it('asks for the batches its window holds up front, never more than MAX_WINDOW', async () => {
+    for (const [window, asked] of [
+      [undefined, WINDOW],
+      [8, 8],
+      [64, MAX_WINDOW],
+    ] as const) {
+      const { port1, port2 } = new MessageChannel();
+      const receiver = new ChunkReceiver(port2, window);
+      const reading = receiver[Symbol.asyncIterator]().next();
+      const [credit] = (await once(port1, 'message')) as [unknown];
+      expect(credit).toEqual({ type: 'credit', count: asked, items: 0 });
+      port1.postMessage({ type: 'end' });
+      await expect(reading).resolves.toEqual({ done: true, value: undefined });
+      port1.close();
+    }
+  });
+
+  it('takes what waits in its port in order, a break and the end included, without a turn of the event loop', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const receiver = new ChunkReceiver(port2);
+    const seen: string[] = [];
+    receiver.onBreak = () => seen.push('break');
+    for (const text of ['a', 'b']) port1.postMessage({ type: 'chunk', data: Buffer.from(text) });
+    port1.postMessage({ type: 'break' });
+    port1.postMessage({ type: 'chunk', data: Buffer.from('c') });
+    port1.postMessage({ type: 'end' });
+    // Read in one go: none of these has been delivered to the port's listener yet.
+    for await (const chunk of receiver) seen.push(chunk.toString());
+    expect(seen).toEqual(['a', 'b', 'break', 'c']);
+    receiver.close();
+    port1.close();
   });
 });
