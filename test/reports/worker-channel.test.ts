@@ -15,6 +15,7 @@ import {
   streamToWorker,
   WINDOW,
 } from '../../src/reports/worker-channel.js';
+import { youngCollections } from '../../src/reports/young-collection.js';
 
 /** A pool whose one task reads every chunk, then works on its end until the event loop cancels it. */
 function slowEndPool(): { pool: ReportPool; bodyRead: Promise<number>; stopped: Promise<string> } {
@@ -242,5 +243,31 @@ describe('a worker reading its port', () => {
     expect(seen).toEqual(['a', 'b', 'break', 'c']);
     receiver.close();
     port1.close();
+  });
+});
+
+/** 64 KiB chunks, as a socket gives them, `mib` MiB in all. */
+function* chunks(mib: number): Generator<Buffer> {
+  for (let i = 0; i < mib * 16; i++) yield Buffer.alloc(64 * 1024, i);
+}
+
+async function* pieces(mib: number): AsyncGenerator<Buffer> {
+  yield* chunks(mib);
+}
+
+describe("the event loop's young collections while it forwards a body", () => {
+  it('collects once every 8 MiB forwarded, from a byte stream and from any other source', async () => {
+    for (const source of [() => Readable.from(chunks(20)), () => pieces(20)]) {
+      const before = youngCollections();
+      const bytes = await streamToWorker({
+        pool: gatedPool(Promise.resolve()),
+        worker: 'shield/worker',
+        task: {},
+        source: source(),
+      });
+      expect(bytes).toBe(20 * 1024 * 1024);
+      // At 8 and at 16 MiB.
+      expect(youngCollections() - before).toBe(2);
+    }
   });
 });
