@@ -9,9 +9,13 @@ import type { ChildMeasurement } from './types.js';
 
 /**
  * What the Dockerfile's ENV sets for the process's memory: every measured side runs with it, as
- * the bot does in its image (test/dockerfile.test.ts keeps the two the same).
+ * the bot does in its image (test/dockerfile.test.ts keeps the two the same). `--expose-gc` lets
+ * the bot's event loop collect the socket buffers of a long body (src/reports/young-collection.ts).
  */
-export const IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const IMAGE_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  NODE_OPTIONS: '--expose-gc',
+};
 
 /** IMAGE_ENV, each variable overridden by this process's own: `MALLOC_ARENA_MAX=16 npm run bench` measures without the cap. */
 export function imageEnv(): Record<string, string> {

@@ -291,7 +291,7 @@ describe('what the image leaves out', () => {
   it('tsx and the esbuild under it: the image runs dist/, and npm ci still installs them for npm start', () => {
     expect(Object.keys(manifest.dependencies)).not.toContain('tsx');
     expect(manifest.devDependencies.tsx).toBeDefined();
-    expect(manifest.scripts.start).toMatch(/^tsx src\/main\.ts$/);
+    expect(manifest.scripts.start).toMatch(/^tsx --expose-gc src\/main\.ts$/);
     for (const name of ['tsx', 'esbuild'])
       expect(lock.packages[`node_modules/${name}`]?.dev, name).toBe(true);
   });

@@ -6,40 +6,33 @@
  * young (`Heap::AllocateExternalBackingStore`: twice its largest semi-space), or when the young
  * generation fills, which the event loop's few objects per read seldom make it do. So a 200 MB
  * export held some 32 MB of spent socket buffers at a time, and `malloc` keeps the pages after:
- * its peak RSS was 147–158 MB. Collecting every 8 MB forwarded, 135–139 MB, at the same CPU time
+ * its peak RSS was 146–152 MB. Collecting every 8 MiB forwarded, 135–138 MB, at the same CPU time
  * (a young generation of dead objects costs a fraction of a millisecond to collect).
  *
- * V8 hands the collection to code only behind `--expose-gc`. The flag is set just long enough to
- * make one context of our own, whose `gc` is kept here, and unset again: no other context, the
- * bot's or a worker's, gets a global `gc`. Where that fails (a runtime that refuses flags), the
- * collection does nothing and V8 collects as it would have.
+ * V8 hands the collection to code only behind `--expose-gc`, which the image sets (Dockerfile:
+ * NODE_OPTIONS) and `npm start` passes. Without it this does nothing, and V8 collects as it would
+ * have. The flag is not set at run time: V8's flags are the process's, read by every thread as
+ * it makes a context, and the bot starts threads of its own while it loads.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 type Collect = (options: { type: 'minor'; execution: 'sync' }) => void;
 
-function collector(): Collect | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
-    return typeof gc === 'function' ? (gc as Collect) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    setFlagsFromString('--no-expose-gc');
-  }
+/** A young collection by `gc`, when it is V8's collector; true when one was made. */
+export function youngCollector(gc: unknown): () => boolean {
+  if (typeof gc !== 'function') return () => false;
+  const collect = gc as Collect;
+  return () => {
+    collect({ type: 'minor', execution: 'sync' });
+    return true;
+  };
 }
 
-let collect: Collect | undefined | null = null;
+const collector = youngCollector(globalThis.gc);
 let collections = 0;
 
-/** Collects the young generation of this thread's heap now, when V8 allows it. */
+/** Collects the young generation of this thread's heap now, when the runtime allows it. */
 export function collectYoungGarbage(): void {
-  if (collect === null) collect = collector();
-  if (!collect) return;
-  collect({ type: 'minor', execution: 'sync' });
-  collections++;
+  if (collector()) collections++;
 }
 
 /** Collections made so far in this thread: for tests. */
