@@ -117,6 +117,8 @@ export class ChunkReceiver implements AsyncIterable<Buffer> {
     private readonly port: MessagePort,
     private readonly window = WINDOW,
   ) {
+    if (!Number.isInteger(window) || window < 1)
+      throw new RangeError(`a worker asks for a whole number of batches, at least one: not ${window}`);
     port.on('message', this.take);
   }
 

@@ -229,6 +229,13 @@ describe('a worker reading its port', () => {
     }
   });
 
+  it('refuses a window that is not a whole number of batches, which would never start the stream', () => {
+    const { port1, port2 } = new MessageChannel();
+    for (const window of [0, -1, 2.5, Number.NaN])
+      expect(() => new ChunkReceiver(port2, window)).toThrow(RangeError);
+    port1.close();
+  });
+
   it('takes what waits in its port in order, a break and the end included, without a turn of the event loop', async () => {
     const { port1, port2 } = new MessageChannel();
     const receiver = new ChunkReceiver(port2);
