@@ -23,7 +23,8 @@ FROM node:24-trixie-slim AS runtime
 # 200 MB Shield export peaked at 135-147 MB instead of 149-163 MB, at the same speed
 # (bench/export.ts, which runs with this environment: bench/child.ts, IMAGE_ENV).
 # --expose-gc lets the event loop collect a long body's spent socket buffers every 8 MiB instead of
-# every 32 MB (src/reports/young-collection.ts): the same export then peaks at 135-140 MB.
+# every 32 MB (src/reports/young-collection.ts): the same export then peaks at 135-140 MB instead
+# of 146-154. A NODE_OPTIONS given at `docker run` replaces this one: keep --expose-gc in it.
 ENV NODE_ENV=production NODE_COMPILE_CACHE=/tmp/edgeops-compile-cache MALLOC_ARENA_MAX=2 \
     NODE_OPTIONS=--expose-gc
 WORKDIR /app

@@ -78,6 +78,8 @@ describe('the Dockerfile', () => {
     const env = finalEnv();
     expect(Object.keys(IMAGE_ENV).length).toBeGreaterThan(0);
     for (const [name, value] of Object.entries(IMAGE_ENV)) expect(env.get(name), name).toBe(value);
+    // The event loop's young collections need V8's collector (src/reports/young-collection.ts).
+    expect(env.get('NODE_OPTIONS')?.split(/\s+/)).toContain('--expose-gc');
   });
 
   it('has a build stage and a runtime stage, all on the Node 24 LTS slim image', () => {

@@ -6,7 +6,7 @@
  * young (`Heap::AllocateExternalBackingStore`: twice its largest semi-space), or when the young
  * generation fills, which the event loop's few objects per read seldom make it do. So a 200 MB
  * export held some 32 MB of spent socket buffers at a time, and `malloc` keeps the pages after:
- * its peak RSS was 146–152 MB. Collecting every 8 MiB forwarded, 135–138 MB, at the same CPU time
+ * its peak RSS was 146–154 MB. Collecting every 8 MiB forwarded, 135–140 MB, at the same CPU time
  * (a young generation of dead objects costs a fraction of a millisecond to collect).
  *
  * V8 hands the collection to code only behind `--expose-gc`, which the image sets (Dockerfile:
