@@ -12,15 +12,10 @@ describe("the event loop's young collections", () => {
     expect(typeof globalThis.gc).toBe('function');
     const minor = new Promise<void>((resolve) => {
       const observer = new PerformanceObserver((list) => {
-        if (
-          !list
-            .getEntries()
-            .some(
-              (entry) =>
-                (entry.detail as { kind?: number } | null)?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
-            )
-        )
-          return;
+        const kinds = list
+          .getEntries()
+          .map((entry) => (entry as { detail?: { kind?: number } }).detail?.kind);
+        if (!kinds.includes(constants.NODE_PERFORMANCE_GC_MINOR)) return;
         observer.disconnect();
         resolve();
       });
