@@ -151,11 +151,32 @@ export class JsonArraySplitter {
   private elementAt = 0;
   skipped = 0;
   bytes = 0;
+  /**
+   * Whether each open level is an array, a bit per depth: a `]` must close a `[` and a `}` a `{`,
+   * as JSON.parse requires. Counting depth alone let two mismatches cancel out, and a body
+   * JSON.parse refuses was read in part.
+   */
+  private arrays = new Uint8Array(64);
 
   constructor(
     private readonly key: string,
     private readonly reader?: ElementReader,
   ) {}
+
+  private opened(depth: number, isArray: boolean): void {
+    const at = depth >> 3;
+    if (at >= this.arrays.length) {
+      const grown = new Uint8Array(this.arrays.length * 2);
+      grown.set(this.arrays);
+      this.arrays = grown;
+    }
+    const bit = 1 << (depth & 7);
+    this.arrays[at] = isArray ? this.arrays[at]! | bit : this.arrays[at]! & ~bit;
+  }
+
+  private closes(depth: number, isArray: boolean): boolean {
+    return ((this.arrays[depth >> 3]! >> (depth & 7)) & 1) === (isArray ? 1 : 0);
+  }
 
   /** Feeds one chunk and returns the elements it completed, parsed (none, with a reader). */
   push(chunk: Buffer): unknown[] {
@@ -197,6 +218,7 @@ export class JsonArraySplitter {
       }
       if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
         this.depth++;
+        this.opened(this.depth, byte === OPEN_BRACKET);
         if (this.elementDepth > 0 && this.depth === this.elementDepth + 1) {
           if (byte === OPEN_BRACE) {
             // The reader tries every element; JSON.parse in lists, the first of each chunk.
@@ -228,6 +250,9 @@ export class JsonArraySplitter {
         continue;
       }
       if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        if (this.depth === 0) throw new JsonStreamError('unbalanced brackets in the response');
+        if (!this.closes(this.depth, byte === CLOSE_BRACKET))
+          throw new JsonStreamError('a bracket in the response closes one of the other kind');
         if (this.elementOpen && this.depth === this.elementDepth + 1 && byte === CLOSE_BRACE) {
           const element = this.parseElement(chunk, elementStart, i + 1);
           if (this.reader) this.reader.parsed(element, this.elementAt, this.bytes - length + i + 1);

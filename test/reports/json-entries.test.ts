@@ -78,6 +78,19 @@ describe('streaming the entries of a JSON array', () => {
   it('reports an entry that is not valid JSON', () => {
     expect(() => splitAll('{"logs":[{"a":1,,}]}', 4)).toThrow(JsonStreamError);
   });
+
+  it('refuses a bracket that closes one of the other kind, as JSON.parse does, even when their count balances', () => {
+    // The first was read as an empty day: its count of brackets balances.
+    for (const body of ['{"logs":[[{"a":1]}]}', '{"logs":[[1},{"a":1]]}', '{"x":[1},"logs":[]]}']) {
+      expect(() => JSON.parse(body)).toThrow(SyntaxError);
+      for (const size of [1, 3, body.length])
+        expect(() => splitAll(body, size)).toThrow('closes one of the other kind');
+    }
+    // Deep nesting is still read: the kinds of open brackets are kept however deep.
+    const deep = `{"logs":[{"a":${'['.repeat(2_000)}${']'.repeat(2_000)}},${'[{"k":'.repeat(600)}1${'}]'.repeat(600)}]}`;
+    expect(() => JSON.parse(deep)).not.toThrow();
+    expect(splitAll(deep, 7)).toEqual((JSON.parse(deep) as { logs: unknown[] }).logs.slice(0, 1));
+  });
 });
 
 /** Text that looks like the boundary between two entries, or breaks out of a string if mishandled. */
