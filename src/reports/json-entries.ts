@@ -334,7 +334,12 @@ export class JsonArraySplitter {
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new JsonStreamError(`an entry is not valid JSON (${(error as Error).message})`);
+      // V8's own text quotes the entry around the fault, and an entry may hold anything the
+      // platform echoed, a secret too: only where it broke goes into the message.
+      const at = /\bposition (\d+)/.exec((error as Error).message)?.[1];
+      throw new JsonStreamError(
+        `an entry is not valid JSON${at === undefined ? '' : ` (at its character ${at})`}`,
+      );
     }
   }
 

@@ -79,6 +79,22 @@ describe('streaming the entries of a JSON array', () => {
     expect(() => splitAll('{"logs":[{"a":1,,}]}', 4)).toThrow(JsonStreamError);
   });
 
+  it('says where an entry broke without quoting it: an entry may hold a secret the platform echoed', () => {
+    const body = '{"logs":[{"key":"sk_live_SECRET123","b":x}]}';
+    // V8's own message quotes the text around the fault.
+    expect(() => JSON.parse('{"key":"sk_live_SECRET123","b":x}')).toThrow(/T123/);
+    for (const size of [3, body.length]) {
+      let message = '';
+      try {
+        splitAll(body, size);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^an entry is not valid JSON( \(at its character \d+\))?$/);
+      expect(message).not.toMatch(/SECRET|T123|sk_live/);
+    }
+  });
+
   it('refuses a bracket that closes one of the other kind, as JSON.parse does, even when their count balances', () => {
     // The first was read as an empty day: its count of brackets balances.
     for (const body of ['{"logs":[[{"a":1]}]}', '{"logs":[[1},{"a":1]]}', '{"x":[1},"logs":[]]}']) {
