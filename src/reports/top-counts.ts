@@ -18,23 +18,22 @@ const kept = (key: string): string => (key.length < 13 ? key : ` ${key}`.slice(1
 export const RECENT_SPOTS = 1024;
 
 /**
- * Where a key goes in a recent-key table: from its length and six of its characters, most of them
- * last, where texts of one kind differ most (a URL's file or query, a label's zone). A Map hashes every
- * character of a key each time it is a new string, which a text cut from a body always is; a
- * table hit costs this and one compare. Keys of the same spot take turns, and a miss goes to the
- * Map, so the spot only decides how often the table helps, never what is counted.
+ * Where a key goes in a recent-key table: from its length, eight of its characters spread over it
+ * and its last two. Texts of one kind differ anywhere: a label set in its first characters (its
+ * error code) and its last (its zone), a URL in its file or query. Characters of the end alone put
+ * label sets of one zone and error codes of one length in one spot, where they took turns. A Map
+ * hashes every character of a key each time it is a new string, which a text cut from a body
+ * always is; a table hit costs this and one compare. Keys of the same spot take turns, and a miss
+ * goes to the Map, so the spot only decides how often the table helps, never what is counted.
  */
 export function recentSpot(key: string): number {
   const n = key.length;
   if (n < 8) return n;
   // FNV-1a over those characters.
   let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  for (let i = 0; i < 8; i++) h = Math.imul(h ^ key.charCodeAt((i * n) >> 3), 0x01000193);
   h = Math.imul(h ^ key.charCodeAt(n - 1), 0x01000193);
   h = Math.imul(h ^ key.charCodeAt(n - 2), 0x01000193);
-  h = Math.imul(h ^ key.charCodeAt(n - 3), 0x01000193);
-  h = Math.imul(h ^ key.charCodeAt(n - 5), 0x01000193);
-  h = Math.imul(h ^ key.charCodeAt(n - 7), 0x01000193);
-  h = Math.imul(h ^ key.charCodeAt(n >> 1), 0x01000193);
   return (h ^ (h >>> 16)) & (RECENT_SPOTS - 1);
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ORIGIN_ERROR_CODES } from '../../src/reports/origin/entry.js';
 import {
   BoundedTally,
   LABEL_KEPT_LENGTH,
@@ -110,7 +111,25 @@ describe('counting the top URLs in bounded memory', () => {
     );
   });
 
-  it('spreads keys over the recent table by their length and last characters', () => {
+  it('spreads label sets over the recent table: those of one zone, or of error codes of one length, do not take turns', () => {
+    // The text PlatformEntries looks its labels up by: from the ErrorCode's value to the ServerZone's.
+    const statuses = ['400', '416', '500', '502', '504', '508'];
+    const zones = ['DE', 'UK', 'NY', 'LA', 'SG', 'CA', 'FR', 'JP', 'SYD', 'WA', 'TX', 'BR', 'HK', 'MI'];
+    const sets = Object.keys(ORIGIN_ERROR_CODES).flatMap((code, i) =>
+      zones.map((zone) => `${code}","StatusCode":"${statuses[i % statuses.length]}","ServerZone":"${zone}`),
+    );
+    // 154 sets in 1,024 spots: some 143 spots if each set's spot were drawn at random.
+    expect(new Set(sets.map(recentSpot)).size).toBeGreaterThanOrEqual(135);
+    // Codes of one length, one zone.
+    for (const zone of zones) {
+      const pair = ['http_invalid_range', 'http_loop_detected'].map(
+        (code) => `${code}","StatusCode":"502","ServerZone":"${zone}`,
+      );
+      expect(recentSpot(pair[0]!)).not.toBe(recentSpot(pair[1]!));
+    }
+  });
+
+  it('spreads keys over the recent table by their length and characters', () => {
     const spots = new Set(
       Array.from({ length: 2_000 }, (_, i) => recentSpot(`/img/${i.toString(36)}.jpg?v=${i}`)),
     );
