@@ -12,7 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -152,13 +152,16 @@ async function oursSide(url: string, out: string, scrubbed: boolean): Promise<vo
   const scrub = createFileScrub(registry);
   const secrets = scrubbed ? fileSecretForms(registry) : undefined;
   // A running bot has its worker thread up already: start it before the clock does.
+  const warmUp = `${out}.warm-up`;
   const warm = await writeShieldExportCsv({
     source: Readable.from([Buffer.from('a,b\r\n')]),
-    path: out,
+    path: warmUp,
     pool,
     secrets,
   });
-  if (scrubbed) await scrub.count(out, warm.secretCount);
+  if (scrubbed) await scrub.count(warmUp, warm.secretCount);
+  // The bot's file is new and empty when the export starts (temporaryCsvPath).
+  await writeFile(out, '', { flag: 'wx', mode: 0o600 });
   const started = performance.now();
   const cpu = process.cpuUsage();
   const threads = threadCpuMs();
@@ -247,6 +250,9 @@ async function guardSide(megabytes: number): Promise<void> {
   });
 }
 
+/** Measurements taken, for a new file name each. */
+let measured = 0;
+
 async function measure(
   script: string,
   megabytes: number,
@@ -254,16 +260,15 @@ async function measure(
   dir: string,
 ) {
   const server = await startServer(megabytes);
+  // A new file each time, as the bot's is, and removed after: not written over an earlier round's.
+  const out = join(dir, `${side}-${megabytes}-${++measured}.csv`);
   try {
-    const result = await measureInChild(script, [
-      '--side',
-      side,
-      server.url,
-      join(dir, `${side}-${megabytes}.csv`),
-    ]);
+    const result = await measureInChild(script, ['--side', side, server.url, out]);
     return { ...result, bodyBytes: server.bodyBytes };
   } finally {
     server.close();
+    await rm(out, { force: true });
+    await rm(`${out}.warm-up`, { force: true });
   }
 }
 

@@ -7,7 +7,7 @@
  * in alternating rounds. Run alone: `npx tsx bench/logs.ts [entries]`.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -70,15 +70,19 @@ async function floorSide(file: string): Promise<void> {
   reportMeasurement({ ms: performance.now() - started, detail: { parsed, malformed, cpuMs: cpuMs(cpu) } });
 }
 
-/** Ours: streamed from disk as if from the socket, summary and CSV in the report worker. */
+/**
+ * Ours: streamed from disk as if from the socket, summary and CSV in the report worker. The CSV
+ * goes to a new empty file, as the bot's does (temporaryCsvPath), not over the last round's.
+ */
 async function oursSide(file: string, csvPath: string): Promise<void> {
   const pool = createReportPool();
   // A running bot has its worker thread up already: start it before the clock does.
   await summariseOriginErrors({
     source: originDayStream({ entries: 10, dayStartMs: DAY_START }),
-    csvPath,
+    csvPath: `${csvPath}.warm-up`,
     pool,
   });
+  await writeFile(csvPath, '', { flag: 'wx', mode: 0o600 });
   const started = performance.now();
   const cpu = process.cpuUsage();
   const summary = await summariseOriginErrors({
@@ -124,7 +128,10 @@ export async function benchLogs(
     const ourRuns: ChildMeasurement[] = [];
     for (let run = 0; run < RUNS; run++) {
       const floor = await measureInChild(script, ['--side', 'floor', file]);
-      const ours = await measureInChild(script, ['--side', 'ours', file, join(dir, 'out.csv')]);
+      const csvPath = join(dir, `round-${run + 1}.csv`);
+      const ours = await measureInChild(script, ['--side', 'ours', file, csvPath]);
+      await rm(csvPath, { force: true });
+      await rm(`${csvPath}.warm-up`, { force: true });
       floors.push(floor);
       ourRuns.push(ours);
       ratios.push(ours.ms / floor.ms);

@@ -12,6 +12,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { MessagePort } from 'node:worker_threads';
 import { FileSecretCounter, type FileSecretForms, fileStamp } from '../../secrets/file-scrub.js';
 import { CsvFormulaGuard, CsvShapeError } from '../csv/guard.js';
+import { CSV_WRITE_FLAGS, cutToWritten } from '../csv/temp-file.js';
 import { failureOf } from '../task-failure.js';
 import type { ExportWorkerResult } from '../tasks.js';
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
@@ -65,7 +66,7 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     // The summary is counted from the cells the guard reads anyway: no second pass over the body.
     tally = new ShieldTally();
     const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
-    file = await open(task.path, 'w');
+    file = await open(task.path, CSV_WRITE_FLAGS);
     for await (const chunk of receiver) {
       bodyBytes += chunk.length;
       const csv = guard.push(chunk);
@@ -81,6 +82,7 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     secrets?.push(last);
     await writing;
     if (last.length > 0) await write(last);
+    await cutToWritten(file, csvBytes);
     // What the upload checks before it takes the count: the file as written.
     const secretCount = secrets?.end(fileStamp(await file.stat({ bigint: true })));
     await file.close();

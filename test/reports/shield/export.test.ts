@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -211,6 +211,25 @@ describe('passing the Shield export through to a file', () => {
       pool: reportPool(),
     });
     expect(alone.secretCount).toBeUndefined();
+  });
+
+  it('written over a longer file, leaves the CSV alone in it, and counts the file as cut', async () => {
+    const path = csvPath();
+    await writeFile(path, 'an older and longer text\r\n'.repeat(400));
+    const secrets = new SecretRegistry();
+    secrets.add('sk_live_0123456789abcdef0123');
+    const result = await writeShieldExportCsv({
+      source: platformCsv(ROWS),
+      path,
+      pool: reportPool(),
+      secrets: fileSecretForms(secrets),
+    });
+    const text = await readFile(path, 'utf8');
+    expect(result.bytes).toBe(Buffer.byteLength(text));
+    expect(text).not.toContain('older');
+    expect(parse(text)).toHaveLength(ROWS.length + 1);
+    // The stamp is the file's after the cut: the upload takes the count as it is.
+    expect(result.secretCount?.stamp).toEqual(fileStamp(await stat(path, { bigint: true })));
   });
 
   it('refuses secrets that are not forms and their masks, and writes nothing', async () => {

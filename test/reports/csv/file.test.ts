@@ -1,0 +1,92 @@
+import { constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CsvFileWriter } from '../../../src/reports/csv/file.js';
+import { CSV_WRITE_FLAGS, cutToWritten, temporaryCsvPath } from '../../../src/reports/csv/temp-file.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'edgeops-csv-file-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('a CSV file as it is written', () => {
+  it('is opened to be created when missing and never truncated: ext4 writes a truncated file out at its close', () => {
+    expect(CSV_WRITE_FLAGS & constants.O_TRUNC).toBe(0);
+    expect(CSV_WRITE_FLAGS & constants.O_CREAT).toBe(constants.O_CREAT);
+    expect(CSV_WRITE_FLAGS & constants.O_APPEND).toBe(0);
+  });
+
+  it('fills temporaryCsvPath’s empty file, which stays this user’s alone', async () => {
+    const path = temporaryCsvPath();
+    try {
+      const writer = new CsvFileWriter(path);
+      await writer.write('a,b\r\n');
+      await writer.write(Buffer.from('1,2\r\n'));
+      await writer.close();
+      expect(readFileSync(path, 'utf8')).toBe('a,b\r\n1,2\r\n');
+      expect(writer.bytesWritten).toBe(10);
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
+
+  it('creates a file that is not there', async () => {
+    const path = join(scratch(), 'new.csv');
+    const writer = new CsvFileWriter(path);
+    await writer.write('x\r\n');
+    await writer.close();
+    expect(readFileSync(path, 'utf8')).toBe('x\r\n');
+  });
+
+  it('written over a longer file, ends as the CSV alone', async () => {
+    const path = join(scratch(), 'old.csv');
+    writeFileSync(path, 'an older and longer text\r\n'.repeat(100));
+    const writer = new CsvFileWriter(path);
+    await writer.write('a,b\r\n');
+    await writer.close();
+    expect(readFileSync(path, 'utf8')).toBe('a,b\r\n');
+
+    const nothing = new CsvFileWriter(path);
+    await nothing.close();
+    expect(statSync(path).size).toBe(0);
+  });
+
+  it('that cannot be opened fails its first write with the reason, and is discarded quietly', async () => {
+    const path = join(scratch(), 'missing-folder', 'x.csv');
+    const writer = new CsvFileWriter(path);
+    await expect(writer.write('a\r\n')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(writer.close()).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(writer.discard()).resolves.toBeUndefined();
+  });
+
+  it('discarded, closes its descriptor at once', async () => {
+    const path = join(scratch(), 'gone.csv');
+    const writer = new CsvFileWriter(path);
+    await writer.write('a\r\n');
+    await writer.discard();
+    await writer.discard();
+  });
+
+  it('written by a handle (the Shield export’s), is cut to what was written', async () => {
+    const path = join(scratch(), 'handle.csv');
+    writeFileSync(path, 'x'.repeat(64));
+    const file = await open(path, CSV_WRITE_FLAGS);
+    try {
+      await file.write('abc');
+      await cutToWritten(file, 3);
+      await cutToWritten(file, 3);
+    } finally {
+      await file.close();
+    }
+    expect(readFileSync(path, 'utf8')).toBe('abc');
+  });
+});
