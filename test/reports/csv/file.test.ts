@@ -1,4 +1,13 @@
-import { constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +19,18 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The files of `dir` this process holds open (Linux's /proc). */
+function openFilesIn(dir: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(join('/proc/self/fd', fd));
+      return target.startsWith(`${dir}/`) ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 function scratch(): string {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-csv-file-'));
@@ -68,12 +89,21 @@ describe('a CSV file as it is written', () => {
     await expect(writer.discard()).resolves.toBeUndefined();
   });
 
-  it('discarded, closes its descriptor at once', async () => {
-    const path = join(scratch(), 'gone.csv');
-    const writer = new CsvFileWriter(path);
+  it('leaves no descriptor open once it is closed or discarded', async () => {
+    const dir = scratch();
+    const closed = join(dir, 'closed.csv');
+    const writer = new CsvFileWriter(closed);
     await writer.write('a\r\n');
-    await writer.discard();
-    await writer.discard();
+    expect(openFilesIn(dir)).toEqual([closed]);
+    await writer.close();
+    const discarded = join(dir, 'discarded.csv');
+    const dropped = new CsvFileWriter(discarded);
+    await dropped.write('a\r\n'.repeat(1_000_000));
+    await dropped.discard();
+    await dropped.discard();
+    const unwritten = new CsvFileWriter(join(dir, 'unwritten.csv'));
+    await unwritten.discard();
+    expect(openFilesIn(dir)).toEqual([]);
   });
 
   it('written by a handle (the Shield export’s), is cut to what was written', async () => {
