@@ -57,13 +57,20 @@ export interface ReportFailureWords {
   cancelled: string;
 }
 
+/** What the user can do about a report that failed for a reason of the platform's or ours; the correlation id follows. */
+const NEXT_STEP = 'Try again; if it persists, report it with the correlation id.';
+
 /** The error for a failure the worker returned. */
 export function workerFailureError(failure: WorkerFailure, words: ReportFailureWords): ReportError {
   if (failure.reason === 'invalid-response')
-    return new ReportError('invalid-response', words.operation, `${words.unreadable}: ${failure.message}.`);
+    return new ReportError(
+      'invalid-response',
+      words.operation,
+      `${words.unreadable}: ${failure.message}. ${NEXT_STEP}`,
+    );
   if (failure.reason === 'cancelled') return new ReportError('aborted', words.operation, words.cancelled);
   // The worker's own message may name our code paths: it goes to the log, not to the user.
-  return new ReportError('failed', words.operation, `${words.failed}.`, {
+  return new ReportError('failed', words.operation, `${words.failed}. ${NEXT_STEP}`, {
     cause: new Error(failure.message),
   });
 }

@@ -360,7 +360,10 @@ const FAULTS: FaultSpec[] = [
     expect: (op) =>
       garbled(
         op,
-        op.streamed ? /could not be read|not a readable CSV/ : /could not be read \(malformed JSON\)/,
+        // The report's own error says what to do, as the platform's does.
+        op.streamed
+          ? /(could not be read|not a readable CSV).*Try again; if it persists, report it with the correlation id/
+          : /could not be read \(malformed JSON\)/,
         false,
       ),
   },

@@ -102,7 +102,7 @@ describe('passing the Shield export through to a file', () => {
       kind: 'invalid-response',
       operation: 'shield.export',
       userMessage:
-        'The Shield export is not a readable CSV file: record 10,002 opens a quote that is never closed.',
+        'The Shield export is not a readable CSV file: record 10,002 opens a quote that is never closed. Try again; if it persists, report it with the correlation id.',
     });
     expect(await exists(path)).toBe(false);
   });
@@ -114,7 +114,7 @@ describe('passing the Shield export through to a file', () => {
     await expect(writeShieldExportCsv({ source, path, pool: reportPool() })).rejects.toMatchObject({
       kind: 'invalid-response',
       userMessage:
-        'The Shield export is not a readable CSV file: record 1 (the header) has more than 16,384 columns, more than a spreadsheet opens.',
+        'The Shield export is not a readable CSV file: record 1 (the header) has more than 16,384 columns, more than a spreadsheet opens. Try again; if it persists, report it with the correlation id.',
     });
     expect(await exists(path)).toBe(false);
     // As wide as a spreadsheet goes is read.
