@@ -3,7 +3,10 @@
  * pinned clock is moved to each occurrence and the digest runner is ticked by hand, as its timer
  * would; what a digest posted is read from the records of the messenger it posts through.
  */
+import { once } from 'node:events';
 import { readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -439,6 +442,39 @@ describe('a policy that changes while a digest is made', () => {
     } finally {
       authorizer.decide = decide;
       await gated.close();
+    }
+  });
+});
+
+describe('a period the platform answers with a body that cannot be read', () => {
+  it('is posted as a failure that says why and gives the correlation id of its log line', async () => {
+    // The origin-log service answers every day with JSON that breaks inside the first entry.
+    const garbled = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"logs":[{"logId":"x"]}');
+    });
+    garbled.listen(0, '127.0.0.1');
+    await once(garbled, 'listening');
+    const url = `http://127.0.0.1:${(garbled.address() as AddressInfo).port}`;
+    const failing = await digestTestbed({ env: { PLATFORM_LOGGING_URL: url } });
+    try {
+      failing.clock.set('2026-11-23T08:00:00.000Z');
+      const zone = quietZone(failing);
+      const { channelId } = await setDigest(`digest logs ${zone} --at 09:00`, failing);
+      await tickAt('2026-11-23T09:00:00.000Z', failing);
+      const posts = digestPosts(channelId, failing.messenger.records);
+      expect(posts).toHaveLength(1);
+      const text = textOf(posts[0]!);
+      expect(text).toContain('could not be made: The origin log response could not be read');
+      expect(text).toContain('Try again; if it persists, report it with the correlation id');
+      const correlationId = /correlation id (c-[0-9a-f]{10})/.exec(text)?.[1];
+      expect(correlationId).toBeDefined();
+      const logged = failing.logs.filter((line) => line.includes(correlationId!));
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toContain('a digest could not be made');
+    } finally {
+      await failing.close();
+      garbled.close();
     }
   });
 });

@@ -11,6 +11,7 @@ import { inChannel, type Reply } from '../../reply/model.js';
 import type { AuditLog } from '../../state/audit.js';
 import type { Digest, DigestClaim, DigestRunEnd, DigestStore } from '../../state/digests.js';
 import type { Logger } from '../../telemetry/log.js';
+import { newCorrelationId } from '../engine/failure.js';
 import type { Messenger } from '../engine/ports.js';
 import { goneFromChannel } from '../shared/delivery-errors.js';
 import { endDigest } from './endings.js';
@@ -84,9 +85,21 @@ async function discard(reply: Reply): Promise<void> {
   await Promise.all(files.map((file) => (file.path ? rm(file.path, { force: true }) : undefined)));
 }
 
-/** What a run that could not read its period posts instead. */
-function failurePost(digest: Digest, note: OccurrenceNote, period: string, error: unknown): DigestPost {
-  const why = error instanceof EdgeopsError ? error.userMessage : 'something went wrong on our side';
+/**
+ * What a run that could not read its period posts instead: why, in the words a reply would use,
+ * and the correlation id of its log line when the cause is not one the reader can fix.
+ */
+function failurePost(
+  digest: Digest,
+  note: OccurrenceNote,
+  period: string,
+  error: unknown,
+  correlationId: string,
+): DigestPost {
+  const why =
+    error instanceof EdgeopsError
+      ? error.shownWith(correlationId)
+      : `something went wrong on our side. Please report correlation id ${correlationId}.`;
   return {
     reply: inChannel(`The digest of ${describeDigest(digest)} could not be made`, [
       digestContext(digest, note),
@@ -129,8 +142,15 @@ async function makePost(
     return await makeDigestPost(state, digest, period, note, { signal: controller.signal, status: renew });
   } catch (error) {
     if (state.closed || controller.signal.aborted) return undefined;
-    state.logger.warn('a digest could not be made', { digest: digest.id, error });
-    return failurePost(digest, note, describePeriod(period, digest.timeZone, note.postedAt), error);
+    const correlationId = newCorrelationId();
+    state.logger.warn('a digest could not be made', { digest: digest.id, correlationId, error });
+    return failurePost(
+      digest,
+      note,
+      describePeriod(period, digest.timeZone, note.postedAt),
+      error,
+      correlationId,
+    );
   } finally {
     state.runs.delete(controller);
   }
