@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Config, ConfigError, configSecrets, loadConfig } from './config.js';
 import type { ConsoleBackends } from './console/backends.js';
+import { youngCollectionsOn } from './reports/young-collection.js';
 import type { Runtime } from './runtime/runtime.js';
 import { createShutdown, type Shutdown, startFailureLine, stopLine } from './runtime/shutdown.js';
 import { SecretRegistry } from './secrets/registry.js';
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
     mode: config.mode,
     port: config.port,
     metricsPort: config.metricsPort,
+    // Off without --expose-gc (an own NODE_OPTIONS replaces the image's): long exports then peak higher.
+    youngCollections: youngCollectionsOn(),
   });
   await runSlack(config, config.mode, logger, shutdown, reload);
 }

@@ -35,6 +35,11 @@ export function collectYoungGarbage(): void {
   if (collector()) collections++;
 }
 
+/** Whether this thread can collect its young generation on demand: the runtime has `--expose-gc`. */
+export function youngCollectionsOn(): boolean {
+  return typeof globalThis.gc === 'function';
+}
+
 /** Collections made so far in this thread: for tests. */
 export function youngCollections(): number {
   return collections;

@@ -233,6 +233,8 @@ describe('the real entry point', () => {
         SLACK_API_URL: fake.apiUrl,
         ...PLATFORM_ENV,
         STATE_DATABASE_URL: `file:${join(dir, 'state.db')}`,
+        // As the image runs it.
+        NODE_OPTIONS: '--expose-gc',
       });
       expect(run.code, run.stderr).toBe(1);
       const plain = run.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
@@ -240,7 +242,8 @@ describe('the real entry point', () => {
         expect.stringMatching(/^edgeops: SLACK_BOT_TOKEN: Slack rejected the bot token \(invalid_auth\); /),
       ]);
       expect(run.stderr + run.stdout).not.toContain(BOT_TOKEN);
-      expect(run.stderr).toContain('edgeops starting in HTTP mode');
+      const starting = run.stderr.split('\n').find((line) => line.includes('edgeops starting in HTTP mode'));
+      expect(starting).toMatch(/"youngCollections":true/);
       expect(run.stderr).not.toContain('edgeops is ready');
       expect(run.stderr).not.toContain('on METRICS_PORT');
       expect(fake.callsTo('auth.test')).toHaveLength(1);
@@ -292,6 +295,8 @@ describe('the real entry point', () => {
     try {
       const [first = ''] = app.output().split('\n');
       expect(first).toContain('edgeops starting in Socket Mode');
+      // Started without the image's --expose-gc, and says so.
+      expect(first).toMatch(/"youngCollections":false/);
       expect(app.output()).not.toContain('Socket Mode mode');
       expect(fake.callsTo('apps.connections.open').length).toBeGreaterThan(0);
       expect(await readyz(app.metricsUrl())).toEqual({ status: 200, body: 'ready\n' });
