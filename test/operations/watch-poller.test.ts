@@ -316,8 +316,15 @@ describe('a broken download', () => {
     addErrors(bed, zone, 40, bed.clock() + 5 * SECOND);
     bed.sandbox.faults.set('logs.origin', { truncate: true, times: 3 });
     await step(MINUTE);
-    expect(messageText(watch.channelId, watch.ts)).toContain('the last poll failed');
-    expect(messageText(watch.channelId, watch.ts)).toContain('0 errors');
+    const failed = messageText(watch.channelId, watch.ts);
+    expect(failed).toContain('the last poll failed');
+    expect(failed).toContain('0 errors');
+    // The correlation id finds the poll's log line.
+    const correlationId = /correlation id (c-[0-9a-f]{10})/.exec(failed)?.[1];
+    expect(correlationId).toBeDefined();
+    expect(
+      bed.logs.filter((line) => line.includes(correlationId!) && line.includes('a watch poll failed')),
+    ).toHaveLength(1);
     bed.sandbox.faults.clear();
     await step(MINUTE);
     expect(messageText(watch.channelId, watch.ts)).toContain('40 errors');

@@ -41,11 +41,18 @@ class DownloadDeadlineError extends EdgeopsError {
   }
 }
 
-/** What the watch message says of a failed poll. */
-export function failureOf(error: unknown): string {
-  if (error instanceof DownloadDeadlineError || error instanceof PlatformError) return error.userMessage;
-  if (error instanceof JsonStreamError) return 'the response broke off or was not valid JSON';
-  return 'the download broke off';
+/**
+ * What the watch message says of a failed poll: with the correlation id of its log line when the
+ * cause is not one the reader can fix. The watch polls again on its own.
+ */
+export function failureOf(error: unknown, correlationId: string): string {
+  if (error instanceof DownloadDeadlineError) return error.userMessage;
+  if (error instanceof PlatformError) return error.shownWith(correlationId);
+  const why =
+    error instanceof JsonStreamError
+      ? 'the response broke off or was not valid JSON'
+      : 'the download broke off';
+  return `${why} (correlation id ${correlationId})`;
 }
 
 /** Downloads the zone's days into the counters, stopped at `deadline` (on the clock) or by close(). */

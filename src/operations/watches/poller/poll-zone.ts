@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { PlatformError } from '../../../platform/errors.js';
 import { PollCounter, type WatchProgress } from '../../../watches/progress.js';
 import type { Watch } from '../../../watches/store.js';
+import { newCorrelationId } from '../../engine/failure.js';
 import { postAlerts, refreshMessage } from './announce.js';
 import { daysToRead, download, failureOf } from './download.js';
 import { LeaseLostError, leaseKeeper } from './lease.js';
@@ -42,8 +43,10 @@ export async function pollZone(
       return;
     }
     const slowed = error instanceof PlatformError && error.kind === 'rate-limited';
+    const correlationId = newCorrelationId();
     logger.warn(slowed ? 'the platform asked watches to wait' : 'a watch poll failed', {
       pullZone: pullZoneId,
+      correlationId,
       error,
     });
     for (const watch of watches) {
@@ -51,7 +54,7 @@ export async function pollZone(
       const progress: WatchProgress = {
         ...watch.progress,
         slowed: slowed ? { level } : watch.progress.slowed,
-        failure: slowed ? null : failureOf(error),
+        failure: slowed ? null : failureOf(error, correlationId),
       };
       await alone(state, watch, async () => {
         const saved = await savePoll(state, watch, progress, null, nowMs + watch.everyMs * 2 ** level);
