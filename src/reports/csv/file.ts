@@ -5,7 +5,8 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { CSV_WRITE_FLAGS, cutToWritten } from './temp-file.js';
+import { finished } from 'node:stream/promises';
+import { CSV_FILE_MODE, CSV_WRITE_FLAGS, cutToWritten } from './temp-file.js';
 
 interface OpenFile {
   file: FileHandle;
@@ -18,9 +19,13 @@ export class CsvFileWriter {
   private readonly opening: Promise<OpenFile>;
   private failure: Error | undefined;
 
-  /** `path`: a new file, or temporaryCsvPath's empty one, opened without truncating it (CSV_WRITE_FLAGS). */
+  /**
+   * `path`: a new file, or temporaryCsvPath's empty one, opened without truncating it
+   * (CSV_WRITE_FLAGS). A file that held more is cut to the CSV when it is closed; after a failure
+   * or a discard it holds what it held, partly written over: the caller removes it.
+   */
   constructor(path: string) {
-    this.opening = open(path, CSV_WRITE_FLAGS).then((file) => {
+    this.opening = open(path, CSV_WRITE_FLAGS, CSV_FILE_MODE).then((file) => {
       // Not closed when it ends: it is cut to what was written first (close).
       const stream = createWriteStream(path, { fd: file, autoClose: false, highWaterMark: 1024 * 1024 });
       // Kept on for the file's whole life: a failed write surfaces at the next write or at close.
@@ -50,14 +55,17 @@ export class CsvFileWriter {
     const { file, stream } = this.opened ?? (await this.opening);
     try {
       if (this.failure) throw this.failure;
-      const finished = once(stream, 'finish');
+      // Rejects, rather than waits for ever, when the stream is discarded first.
+      const done = finished(stream);
       stream.end();
-      await finished;
+      await done;
       if (this.failure) throw this.failure;
       await cutToWritten(file, stream.bytesWritten);
     } finally {
       await shut(stream);
     }
+    // A write the file system refuses only when the file is closed (NFS, FUSE, quotas) fails here.
+    if (this.failure) throw this.failure;
   }
 
   /** Drops what is queued and closes the descriptor; the caller removes the file. */

@@ -25,7 +25,7 @@ const PROCESS_MARK = randomBytes(3).toString('hex');
 export function temporaryCsvPath(): string {
   const path = join(tmpdir(), `edgeops-${process.pid}-${PROCESS_MARK}${randomBytes(5).toString('hex')}.csv`);
   // One small call: 'wx' fails rather than take over a file someone else put at that name.
-  closeSync(openSync(path, 'wx', 0o600));
+  closeSync(openSync(path, 'wx', CSV_FILE_MODE));
   return path;
 }
 
@@ -36,6 +36,13 @@ export function temporaryCsvPath(): string {
  * closes it waits for the disk, 40–70 ms at the end of a million-entry summary.
  */
 export const CSV_WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT;
+
+/**
+ * The mode of a CSV file its writer creates: this user's alone, as temporaryCsvPath makes it. A
+ * temporary file removed before its writer opens it (a cleaner of the folder) comes back so, not
+ * readable by every user of the host while it holds what the platform sent.
+ */
+export const CSV_FILE_MODE = 0o600;
 
 /**
  * Cuts a file opened with CSV_WRITE_FLAGS to what was written, when it held more before: a path

@@ -12,7 +12,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { MessagePort } from 'node:worker_threads';
 import { FileSecretCounter, type FileSecretForms, fileStamp } from '../../secrets/file-scrub.js';
 import { CsvFormulaGuard, CsvShapeError } from '../csv/guard.js';
-import { CSV_WRITE_FLAGS, cutToWritten } from '../csv/temp-file.js';
+import { CSV_FILE_MODE, CSV_WRITE_FLAGS, cutToWritten } from '../csv/temp-file.js';
 import { failureOf } from '../task-failure.js';
 import type { ExportWorkerResult } from '../tasks.js';
 import { ChunkReceiver, StreamCancelledError } from '../worker-channel.js';
@@ -66,7 +66,7 @@ export default async function rewriteShieldExportInWorker(input: unknown): Promi
     // The summary is counted from the cells the guard reads anyway: no second pass over the body.
     tally = new ShieldTally();
     const guard = new CsvFormulaGuard({ reuseOutput: true, cells: tally });
-    file = await open(task.path, CSV_WRITE_FLAGS);
+    file = await open(task.path, CSV_WRITE_FLAGS, CSV_FILE_MODE);
     for await (const chunk of receiver) {
       bodyBytes += chunk.length;
       const csv = guard.push(chunk);

@@ -6,6 +6,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -60,12 +61,50 @@ describe('a CSV file as it is written', () => {
     }
   });
 
-  it('creates a file that is not there', async () => {
+  it('creates a file that is not there, this user’s alone: a temporary file a cleaner removed comes back private', async () => {
     const path = join(scratch(), 'new.csv');
     const writer = new CsvFileWriter(path);
     await writer.write('x\r\n');
     await writer.close();
     expect(readFileSync(path, 'utf8')).toBe('x\r\n');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+
+    const removed = temporaryCsvPath();
+    try {
+      rmSync(removed);
+      const again = new CsvFileWriter(removed);
+      await again.write('y\r\n');
+      await again.close();
+      expect(statSync(removed).mode & 0o777).toBe(0o600);
+    } finally {
+      rmSync(removed, { force: true });
+    }
+  });
+
+  it('closing, and discarded meanwhile, fails at once instead of waiting for ever', async () => {
+    const path = join(scratch(), 'raced.csv');
+    const writer = new CsvFileWriter(path);
+    await writer.write('a\r\n'.repeat(100_000));
+    const closing = writer.close();
+    await writer.discard();
+    await expect(closing).rejects.toThrow();
+    // Discarded before it was open, too.
+    const early = new CsvFileWriter(join(scratch(), 'early.csv'));
+    const closingEarly = early.close();
+    await early.discard();
+    await expect(closingEarly).rejects.toThrow();
+  });
+
+  it('that the disk refuses fails its write or its close with the reason', async () => {
+    const path = join(scratch(), 'full.csv');
+    symlinkSync('/dev/full', path);
+    const writer = new CsvFileWriter(path);
+    const failed = (async () => {
+      await writer.write('a\r\n'.repeat(1_000_000));
+      await writer.close();
+    })();
+    await expect(failed).rejects.toMatchObject({ code: 'ENOSPC' });
+    await writer.discard();
   });
 
   it('written over a longer file, ends as the CSV alone', async () => {

@@ -232,6 +232,12 @@ describe('passing the Shield export through to a file', () => {
     expect(result.secretCount?.stamp).toEqual(fileStamp(await stat(path, { bigint: true })));
   });
 
+  it('creates a file that is not there this user’s alone', async () => {
+    const path = csvPath();
+    await writeShieldExportCsv({ source: platformCsv(ROWS), path, pool: reportPool() });
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
   it('refuses secrets that are not forms and their masks, and writes nothing', async () => {
     const path = csvPath();
     const secrets = { generation: 1, forms: [{ form: 5, masked: '[redacted …x]' }] };
