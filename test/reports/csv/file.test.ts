@@ -33,6 +33,14 @@ function openFilesIn(dir: string): string[] {
   });
 }
 
+/** A writer that wrote `texts` to `path` and was closed. */
+async function written(path: string, ...texts: (string | Buffer)[]): Promise<CsvFileWriter> {
+  const writer = new CsvFileWriter(path);
+  for (const text of texts) await writer.write(text);
+  await writer.close();
+  return writer;
+}
+
 function scratch(): string {
   const dir = mkdtempSync(join(tmpdir(), 'edgeops-csv-file-'));
   dirs.push(dir);
@@ -49,10 +57,7 @@ describe('a CSV file as it is written', () => {
   it('fills temporaryCsvPath’s empty file, which stays this user’s alone', async () => {
     const path = temporaryCsvPath();
     try {
-      const writer = new CsvFileWriter(path);
-      await writer.write('a,b\r\n');
-      await writer.write(Buffer.from('1,2\r\n'));
-      await writer.close();
+      const writer = await written(path, 'a,b\r\n', Buffer.from('1,2\r\n'));
       expect(readFileSync(path, 'utf8')).toBe('a,b\r\n1,2\r\n');
       expect(writer.bytesWritten).toBe(10);
       expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -63,18 +68,14 @@ describe('a CSV file as it is written', () => {
 
   it('creates a file that is not there, this user’s alone: a temporary file a cleaner removed comes back private', async () => {
     const path = join(scratch(), 'new.csv');
-    const writer = new CsvFileWriter(path);
-    await writer.write('x\r\n');
-    await writer.close();
+    await written(path, 'x\r\n');
     expect(readFileSync(path, 'utf8')).toBe('x\r\n');
     expect(statSync(path).mode & 0o777).toBe(0o600);
 
     const removed = temporaryCsvPath();
     try {
       rmSync(removed);
-      const again = new CsvFileWriter(removed);
-      await again.write('y\r\n');
-      await again.close();
+      await written(removed, 'y\r\n');
       expect(statSync(removed).mode & 0o777).toBe(0o600);
     } finally {
       rmSync(removed, { force: true });
@@ -110,13 +111,10 @@ describe('a CSV file as it is written', () => {
   it('written over a longer file, ends as the CSV alone', async () => {
     const path = join(scratch(), 'old.csv');
     writeFileSync(path, 'an older and longer text\r\n'.repeat(100));
-    const writer = new CsvFileWriter(path);
-    await writer.write('a,b\r\n');
-    await writer.close();
+    await written(path, 'a,b\r\n');
     expect(readFileSync(path, 'utf8')).toBe('a,b\r\n');
 
-    const nothing = new CsvFileWriter(path);
-    await nothing.close();
+    await written(path);
     expect(statSync(path).size).toBe(0);
   });
 
