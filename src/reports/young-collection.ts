@@ -28,6 +28,7 @@ export function youngCollector(gc: unknown): () => boolean {
 }
 
 const collector = youngCollector(globalThis.gc);
+const collecting = typeof globalThis.gc === 'function';
 let collections = 0;
 
 /** Collects the young generation of this thread's heap now, when the runtime allows it. */
@@ -37,7 +38,7 @@ export function collectYoungGarbage(): void {
 
 /** Whether this thread can collect its young generation on demand: the runtime has `--expose-gc`. */
 export function youngCollectionsOn(): boolean {
-  return typeof globalThis.gc === 'function';
+  return collecting;
 }
 
 /** Collections made so far in this thread: for tests. */

@@ -333,6 +333,21 @@ describe('a broken download', () => {
   });
 });
 
+describe('a poll the platform refuses', () => {
+  it('says why in the platform’s words, with no correlation id for a cause the reader can fix', async () => {
+    const zone = quietZone();
+    const watch = await startWatch(`watch logs ${zone}`);
+    bed.sandbox.faults.set('logs.origin', { status: 401, times: 3 });
+    await step(MINUTE);
+    const failed = messageText(watch.channelId, watch.ts);
+    expect(failed).toContain('the last poll failed');
+    expect(failed).toContain('PLATFORM_API_KEY');
+    expect(failed).not.toContain('correlation id');
+    bed.sandbox.faults.clear();
+    await stop(watch);
+  });
+});
+
 describe('what a watch counts', () => {
   const sinceStart = (watch: { channelId: string; ts: string }, testbed: EngineTestbed = bed) =>
     fieldsOf(testbed.board.shown(watch)!).get('Since the start');

@@ -47,7 +47,8 @@ export class CsvFileWriter {
   async write(data: string | Buffer, signal?: AbortSignal): Promise<void> {
     const { stream } = this.opened ?? (await this.opening);
     if (this.failure) throw this.failure;
-    if (!stream.write(data)) await once(stream, 'drain', { signal });
+    if (stream.destroyed) throw new DiscardedError();
+    if (!stream.write(data)) await drained(stream, signal);
   }
 
   /** Flushes and closes the file; resolves once it holds the CSV alone and its descriptor is closed. */
@@ -55,11 +56,15 @@ export class CsvFileWriter {
     const { file, stream } = this.opened ?? (await this.opening);
     try {
       if (this.failure) throw this.failure;
-      // Rejects, rather than waits for ever, when the stream is discarded first.
+      // Settles, rather than waits for ever, when the stream is discarded first.
       const done = finished(stream);
       stream.end();
-      await done;
+      await done.catch((error: unknown) => {
+        throw this.failure ?? (stream.destroyed ? new DiscardedError() : error);
+      });
       if (this.failure) throw this.failure;
+      // finished() takes a stream destroyed with nothing left to write for one that finished.
+      if (stream.destroyed) throw new DiscardedError();
       await cutToWritten(file, stream.bytesWritten);
     } finally {
       await shut(stream);
@@ -72,6 +77,29 @@ export class CsvFileWriter {
   async discard(): Promise<void> {
     const opened = this.opened ?? (await this.opening.catch(() => undefined));
     if (opened) await shut(opened.stream);
+  }
+}
+
+/** A write or close of a CSV file that was discarded meanwhile. */
+class DiscardedError extends Error {
+  constructor() {
+    super('the CSV file was discarded before it was written');
+  }
+}
+
+/** Until the stream takes writes again: rejects when it is discarded or closed first, or `signal` aborts. */
+async function drained(stream: WriteStream, signal: AbortSignal | undefined): Promise<void> {
+  const closed = new AbortController();
+  const onClose = () => closed.abort(new DiscardedError());
+  stream.once('close', onClose);
+  try {
+    await once(stream, 'drain', {
+      signal: signal ? AbortSignal.any([signal, closed.signal]) : closed.signal,
+    });
+  } catch (error) {
+    throw closed.signal.aborted ? closed.signal.reason : error;
+  } finally {
+    stream.off('close', onClose);
   }
 }
 

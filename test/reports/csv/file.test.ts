@@ -52,6 +52,7 @@ describe('a CSV file as it is written', () => {
     expect(CSV_WRITE_FLAGS & constants.O_TRUNC).toBe(0);
     expect(CSV_WRITE_FLAGS & constants.O_CREAT).toBe(constants.O_CREAT);
     expect(CSV_WRITE_FLAGS & constants.O_APPEND).toBe(0);
+    expect(CSV_WRITE_FLAGS & constants.O_NOFOLLOW).toBe(constants.O_NOFOLLOW);
   });
 
   it('fills temporaryCsvPath’s empty file, which stays this user’s alone', async () => {
@@ -82,24 +83,38 @@ describe('a CSV file as it is written', () => {
     }
   });
 
-  it('closing, and discarded meanwhile, fails at once instead of waiting for ever', async () => {
-    const path = join(scratch(), 'raced.csv');
-    const writer = new CsvFileWriter(path);
+  it('closing or writing, and discarded meanwhile, fails at once instead of waiting for ever', async () => {
+    const writer = new CsvFileWriter(join(scratch(), 'raced.csv'));
     await writer.write('a\r\n'.repeat(100_000));
     const closing = writer.close();
     await writer.discard();
-    await expect(closing).rejects.toThrow();
-    // Discarded before it was open, too.
+    await expect(closing).rejects.toThrow('the CSV file was discarded before it was written');
+    // Discarded before it was open, then closed.
     const early = new CsvFileWriter(join(scratch(), 'early.csv'));
-    const closingEarly = early.close();
     await early.discard();
-    await expect(closingEarly).rejects.toThrow();
+    await expect(early.close()).rejects.toThrow('the CSV file was discarded before it was written');
+    // A write waiting for the disk.
+    const waiting = new CsvFileWriter(join(scratch(), 'waiting.csv'));
+    const writing = waiting.write('b'.repeat(8 * 1024 * 1024));
+    await waiting.discard();
+    await expect(writing).rejects.toThrow('the CSV file was discarded before it was written');
+    await expect(waiting.write('c')).rejects.toThrow('the CSV file was discarded before it was written');
+  });
+
+  it('is never written through a link planted at its path', async () => {
+    const dir = scratch();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'not a CSV\n');
+    const path = join(dir, 'linked.csv');
+    symlinkSync(victim, path);
+    const writer = new CsvFileWriter(path);
+    await expect(writer.write('x\r\n')).rejects.toMatchObject({ code: 'ELOOP' });
+    await writer.discard();
+    expect(readFileSync(victim, 'utf8')).toBe('not a CSV\n');
   });
 
   it('that the disk refuses fails its write or its close with the reason', async () => {
-    const path = join(scratch(), 'full.csv');
-    symlinkSync('/dev/full', path);
-    const writer = new CsvFileWriter(path);
+    const writer = new CsvFileWriter('/dev/full');
     const failed = (async () => {
       await writer.write('a\r\n'.repeat(1_000_000));
       await writer.close();
