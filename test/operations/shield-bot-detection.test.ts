@@ -67,3 +67,26 @@ describe('a bot-detection answer whose configuration leaves its fields out', () 
     expect(said).not.toContain('undefined');
   });
 });
+
+describe('current settings the platform answers unreadably', () => {
+  it('opens the form with defaults, saying why with the correlation id of the warning', async () => {
+    bed.sandbox.faults.set('shield.botDetection.get', { malformedJson: true, times: 3 });
+    const form = (await bed.run(`shield bot-detection ${bed.sandbox.ids.shieldZone}`)).find(
+      (record) => record.kind === 'form',
+    );
+    bed.sandbox.faults.clear();
+    if (form?.kind !== 'form') throw new Error('the command opened no form');
+    const said = JSON.stringify(form.modal);
+    expect(said).toContain(
+      'its current settings could not be read (The platform sent a response that could not be read',
+    );
+    const correlationId = /correlation id (c-[0-9a-f]{10})/.exec(said)?.[1];
+    expect(correlationId).toBeDefined();
+    expect(
+      bed.logs.filter(
+        (line) =>
+          line.includes(correlationId!) && line.includes('current bot-detection settings could not be read'),
+      ),
+    ).toHaveLength(1);
+  });
+});

@@ -92,7 +92,13 @@ async function readCurrent(
     if (error instanceof PlatformError && error.kind === 'not-found')
       throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
     ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
-    return { unknown: error instanceof PlatformError ? error.userMessage : 'they could not be read' };
+    // The id finds the warning above, when the cause is not one the reader can fix.
+    return {
+      unknown:
+        error instanceof PlatformError
+          ? error.shownWith(ctx.correlationId)
+          : `they could not be read (correlation id ${ctx.correlationId})`,
+    };
   }
 }
 

@@ -55,7 +55,8 @@ async function answer(ctx: RunContext, pullZoneId: number, window: StatsArgs['wi
         // The window's own numbers stand without the comparison.
         if (!(error instanceof PlatformError)) throw error;
         ctx.logger.warn('statistics of the previous window could not be read', { error });
-        return { failed: error.userMessage.replace(/\.$/, '') };
+        // With the id of the warning above, when the cause is not one the reader can fix.
+        return { failed: error.shownWith(ctx.correlationId).replace(/\.$/, '') };
       }),
   ]);
   // A point the platform dates outside the window is not this window's: left out, and said so.
