@@ -45,6 +45,8 @@ export interface DigestPost {
   outcome: 'posted' | 'quiet' | 'failed';
   /** Counted in the period, for the audit row. */
   count: number;
+  /** A failure's correlation id, shown in the post and logged: the audit row takes it too. */
+  correlationId?: string;
 }
 
 /** The reply with the digest's own line first. */

@@ -107,6 +107,7 @@ function failurePost(
     ]),
     outcome: 'failed',
     count: 0,
+    correlationId,
   };
 }
 
@@ -208,7 +209,7 @@ async function audit(
     },
     outcome: end,
     approvalId: digest.approvalId,
-    correlationId: `${digest.id}-${note.occurrenceAt}`,
+    correlationId: made.correlationId ?? `${digest.id}-${note.occurrenceAt}`,
     detail: `digest ${digest.id} ran for ${new Date(note.occurrenceAt).toISOString()}: ${end}`,
   });
 }
