@@ -472,13 +472,13 @@ describe('a period the platform answers with a body that cannot be read', () => 
       const logged = failing.logs.filter((line) => line.includes(correlationId!));
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain('a digest could not be made');
-      // And its audit row.
+      // And its audit row names it.
       const rows = await failing.runtime.services.audit.list({
         limit: 10,
         filter: { operation: 'digest.set' },
       });
       expect(
-        rows.filter((row) => row.correlationId === correlationId && row.outcome === 'failed'),
+        rows.filter((row) => row.detail?.includes(correlationId!) && row.outcome === 'failed'),
       ).toHaveLength(1);
     } finally {
       await failing.close();

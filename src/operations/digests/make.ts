@@ -45,7 +45,7 @@ export interface DigestPost {
   outcome: 'posted' | 'quiet' | 'failed';
   /** Counted in the period, for the audit row. */
   count: number;
-  /** A failure's correlation id, shown in the post and logged: the audit row takes it too. */
+  /** A failure's correlation id, logged and shown in the post when its cause is unknown to the reader: the audit row's detail names it. */
   correlationId?: string;
 }
 

@@ -209,8 +209,9 @@ async function audit(
     },
     outcome: end,
     approvalId: digest.approvalId,
-    correlationId: made.correlationId ?? `${digest.id}-${note.occurrenceAt}`,
-    detail: `digest ${digest.id} ran for ${new Date(note.occurrenceAt).toISOString()}: ${end}`,
+    // One id for every row of an occurrence, on any replica; a failure's own id is in the detail.
+    correlationId: `${digest.id}-${note.occurrenceAt}`,
+    detail: `digest ${digest.id} ran for ${new Date(note.occurrenceAt).toISOString()}: ${end}${made.correlationId ? ` (correlation id ${made.correlationId})` : ''}`,
   });
 }
 

@@ -97,7 +97,7 @@ async function readCurrent(
       unknown:
         error instanceof PlatformError
           ? error.shownWith(ctx.correlationId)
-          : `they could not be read (correlation id ${ctx.correlationId})`,
+          : `correlation id ${ctx.correlationId}`,
     };
   }
 }

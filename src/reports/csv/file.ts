@@ -18,6 +18,7 @@ export class CsvFileWriter {
   private opened: OpenFile | undefined;
   private readonly opening: Promise<OpenFile>;
   private failure: Error | undefined;
+  private discarded = false;
 
   /**
    * `path`: a new file, or temporaryCsvPath's empty one, opened without truncating it
@@ -46,8 +47,8 @@ export class CsvFileWriter {
   /** Text is written as UTF-8; bytes as they are. */
   async write(data: string | Buffer, signal?: AbortSignal): Promise<void> {
     const { stream } = this.opened ?? (await this.opening);
+    if (this.discarded) throw new DiscardedError();
     if (this.failure) throw this.failure;
-    if (stream.destroyed) throw new DiscardedError();
     if (!stream.write(data)) await drained(stream, signal);
   }
 
@@ -55,6 +56,7 @@ export class CsvFileWriter {
   async close(): Promise<void> {
     const { file, stream } = this.opened ?? (await this.opening);
     try {
+      if (this.discarded) throw new DiscardedError();
       if (this.failure) throw this.failure;
       // Settles, rather than waits for ever, when the stream is discarded first.
       const done = finished(stream);
@@ -75,6 +77,7 @@ export class CsvFileWriter {
 
   /** Drops what is queued and closes the descriptor; the caller removes the file. */
   async discard(): Promise<void> {
+    this.discarded = true;
     const opened = this.opened ?? (await this.opening.catch(() => undefined));
     if (opened) await shut(opened.stream);
   }
@@ -89,17 +92,21 @@ class DiscardedError extends Error {
 
 /** Until the stream takes writes again: rejects when it is discarded or closed first, or `signal` aborts. */
 async function drained(stream: WriteStream, signal: AbortSignal | undefined): Promise<void> {
-  const closed = new AbortController();
-  const onClose = () => closed.abort(new DiscardedError());
+  // One signal of its own, with listeners it removes: AbortSignal.any keeps an entry on a
+  // long-lived signal for each call in Node 20.
+  const stop = new AbortController();
+  const onClose = () => stop.abort(new DiscardedError());
+  const onAbort = () => stop.abort(signal?.reason);
   stream.once('close', onClose);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await once(stream, 'drain', {
-      signal: signal ? AbortSignal.any([signal, closed.signal]) : closed.signal,
-    });
+    if (signal?.aborted) onAbort();
+    await once(stream, 'drain', { signal: stop.signal });
   } catch (error) {
-    throw closed.signal.aborted ? closed.signal.reason : error;
+    throw stop.signal.reason instanceof DiscardedError ? stop.signal.reason : error;
   } finally {
     stream.off('close', onClose);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

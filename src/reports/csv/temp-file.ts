@@ -30,14 +30,16 @@ export function temporaryCsvPath(): string {
 }
 
 /**
- * How a report's CSV is opened to be written: created when missing, never truncated, and never
+ * How a report's CSV is opened to be written: created when missing, never truncated, never
  * through a link (one planted where a removed temporary file was would have it write, and cut,
- * whatever the link names). The file is
+ * whatever the link names), and not waiting on a FIFO planted there (which fails with ENXIO;
+ * O_NONBLOCK changes nothing for a regular file). The file is
  * temporaryCsvPath's, empty. Truncating it anyway (`'w'`) has ext4 write all of it out when it is
  * closed, as it does for a file rewritten over an older one (auto_da_alloc): the thread that
  * closes it waits for the disk, 40–70 ms at the end of a million-entry summary.
  */
-export const CSV_WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW;
+export const CSV_WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * The mode of a CSV file its writer creates: this user's alone, as temporaryCsvPath makes it. A

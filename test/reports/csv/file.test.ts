@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import {
   constants,
   mkdtempSync,
@@ -53,6 +55,7 @@ describe('a CSV file as it is written', () => {
     expect(CSV_WRITE_FLAGS & constants.O_CREAT).toBe(constants.O_CREAT);
     expect(CSV_WRITE_FLAGS & constants.O_APPEND).toBe(0);
     expect(CSV_WRITE_FLAGS & constants.O_NOFOLLOW).toBe(constants.O_NOFOLLOW);
+    expect(CSV_WRITE_FLAGS & constants.O_NONBLOCK).toBe(constants.O_NONBLOCK);
   });
 
   it('fills temporaryCsvPath’s empty file, which stays this user’s alone', async () => {
@@ -86,18 +89,22 @@ describe('a CSV file as it is written', () => {
   it('closing or writing, and discarded meanwhile, fails at once instead of waiting for ever', async () => {
     const writer = new CsvFileWriter(join(scratch(), 'raced.csv'));
     await writer.write('a\r\n'.repeat(100_000));
-    const closing = writer.close();
+    const closing = expect(writer.close()).rejects.toThrow(
+      'the CSV file was discarded before it was written',
+    );
     await writer.discard();
-    await expect(closing).rejects.toThrow('the CSV file was discarded before it was written');
+    await closing;
     // Discarded before it was open, then closed.
     const early = new CsvFileWriter(join(scratch(), 'early.csv'));
     await early.discard();
     await expect(early.close()).rejects.toThrow('the CSV file was discarded before it was written');
     // A write waiting for the disk.
     const waiting = new CsvFileWriter(join(scratch(), 'waiting.csv'));
-    const writing = waiting.write('b'.repeat(8 * 1024 * 1024));
+    const writing = expect(waiting.write('b'.repeat(8 * 1024 * 1024))).rejects.toThrow(
+      'the CSV file was discarded before it was written',
+    );
     await waiting.discard();
-    await expect(writing).rejects.toThrow('the CSV file was discarded before it was written');
+    await writing;
     await expect(waiting.write('c')).rejects.toThrow('the CSV file was discarded before it was written');
   });
 
@@ -111,6 +118,44 @@ describe('a CSV file as it is written', () => {
     await expect(writer.write('x\r\n')).rejects.toMatchObject({ code: 'ELOOP' });
     await writer.discard();
     expect(readFileSync(victim, 'utf8')).toBe('not a CSV\n');
+  });
+
+  it('is not opened, nor waited on, where a FIFO was planted at its path', async () => {
+    const path = join(scratch(), 'fifo.csv');
+    execFileSync('mkfifo', [path]);
+    const writer = new CsvFileWriter(path);
+    await expect(writer.write('x\r\n')).rejects.toMatchObject({ code: 'ENXIO' });
+    await writer.discard();
+  });
+
+  it('discarded while many writes wait, refuses every later write and its close the same way', async () => {
+    const writer = new CsvFileWriter(join(scratch(), 'many.csv'));
+    const signal = new AbortController().signal;
+    await writer.write('open\r\n', signal);
+    const writes = Promise.allSettled(
+      Array.from({ length: 30 }, () => writer.write('d'.repeat(256 * 1024), signal)),
+    );
+    await writer.discard();
+    const settled = await writes;
+    expect(settled.some((result) => result.status === 'rejected')).toBe(true);
+    await expect(writer.write('e')).rejects.toThrow('the CSV file was discarded before it was written');
+    await expect(writer.close()).rejects.toThrow('the CSV file was discarded before it was written');
+    // The caller's signal keeps no listener of the writes.
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('aborted by its caller while a write waits, rejects with the caller’s abort', async () => {
+    const writer = new CsvFileWriter(join(scratch(), 'aborted.csv'));
+    const controller = new AbortController();
+    const writing = expect(
+      writer.write('f'.repeat(8 * 1024 * 1024), controller.signal),
+    ).rejects.toMatchObject({
+      name: 'AbortError',
+      cause: { message: 'the user cancelled' },
+    });
+    controller.abort(new Error('the user cancelled'));
+    await writing;
+    await writer.discard();
   });
 
   it('that the disk refuses fails its write or its close with the reason', async () => {
