@@ -4,7 +4,7 @@
  * read and summarised under the claim's lease, then posted, once, and audited.
  */
 import { rm } from 'node:fs/promises';
-import { EdgeopsError } from '../../errors.js';
+import { EdgeopsError, UnexpectedError } from '../../errors.js';
 import type { Authorizer } from '../../policy/authorizer.js';
 import { md } from '../../reply/markup.js';
 import { inChannel, type Reply } from '../../reply/model.js';
@@ -96,10 +96,7 @@ function failurePost(
   error: unknown,
   correlationId: string,
 ): DigestPost {
-  const why =
-    error instanceof EdgeopsError
-      ? error.shownWith(correlationId)
-      : `something went wrong on our side. Please report correlation id ${correlationId}.`;
+  const why = (error instanceof EdgeopsError ? error : new UnexpectedError(error)).shownWith(correlationId);
   return {
     reply: inChannel(`The digest of ${describeDigest(digest)} could not be made`, [
       digestContext(digest, note),

@@ -30,13 +30,13 @@ export function temporaryCsvPath(): string {
 }
 
 /**
- * How a report's CSV is opened to be written: created when missing, never truncated, never
- * through a link (one planted where a removed temporary file was would have it write, and cut,
- * whatever the link names), and not waiting on a FIFO planted there (which fails with ENXIO;
- * O_NONBLOCK changes nothing for a regular file). The file is
- * temporaryCsvPath's, empty. Truncating it anyway (`'w'`) has ext4 write all of it out when it is
- * closed, as it does for a file rewritten over an older one (auto_da_alloc): the thread that
- * closes it waits for the disk, 40–70 ms at the end of a million-entry summary.
+ * How a report's CSV is opened to be written: created when missing and never truncated. The file
+ * is temporaryCsvPath's, empty. Truncating it anyway (`'w'`) has ext4 write all of it out when it
+ * is closed, as it does for a file rewritten over an older one (auto_da_alloc): the thread that
+ * closes it waits for the disk, 40–70 ms at the end of a million-entry summary. Never through a
+ * link either (one planted where a removed temporary file was would have it write, and cut,
+ * whatever the link names), nor waiting on a FIFO planted there: that open fails with ENXIO, and
+ * O_NONBLOCK changes nothing for a regular file.
  */
 export const CSV_WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
