@@ -122,6 +122,11 @@ function parseJson(text: string): unknown {
 }
 
 const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/**
+ * The most of the platform's own words a message quotes, marked with `…` where cut: what follows
+ * them (a field, an error key, the correlation id) must fit in a Slack text of 3,000 characters.
+ */
+const PLATFORM_WORDS_MAX = 1_000;
 
 /**
  * Plain words for the error keys the vendor is known to send (reference/platform-fixtures 00, 04),
@@ -270,7 +275,7 @@ function describeResponse(
       errorKey: key,
       field: apiError.Field ?? undefined,
       userMessage: apiError.Message
-        ? `${apiError.Message}${where}${key ? ` (${key})` : ''}`
+        ? `${clip(apiError.Message, PLATFORM_WORDS_MAX)}${where}${key ? ` (${key})` : ''}`
         : `${messageWithKey(null, key, 'The platform refused the request.')}${where}`,
     });
   }
@@ -287,7 +292,7 @@ function describeResponse(
       ...base,
       kind: status === 404 ? 'not-found' : status >= 500 ? 'server' : 'problem',
       field: fieldErrors[0]?.field || undefined,
-      userMessage: said,
+      userMessage: clip(said, PLATFORM_WORDS_MAX),
     });
   }
 

@@ -90,3 +90,33 @@ describe('current settings the platform answers unreadably', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('current settings the platform does not give in time, or answers at length', () => {
+  const intro = async () => {
+    const form = (await bed.run(`shield bot-detection ${bed.sandbox.ids.shieldZone}`)).find(
+      (record) => record.kind === 'form',
+    );
+    bed.sandbox.faults.clear();
+    if (form?.kind !== 'form') throw new Error('the command opened no form');
+    return form.modal.intro ?? '';
+  };
+
+  it('says the platform did not answer in time, with the correlation id, not that anything was cancelled', async () => {
+    bed.sandbox.faults.set('shield.botDetection.get', { delayMs: 5_000, times: 1 });
+    const said = await intro();
+    expect(said).toMatch(/did not answer within 1\.5 s; correlation id c-[0-9a-f]{10}/);
+    expect(said).not.toContain('cancelled');
+  });
+
+  it('quotes at most 1,000 characters of the platform’s words, so the correlation id stays inside Slack’s limit', async () => {
+    bed.sandbox.faults.set('shield.botDetection.get', {
+      status: 503,
+      body: { title: 'x'.repeat(5_000), status: 503, detail: 'y'.repeat(5_000) },
+      times: 3,
+    });
+    const said = await intro();
+    expect(said.length).toBeLessThan(3_000);
+    expect(said).toContain(`${'y'.repeat(1_000)}…`);
+    expect(said).toMatch(/correlation id c-[0-9a-f]{10}/);
+  });
+});

@@ -176,7 +176,11 @@ async function post(state: DigestRunnerState, digest: Digest, claim: DigestClaim
     await messenger.postToChannel(digest.channelId, made.reply);
     return made.outcome;
   } catch (error) {
-    logger.warn('a digest could not be posted', { digest: digest.id, error });
+    logger.warn('a digest could not be posted', {
+      digest: digest.id,
+      correlationId: made.correlationId,
+      error,
+    });
     const gone = goneFromChannel(error);
     // The bot left, the channel was archived: nobody will read it there, its owner is told.
     if (gone) await endDigest(state, digest, 'channel', null, gone);

@@ -92,7 +92,12 @@ async function readCurrent(
     if (error instanceof PlatformError && error.kind === 'not-found')
       throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
     ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
-    // The id finds the warning above, when the cause is not one the reader can fix.
+    // The id finds the warning above, when the cause is not one the reader can fix. The read's
+    // own time limit cancels it: that is the platform not answering in time, not a cancel.
+    if (error instanceof PlatformError && error.kind === 'aborted')
+      return {
+        unknown: `the platform did not answer within ${timeoutMs / 1000} s; correlation id ${ctx.correlationId}`,
+      };
     return {
       unknown:
         error instanceof PlatformError
