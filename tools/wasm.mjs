@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import wabt from 'wabt';
 
-const SOURCES = ['src/reports/csv/stops.wat', 'src/secrets/shift-scan.wat'];
+const SOURCES = ['src/reports/csv/stops.wat', 'src/reports/origin/rows.wat', 'src/secrets/shift-scan.wat'];
 
 /** The bytes of a .wat file; the same text always gives the same bytes. */
 export async function compileWat(path) {

@@ -70,6 +70,13 @@ export class CsvByteWriter {
     this.at += this.buf.write(text, this.at, 'latin1');
   }
 
+  /** Records already written as bytes (origin/rows.ts). */
+  bytes(records: Uint8Array): void {
+    this.room(records.length);
+    this.buf.set(records, this.at);
+    this.at += records.length;
+  }
+
   /** One byte of the record's framing: `,` between cells, CR and LF at its end. */
   byte(value: number): void {
     this.room(1);

@@ -8,14 +8,16 @@
  * its captures (the URL, the labels' values, the message and the log id) about 0.3 µs, a Map
  * lookup of a captured text about 1.5 ns a character, one character read in JavaScript 2.5 ns.
  * So the captures are the keys looked up, the labels by the one text that holds their three
- * values, and the rows are joined as text and written a batch at a time. A captured text is a new
- * string each time, which a Map hashes whole: a label set met lately is found by six of its
- * characters and one compare instead (recentSpot), as the top URLs' counter finds its URLs.
+ * values. A captured text is a new string each time, which a Map hashes whole: a label set met
+ * lately is found by ten of its characters and one compare instead (recentSpot), as the top URLs'
+ * counter finds its URLs. The rows are copied from the body's bytes by WebAssembly (rows.ts), the
+ * captures telling only how long each field is; where it cannot run, they are joined as text.
  */
 import type { CsvByteWriter } from '../csv/bytes.js';
 import { FAIL } from '../json-bytes.js';
 import { RECENT_SPOTS, recentSpot } from '../top-counts.js';
 import type { OriginHourIndexer } from './hours.js';
+import { createPlatformRows, type KeptCells, type PlatformRows, ROWS_WINDOW } from './rows.js';
 import { type LabelSet, NOWHERE, type OriginTally } from './tally.js';
 
 /** The text of a JSON string that needs no reading: printable ASCII but `"` and `\`. */
@@ -36,6 +38,10 @@ const PLATFORM_ENTRY = new RegExp(
 /** From an entry's `{` to its timestamp: `{"logId":"`, the log id, `","timestamp":`. */
 const TO_LOG_ID = 10;
 const TO_TIMESTAMP = 14;
+/** From the timestamp's end to the URL, from the URL's end to the PullZoneId, and from its end to the Message. */
+const TO_URL = String.raw`,"log":"{\"RequestUrl\":\"`.length;
+const TO_PULL_ZONE_ID = String.raw`\",\"PullZoneId\":`.length;
+const TO_MESSAGE = String.raw`,\"Message\":\"`.length;
 /** Label sets kept read; past this many, those kept are forgotten. */
 const LABEL_SETS = 4096;
 /** Longer label texts are read each time, not kept: the kept ones stay within LABEL_SETS × this. */
@@ -45,7 +51,7 @@ const LABELS_KEPT_CHARS = 256;
  * The body is read as text this much at a time: a longer string goes to V8's large-object space,
  * where making one costs ten times as much a byte (256 KB: 1.2 ns a byte; 64 KB: 0.13).
  */
-const TEXT_WINDOW = 64 * 1024;
+const TEXT_WINDOW = ROWS_WINDOW;
 /** The text is read again from an entry when less than this is left of it: longer entries are read byte by byte. */
 const LONGEST_MATCHED = 4 * 1024;
 /** Rows waiting are written once they are this long, for the same reason as TEXT_WINDOW. */
@@ -71,6 +77,8 @@ function isoCell(iso: string): string {
 interface Labels extends LabelSet {
   /** `,status,error_code,server_zone,` of the CSV row. */
   readonly cells: string;
+  /** The cells kept as bytes for rows written by PlatformRows, when they are. */
+  kept: KeptCells | undefined;
   /** The text they were read from, when kept: from the ErrorCode's value to the ServerZone's. */
   readonly text: string | undefined;
 }
@@ -87,6 +95,11 @@ export class PlatformEntries {
   private textFrom = 0;
   private textTo = 0;
   private textOf: Buffer | undefined;
+  /** Where the last integer read ended in the text. */
+  private integerEnd = 0;
+  /** The rows' writer, when WebAssembly runs here; and whether it has the text's bytes. */
+  private readonly byteRows: PlatformRows | undefined;
+  private windowGiven = false;
   /** CSV rows of the entries read, waiting to be written together. */
   private rows = '';
   /** The labels read, by the text from their ErrorCode's value to their ServerZone's. */
@@ -94,10 +107,14 @@ export class PlatformEntries {
   /** Label sets met lately, by recentSpot of their text: most entries' labels are found here, not hashed. */
   private readonly recentLabels = new Array<Labels | undefined>(RECENT_SPOTS).fill(undefined);
 
+  /** `bytes: false` joins the rows as text, as where WebAssembly cannot run (for tests). */
   constructor(
     private readonly tally: OriginTally,
     private readonly csv: CsvByteWriter,
-  ) {}
+    options: { bytes?: boolean | undefined } = {},
+  ) {
+    this.byteRows = options.bytes === false ? undefined : createPlatformRows();
+  }
 
   /** Reads the entry whose `{` is at `start` in `chunk`: the index after its `}`, or FAIL when it is in another form. */
   read(chunk: Buffer, start: number, chunkAt: number): number {
@@ -109,6 +126,7 @@ export class PlatformEntries {
       this.textFrom = start;
       this.textTo = Math.min(chunk.length, start + TEXT_WINDOW);
       this.text = chunk.toString('latin1', start, this.textTo);
+      this.windowGiven = false;
     }
     const at = start - this.textFrom;
     PLATFORM_ENTRY.lastIndex = at;
@@ -130,8 +148,77 @@ export class PlatformEntries {
     if (place === NOWHERE || !tally.matches(labels.status, labels.errorCode, labels.serverZone)) return;
     const url = match[2]!;
     if (!tally.countLabels(place, timestamp, labels, url)) return;
-    if (this.rows.length > ROWS_WAITING) this.flush();
-    this.rows += `${isoCell(tally.iso(timestamp))}${labels.cells}${plainCell(url)},${plainCell(match[3]!)},${plainCell(logId)}\r\n`;
+    const message = match[3]!;
+    if (this.byteRows)
+      this.writeRow(this.byteRows, at, timestamp, labels, url.length, message.length, logId.length);
+    else {
+      if (this.rows.length > ROWS_WAITING) this.flush();
+      this.rows += `${isoCell(tally.iso(timestamp))}${labels.cells}${plainCell(url)},${plainCell(message)},${plainCell(logId)}\r\n`;
+    }
+  }
+
+  /**
+   * The row of the entry matched at `text[at…)`, from its bytes: the URL follows the timestamp
+   * (read last), the message the PullZoneId; the pattern matched every text between.
+   */
+  private writeRow(
+    rows: PlatformRows,
+    at: number,
+    timestamp: number,
+    labels: Labels,
+    urlLength: number,
+    messageLength: number,
+    logIdLength: number,
+  ): void {
+    if (!this.windowGiven) {
+      rows.window(this.textOf!, this.textFrom, this.textTo);
+      this.windowGiven = true;
+    }
+    const text = this.text;
+    const url = this.integerEnd + TO_URL;
+    let message = url + urlLength + TO_PULL_ZONE_ID;
+    if (text.charCodeAt(message) === MINUS) message++;
+    for (
+      let code = text.charCodeAt(message);
+      code >= ZERO && code <= ZERO + 9;
+      code = text.charCodeAt(++message)
+    );
+    message += TO_MESSAGE;
+    const from = this.textFrom;
+    const cells = labels.kept ?? this.cellsOf(rows, labels);
+    rows.write(
+      this.csv,
+      timestamp,
+      cells,
+      from + url,
+      urlLength,
+      from + message,
+      messageLength,
+      from + at + TO_LOG_ID,
+      logIdLength,
+    );
+  }
+
+  /** A label set's cells as bytes: kept with the set when it is kept, or for this row only. */
+  private cellsOf(rows: PlatformRows, labels: Labels): KeptCells {
+    const keep = labels.text !== undefined;
+    let cells = keep ? rows.keepCells(labels.cells) : rows.cellsOnce(labels.cells);
+    if (cells === undefined) {
+      // No room left: every set kept is read again, this one first.
+      this.forgetLabels(rows);
+      cells = keep ? rows.keepCells(labels.cells) : rows.cellsOnce(labels.cells);
+      if (cells === undefined)
+        throw new RangeError(`a label set's cells of ${labels.cells.length} characters do not fit`);
+    }
+    if (keep) labels.kept = cells;
+    return cells;
+  }
+
+  /** Forgets every label set kept, and their cells' bytes. */
+  private forgetLabels(rows: PlatformRows | undefined): void {
+    this.labels.clear();
+    this.recentLabels.fill(undefined);
+    rows?.forgetCells();
   }
 
   /** The labels of a text from an ErrorCode's value to a ServerZone's: met lately, kept, or read. */
@@ -146,7 +233,7 @@ export class PlatformEntries {
 
   /** The labels of a text from an ErrorCode's value to a ServerZone's, read once. */
   private readLabels(values: string): Labels {
-    if (this.labels.size >= LABEL_SETS) this.labels.clear();
+    if (this.labels.size >= LABEL_SETS) this.forgetLabels(this.byteRows);
     const read = JSON.parse(`{"ErrorCode":"${values}"}`) as {
       ErrorCode: string;
       StatusCode: string;
@@ -154,11 +241,12 @@ export class PlatformEntries {
     };
     const cells = `,${plainCell(read.StatusCode)},${plainCell(read.ErrorCode)},${plainCell(read.ServerZone)},`;
     const text = values.length <= LABELS_KEPT_CHARS ? ownText(values) : undefined;
-    const labels = {
+    const labels: Labels = {
       errorCode: read.ErrorCode,
       status: read.StatusCode,
       serverZone: read.ServerZone,
       cells,
+      kept: undefined,
       text,
     };
     if (text !== undefined) this.labels.set(text, labels);
@@ -173,11 +261,13 @@ export class PlatformEntries {
     let i = negative ? at + 1 : at;
     for (let code = text.charCodeAt(i); code >= ZERO && code <= ZERO + 9; code = text.charCodeAt(++i))
       value = value * 10 + (code - ZERO);
+    this.integerEnd = i;
     return negative ? -value : value;
   }
 
   /** Writes the rows waiting: before any other row, and when a run of entries ends. */
   flush(): void {
+    this.byteRows?.flush(this.csv);
     if (this.rows.length === 0) return;
     this.csv.ascii(this.rows);
     this.rows = '';

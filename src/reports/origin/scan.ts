@@ -176,11 +176,13 @@ export class OriginEntryReader implements ElementReader {
   private readonly detailCode = new Span();
   private detailStatus: number | undefined;
 
+  /** `byteRows: false` joins the platform's rows as text, as where WebAssembly cannot run (for tests). */
   constructor(
     private readonly tally: OriginTally,
     private readonly csv: CsvByteWriter,
+    options: { byteRows?: boolean } = {},
   ) {
-    this.platform = new PlatformEntries(tally, csv);
+    this.platform = new PlatformEntries(tally, csv, { bytes: options.byteRows });
   }
 
   /** The day being read's hour index, when one is built. */
