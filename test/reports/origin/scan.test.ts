@@ -7,6 +7,7 @@ import { originDayBody, random } from '../../../bench/origin-day.js';
 import { CsvByteWriter } from '../../../src/reports/csv/bytes.js';
 import { csvRecord } from '../../../src/reports/csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../../../src/reports/json-entries.js';
+import { createPlatformRows } from '../../../src/reports/origin/rows.js';
 import { OriginEntryReader } from '../../../src/reports/origin/scan.js';
 import { type OriginFilters, OriginTally, type OriginView } from '../../../src/reports/origin/tally.js';
 import { originLogDayStream } from '../../../src/sandbox/origin-logs.js';
@@ -478,6 +479,20 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it("joins the platform's rows as text where WebAssembly cannot run, and they are the same", () => {
+    const body = Buffer.concat([...originDayBody({ entries: 300, dayStartMs: DAY })]);
+    const expected = withJsonParse(body, { filters: {}, view: {} });
+    expect(createPlatformRows()).toBeDefined();
+    vi.stubGlobal('WebAssembly', undefined);
+    try {
+      expect(createPlatformRows()).toBeUndefined();
+      expectSameAs(expected, withScanner(body, { filters: {}, view: {} }, [20_000]));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(createPlatformRows()).toBeDefined();
   });
 
   it("takes the platform's form of an entry, and other orders, spacing and escapes, without handing it to JSON.parse", () => {
