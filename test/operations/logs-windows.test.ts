@@ -326,6 +326,10 @@ describe('the comparison with earlier windows', () => {
       'Not compared with the same window a day earlier (2026-11-20 12:00–14:00 UTC): the platform did not serve 2026-11-20',
     );
     expect(blocks).toContain('HTTP 503');
+    // The platform's words ask for a correlation id: the one of the warning that logged the failure.
+    const id = /\(correlation id (c-[0-9a-f]{10})\)/.exec(blocks)?.[1];
+    expect(id).toBeDefined();
+    expect(bed.logs.some((line) => line.includes('could not be fetched') && line.includes(id!))).toBe(true);
     expect(blocks).toContain('on previous 2h');
   });
 

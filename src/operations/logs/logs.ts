@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { PlatformError } from '../../platform/errors.js';
+import { EdgeopsError, UnexpectedError } from '../../errors.js';
 import { closestName } from '../../policy/suggest.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
@@ -15,6 +15,7 @@ import { type BucketGrid, bucketGrid, chartBuckets, planOriginFetch } from '../.
 import type { ReportPool } from '../../reports/pool.js';
 import type { Logger } from '../../telemetry/log.js';
 import { UserFacingError } from '../engine/errors.js';
+import { newCorrelationId } from '../engine/failure.js';
 import type { SharedOutcome } from '../engine/shared-answers.js';
 import { defineOperation, type ParseResult, type RunContext } from '../engine/types.js';
 import { PullZoneIdArg } from '../shared/ids.js';
@@ -182,8 +183,11 @@ export async function readOriginWindow(
         } catch (error) {
           // The window's own days must all be read; a day only a comparison needs may be missing.
           if (index < plan.windowDays.length || job.signal.aborted) throw error;
-          failedDays.set(dayMs, error instanceof PlatformError ? error.userMessage : 'it failed');
-          deps.logger.warn('origin-log day for a comparison could not be fetched', { error });
+          // The platform's words, with the id of the log line when the cause is not the reader's to fix.
+          const correlationId = newCorrelationId();
+          const failure = error instanceof EdgeopsError ? error : new UnexpectedError(error);
+          failedDays.set(dayMs, failure.shownWith(correlationId));
+          deps.logger.warn('origin-log day for a comparison could not be fetched', { error, correlationId });
           return emptyDay();
         }
       },
