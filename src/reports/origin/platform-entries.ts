@@ -17,7 +17,14 @@ import type { CsvByteWriter } from '../csv/bytes.js';
 import { FAIL } from '../json-bytes.js';
 import { RECENT_SPOTS, recentSpot } from '../top-counts.js';
 import type { OriginHourIndexer } from './hours.js';
-import { createPlatformRows, type KeptCells, type PlatformRows, ROWS_WINDOW } from './rows.js';
+import {
+  createPlatformRows,
+  KEPT_CELLS_CHARS,
+  KEPT_SETS,
+  type KeptCells,
+  type PlatformRows,
+  ROWS_WINDOW,
+} from './rows.js';
 import { type LabelSet, NOWHERE, type OriginTally } from './tally.js';
 
 /** The text of a JSON string that needs no reading: printable ASCII but `"` and `\`. */
@@ -43,9 +50,12 @@ const TO_URL = String.raw`,"log":"{\"RequestUrl\":\"`.length;
 const TO_PULL_ZONE_ID = String.raw`\",\"PullZoneId\":`.length;
 const TO_MESSAGE = String.raw`,\"Message\":\"`.length;
 /** Label sets kept read; past this many, those kept are forgotten. */
-const LABEL_SETS = 4096;
-/** Longer label texts are read each time, not kept: the kept ones stay within LABEL_SETS × this. */
-const LABELS_KEPT_CHARS = 256;
+const LABEL_SETS = KEPT_SETS;
+/**
+ * Longer label texts are read each time, not kept: the kept ones stay within LABEL_SETS × this.
+ * Their cells are shorter (the text has 32 characters of JSON between the values) and fit rows.ts.
+ */
+const LABELS_KEPT_CHARS = KEPT_CELLS_CHARS;
 
 /**
  * The body is read as text this much at a time: a longer string goes to V8's large-object space,
@@ -58,6 +68,8 @@ const LONGEST_MATCHED = 4 * 1024;
 const ROWS_WAITING = 32 * 1024;
 
 const MINUS = 0x2d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const ZERO = 0x30;
 
 /** A text as a CSV cell, for text without quotes or line breaks: csvCell's answer. */
@@ -142,6 +154,7 @@ export class PlatformEntries {
     const tally = this.tally;
     const logId = match[1]!;
     const timestamp = this.integer(at + TO_LOG_ID + logId.length + TO_TIMESTAMP);
+    const timestampEnd = this.integerEnd;
     this.indexer?.element(chunkAt + this.textFrom + at, chunkAt + this.textFrom + end, timestamp);
     const labels = this.labelsOf(match[4]!);
     const place = tally.placeLabels(timestamp, labels);
@@ -150,7 +163,16 @@ export class PlatformEntries {
     if (!tally.countLabels(place, timestamp, labels, url)) return;
     const message = match[3]!;
     if (this.byteRows)
-      this.writeRow(this.byteRows, at, timestamp, labels, url.length, message.length, logId.length);
+      this.writeRow(
+        this.byteRows,
+        at,
+        timestamp,
+        timestampEnd,
+        labels,
+        url.length,
+        message.length,
+        logId.length,
+      );
     else {
       if (this.rows.length > ROWS_WAITING) this.flush();
       this.rows += `${isoCell(tally.iso(timestamp))}${labels.cells}${plainCell(url)},${plainCell(message)},${plainCell(logId)}\r\n`;
@@ -159,12 +181,13 @@ export class PlatformEntries {
 
   /**
    * The row of the entry matched at `text[at…)`, from its bytes: the URL follows the timestamp
-   * (read last), the message the PullZoneId; the pattern matched every text between.
+   * (it ends at `timestampEnd`), the message the PullZoneId; the pattern matched every text between.
    */
   private writeRow(
     rows: PlatformRows,
     at: number,
     timestamp: number,
+    timestampEnd: number,
     labels: Labels,
     urlLength: number,
     messageLength: number,
@@ -175,7 +198,7 @@ export class PlatformEntries {
       this.windowGiven = true;
     }
     const text = this.text;
-    const url = this.integerEnd + TO_URL;
+    const url = timestampEnd + TO_URL;
     let message = url + urlLength + TO_PULL_ZONE_ID;
     if (text.charCodeAt(message) === MINUS) message++;
     for (
@@ -184,6 +207,13 @@ export class PlatformEntries {
       code = text.charCodeAt(++message)
     );
     message += TO_MESSAGE;
+    // Each text is between the quotes the pattern matched (escaped in the `log` document's).
+    if (
+      text.charCodeAt(url - 1) !== QUOTE ||
+      text.charCodeAt(message - 1) !== QUOTE ||
+      text.charCodeAt(message + messageLength) !== BACKSLASH
+    )
+      throw new RangeError("an entry's fields are not where its pattern matched them");
     const from = this.textFrom;
     const cells = labels.kept ?? this.cellsOf(rows, labels);
     rows.write(
@@ -201,17 +231,12 @@ export class PlatformEntries {
 
   /** A label set's cells as bytes: kept with the set when it is kept, or for this row only. */
   private cellsOf(rows: PlatformRows, labels: Labels): KeptCells {
-    const keep = labels.text !== undefined;
-    let cells = keep ? rows.keepCells(labels.cells) : rows.cellsOnce(labels.cells);
-    if (cells === undefined) {
-      // No room left: every set kept is read again, this one first.
-      this.forgetLabels(rows);
-      cells = keep ? rows.keepCells(labels.cells) : rows.cellsOnce(labels.cells);
-      if (cells === undefined)
-        throw new RangeError(`a label set's cells of ${labels.cells.length} characters do not fit`);
-    }
-    if (keep) labels.kept = cells;
-    return cells;
+    if (labels.text === undefined) return rows.cellsOnce(labels.cells);
+    // The memory has room for the cells of every set kept: the sets are forgotten first (readLabels).
+    const kept = rows.keepCells(labels.cells);
+    if (kept === undefined) throw new RangeError('more label sets kept than the rows have room for');
+    labels.kept = kept;
+    return kept;
   }
 
   /** Forgets every label set kept, and their cells' bytes. */

@@ -11,16 +11,28 @@
 import type { CsvByteWriter } from '../csv/bytes.js';
 import { wasmBytes } from './rows-wasm.js';
 
+/** The longest window of the body copied here: platform-entries.ts reads it in windows no longer. */
+export const ROWS_WINDOW = 64 * 1024;
+/**
+ * The label sets kept at once, and the longest cells of one (platform-entries.ts: LABEL_SETS, and
+ * a set is kept when the text of its values is 256 characters at most, so its cells are shorter).
+ */
+export const KEPT_SETS = 4096;
+export const KEPT_CELLS_CHARS = 256;
+
 /** The layout of the memory (rows.wat), in bytes: the ISO text of the current minute at 0. */
 const ISO_AT = 0;
+/** Room for the cells of every set kept: the sets are forgotten when there are more, not before. */
 const LABELS_AT = 64;
-const LABELS_BYTES = 256 * 1024;
-const OUT_AT = LABELS_AT + LABELS_BYTES;
+const LABELS_BYTES = KEPT_SETS * KEPT_CELLS_CHARS;
+/** The cells of a set not kept (longer): no longer than the window its values were read from. */
+const ONCE_AT = LABELS_AT + LABELS_BYTES;
+const OUT_AT = ONCE_AT + ROWS_WINDOW;
 /** Rows are handed to the CSV writer once the next might not fit here. */
 const OUT_BYTES = 512 * 1024;
 const WINDOW_AT = OUT_AT + OUT_BYTES;
-/** The longest window of the body copied here: platform-entries.ts reads it in windows no longer. */
-export const ROWS_WINDOW = 64 * 1024;
+/** The window, and the 16 bytes after it that rows.wat reads (and does not count) at its end. */
+const MEMORY_BYTES = WINDOW_AT + ROWS_WINDOW + 16;
 /** Bytes a row may add to its fields and cells: `'`, the ISO text, `SS.mmmZ`, 3 quoted cells' marks, commas, CRLF. */
 const ROW_FRAME = 1 + 32 + 7 + 3 * 3 + 2 + 2;
 
@@ -73,8 +85,9 @@ export interface KeptCells {
 export class PlatformRows {
   private readonly bytes: Uint8Array;
   private readonly row: RowsExports['row'];
-  /** Where the window copied starts in the body. */
+  /** Where the window copied lies in the body; none yet. */
   private windowFrom = 0;
+  private windowTo = 0;
   /** The cells kept end here; a set's cells that are not kept are written here too, for one row. */
   private labelsEnd = LABELS_AT;
   private out = OUT_AT;
@@ -84,14 +97,20 @@ export class PlatformRows {
 
   constructor(exports: RowsExports) {
     this.bytes = new Uint8Array(exports.memory.buffer);
+    if (this.bytes.length < MEMORY_BYTES)
+      throw new RangeError(
+        `the rows' memory has ${this.bytes.length} bytes, and its layout needs ${MEMORY_BYTES}`,
+      );
     this.row = exports.row;
   }
 
   /**
-   * Keeps a label set's cells (ASCII): where they are, or undefined when there is no room left.
-   * Then every set kept is forgotten (`forgetCells`), and its cells must be kept again.
+   * Keeps a label set's cells (ASCII, at most KEPT_CELLS_CHARS): where they are, or undefined
+   * once KEPT_SETS are kept. Then every set kept is forgotten (`forgetCells`) and kept again.
    */
   keepCells(cells: string): KeptCells | undefined {
+    if (cells.length > KEPT_CELLS_CHARS)
+      throw new RangeError(`a label set's cells of ${cells.length} characters are too long to keep`);
     if (this.labelsEnd + cells.length > LABELS_AT + LABELS_BYTES) return undefined;
     const at = this.labelsEnd;
     this.labelsEnd += this.writeAscii(cells, at);
@@ -103,10 +122,11 @@ export class PlatformRows {
     this.labelsEnd = LABELS_AT;
   }
 
-  /** A label set's cells for the next row only, or undefined when there is no room (forget the kept ones first). */
-  cellsOnce(cells: string): KeptCells | undefined {
-    if (this.labelsEnd + cells.length > LABELS_AT + LABELS_BYTES) return undefined;
-    return { at: this.labelsEnd, length: this.writeAscii(cells, this.labelsEnd) };
+  /** A label set's cells (ASCII, at most ROWS_WINDOW) for the next row only: a set too long to keep. */
+  cellsOnce(cells: string): KeptCells {
+    if (cells.length > ROWS_WINDOW)
+      throw new RangeError(`a label set's cells of ${cells.length} characters are longer than a window`);
+    return { at: ONCE_AT, length: this.writeAscii(cells, ONCE_AT) };
   }
 
   /** The window `from…to` of `body` (at most ROWS_WINDOW bytes) that holds the next rows' fields. */
@@ -117,6 +137,7 @@ export class PlatformRows {
       );
     this.bytes.set(body.subarray(from, to), WINDOW_AT);
     this.windowFrom = from;
+    this.windowTo = to;
   }
 
   /**
@@ -134,6 +155,21 @@ export class PlatformRows {
     logId: number,
     logIdLength: number,
   ): void {
+    const from = this.windowFrom;
+    const to = this.windowTo;
+    // Each field lies in the window; what is cheap to check is checked, so that no caller's slip
+    // reads other bytes of the memory or writes a row over them.
+    if (
+      !(url >= from && url + urlLength <= to && message >= from && message + messageLength <= to) ||
+      !(
+        logId >= from &&
+        logId + logIdLength <= to &&
+        urlLength >= 0 &&
+        messageLength >= 0 &&
+        logIdLength >= 0
+      )
+    )
+      throw new RangeError(`a row's fields are not in the window ${from}…${to} of the body`);
     const longest = ROW_FRAME + cells.length + urlLength + messageLength + logIdLength;
     if (this.out + longest > OUT_AT + OUT_BYTES) this.flush(csv);
     const minute = Math.floor(timestamp / 60_000);
@@ -168,7 +204,11 @@ export class PlatformRows {
   /** Writes ASCII text at `at`: its length. */
   private writeAscii(text: string, at: number): number {
     const bytes = this.bytes;
-    for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code > 0x7f) throw new RangeError('the rows are written from ASCII text only');
+      bytes[at + i] = code;
+    }
     return text.length;
   }
 }

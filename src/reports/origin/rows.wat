@@ -7,9 +7,10 @@
 ;; test/reports/origin/scan.test.ts holds its rows, and those joined as text, to JSON.parse and csvRecord.
 (module
   ;; Pages of 64 KiB (rows.ts: the offsets). At 0, the ISO text of the current minute up to its
-  ;; seconds; from 64, the cells of the label sets kept; then the rows written; then the window of the
-  ;; body that is being read, up to 64 KiB, and 16 bytes of padding.
-  (memory (export "memory") 14)
+  ;; seconds; from 64, the cells of the label sets kept (1 MiB, 256 bytes for each of 4,096), then
+  ;; those of a set too long to keep; then the rows written; then the window of the body that is
+  ;; being read, up to 64 KiB, and 16 bytes of padding. rows.ts checks that they fit.
+  (memory (export "memory") 27)
 
   ;; Whether a comma is in [$at, $at + $length): 16 bytes at a time; the bytes past the end are
   ;; read (the memory has 16 bytes of padding after the chunk) but not counted.

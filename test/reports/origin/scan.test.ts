@@ -7,7 +7,7 @@ import { originDayBody, random } from '../../../bench/origin-day.js';
 import { CsvByteWriter } from '../../../src/reports/csv/bytes.js';
 import { csvRecord } from '../../../src/reports/csv/safety.js';
 import { JsonArraySplitter, JsonStreamError } from '../../../src/reports/json-entries.js';
-import { createPlatformRows } from '../../../src/reports/origin/rows.js';
+import { createPlatformRows, PlatformRows } from '../../../src/reports/origin/rows.js';
 import { OriginEntryReader } from '../../../src/reports/origin/scan.js';
 import { type OriginFilters, OriginTally, type OriginView } from '../../../src/reports/origin/tally.js';
 import { originLogDayStream } from '../../../src/sandbox/origin-logs.js';
@@ -598,30 +598,64 @@ describe('reading origin-log entries from their bytes, JSON.parse as the oracle'
     expect(counts.labelsSeen.serverZones).toEqual(['DE']);
   });
 
-  it("writes the platform's rows from their bytes past the room for label sets' cells and for rows, in one chunk", () => {
-    // rows.ts keeps 256 KiB of label sets' cells and 512 KiB of rows: 2,000 sets of some 220
-    // characters of cells fill the first four times, a 2 MB chunk of rows the second four times.
-    // Commas and formula characters start and fill every text; some label sets are too long to keep.
+  /** A platform-form entry of label set `set` (one of `sets`), its texts full of commas and formula characters. */
+  const churnEntry = (i: number, sets: number) => {
     const starts = ['=', '+', '-', '@', 'a', ','];
-    const text = (i: number, length: number) =>
-      `${starts[i % starts.length]}${i.toString(36)}${i % 4 === 0 ? ',' : ''}`.padEnd(length, 'x,y');
-    const entry = (i: number) => {
-      const set = (i * 7) % 2_000;
-      const zone = text(set, i % 50 === 0 ? 300 : 70);
-      return `{"logId":"${text(i, 36)}","timestamp":${DAY - 5_000 * HOUR + i * 61_001},"log":${JSON.stringify(
-        JSON.stringify({
-          RequestUrl: text(i + 1, i % 97),
-          PullZoneId: -(i % 3) * 12_345,
-          Message: text(i + 2, i % 13),
-          ErrorCode: 'x',
-          StatusCode: 502,
-        }),
-      )},"labels":{"ErrorCode":"${text(set + 3, 70)}","StatusCode":"${text(set + 4, 70)}","ServerZone":"${zone}"}}`;
-    };
-    const body = Buffer.from(`{"logs":[${Array.from({ length: 6_000 }, (_, i) => entry(i)).join(',')}]}`);
-    const read = expectSame(body, { filters: {}, view: {} });
-    expect(read).toMatchObject({ counts: { total: 6_000 } });
-    expect('csv' in read && read.csv.length).toBeGreaterThan(4 * 512 * 1024);
+    const text = (n: number, length: number) =>
+      `${starts[n % starts.length]}${n.toString(36)}${n % 4 === 0 ? ',' : ''}`.padEnd(length, 'x,y');
+    const set = (i * 7) % sets;
+    // Every 50th set's zone is too long for the set to be kept.
+    const zone = text(set, set % 50 === 0 ? 300 : 70);
+    return `{"logId":"${text(i, 36)}","timestamp":${DAY - 5_000 * HOUR + i * 61_001},"log":${JSON.stringify(
+      JSON.stringify({
+        RequestUrl: text(i + 1, i % 97),
+        PullZoneId: -(i % 3) * 12_345,
+        Message: text(i + 2, i % 13),
+        ErrorCode: 'x',
+        StatusCode: 502,
+      }),
+    )},"labels":{"ErrorCode":"${text(set + 3, 70)}","StatusCode":"${text(set + 4, 70)}","ServerZone":"${zone}"}}`;
+  };
+
+  it("writes the platform's rows from their bytes past the label sets kept and the room for rows, in one chunk", () => {
+    // 5,000 label sets of some 220 characters of cells: past the 4,096 kept, all are forgotten and
+    // read again; and the 512 KiB of rows rows.ts holds fill four times in the one 2 MB chunk.
+    const write = vi.spyOn(PlatformRows.prototype, 'write');
+    const forget = vi.spyOn(PlatformRows.prototype, 'forgetCells');
+    try {
+      const body = Buffer.from(
+        `{"logs":[${Array.from({ length: 6_000 }, (_, i) => churnEntry(i, 5_000)).join(',')}]}`,
+      );
+      const read = expectSame(body, { filters: {}, view: {} });
+      expect(read).toMatchObject({ counts: { total: 6_000 } });
+      expect('csv' in read && read.csv.length).toBeGreaterThan(4 * 512 * 1024);
+      // The rows were written from the bytes (expectSame reads the body twice, one way each).
+      expect(write).toHaveBeenCalledTimes(6_000);
+      expect(forget).toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('keeps as many label sets as before, whatever their cells weigh', () => {
+    // 4,000 sets of some 220 characters of cells (880 KB in all), met again and again.
+    const forget = vi.spyOn(PlatformRows.prototype, 'forgetCells');
+    const parsed = vi.spyOn(JSON, 'parse');
+    try {
+      const body = Buffer.from(
+        `{"logs":[${Array.from({ length: 12_000 }, (_, i) => churnEntry(i, 4_000)).join(',')}]}`,
+      );
+      const tally = new OriginTally();
+      const splitter = new JsonArraySplitter('logs', new OriginEntryReader(tally, new CsvByteWriter()));
+      splitter.push(body);
+      splitter.end();
+      expect(tally.counts().total).toBe(12_000);
+      expect(forget).not.toHaveBeenCalled();
+      // Each kept set read once; a set too long to keep (1 in 50) at each of its entries.
+      expect(parsed.mock.calls.length).toBeLessThan(4_000 + 12_000 / 50 + 100);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 
   it('reads escapes of every kind in the fields it takes', () => {
