@@ -127,6 +127,8 @@ const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, 
  * them (a field, an error key, the correlation id) must fit in a Slack text of 3,000 characters.
  */
 const PLATFORM_WORDS_MAX = 1_000;
+/** The most of a name the platform gives (an error key, a field) that a message quotes. */
+const PLATFORM_NAME_MAX = 200;
 
 /**
  * Plain words for the error keys the vendor is known to send (reference/platform-fixtures 00, 04),
@@ -144,7 +146,7 @@ function messageWithKey(
   key: string | undefined,
   fallback: string,
 ): string {
-  if (message) return key ? `${message} (${key})` : message;
+  if (message) return key ? `${clip(message, PLATFORM_WORDS_MAX)} (${key})` : clip(message, PLATFORM_WORDS_MAX);
   const words = key !== undefined && Object.hasOwn(ERROR_KEY_WORDS, key) ? ERROR_KEY_WORDS[key] : undefined;
   if (words) return `${words} (${key})`;
   return key ? `${fallback} Error key: ${key}.` : fallback;
@@ -163,7 +165,7 @@ export function shieldEnvelopeFailure(
   if (!error || error.success === true) return undefined;
   if (error.success === undefined && !error.errorKey && !error.message) return undefined;
   const status = error.statusCode ?? httpStatus;
-  const key = error.errorKey ?? undefined;
+  const key = error.errorKey ? clip(error.errorKey, PLATFORM_NAME_MAX) : undefined;
   return new PlatformError({
     operation,
     status,
@@ -257,9 +259,10 @@ function describeResponse(
   const envelopeFailure = shieldEnvelopeFailure(operation, status, envelope, retryAfterSeconds);
   if (envelopeFailure) {
     // The HTTP status decides how the failure is treated; the envelope's own code only words it.
+    // A server's failure is one the reader cannot fix: it is retried, and shown with an id.
     return new PlatformError({
       ...base,
-      kind: status === 404 ? 'not-found' : 'shield-error',
+      kind: status === 404 ? 'not-found' : status >= 500 ? 'server' : 'shield-error',
       errorKey: envelopeFailure.errorKey,
       userMessage: envelopeFailure.userMessage,
     });
@@ -267,8 +270,8 @@ function describeResponse(
 
   const apiError = tryParse(ApiErrorDataSchema, body);
   if (apiError && (apiError.Message || apiError.ErrorKey)) {
-    const key = apiError.ErrorKey ?? undefined;
-    const where = apiError.Field ? ` Field: ${apiError.Field}.` : '';
+    const key = apiError.ErrorKey ? clip(apiError.ErrorKey, PLATFORM_NAME_MAX) : undefined;
+    const where = apiError.Field ? ` Field: ${clip(apiError.Field, PLATFORM_NAME_MAX)}.` : '';
     return new PlatformError({
       ...base,
       kind: status === 404 ? 'not-found' : 'bad-request',

@@ -1,0 +1,32 @@
+/**
+ * How much of the platform's own words an error quotes: a long body, of any shape, never pushes
+ * what follows them (the correlation id) out of a Slack text, and a server's failure is one.
+ */
+import { describe, expect, it } from 'vitest';
+import { errorFromResponse } from '../../src/platform/errors.js';
+
+const target = { operation: 'shield.botDetection.get' };
+
+describe("the platform's words in an error", () => {
+  it('treats a Shield envelope answered with a server error as the server’s failure, its message cut', () => {
+    const body = { error: { success: false, statusCode: 503, message: 'm'.repeat(20_000) } };
+    const error = errorFromResponse(target, 503, JSON.stringify(body));
+    expect(error.kind).toBe('server');
+    expect(error.unexpected).toBe(true);
+    expect(error.userMessage).toBe(`${'m'.repeat(1_000)}…`);
+    expect(error.shownWith('c-0123456789')).toMatch(/correlation id c-0123456789/);
+  });
+
+  it('keeps a Shield envelope refused for the request as the Shield API’s refusal', () => {
+    const body = { error: { success: false, errorKey: 'invalid_plan_type.bot_detection', message: null } };
+    const error = errorFromResponse(target, 400, JSON.stringify(body));
+    expect(error.kind).toBe('shield-error');
+    expect(error.unexpected).toBe(false);
+  });
+
+  it('cuts a long field and error key of an API error as it cuts its message', () => {
+    const body = { Message: 'x'.repeat(5_000), Field: 'f'.repeat(10_000), ErrorKey: 'k'.repeat(10_000) };
+    const error = errorFromResponse(target, 400, JSON.stringify(body));
+    expect(error.userMessage).toBe(`${'x'.repeat(1_000)}… Field: ${'f'.repeat(200)}…. (${'k'.repeat(200)}…)`);
+  });
+});
