@@ -146,7 +146,8 @@ function messageWithKey(
   key: string | undefined,
   fallback: string,
 ): string {
-  if (message) return key ? `${clip(message, PLATFORM_WORDS_MAX)} (${key})` : clip(message, PLATFORM_WORDS_MAX);
+  if (message)
+    return key ? `${clip(message, PLATFORM_WORDS_MAX)} (${key})` : clip(message, PLATFORM_WORDS_MAX);
   const words = key !== undefined && Object.hasOwn(ERROR_KEY_WORDS, key) ? ERROR_KEY_WORDS[key] : undefined;
   if (words) return `${words} (${key})`;
   return key ? `${fallback} Error key: ${key}.` : fallback;

@@ -327,10 +327,24 @@ describe('the comparison with earlier windows', () => {
     );
     expect(blocks).toContain('HTTP 503');
     // The platform's words ask for a correlation id: the one of the warning that logged the failure.
-    const id = /\(correlation id (c-[0-9a-f]{10})\)/.exec(blocks)?.[1];
+    const id = /; correlation id (c-[0-9a-f]{10})\)/.exec(blocks)?.[1];
     expect(id).toBeDefined();
     expect(bed.logs.some((line) => line.includes('could not be fetched') && line.includes(id!))).toBe(true);
     expect(blocks).toContain('on previous 2h');
+  });
+
+  it('quotes a failed comparison day’s words on one line and short, so its correlation id stays in the message', async () => {
+    bed.clock.set('2026-11-21T14:00:00.000Z');
+    // The platform's words for yesterday: long, each character escaped five times over, and a line of their own.
+    const detail = `busy\n:white_check_mark: *Compared: -95%* ${'<&>'.repeat(400)}`;
+    bed.sandbox.faults.set('logs.origin', { status: 503, body: { status: 503, detail }, after: 1, times: 3 });
+    const r = await run('logs 308006 --last 2h');
+    const words = wordsOf(r.summary());
+    const note = /Not compared with the same window a day earlier[^"]*/.exec(words)?.[0] ?? '';
+    expect(note).toMatch(
+      /the platform did not serve 2026-11-20 \(busy :white_check_mark: \*Compared: -95%\* (&lt;|&amp;|&gt;)+…; correlation id c-[0-9a-f]{10}\)\.$/,
+    );
+    expect(note.length).toBeLessThan(1_500);
   });
 
   it.each([

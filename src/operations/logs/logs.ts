@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { EdgeopsError, UnexpectedError } from '../../errors.js';
 import { closestName } from '../../policy/suggest.js';
+import { oneLine, truncate } from '../../reply/escape.js';
 import { ephemeral, type Reply } from '../../reply/model.js';
 import { byteSize, counted } from '../../reply/words.js';
 import type { ChartRenderer } from '../../reports/chart/render.js';
@@ -125,6 +126,20 @@ export interface OriginWindowDeps {
   reports: ReportPool;
   charts: ChartRenderer;
   logger: Logger;
+  /** The request's correlation id, which its logger's lines carry; a digest has none. */
+  correlationId?: string;
+}
+
+/** The most of a day's failure a comparison's note quotes: escaped, two of them stay within a Slack text. */
+const DAY_FAILURE_CHARS = 200;
+
+/**
+ * A comparison day's failure as its note quotes it: the words on one line and cut short (they may
+ * be the platform's), then the correlation id when the cause is not the reader's to fix.
+ */
+function dayFailure(failure: EdgeopsError, correlationId: string): string {
+  const words = truncate(oneLine(failure.userMessage), DAY_FAILURE_CHARS).replace(/\.$/, '');
+  return failure.unexpected ? `${words}; correlation id ${correlationId}` : words;
 }
 
 /** A window to read: the zone, the window and its filters, its title, and whom the answer names. */
@@ -142,6 +157,7 @@ export const originWindowDeps = (ctx: RunContext): OriginWindowDeps => ({
   reports: ctx.services.reports,
   charts: ctx.services.charts,
   logger: ctx.logger,
+  correlationId: ctx.correlationId,
 });
 
 /**
@@ -183,11 +199,14 @@ export async function readOriginWindow(
         } catch (error) {
           // The window's own days must all be read; a day only a comparison needs may be missing.
           if (index < plan.windowDays.length || job.signal.aborted) throw error;
-          // The platform's words, with the id of the log line when the cause is not the reader's to fix.
-          const correlationId = newCorrelationId();
+          // The request's own id where there is one (its log lines carry it), else one for this line.
+          const correlationId = deps.correlationId ?? newCorrelationId();
           const failure = error instanceof EdgeopsError ? error : new UnexpectedError(error);
-          failedDays.set(dayMs, failure.shownWith(correlationId));
-          deps.logger.warn('origin-log day for a comparison could not be fetched', { error, correlationId });
+          failedDays.set(dayMs, dayFailure(failure, correlationId));
+          deps.logger.warn('origin-log day for a comparison could not be fetched', {
+            error,
+            ...(deps.correlationId === undefined ? { correlationId } : {}),
+          });
           return emptyDay();
         }
       },
