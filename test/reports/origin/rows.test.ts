@@ -49,8 +49,12 @@ describe('the rows written in WebAssembly', () => {
       [2, 1, 9, 2],
       [2, 1, 2, 8],
       [2, -1, 2, 2],
+      [2, 1, 1, 2],
+      [2, 1, 2, 1],
     ] as const)
       expect(() => writer.write(csv, DAY, cells, url, urlLength, message, 1, logId, 1)).toThrow(RangeError);
+    expect(() => writer.write(csv, DAY, cells, 2, 1, 2, -1, 2, 1)).toThrow(RangeError);
+    expect(() => writer.write(csv, DAY, cells, 2, 1, 2, 1, 2, -1)).toThrow(RangeError);
     writer.flush(csv);
     expect(csv.length).toBe(0);
   });
@@ -59,6 +63,8 @@ describe('the rows written in WebAssembly', () => {
     const writer = rows();
     expect(() => writer.window(Buffer.alloc(ROWS_WINDOW + 1), 0, ROWS_WINDOW + 1)).toThrow(RangeError);
     expect(() => writer.window(Buffer.alloc(10), 4, 2)).toThrow(RangeError);
+    expect(() => writer.window(Buffer.alloc(10), -1, 2)).toThrow(RangeError);
+    expect(() => writer.window(Buffer.alloc(10), 4, 11)).toThrow(RangeError);
     expect(() => writer.keepCells(`,${'x'.repeat(KEPT_CELLS_CHARS)},`)).toThrow(RangeError);
     expect(() => writer.keepCells(',502,dné,DE,')).toThrow(RangeError);
     expect(() => writer.cellsOnce(`,${'x'.repeat(ROWS_WINDOW)},`)).toThrow(RangeError);
@@ -77,6 +83,20 @@ describe('the rows written in WebAssembly', () => {
     expect(createPlatformRows()).toBeUndefined();
     vi.unstubAllGlobals();
     expect(createPlatformRows()).toBeDefined();
+  });
+
+  it('reads no byte past a field for its comma, and keeps the cells of 4,096 sets, not one more', () => {
+    const writer = rows();
+    const csv = new CsvByteWriter();
+    const body = Buffer.from('ab,cd,ef,');
+    writer.window(body, 0, body.length);
+    for (let set = 0; set < 4_096; set++)
+      expect(writer.keepCells(`,${String(set).padEnd(KEPT_CELLS_CHARS - 2, 'x')},`)).toBeDefined();
+    expect(writer.keepCells(',502,dns,DE,')).toBeUndefined();
+    writer.forgetCells();
+    writer.write(csv, DAY, writer.keepCells(',502,dns,DE,')!, 0, 2, 3, 2, 6, 2);
+    writer.flush(csv);
+    expect(csv.take().toString('latin1')).toBe('2026-11-21T00:00:00.000Z,502,dns,DE,ab,cd,ef\r\n');
   });
 
   it('refuses a memory too small for its layout', () => {
