@@ -121,7 +121,21 @@ function parseJson(text: string): unknown {
   }
 }
 
-const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/**
+ * At most `max` characters of the platform's words as Slack text writes them (`&` as five, `<` and
+ * `>` as four: reply/escape.ts), marked with `…` where cut, and never half of a surrogate pair.
+ */
+function clip(text: string, max = 300): string {
+  let width = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    width += code === 0x26 ? 5 : code === 0x3c || code === 0x3e ? 4 : 1;
+    if (width <= max) continue;
+    const high = text.charCodeAt(i - 1);
+    return `${text.slice(0, high >= 0xd800 && high <= 0xdbff ? i - 1 : i)}…`;
+  }
+  return text;
+}
 /**
  * The most of the platform's own words a message quotes, marked with `…` where cut: what follows
  * them (a field, an error key, the correlation id) must fit in a Slack text of 3,000 characters.

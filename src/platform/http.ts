@@ -136,9 +136,9 @@ export class PlatformHttp {
 
   private canRetry(request: PlatformRequest, attempt: number, error: PlatformError): boolean {
     if (!request.read || attempt >= this.retry.attempts) return false;
-    if (error.kind === 'rate-limited')
-      return (error.retryAfterSeconds ?? 0) <= this.retry.maxRetryAfterSeconds;
-    return error.kind === 'server' || error.kind === 'network';
+    // A Retry-After longer than the policy's is not waited for, whatever failed: it is reported.
+    if ((error.retryAfterSeconds ?? 0) > this.retry.maxRetryAfterSeconds) return false;
+    return error.kind === 'rate-limited' || error.kind === 'server' || error.kind === 'network';
   }
 
   private async sendOnce(request: PlatformRequest): Promise<UndiciResponse> {

@@ -330,6 +330,9 @@ describe('the comparison with earlier windows', () => {
     const id = /; correlation id (c-[0-9a-f]{10})\)/.exec(blocks)?.[1];
     expect(id).toBeDefined();
     expect(bed.logs.some((line) => line.includes('could not be fetched') && line.includes(id!))).toBe(true);
+    // It is the request's own: its audit row has it too.
+    const rows = await bed.runtime.services.audit.list({ limit: 50 });
+    expect(rows.find((row) => row.operation === 'logs.origin')?.correlationId).toBe(id);
     expect(blocks).toContain('on previous 2h');
   });
 

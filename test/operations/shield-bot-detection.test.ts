@@ -119,4 +119,16 @@ describe('current settings the platform does not give in time, or answers at len
     expect(said).toContain(`${'y'.repeat(1_000)}…`);
     expect(said).toMatch(/correlation id c-[0-9a-f]{10}/);
   });
+
+  it('counts the platform’s words as Slack writes them: five for each `&`, so the id still fits', async () => {
+    bed.sandbox.faults.set('shield.botDetection.get', {
+      status: 503,
+      body: { status: 503, detail: '&'.repeat(5_000) },
+      times: 3,
+    });
+    const said = await intro();
+    expect(said).toContain(`${'&amp;'.repeat(200)}…`);
+    expect(said.length).toBeLessThan(3_000);
+    expect(said).toMatch(/correlation id c-[0-9a-f]{10}/);
+  });
 });

@@ -398,6 +398,15 @@ describe('platform client against the sandbox', () => {
       expect(sleeps).toEqual([7_000]);
     });
 
+    it('a server error that asks for a wait longer than the policy allows is reported, not waited for', async () => {
+      sandbox.faults.set('dnszone.list', { status: 503, retryAfter: 3_600, times: 1 });
+      const before = sandbox.requests.count('dnszone.list');
+      const error = await failure(client.listDnsZones());
+      expect(error).toMatchObject({ kind: 'server', attempts: 1, retryAfterSeconds: 3_600 });
+      expect(sandbox.requests.count('dnszone.list') - before).toBe(1);
+      expect(sleeps).toEqual([]);
+    });
+
     it('backs off with jitter between tries', async () => {
       sandbox.faults.set('dnszone.list', { status: 502, times: 2 });
       await client.listDnsZones();

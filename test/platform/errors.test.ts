@@ -24,6 +24,22 @@ describe("the platform's words in an error", () => {
     expect(error.unexpected).toBe(false);
   });
 
+  it('cuts an envelope’s error key, and counts the characters Slack text writes longer', () => {
+    const body = { error: { success: false, errorKey: 'k'.repeat(500), message: '&'.repeat(1_000) } };
+    const error = errorFromResponse(target, 400, JSON.stringify(body));
+    // `&` is written `&amp;` in Slack text: 200 of them are the 1,000 characters quoted.
+    expect(error.userMessage).toBe(`${'&'.repeat(200)}… (${'k'.repeat(200)}…)`);
+    expect(error.errorKey).toBe(`${'k'.repeat(200)}…`);
+  });
+
+  it('never cuts a character in half', () => {
+    const body = { Message: `${'x'.repeat(999)}😀 and more` };
+    const error = errorFromResponse(target, 400, JSON.stringify(body));
+    expect(error.userMessage).toBe(`${'x'.repeat(999)}…`);
+    // No lone surrogate: every high one is followed by a low one.
+    expect(/[\ud800-\udbff](?![\udc00-\udfff])/.test(error.userMessage)).toBe(false);
+  });
+
   it('cuts a long field and error key of an API error as it cuts its message', () => {
     const body = { Message: 'x'.repeat(5_000), Field: 'f'.repeat(10_000), ErrorKey: 'k'.repeat(10_000) };
     const error = errorFromResponse(target, 400, JSON.stringify(body));
