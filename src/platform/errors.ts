@@ -274,12 +274,17 @@ function describeResponse(
   const envelopeFailure = shieldEnvelopeFailure(operation, status, envelope, retryAfterSeconds);
   if (envelopeFailure) {
     // The HTTP status decides how the failure is treated; the envelope's own code only words it.
-    // A server's failure is one the reader cannot fix: it is retried, and shown with an id.
+    // A server's failure is one the reader cannot fix: it is retried, and shown with an id. One
+    // that says nothing of itself is worded as the server's, not as a refusal of the request.
+    const server = status >= 500;
     return new PlatformError({
       ...base,
-      kind: status === 404 ? 'not-found' : status >= 500 ? 'server' : 'shield-error',
+      kind: status === 404 ? 'not-found' : server ? 'server' : 'shield-error',
       errorKey: envelopeFailure.errorKey,
-      userMessage: envelopeFailure.userMessage,
+      userMessage:
+        server && !envelope?.message
+          ? messageWithKey(null, envelopeFailure.errorKey, `The Shield API failed (HTTP ${status}).`)
+          : envelopeFailure.userMessage,
     });
   }
 

@@ -17,6 +17,13 @@ describe("the platform's words in an error", () => {
     expect(error.shownWith('c-0123456789')).toMatch(/correlation id c-0123456789/);
   });
 
+  it('words a server error’s envelope that says nothing of itself as the server’s failure, by the HTTP status', () => {
+    const body = { error: { success: false, statusCode: 404, message: null } };
+    const error = errorFromResponse(target, 502, JSON.stringify(body));
+    expect(error.kind).toBe('server');
+    expect(error.userMessage).toBe('The Shield API failed (HTTP 502).');
+  });
+
   it('keeps a Shield envelope refused for the request as the Shield API’s refusal', () => {
     const body = { error: { success: false, errorKey: 'invalid_plan_type.bot_detection', message: null } };
     const error = errorFromResponse(target, 400, JSON.stringify(body));
