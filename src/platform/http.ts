@@ -95,6 +95,21 @@ function networkError(operation: string, error: unknown, signal?: AbortSignal): 
   });
 }
 
+/**
+ * The caller stopped the call while it waited to try again: cancelled, with the platform's last
+ * answer as the cause, since the platform did answer (a caller's own time limit may say so).
+ */
+function stoppedBeforeRetry(
+  operation: string,
+  error: unknown,
+  signal: AbortSignal | undefined,
+  last: PlatformError,
+): PlatformError {
+  const stopped = networkError(operation, error, signal);
+  if (stopped.kind !== 'aborted') return stopped;
+  return new PlatformError({ kind: 'aborted', operation, userMessage: stopped.userMessage, cause: last });
+}
+
 export class PlatformHttp {
   private readonly pools = new Map<string, Pool>();
   private readonly retry: RetryPolicy;
@@ -203,7 +218,7 @@ export class PlatformHttp {
       try {
         await this.sleep(wait, request.signal);
       } catch (error) {
-        throw networkError(request.operation, error, request.signal);
+        throw stoppedBeforeRetry(request.operation, error, request.signal, failure);
       }
     }
   }

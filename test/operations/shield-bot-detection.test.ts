@@ -120,6 +120,16 @@ describe('current settings the platform does not give in time, or answers at len
     expect(said).toMatch(/correlation id c-[0-9a-f]{10}/);
   });
 
+  it('says what the platform answered when the time runs out waiting to ask it again', async () => {
+    // The platform answers at once, and asks to be tried again after longer than the form waits.
+    bed.sandbox.faults.set('shield.botDetection.get', { status: 503, retryAfter: 2, times: 1 });
+    const said = await intro();
+    expect(said).toMatch(
+      /could not be read \(The platform failed \(HTTP 503\)\..*correlation id c-[0-9a-f]{10}\); the form's 1\.5 s ran out before it asked again\)/,
+    );
+    expect(said).not.toContain('did not answer');
+  });
+
   it('counts the platform’s words as Slack writes them: five for each `&`, so the id still fits', async () => {
     bed.sandbox.faults.set('shield.botDetection.get', {
       status: 503,

@@ -93,10 +93,14 @@ async function readCurrent(
       throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
     ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
     // The id finds the warning above, when the cause is not one the reader can fix. The read's
-    // own time limit cancels it: that is the platform not answering in time, not a cancel.
+    // own time limit cancels it: that is the platform not answering in time, not a cancel; or,
+    // when it had answered and the time ran out before the next try, what it answered.
     if (error instanceof PlatformError && error.kind === 'aborted')
       return {
-        unknown: `the platform did not answer within ${timeoutMs / 1000} s; correlation id ${ctx.correlationId}`,
+        unknown:
+          error.cause instanceof PlatformError
+            ? `${error.cause.shownWith(ctx.correlationId).replace(/\.$/, '')}; the form's ${timeoutMs / 1000} s ran out before it asked again`
+            : `the platform did not answer within ${timeoutMs / 1000} s; correlation id ${ctx.correlationId}`,
       };
     return {
       unknown:
