@@ -176,6 +176,27 @@ describe('a digest posts at its local time', () => {
     expect(runs.filter((row) => row.outcome === 'posted' && row.channelId === channelId)).toHaveLength(1);
   });
 
+  it('names a comparison day the platform failed to serve, with the id of its occurrence’s audit row', async () => {
+    bed.clock.set('2026-11-23T08:00:00.000Z');
+    const zone = quietZone();
+    bed.sandbox.knobs.addLogEntries({ pullZoneId: zone, at: Date.parse('2026-11-23T03:00:00Z'), count: 3 });
+    const { channelId } = await setDigest(`digest logs ${zone} --at 09:00`);
+    // The period's two days are served; the day before them, needed only to compare, fails every try.
+    bed.sandbox.faults.set('logs.origin', { status: 503, after: 2, times: 3 });
+    await tickAt('2026-11-23T09:00:00.000Z');
+    bed.sandbox.faults.clear();
+    const [posted] = digestPosts(channelId);
+    // The summary, with its notes, is in the post's thread.
+    const text = (posted!.thread ?? []).map((reply) => textOf(reply)).join('\n');
+    const id = /the platform did not serve 2026-11-21 \(.*; correlation id ([^)\s]+)\)/.exec(text)?.[1];
+    expect(id).toBeDefined();
+    const runs = await bed.runtime.services.audit.list({ limit: 50, filter: { operation: 'digest.set' } });
+    expect(runs.find((row) => row.outcome === 'posted' && row.channelId === channelId)?.correlationId).toBe(
+      id,
+    );
+    expect(bed.logs.some((line) => line.includes('could not be fetched') && line.includes(id!))).toBe(true);
+  });
+
   it('says a quiet period in one line', async () => {
     bed.clock.set('2026-11-23T08:00:00.000Z');
     const zone = quietZone();

@@ -57,6 +57,9 @@ export interface DigestRunnerState extends Readonly<DigestRunnerDeps> {
 
 const scheduleOf = (digest: Digest): DigestSchedule => digest;
 
+/** The id of every audit row of an occurrence, on any replica, and of what its post says of a failed comparison day. */
+const occurrenceId = (digest: Digest, note: OccurrenceNote): string => `${digest.id}-${note.occurrenceAt}`;
+
 /** Whether the owner may still run what the digest runs there; ends it, saying why, when not. */
 async function stillRunnable(state: DigestRunnerState, digest: Digest): Promise<boolean> {
   const decision = await state.authorizer.decide(runOperationOf(digest), {
@@ -137,7 +140,9 @@ async function makePost(
   state.runs.add(controller);
   const renew = leaseKeeper(state, claim, controller);
   try {
-    return await makeDigestPost(state, digest, period, note, { signal: controller.signal, status: renew });
+    // What the post shows of a comparison day the platform failed to serve carries the occurrence's id.
+    const deps: DigestMakerDeps = { ...state, correlationId: occurrenceId(digest, note) };
+    return await makeDigestPost(deps, digest, period, note, { signal: controller.signal, status: renew });
   } catch (error) {
     if (state.closed || controller.signal.aborted) return undefined;
     const correlationId = newCorrelationId();
@@ -211,7 +216,7 @@ async function audit(
     outcome: end,
     approvalId: digest.approvalId,
     // One id for every row of an occurrence, on any replica; a failure's own id is in the detail.
-    correlationId: `${digest.id}-${note.occurrenceAt}`,
+    correlationId: occurrenceId(digest, note),
     detail: `digest ${digest.id} ran for ${new Date(note.occurrenceAt).toISOString()}: ${end}${made.correlationId ? ` (correlation id ${made.correlationId})` : ''}`,
   });
 }

@@ -126,7 +126,7 @@ export interface OriginWindowDeps {
   reports: ReportPool;
   charts: ChartRenderer;
   logger: Logger;
-  /** The request's correlation id, which its logger's lines carry; a digest has none. */
+  /** The id of the request (its logger's lines carry it) or of the digest's occurrence: its audit row's. */
   correlationId?: string;
 }
 
@@ -199,14 +199,11 @@ export async function readOriginWindow(
         } catch (error) {
           // The window's own days must all be read; a day only a comparison needs may be missing.
           if (index < plan.windowDays.length || job.signal.aborted) throw error;
-          // The request's own id where there is one (its log lines carry it), else one for this line.
+          // The request's own id where there is one (its audit row has it), else one for this line.
           const correlationId = deps.correlationId ?? newCorrelationId();
           const failure = error instanceof EdgeopsError ? error : new UnexpectedError(error);
           failedDays.set(dayMs, dayFailure(failure, correlationId));
-          deps.logger.warn('origin-log day for a comparison could not be fetched', {
-            error,
-            ...(deps.correlationId === undefined ? { correlationId } : {}),
-          });
+          deps.logger.warn('origin-log day for a comparison could not be fetched', { error, correlationId });
           return emptyDay();
         }
       },
