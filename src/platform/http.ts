@@ -107,7 +107,13 @@ function stoppedBeforeRetry(
 ): PlatformError {
   const stopped = networkError(operation, error, signal);
   if (stopped.kind !== 'aborted') return stopped;
-  return new PlatformError({ kind: 'aborted', operation, userMessage: stopped.userMessage, cause: last });
+  return new PlatformError({
+    kind: 'aborted',
+    operation,
+    userMessage: stopped.userMessage,
+    cause: last,
+    attempts: last.attempts,
+  });
 }
 
 export class PlatformHttp {

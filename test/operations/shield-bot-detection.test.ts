@@ -125,9 +125,20 @@ describe('current settings the platform does not give in time, or answers at len
     bed.sandbox.faults.set('shield.botDetection.get', { status: 503, retryAfter: 2, times: 1 });
     const said = await intro();
     expect(said).toMatch(
-      /could not be read \(The platform failed \(HTTP 503\)\..*correlation id c-[0-9a-f]{10}\); the form's 1\.5 s ran out before it asked again\)/,
+      /could not be read \(The platform failed \(HTTP 503\)\..*; the form's 1\.5 s ran out before it asked again; correlation id (c-[0-9a-f]{10})\)/,
     );
     expect(said).not.toContain('did not answer');
+    // The id finds the warning, and it says what the platform answered.
+    const id = /correlation id (c-[0-9a-f]{10})/.exec(said)?.[1];
+    expect(bed.logs.some((line) => line.includes(id!) && line.includes('HTTP 503'))).toBe(true);
+  });
+
+  it('gives the correlation id with an answer the reader could act on, when the time ran out before a retry', async () => {
+    bed.sandbox.faults.set('shield.botDetection.get', { status: 429, retryAfter: 2, times: 1 });
+    const said = await intro();
+    expect(said).toMatch(
+      /rate limiting requests \(HTTP 429\)\. Try again in 2 s; the form's 1\.5 s ran out before it asked again; correlation id c-[0-9a-f]{10}\)/,
+    );
   });
 
   it('counts the platform’s words as Slack writes them: five for each `&`, so the id still fits', async () => {

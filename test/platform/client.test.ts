@@ -407,6 +407,34 @@ describe('platform client against the sandbox', () => {
       expect(sleeps).toEqual([]);
     });
 
+    it('stopped while it waits to try again, it is cancelled with the platform’s answer as its cause', async () => {
+      const stop = new AbortController();
+      const stopping = createPlatformClient({
+        apiUrl: sandbox.apiUrl,
+        apiKey: sandbox.apiKey,
+        loggingUrl: sandbox.loggingUrl,
+        databaseApiUrl: sandbox.databaseApiUrl,
+        now: clock,
+        // The caller's signal ends the wait, as a form's time limit would.
+        sleep: async () => {
+          stop.abort();
+          throw new DOMException('This operation was aborted', 'AbortError');
+        },
+      });
+      try {
+        sandbox.faults.set('shield.botDetection.get', { status: 503, times: 1 });
+        const error = await failure(
+          stopping.getBotDetection(sandbox.ids.shieldZone, { signal: stop.signal }),
+        );
+        expect(error.kind).toBe('aborted');
+        expect(error.cause).toBeInstanceOf(PlatformError);
+        expect(error.cause).toMatchObject({ kind: 'server', status: 503 });
+        expect(error.attempts).toBe(1);
+      } finally {
+        await stopping.close();
+      }
+    });
+
     it('backs off with jitter between tries', async () => {
       sandbox.faults.set('dnszone.list', { status: 502, times: 2 });
       await client.listDnsZones();

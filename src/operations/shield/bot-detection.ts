@@ -91,15 +91,22 @@ async function readCurrent(
   } catch (error) {
     if (error instanceof PlatformError && error.kind === 'not-found')
       throw targetNotFound(`Shield zone ${shieldZoneId}`, '/edge shield zones');
-    ctx.logger.warn('current bot-detection settings could not be read', { shieldZoneId, error });
+    // A read stopped while it waited to try again logs what the platform had answered, too.
+    const answered =
+      error instanceof PlatformError && error.cause instanceof PlatformError ? error.cause : undefined;
+    ctx.logger.warn('current bot-detection settings could not be read', {
+      shieldZoneId,
+      error,
+      ...(answered ? { answered } : {}),
+    });
     // The id finds the warning above, when the cause is not one the reader can fix. The read's
     // own time limit cancels it: that is the platform not answering in time, not a cancel; or,
     // when it had answered and the time ran out before the next try, what it answered.
     if (error instanceof PlatformError && error.kind === 'aborted')
       return {
         unknown:
-          error.cause instanceof PlatformError
-            ? `${error.cause.shownWith(ctx.correlationId).replace(/\.$/, '')}; the form's ${timeoutMs / 1000} s ran out before it asked again`
+          answered !== undefined
+            ? `${answered.userMessage.replace(/\.$/, '')}; the form's ${timeoutMs / 1000} s ran out before it asked again; correlation id ${ctx.correlationId}`
             : `the platform did not answer within ${timeoutMs / 1000} s; correlation id ${ctx.correlationId}`,
       };
     return {
