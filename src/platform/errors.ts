@@ -160,7 +160,7 @@ function messageWithKey(
   key: string | undefined,
   fallback: string,
 ): string {
-  if (message)
+  if (message?.trim())
     return key ? `${clip(message, PLATFORM_WORDS_MAX)} (${key})` : clip(message, PLATFORM_WORDS_MAX);
   const words = key !== undefined && Object.hasOwn(ERROR_KEY_WORDS, key) ? ERROR_KEY_WORDS[key] : undefined;
   if (words) return `${words} (${key})`;
@@ -282,31 +282,35 @@ function describeResponse(
       kind: status === 404 ? 'not-found' : server ? 'server' : 'shield-error',
       errorKey: envelopeFailure.errorKey,
       userMessage:
-        server && !envelope?.message
+        server && !envelope?.message?.trim()
           ? messageWithKey(null, envelopeFailure.errorKey, `The Shield API failed (HTTP ${status}).`)
           : envelopeFailure.userMessage,
     });
   }
 
   const apiError = tryParse(ApiErrorDataSchema, body);
+  // Words the platform sent empty or blank are no words: the status speaks instead.
+  const noWords =
+    status >= 500 ? `The platform failed (HTTP ${status}).` : 'The platform refused the request.';
   if (apiError && (apiError.Message || apiError.ErrorKey)) {
     const key = apiError.ErrorKey ? clip(apiError.ErrorKey, PLATFORM_NAME_MAX) : undefined;
     const where = apiError.Field ? ` Field: ${clip(apiError.Field, PLATFORM_NAME_MAX)}.` : '';
     return new PlatformError({
       ...base,
-      kind: status === 404 ? 'not-found' : 'bad-request',
+      // As with every shape of body: a 5xx is the server's failure, whatever the body says.
+      kind: status === 404 ? 'not-found' : status >= 500 ? 'server' : 'bad-request',
       errorKey: key,
       field: apiError.Field ?? undefined,
-      userMessage: apiError.Message
+      userMessage: apiError.Message?.trim()
         ? `${clip(apiError.Message, PLATFORM_WORDS_MAX)}${where}${key ? ` (${key})` : ''}`
-        : `${messageWithKey(null, key, 'The platform refused the request.')}${where}`,
+        : `${messageWithKey(null, key, noWords)}${where}`,
     });
   }
 
   const problem = tryParse(ProblemDocumentSchema, body);
   const fieldErrors = validationErrorLines(problem?.errors);
   if (problem && (problem.detail || problem.title || fieldErrors.length > 0)) {
-    const lead = problem.detail ?? problem.title ?? 'The platform refused the request.';
+    const lead = problem.detail?.trim() || problem.title?.trim() || noWords;
     // A validation problem often has only a title; its field errors are what the user can act on.
     const unsaid = fieldErrors.filter((error) => !lead.includes(error.line));
     const said =

@@ -24,6 +24,31 @@ describe("the platform's words in an error", () => {
     expect(error.userMessage).toBe('The Shield API failed (HTTP 502).');
   });
 
+  it('reads words the platform sent empty or blank as none: the status speaks instead', () => {
+    const problem = errorFromResponse(target, 503, JSON.stringify({ status: 503, title: ' ', detail: '' }));
+    expect(problem).toMatchObject({ kind: 'server', userMessage: 'The platform failed (HTTP 503).' });
+    const titled = errorFromResponse(
+      target,
+      503,
+      JSON.stringify({ title: 'Service Unavailable', detail: '' }),
+    );
+    expect(titled.userMessage).toBe('Service Unavailable');
+    const envelope = errorFromResponse(
+      target,
+      502,
+      JSON.stringify({ error: { success: false, message: '  ' } }),
+    );
+    expect(envelope.userMessage).toBe('The Shield API failed (HTTP 502).');
+  });
+
+  it('treats an API error answered with a server error as the server’s failure', () => {
+    const error = errorFromResponse(target, 500, JSON.stringify({ Message: 'boom', ErrorKey: 'x' }));
+    expect(error).toMatchObject({ kind: 'server', userMessage: 'boom (x)' });
+    expect(error.unexpected).toBe(true);
+    const blank = errorFromResponse(target, 500, JSON.stringify({ Message: ' ', ErrorKey: 'x' }));
+    expect(blank.userMessage).toBe('The platform failed (HTTP 500). Error key: x.');
+  });
+
   it('keeps a Shield envelope refused for the request as the Shield API’s refusal', () => {
     const body = { error: { success: false, errorKey: 'invalid_plan_type.bot_detection', message: null } };
     const error = errorFromResponse(target, 400, JSON.stringify(body));
